@@ -1,0 +1,107 @@
+/**
+ * Every setting of the platform, read from the environment in one place.
+ * docs/configuration.md lists them; keep the two in step.
+ */
+import path from "node:path";
+
+export type StoreBackend = "embedded" | "mongo" | "remote";
+
+export interface PlatformConfig {
+  /** HTTP port of the gateway. */
+  port: number;
+  host: string;
+  /** Where the embedded store, the generated admin password and the generated encryption key live. */
+  dataDir: string;
+  /** Password of the bootstrap `admin` account on first start; generated when unset. */
+  adminPassword?: string;
+  /** Moleculer transporter: unset means in-process ("local"); `nats://host:4222` for the bus. */
+  transporter?: string;
+  /** Services this process runs; `undefined` means all of them (the embedded default). */
+  services?: string[];
+  mongoUrl?: string;
+  mongoDb: string;
+  /** Explicit store choice; `undefined` means: mongo when MONGO_URL, embedded when this process hosts the store service, remote otherwise. */
+  storeBackend?: StoreBackend;
+  /** fdatasync the embedded store's log on every write (survives power loss, not only process death). */
+  storeFsync: boolean;
+  /** 32-byte AES-256-GCM key (hex or base64); generated into DATA_DIR when unset. */
+  encryptionKey?: string;
+  logLevel: string;
+  nodeId?: string;
+  namespace: string;
+  serializer: string;
+  /** Milliseconds a call may take before it answers 504. */
+  requestTimeout: number;
+  /** Largest accepted request body, in body-parser notation ("1mb"). */
+  bodyLimit: string;
+  /** Requests per client per window; 0 disables rate limiting. */
+  rateLimit: number;
+  rateLimitWindowMs: number;
+  /** CORS allowed origins; empty disables CORS headers. */
+  corsOrigins: string[];
+  /** Idle session lifetime in seconds (sliding). */
+  sessionTtlSeconds: number;
+  /** How long a gateway replica trusts a session it has verified, in ms (revocations are pushed sooner). */
+  authCacheMs: number;
+}
+
+function int(name: string, fallback: number, min = 0): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return n;
+}
+
+function list(name: string): string[] | undefined {
+  const raw = process.env[name];
+  if (!raw || raw.trim() === "" || raw.trim() === "all") return undefined;
+  return raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function bool(name: string, fallback: boolean): boolean {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  return ["1", "true", "yes", "on"].includes(raw.toLowerCase());
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig {
+  const saved = process.env;
+  process.env = env;
+  try {
+    const backend = process.env.STORE;
+    if (backend && !["embedded", "mongo", "remote"].includes(backend)) {
+      throw new Error(`STORE must be embedded, mongo or remote, got "${backend}"`);
+    }
+    const transporter = process.env.TRANSPORTER;
+    return {
+      port: int("PORT", 3000),
+      host: process.env.HOST || "0.0.0.0",
+      dataDir: path.resolve(process.env.DATA_DIR || "./data"),
+      adminPassword: process.env.ADMIN_PASSWORD || undefined,
+      transporter: transporter && transporter !== "local" ? transporter : undefined,
+      services: list("SERVICES"),
+      mongoUrl: process.env.MONGO_URL || undefined,
+      mongoDb: process.env.MONGO_DB || "automation_platform",
+      storeBackend: backend as StoreBackend | undefined,
+      storeFsync: bool("STORE_FSYNC", false),
+      encryptionKey: process.env.ENCRYPTION_KEY || undefined,
+      logLevel: process.env.LOG_LEVEL || "info",
+      nodeId: process.env.NODE_ID || undefined,
+      namespace: process.env.NAMESPACE || "",
+      serializer: process.env.SERIALIZER || "JSON",
+      requestTimeout: int("REQUEST_TIMEOUT", 10_000, 1),
+      bodyLimit: process.env.BODY_LIMIT || "1mb",
+      rateLimit: int("RATE_LIMIT", 1200),
+      rateLimitWindowMs: int("RATE_LIMIT_WINDOW", 60_000, 1),
+      corsOrigins: list("CORS_ORIGINS") ?? (process.env.CORS_ORIGINS === "all" ? ["*"] : []),
+      sessionTtlSeconds: int("SESSION_TTL", 3600, 1),
+      authCacheMs: int("AUTH_CACHE_MS", 5000),
+    };
+  } finally {
+    process.env = saved;
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The one store interface every service uses. Filters, updates, sorts, projections and
+ * aggregation pipelines are MongoDB documents; each backend gives them MongoDB's meaning:
+ *  - MongoBackend: the official driver against a MongoDB server (production).
+ *  - EmbeddedBackend: mingo in memory + an append-only log in DATA_DIR (the default).
+ *  - RemoteBackend: the embedded store served by the `store` service over the bus, so several
+ *    processes share one store where no MongoDB exists.
+ * Documents carry a string `_id` (24-hex ObjectId text unless the caller chose one).
+ */
+
+export type Doc = Record<string, any>;
+export type Filter = Record<string, any>;
+export type Update = Record<string, any>;
+export type Sort = Record<string, 1 | -1>;
+export type Projection = Record<string, 0 | 1 | boolean>;
+export type Pipeline = Record<string, any>[];
+
+export interface FindOptions {
+  sort?: Sort;
+  skip?: number;
+  limit?: number;
+  projection?: Projection;
+}
+
+export interface UpdateOptions {
+  /** Insert a document built from the filter's equality members and the update when none matches. */
+  upsert?: boolean;
+}
+
+export interface FindOneAndUpdateOptions extends UpdateOptions {
+  /** Which version to answer; default "after". */
+  returnDocument?: "before" | "after";
+  sort?: Sort;
+  projection?: Projection;
+}
+
+export interface UpdateResult {
+  matchedCount: number;
+  modifiedCount: number;
+  upsertedId?: string;
+}
+
+export interface IndexSpec {
+  keys: Record<string, 1 | -1>;
+  unique?: boolean;
+  name?: string;
+}
+
+export interface Collection<T extends Doc = Doc> {
+  readonly name: string;
+  find(filter?: Filter, options?: FindOptions): Promise<T[]>;
+  findOne(filter: Filter, options?: Omit<FindOptions, "skip" | "limit">): Promise<T | null>;
+  count(filter?: Filter): Promise<number>;
+  /** Answers the inserted document (with its `_id`). Throws DuplicateKeyError on a unique index clash. */
+  insertOne(doc: Omit<T, "_id"> & { _id?: string }): Promise<T>;
+  insertMany(docs: (Omit<T, "_id"> & { _id?: string })[]): Promise<T[]>;
+  updateOne(filter: Filter, update: Update, options?: UpdateOptions): Promise<UpdateResult>;
+  updateMany(filter: Filter, update: Update): Promise<UpdateResult>;
+  /** Atomic: no other write to the matched document lands between the match and the update. */
+  findOneAndUpdate(filter: Filter, update: Update, options?: FindOneAndUpdateOptions): Promise<T | null>;
+  /** Atomic find-and-delete; answers the deleted document. */
+  findOneAndDelete(filter: Filter): Promise<T | null>;
+  deleteOne(filter: Filter): Promise<number>;
+  deleteMany(filter: Filter): Promise<number>;
+  aggregate<R extends Doc = Doc>(pipeline: Pipeline): Promise<R[]>;
+  /** Idempotent. */
+  createIndex(spec: IndexSpec): Promise<void>;
+}
+
+export interface Store {
+  readonly backend: "embedded" | "mongo" | "remote";
+  collection<T extends Doc = Doc>(name: string): Collection<T>;
+  /** Resolves when the backend answers; rejects otherwise (used by /ready). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A write broke a unique index. Services turn it into 409 CONFLICT. */
+export class DuplicateKeyError extends Error {
+  constructor(
+    public readonly collection: string,
+    public readonly key: Record<string, unknown>,
+  ) {
+    super(`duplicate key in ${collection}: ${JSON.stringify(key)}`);
+    this.name = "DuplicateKeyError";
+  }
+}
