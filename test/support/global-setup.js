@@ -59,7 +59,8 @@ module.exports = async function globalSetup() {
   child.unref();
   const started = `nats://127.0.0.1:${port}`;
   for (let i = 0; i < 50 && !(await reachable(started)); i++) await new Promise((r) => setTimeout(r, 100));
-  if (!(await reachable(started))) throw new Error(`No NATS at ${url}, and a private nats-server did not start`);
+  if (!(await reachable(started)))
+    throw new Error(`No NATS at ${url}, and a private nats-server did not start`);
   process.env.NATS_URL = started;
   globalThis.__PRIVATE_NATS__ = child.pid;
 };

@@ -1,0 +1,114 @@
+/**
+ * Who is calling (DECISIONS.md section 2). A token comes from `Authorization: Bearer`, the session
+ * cookie, or the `token` query parameter; `Authorization: Basic` is checked per request.
+ *
+ * The accounts service is the authority. Each gateway replica caches a verified caller for a few
+ * seconds (AUTH_CACHE_MS), keyed by the token's SHA-256, so a busy client costs one accounts call
+ * per window instead of one per request. Logout and password changes broadcast the revoked session
+ * ids, and every replica drops them at once; role changes reach a cached caller within the window.
+ */
+import { createHash, createHmac, randomBytes } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import type { Context } from "moleculer";
+import { call } from "../shared/contracts";
+import type { Caller } from "../shared/contracts/resources";
+import { UnauthorizedError } from "../shared/errors";
+
+export type Credentials =
+  { kind: "token"; token: string } | { kind: "basic"; username: string; password: string };
+
+const MAX_CACHED = 10_000;
+
+export function parseCookies(header: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!header) return out;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq < 0) continue;
+    const name = part.slice(0, eq).trim();
+    const value = part.slice(eq + 1).trim();
+    if (name && !(name in out)) {
+      try {
+        out[name] = decodeURIComponent(value);
+      } catch {
+        out[name] = value;
+      }
+    }
+  }
+  return out;
+}
+
+/** The caller's credentials, or undefined when it sent none. A malformed header is a 401. */
+export function readCredentials(
+  req: IncomingMessage & { query?: Record<string, unknown> },
+  cookieName: string,
+): Credentials | undefined {
+  const header = req.headers.authorization;
+  if (header) {
+    const space = header.indexOf(" ");
+    const scheme = header.slice(0, space).toLowerCase();
+    const value = header.slice(space + 1).trim();
+    if (space > 0 && scheme === "bearer" && value) return { kind: "token", token: value };
+    if (space > 0 && scheme === "basic" && value) {
+      const decoded = Buffer.from(value, "base64").toString("utf8");
+      const colon = decoded.indexOf(":");
+      if (colon > 0)
+        return { kind: "basic", username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+    }
+    throw new UnauthorizedError(
+      "Malformed Authorization header (use Bearer <token> or Basic <base64 user:password>)",
+    );
+  }
+  const cookie = parseCookies(req.headers.cookie)[cookieName];
+  if (cookie) return { kind: "token", token: cookie };
+  const query = req.query?.token;
+  if (typeof query === "string" && query) return { kind: "token", token: query };
+  return undefined;
+}
+
+/** Basic credentials are keyed by an HMAC under a per-process key: no password hash an attacker could reuse. */
+const processKey = randomBytes(32);
+
+/** A token's key is its SHA-256, which is also its session id, so revocation events find it. */
+const keyOf = (credentials: Credentials) =>
+  credentials.kind === "token"
+    ? createHash("sha256").update(credentials.token).digest("hex")
+    : createHmac("sha256", processKey)
+        .update(`${credentials.username}\0${credentials.password}`)
+        .digest("hex");
+
+export class CallerCache {
+  private entries = new Map<string, { caller: Caller; until: number }>();
+
+  constructor(private readonly ttlMs: number) {}
+
+  async resolve(ctx: Context, credentials: Credentials): Promise<Caller> {
+    const key = keyOf(credentials);
+    const now = Date.now();
+    const hit = this.entries.get(key);
+    if (hit && hit.until > now) return hit.caller;
+    const caller =
+      credentials.kind === "token"
+        ? await call(ctx, "accounts.authenticate", { token: credentials.token })
+        : await call(ctx, "accounts.authenticateBasic", {
+            username: credentials.username,
+            password: credentials.password,
+          });
+    if (this.ttlMs > 0) {
+      // A session's own expiry bounds how long it may be cached.
+      const until = Math.min(now + this.ttlMs, caller.expiresAt ?? Infinity);
+      if (this.entries.size >= MAX_CACHED) this.entries.delete(this.entries.keys().next().value as string);
+      this.entries.set(key, { caller, until });
+    }
+    return caller;
+  }
+
+  /** Drops sessions revoked anywhere in the cluster (the token hash is the session id). */
+  revoke(sessionIds: string[]): void {
+    for (const id of sessionIds) this.entries.delete(id);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}

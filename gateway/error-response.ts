@@ -1,0 +1,131 @@
+/**
+ * Every failure becomes DECISIONS.md section 1's body: { name, message, code, type, data }, with
+ * `code` equal to the HTTP status. Never a stack trace; a 5xx body carries the request id.
+ */
+import { Errors } from "moleculer";
+import type { FieldError } from "../shared/errors";
+
+export interface ErrorBody {
+  name: string;
+  message: string;
+  code: number;
+  type: string;
+  data?: unknown;
+}
+
+/** Validation failures as {field, message, type}: `actual` values are dropped (they may be secrets). */
+function fieldErrors(data: unknown): FieldError[] {
+  if (!Array.isArray(data)) return [];
+  return data.map((e: any) => ({
+    // A forbidden key at the top level has no field of its own: name the keys instead.
+    field: e.type === "objectStrict" && !e.field ? String(e.actual ?? "") : String(e.field ?? ""),
+    message: String(e.message ?? "invalid"),
+    type: String(e.type ?? "invalid"),
+  }));
+}
+
+const body = (name: string, code: number, type: string, message: string, data?: unknown): ErrorBody => ({
+  name,
+  message,
+  code,
+  type,
+  ...(data !== undefined && { data }),
+});
+
+/** body-parser's errors carry `type` ("entity.too.large", "entity.parse.failed", ...) and `status`. */
+function bodyParserError(err: any): ErrorBody | undefined {
+  switch (err?.type) {
+    case "entity.too.large":
+      return body(
+        "PayloadTooLargeError",
+        413,
+        "PAYLOAD_TOO_LARGE",
+        `Request body is larger than the limit of ${err.limit} bytes`,
+      );
+    case "entity.parse.failed":
+      return body("InvalidRequestBodyError", 400, "INVALID_REQUEST_BODY", "Request body is not valid JSON");
+    case "encoding.unsupported":
+    case "charset.unsupported":
+      return body("UnsupportedMediaTypeError", 415, "UNSUPPORTED_MEDIA_TYPE", err.message);
+    case "request.aborted":
+    case "request.size.invalid":
+    case "stream.encoding.set":
+      return body("InvalidRequestBodyError", 400, "INVALID_REQUEST_BODY", "Request body could not be read");
+    default:
+      return undefined;
+  }
+}
+
+export function toErrorBody(err: any, requestId: string | undefined): ErrorBody {
+  const parsed = bodyParserError(err);
+  if (parsed) return parsed;
+
+  if (err instanceof Errors.ValidationError || (err?.code === 422 && err?.type === "VALIDATION_ERROR")) {
+    const data = fieldErrors(err.data);
+    const message = data.length > 0 ? data.map((d) => d.message).join(" ") : "Parameters validation error";
+    return body("ValidationError", 400, "VALIDATION_ERROR", message, data);
+  }
+  if (err?.code === 400 && (err.type === "VALIDATION_ERROR" || err.type === "INVALID_REQUEST_BODY")) {
+    return body(
+      err.name ?? "BadRequestError",
+      400,
+      err.type,
+      err.message,
+      err.type === "VALIDATION_ERROR" ? fieldErrors(err.data) : undefined,
+    );
+  }
+  // No node hosts the service (or it left while we waited): the call can't be served now.
+  if (
+    err instanceof Errors.ServiceNotFoundError ||
+    err instanceof Errors.ServiceNotAvailableError ||
+    err?.type === "SERVICE_NOT_FOUND" ||
+    err?.type === "SERVICE_NOT_AVAILABLE" ||
+    err?.name === "ServiceUnavailableError"
+  ) {
+    return body(
+      "ServiceUnavailableError",
+      503,
+      "SERVICE_UNAVAILABLE",
+      "The service behind this operation is not available; try again shortly",
+      { requestId },
+    );
+  }
+  if (err instanceof Errors.RequestTimeoutError || err?.type === "REQUEST_TIMEOUT") {
+    return body("TimeoutError", 504, "TIMEOUT", "The operation did not finish within the request timeout", {
+      requestId,
+    });
+  }
+  if (err?.name === "RateLimitExceededError" || err?.code === 429) {
+    return body(
+      "RateLimitedError",
+      429,
+      "RATE_LIMITED",
+      "Too many requests; retry after the time in Retry-After",
+    );
+  }
+  if (err?.name === "NotFoundError" && err?.type === "NOT_FOUND" && err?.code === 404 && !err.data) {
+    return body(
+      "NotFoundError",
+      404,
+      "NOT_FOUND",
+      err.message === "Not found" ? "No operation at this path" : err.message,
+    );
+  }
+  const known: Record<number, string> = {
+    401: "UNAUTHORIZED",
+    403: "FORBIDDEN",
+    404: "NOT_FOUND",
+    409: "CONFLICT",
+    413: "PAYLOAD_TOO_LARGE",
+    415: "UNSUPPORTED_MEDIA_TYPE",
+    501: "NOT_IMPLEMENTED",
+    502: "BAD_GATEWAY",
+  };
+  if (typeof err?.code === "number" && known[err.code]) {
+    const type = err.type && /^[A-Z_]+$/.test(err.type) ? err.type : known[err.code];
+    const data =
+      err.code >= 500 ? { ...(typeof err.data === "object" ? err.data : {}), requestId } : err.data;
+    return body(err.name ?? "Error", err.code, type, err.message, data ?? undefined);
+  }
+  return body("InternalServerError", 500, "INTERNAL_ERROR", "Internal server error", { requestId });
+}

@@ -1,0 +1,274 @@
+/**
+ * gateway: the HTTP API (moleculer-web). Every route comes from the contracts (shared/contracts):
+ * `METHOD /path` -> `service.action`, with `mappingPolicy: "restrict"`, so nothing else is reachable.
+ *
+ * A request's way through (docs/request-flow.md):
+ *   body parser (limit, JSON only) -> rate limit -> route's service available? (503)
+ *   -> onBeforeCall: credentials (401) -> role table (403) -> params from path/query/body
+ *   -> action over the bus, which validates params (400) -> onAfterCall -> JSON (or text) answer.
+ *   Any failure -> onError -> DECISIONS.md section 1's error body.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Context, ServiceSchema } from "moleculer";
+import ApiGateway, { type ApiSettingsSchema } from "moleculer-web";
+import { call, operations, type Operation } from "../shared/contracts";
+import type { Access, Role } from "../shared/contracts/define";
+import type { PlatformConfig } from "../shared/config";
+import { ForbiddenError, UnauthorizedError } from "../shared/errors";
+import { contractActions, isActionAvailable, type PlatformMeta } from "../shared/service";
+import { gateway as contract } from "../shared/contracts/gateway";
+import { CallerCache, readCredentials } from "./auth";
+import { toErrorBody } from "./error-response";
+import { buildOpenApi } from "./openapi";
+import { buildParams } from "./request-params";
+import { API_VERSION, PLATFORM_VERSION } from "../shared/version";
+import { SESSIONS_REVOKED_EVENT } from "../services/accounts.service";
+import { Errors } from "moleculer";
+
+const DEFAULT_COOKIE = "token";
+
+type Req = IncomingMessage & {
+  body?: unknown;
+  query?: Record<string, unknown>;
+  parsedUrl?: string;
+  $params?: Record<string, unknown>;
+  $ctx?: Context;
+  _body?: boolean;
+};
+
+/** The one role table: may a caller with these roles call a route with this access? */
+export function mayCall(access: Access, roles: readonly Role[]): boolean {
+  if (access === "public" || access === "authenticated") return true;
+  return roles.includes("admin") || access.some((r) => roles.includes(r));
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
+
+function hasBody(req: IncomingMessage): boolean {
+  return req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
+}
+
+const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
+
+function sendError(this: any, req: Req, res: ServerResponse, err: any): void {
+  const requestId = (req.$ctx?.requestID as string | undefined) ?? undefined;
+  const body = toErrorBody(err, requestId);
+  if (body.code >= 500 && body.code !== 503 && body.code !== 501) {
+    this.logger.error(
+      `${req.method} ${req.parsedUrl ?? ""} -> ${body.code} ${body.type} [${requestId}]: ${err?.message}`,
+    );
+  }
+  if (res.headersSent) return void res.end();
+  if (body.code === 429) res.setHeader("Retry-After", String(this.retryAfterSeconds()));
+  if (requestId) res.setHeader("X-Request-ID", requestId);
+  res.writeHead(body.code, { "Content-Type": "application/json; charset=utf-8" });
+  res.end(JSON.stringify(body));
+}
+
+function aliasesOf(ops: Operation[]): Record<string, string> {
+  return Object.fromEntries(ops.map((op) => [`${op.method} ${op.path}`, op.action]));
+}
+
+export function createGatewayService(config: PlatformConfig): ServiceSchema {
+  const ops = operations();
+  const byAction = new Map(ops.map((op) => [op.action, op]));
+
+  const settings: Record<string, unknown> = {
+    port: config.port,
+    ip: config.host,
+    // Our own access log (below) redacts credentials; moleculer-web's would print ?token=...
+    logRequest: null,
+    logResponse: null,
+    logRequestParams: null,
+    logResponseData: null,
+    log4XXResponses: false,
+    rootCallOptions(options: { requestID?: string }) {
+      if (options.requestID && !REQUEST_ID.test(options.requestID)) options.requestID = undefined;
+    },
+    cors:
+      config.corsOrigins.length > 0
+        ? {
+            origin: config.corsOrigins.includes("*") ? "*" : config.corsOrigins,
+            methods: ["GET", "POST", "PUT", "DELETE", "OPTIONS"],
+            allowedHeaders: ["Content-Type", "Authorization", "X-Request-ID"],
+            exposedHeaders: ["X-Request-ID", "Retry-After"],
+            credentials: !config.corsOrigins.includes("*"),
+            maxAge: 600,
+          }
+        : undefined,
+    routes: [
+      {
+        path: "/",
+        mappingPolicy: "restrict",
+        autoAliases: false,
+        aliases: aliasesOf(ops),
+        bodyParsers: {
+          json: { limit: config.bodyLimit, strict: true, type: ["application/json", "application/*+json"] },
+          urlencoded: false,
+        },
+        callOptions: { timeout: config.requestTimeout },
+        rateLimit:
+          config.rateLimit > 0
+            ? {
+                window: config.rateLimitWindowMs,
+                limit: config.rateLimit,
+                headers: true,
+                key: (req: IncomingMessage) => req.socket.remoteAddress ?? "unknown",
+              }
+            : undefined,
+        async onBeforeCall(
+          this: any,
+          ctx: Context<unknown, PlatformMeta>,
+          _route: unknown,
+          req: Req,
+          _res: ServerResponse,
+          alias: any,
+        ) {
+          const op = byAction.get(alias.action)!;
+          if (
+            (op.method === "POST" || op.method === "PUT") &&
+            hasBody(req) &&
+            !JSON_TYPE.test(req.headers["content-type"] ?? "")
+          ) {
+            throw new Errors.MoleculerClientError(
+              "Request body must be JSON (Content-Type: application/json)",
+              415,
+              "UNSUPPORTED_MEDIA_TYPE",
+            );
+          }
+          if (op.access !== "public") {
+            const credentials = readCredentials(req, this.cookieName());
+            if (!credentials) throw new UnauthorizedError();
+            const caller = await this.callers.resolve(ctx, credentials);
+            if (!mayCall(op.access, caller.roles)) throw new ForbiddenError();
+            ctx.meta.caller = caller;
+          }
+          req.$params = buildParams(op, req, alias.match(req.parsedUrl) || {});
+        },
+        async onAfterCall(
+          this: any,
+          ctx: Context<unknown, PlatformMeta>,
+          _route: unknown,
+          req: Req,
+          _res: ServerResponse,
+          data: any,
+        ) {
+          const op = byAction.get((req as any).$alias.action)!;
+          if (op.action === "accounts.login") {
+            ctx.meta.$responseType = "text/plain; charset=utf-8";
+            ctx.meta.$responseHeaders = {
+              "Set-Cookie": this.sessionCookie(data.token, Math.floor((data.expiresAt - Date.now()) / 1000)),
+            };
+            return data.token;
+          }
+          if (op.action === "accounts.logout") {
+            ctx.meta.$responseHeaders = { "Set-Cookie": this.sessionCookie("", 0) };
+          }
+          return data;
+        },
+        onError(this: any, req: Req, res: ServerResponse, err: unknown) {
+          sendError.call(this, req, res, err);
+        },
+      },
+    ],
+    onError(this: any, req: Req, res: ServerResponse, err: unknown) {
+      sendError.call(this, req, res, err);
+    },
+  };
+
+  return {
+    name: contract.name,
+    mixins: [ApiGateway as unknown as ServiceSchema],
+
+    settings: settings as ApiSettingsSchema,
+
+    actions: contractActions(contract, {
+      health() {
+        return { status: "ok" as const };
+      },
+      async ready(ctx) {
+        const checks: Record<string, string> = {};
+        if (this.broker.transit) checks.bus = this.broker.transit.connected ? "ok" : "disconnected";
+        for (const service of new Set(ops.map((op) => op.service))) {
+          if (service === "gateway") continue;
+          const sample = ops.find((op) => op.service === service)!.action;
+          checks[service] = isActionAvailable(this.broker, sample) ? "ok" : "unavailable";
+        }
+        if (checks.accounts === "ok") {
+          try {
+            await call(ctx, "accounts.listGroups", {}, { timeout: 2000, meta: {} });
+            checks.store = "ok";
+          } catch {
+            checks.store = "unreachable";
+          }
+        }
+        const failing = Object.entries(checks).filter(([, v]) => v !== "ok");
+        if (failing.length > 0) {
+          throw new Errors.MoleculerError(
+            `Not ready: ${failing.map(([k, v]) => `${k} ${v}`).join(", ")}`,
+            503,
+            "SERVICE_UNAVAILABLE",
+            { checks },
+          );
+        }
+        return { status: "ready" as const, checks };
+      },
+      openapi() {
+        return this.openApiDocument;
+      },
+      version() {
+        return { platform: PLATFORM_VERSION, api: API_VERSION };
+      },
+    }),
+
+    events: {
+      [SESSIONS_REVOKED_EVENT](this: any, ctx: Context<{ sessionIds: string[] }>) {
+        this.callers.revoke(ctx.params.sessionIds);
+      },
+    },
+
+    methods: {
+      /** Replaces moleculer-web's, which logs stacks and error data (possibly secrets) for every 5xx. */
+      errorHandler(this: any, req: Req, res: ServerResponse, err: unknown) {
+        sendError.call(this, req, res, err);
+      },
+      cookieName(): string {
+        return DEFAULT_COOKIE;
+      },
+      sessionCookie(this: any, token: string, maxAgeSeconds: number): string {
+        const attrs = [
+          `${this.cookieName()}=${encodeURIComponent(token)}`,
+          "Path=/",
+          "HttpOnly",
+          "SameSite=Lax",
+          `Max-Age=${Math.max(0, maxAgeSeconds)}`,
+        ];
+        return attrs.join("; ");
+      },
+      retryAfterSeconds(): number {
+        return Math.ceil(config.rateLimitWindowMs / 1000);
+      },
+    },
+
+    created(this: any) {
+      this.callers = new CallerCache(config.authCacheMs);
+      this.openApiDocument = buildOpenApi(API_VERSION);
+    },
+
+    started(this: any) {
+      // Access log without query strings: they may carry a token.
+      this.server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
+        const start = process.hrtime.bigint();
+        res.once("finish", () => {
+          const ms = Number(process.hrtime.bigint() - start) / 1e6;
+          const path = (req.url ?? "").split("?")[0];
+          this.logger.debug(
+            `${req.method} ${path} ${res.statusCode} ${ms.toFixed(1)}ms ${res.getHeader("X-Request-ID") ?? ""}`,
+          );
+        });
+      });
+    },
+  };
+}
+
+export default createGatewayService;

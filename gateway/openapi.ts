@@ -1,0 +1,129 @@
+/** GET /openapi.json: an OpenAPI 3.1 document of every route, from the same schemas that validate requests. */
+import { operations, type Operation } from "../shared/contracts";
+import { propsToJsonSchema, ruleToJsonSchema, type Rule } from "../shared/contracts/schema";
+
+const errorBody = {
+  type: "object",
+  required: ["name", "message", "code", "type"],
+  properties: {
+    name: { type: "string" },
+    message: { type: "string" },
+    code: { type: "integer" },
+    type: { type: "string" },
+    data: {},
+  },
+};
+
+const errorResponses = {
+  "400": "VALIDATION_ERROR or INVALID_REQUEST_BODY",
+  "401": "UNAUTHORIZED",
+  "403": "FORBIDDEN",
+  "404": "NOT_FOUND",
+  "409": "CONFLICT",
+  "413": "PAYLOAD_TOO_LARGE",
+  "415": "UNSUPPORTED_MEDIA_TYPE",
+  "429": "RATE_LIMITED",
+  "503": "SERVICE_UNAVAILABLE",
+  "504": "TIMEOUT",
+};
+
+function pathParamsOf(path: string): string[] {
+  return [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
+}
+
+function describeAccess(op: Operation): string {
+  if (op.access === "public") return "No credentials needed.";
+  if (op.access === "authenticated") return "Any authenticated caller.";
+  return `Roles: ${op.access.join(", ")}.`;
+}
+
+function operationObject(op: Operation): Record<string, unknown> {
+  const pathParams = pathParamsOf(op.path);
+  const params = op.contract.params;
+  const parameters: Record<string, unknown>[] = pathParams.map((name) => ({
+    name,
+    in: "path",
+    required: true,
+    schema: ruleToJsonSchema((params[name] as Rule) ?? { type: "string" }),
+  }));
+  const bodyProps = Object.fromEntries(Object.entries(params).filter(([k]) => !pathParams.includes(k)));
+  let requestBody: Record<string, unknown> | undefined;
+  if (op.method === "POST" || op.method === "PUT") {
+    requestBody = {
+      required: true,
+      content: { "application/json": { schema: propsToJsonSchema(bodyProps) } },
+    };
+  } else if (op.objectParam) {
+    parameters.push({
+      name: op.objectParam,
+      in: "query",
+      required: false,
+      style: "deepObject",
+      explode: true,
+      description:
+        "Also accepted flattened (each member a query key) or as JSON text; a JSON body on the GET wins.",
+      schema: ruleToJsonSchema(params[op.objectParam] as Rule),
+    });
+  } else {
+    for (const [name, rule] of Object.entries(bodyProps)) {
+      if (name.startsWith("$$")) continue;
+      parameters.push({ name, in: "query", required: false, schema: ruleToJsonSchema(rule as Rule) });
+    }
+  }
+  const success =
+    op.produces === "text"
+      ? { "text/plain": { schema: { type: "string" } } }
+      : op.produces === "sse"
+        ? { "text/event-stream": { schema: { type: "string" } } }
+        : { "application/json": { schema: {} } };
+  return {
+    operationId: op.action,
+    summary: op.summary,
+    description: `${op.spec ? `Spec operation ${op.spec}. ` : ""}${describeAccess(op)} Served by action \`${op.action}\`.`,
+    tags: [op.service],
+    ...(op.access !== "public" && {
+      security: [{ bearer: [] }, { cookie: [] }, { basic: [] }, { queryToken: [] }],
+    }),
+    parameters,
+    ...(requestBody && { requestBody }),
+    responses: {
+      "200": { description: "Success", content: success },
+      ...Object.fromEntries(
+        Object.entries(errorResponses).map(([code, type]) => [
+          code,
+          {
+            description: type,
+            content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+          },
+        ]),
+      ),
+    },
+  };
+}
+
+export function buildOpenApi(version: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of operations()) {
+    const path = op.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+    paths[path] ??= {};
+    paths[path][op.method.toLowerCase()] = operationObject(op);
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Automation Platform API",
+      version,
+      description: "Routes, parameters and roles generated from the service contracts.",
+    },
+    paths,
+    components: {
+      schemas: { Error: errorBody },
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer" },
+        basic: { type: "http", scheme: "basic" },
+        cookie: { type: "apiKey", in: "cookie", name: "token" },
+        queryToken: { type: "apiKey", in: "query", name: "token" },
+      },
+    },
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * Every service the runner can start, by the name SERVICES uses. A module exports a ServiceSchema,
+ * or a factory taking the config when its schema depends on it (the gateway's port, routes, limits).
+ */
+import type { ServiceSchema } from "moleculer";
+import type { PlatformConfig } from "../shared/config";
+import createGatewayService from "../gateway/gateway.service";
+import accounts from "./accounts.service";
+import adapters from "./adapters.service";
+import configuration from "./configuration.service";
+import devices from "./devices.service";
+import engine from "./engine.service";
+import forms from "./forms.service";
+import prebuilts from "./prebuilts.service";
+import profiles from "./profiles.service";
+import scheduler from "./scheduler.service";
+import search from "./search.service";
+import store from "./store.service";
+
+type ServiceModule = ServiceSchema | ((config: PlatformConfig) => ServiceSchema);
+
+export const SERVICE_MODULES: Record<string, ServiceModule> = {
+  gateway: createGatewayService,
+  store,
+  accounts,
+  forms,
+  engine,
+  configuration,
+  scheduler,
+  search,
+  prebuilts,
+  profiles,
+  adapters,
+  devices,
+};
+
+export const ALL_SERVICES = Object.keys(SERVICE_MODULES);
+
+/** The schemas of the named services (all when `names` is undefined). Unknown names are an error. */
+export function serviceSchemas(
+  config: PlatformConfig,
+  names: string[] | undefined = config.services,
+): ServiceSchema[] {
+  const wanted = names ?? ALL_SERVICES;
+  const unknown = wanted.filter((n) => !(n in SERVICE_MODULES));
+  if (unknown.length > 0)
+    throw new Error(
+      `Unknown service(s) in SERVICES: ${unknown.join(", ")}. Known: ${ALL_SERVICES.join(", ")}`,
+    );
+  return wanted.map((name) => {
+    const mod = SERVICE_MODULES[name];
+    return typeof mod === "function" ? mod(config) : mod;
+  });
+}

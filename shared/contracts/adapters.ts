@@ -1,0 +1,139 @@
+/** adapters: adapter instances and the orchestrator proxy through them (spec operations 1, 2, 19). */
+import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
+import { optBool, optString, returns } from "./schema";
+import type { Adapter, Message, StatusResult } from "./resources";
+import { syslogProps } from "./profiles";
+
+const adapterName = { type: "string", min: 1, max: 128, pattern: /^[A-Za-z0-9._ -]+$/ } as const;
+const nonNegInt = { type: "number", integer: true, min: 0, optional: true } as const;
+
+/** Orchestrator request parameters (spec: `params`). */
+const orchestratorParams = {
+  path: { type: "string", min: 1, max: 4096 },
+  accept: { type: "string", min: 1, max: 256 },
+} as const;
+
+export const adapterProps = {
+  name: adapterName,
+  type: { type: "string", min: 1, max: 128 },
+  properties: {
+    type: "object",
+    props: {
+      id: { type: "string", min: 1, max: 128 },
+      type: { type: "string", min: 1, max: 128 },
+      properties: { type: "object", optional: true },
+      brokers: { type: "array", items: { type: "string" }, optional: true },
+      groups: { type: "array", items: { type: "string" }, optional: true },
+    },
+  },
+  loggerProps: {
+    type: "object",
+    optional: true,
+    strict: "remove",
+    props: {
+      log_max_files: nonNegInt,
+      log_max_file_size: nonNegInt,
+      log_level: optString,
+      log_directory: optString,
+      log_filename: optString,
+      console_level: optString,
+      description: optString,
+      log_timezone_offset: { type: "number", optional: true },
+      metrics_filename: optString,
+      metrics_max_files: nonNegInt,
+      metrics_rotation_interval: optString,
+      metrics_rotation_size: optString,
+      syslog: syslogProps,
+    },
+  },
+  isEncrypted: optBool,
+  model: optString,
+} as const;
+
+export const adapters = defineService("adapters", {
+  restAction: {
+    params: {
+      adapterId: adapterName,
+      params: {
+        type: "object",
+        strict: "remove",
+        props: {
+          ...orchestratorParams,
+          method: { type: "enum", values: ["GET", "POST", "PUT", "PATCH", "DELETE"], optional: true },
+          contentType: optString,
+        },
+      },
+      body: { type: "object" },
+    },
+    result: returns<{ result: string }[]>(),
+    http: {
+      method: "POST",
+      path: "/orchestrator_manager/restAction/:adapterId",
+      access: ["admin"],
+      spec: 1,
+      summary: "A REST action on the orchestrator through an adapter",
+    },
+  },
+  restQuery: {
+    params: {
+      $$strict: true,
+      adapterId: adapterName,
+      params: { type: "object", strict: true, props: orchestratorParams },
+    },
+    result: returns<Record<string, unknown>>(),
+    http: {
+      method: "POST",
+      path: "/orchestrator_manager/restQuery/:adapterId",
+      access: ["admin"],
+      spec: 2,
+      summary: "A REST query on the orchestrator through an adapter",
+    },
+  },
+  create: {
+    params: {
+      properties: {
+        type: "object",
+        strict: "remove",
+        props: adapterProps,
+        messages: {
+          adapterIdMismatch:
+            "The 'properties.properties.id' field must equal the adapter name ('{expected}').",
+        },
+        custom: (value: any, errors: any[]) => {
+          if (value && typeof value === "object" && value.properties && value.properties.id !== value.name) {
+            errors.push({
+              type: "adapterIdMismatch",
+              field: "properties.properties.id",
+              expected: value.name,
+              actual: value.properties.id,
+            });
+          }
+          return value;
+        },
+      },
+    },
+    result: returns<StatusResult<Adapter>>(),
+    http: {
+      method: "POST",
+      path: "/adapters",
+      access: ["admin"],
+      spec: 19,
+      summary: "Create an adapter instance",
+    },
+  },
+  list: {
+    params: {},
+    result: returns<Adapter[]>(),
+    http: { method: "GET", path: "/adapters", access: SUPPORT_READ, summary: "List adapters" },
+  },
+  get: {
+    params: { name: adapterName },
+    result: returns<Adapter>(),
+    http: { method: "GET", path: "/adapters/:name", access: SUPPORT_READ, summary: "Read an adapter" },
+  },
+  delete: {
+    params: { name: adapterName },
+    result: returns<Message>(),
+    http: { method: "DELETE", path: "/adapters/:name", access: SUPPORT_WRITE, summary: "Delete an adapter" },
+  },
+});

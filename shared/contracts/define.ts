@@ -1,0 +1,69 @@
+/**
+ * The shape of a service contract: for each action, its params schema, its result type and, when
+ * it is reachable over HTTP, its route and who may call it. The gateway builds its aliases, role
+ * table and OpenAPI document from these; services register exactly these actions.
+ */
+import type { Props } from "./schema";
+
+/** Role names of the spec. `admin` may call everything. */
+export const ROLES = [
+  "admin",
+  "engineering",
+  "apiread",
+  "apiwrite",
+  "operations",
+  "operator",
+  "support",
+  "other",
+] as const;
+export type Role = (typeof ROLES)[number];
+
+/**
+ * Who may call a route: `public` needs no credentials; `authenticated` is any signed-in caller (the
+ * spec's "roles: not shown"); otherwise a role list.
+ */
+export type Access = "public" | "authenticated" | readonly Role[];
+
+/** DECISIONS.md section 6: supporting reads and writes. */
+export const SUPPORT_READ: readonly Role[] = ["admin", "apiwrite", "engineering", "apiread"];
+export const SUPPORT_WRITE: readonly Role[] = ["admin", "apiwrite", "engineering"];
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
+
+export interface HttpBinding {
+  method: HttpMethod;
+  /** moleculer-web alias path; `:name` segments become params. */
+  path: string;
+  access: Access;
+  summary: string;
+  /** The operation's number in automation-platform-api.md (1-20); absent for supporting routes. */
+  spec?: number;
+  /** GET operations with one object parameter (DECISIONS.md section 3) name it here. */
+  objectParam?: string;
+  /** What a success body is: JSON (default), plain text (login's token) or a Server-Sent Events stream. */
+  produces?: "json" | "text" | "sse";
+}
+
+export interface ActionContract {
+  params: Props;
+  /** Phantom: the result type, read by the typed `call` helper only. */
+  result: unknown;
+  http?: HttpBinding;
+  /** Internal actions (not behind the gateway) are still callable over the bus by other services. */
+  description?: string;
+}
+
+export interface ServiceContract<
+  N extends string = string,
+  A extends Record<string, ActionContract> = Record<string, ActionContract>,
+> {
+  name: N;
+  actions: A;
+}
+
+export function defineService<const N extends string, const A extends Record<string, ActionContract>>(
+  name: N,
+  actions: A,
+): ServiceContract<N, A> {
+  return { name, actions };
+}

@@ -1,0 +1,263 @@
+/** engine: workflows, jobs and tasks (spec operations 5, 8, 14, 17, 20; DECISIONS.md sections 3 and 7). */
+import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
+import { int, objectId, optString, returns, sortOrder } from "./schema";
+import type { Job, JobPage, Message, TaskCatalogEntry, TaskMetricsResult, Workflow } from "./resources";
+
+/** `{field: value}` filters of the job query; values arrive as text on a query string. */
+const fieldMap = {
+  type: "record",
+  optional: true,
+  key: { type: "string", min: 1, max: 200 },
+  value: { type: "multi", rules: [{ type: "string" }, { type: "number" }, { type: "boolean" }] },
+} as const;
+/** `{field: "a,b"}` or `{field: ["a", "b"]}` for in / not-in. */
+const fieldList = {
+  type: "record",
+  optional: true,
+  key: { type: "string", min: 1, max: 200 },
+  value: {
+    type: "multi",
+    rules: [
+      { type: "string" },
+      { type: "array", items: { type: "multi", rules: [{ type: "string" }, { type: "number" }] } },
+    ],
+  },
+} as const;
+
+/** Job query (DECISIONS.md section 3): shared by the admin and the group-filtered job lists. */
+export const jobQuery = {
+  type: "object",
+  strict: "remove",
+  default: {},
+  props: {
+    limit: int(1),
+    skip: int(0),
+    order: sortOrder,
+    sort: optString,
+    include: optString,
+    exclude: optString,
+    in: fieldList,
+    "not-in": fieldList,
+    equals: fieldMap,
+    contains: fieldMap,
+    "starts-with": fieldMap,
+    "ends-with": fieldMap,
+    gt: fieldMap,
+    gte: fieldMap,
+    lt: fieldMap,
+    lte: fieldMap,
+    dereference: optString,
+    q: optString,
+  },
+} as const;
+
+const workflowName = { type: "string", min: 1, max: 256 } as const;
+
+const workflowDocument = {
+  type: "object",
+  props: {
+    name: workflowName,
+    description: { type: "string", max: 4096, optional: true },
+    tasks: { type: "object" },
+    transitions: { type: "object" },
+    inputSchema: { type: "object", optional: true },
+    sla: { type: "number", min: 0, optional: true },
+    preAutomationTime: { type: "number", min: 0, optional: true },
+    groups: { type: "array", items: { type: "string", min: 1 }, optional: true },
+    tags: { type: "array", items: { type: "string", min: 1 }, optional: true },
+  },
+} as const;
+
+export const engine = defineService("engine", {
+  startJob: {
+    params: {
+      workflow: workflowName,
+      options: {
+        type: "object",
+        strict: "remove",
+        props: {
+          description: { type: "string", max: 4096, optional: true },
+          type: { type: "string", optional: true },
+          variables: { type: "object", optional: true },
+          groups: { type: "array", items: objectId, optional: true },
+        },
+      },
+    },
+    result: returns<Job>(),
+    http: {
+      method: "POST",
+      path: "/operations-manager/jobs/start",
+      access: "authenticated",
+      spec: 17,
+      summary: "Start a job from a workflow",
+    },
+  },
+  finishTask: {
+    params: {
+      task_id: { type: "string", min: 1, max: 128 },
+      job_id: objectId,
+      task_data: { type: "object" },
+    },
+    result: returns<Job>(),
+    http: {
+      method: "POST",
+      path: "/workflow_engine/finishTask",
+      access: ["admin", "engineering", "support"],
+      spec: 14,
+      summary: "Finish a waiting manual task with finish state success",
+    },
+  },
+  adminJobs: {
+    params: { queryParameters: jobQuery },
+    result: returns<JobPage>(),
+    http: {
+      method: "GET",
+      path: "/operations-manager/admin/jobs",
+      access: ["admin", "engineering", "apiread", "operations"],
+      spec: 5,
+      objectParam: "queryParameters",
+      summary: "A page of jobs, bypassing group-based access",
+    },
+  },
+  listJobs: {
+    params: { queryParameters: jobQuery },
+    result: returns<JobPage>(),
+    http: {
+      method: "GET",
+      path: "/operations-manager/jobs",
+      access: [...SUPPORT_READ, "operations"],
+      objectParam: "queryParameters",
+      summary: "A page of the jobs the caller's groups may see",
+    },
+  },
+  getJob: {
+    params: { id: objectId },
+    result: returns<Job>(),
+    http: {
+      method: "GET",
+      path: "/operations-manager/jobs/:id",
+      access: [...SUPPORT_READ, "operations"],
+      summary: "Read a job (group-based access)",
+    },
+  },
+  cancelJob: {
+    params: { id: objectId },
+    result: returns<Job>(),
+    http: {
+      method: "POST",
+      path: "/operations-manager/jobs/:id/cancel",
+      access: SUPPORT_WRITE,
+      summary: "Cancel a running or paused job",
+    },
+  },
+  listManualTasks: {
+    params: {
+      job_id: { ...objectId, optional: true },
+      status: { type: "enum", values: ["waiting", "complete", "canceled"], optional: true },
+      skip: int(0),
+      limit: int(1),
+    },
+    result: returns<Record<string, any>[]>(),
+    http: {
+      method: "GET",
+      path: "/operations-manager/tasks",
+      access: [...SUPPORT_READ, "support", "operations"],
+      summary: "Manual tasks (by default those waiting), filterable by job and status",
+    },
+  },
+  taskMetrics: {
+    params: {
+      queryOptions: {
+        type: "object",
+        strict: "remove",
+        default: {},
+        props: {
+          order: sortOrder,
+          sort: { type: "enum", values: ["workflow.name", "metrics.startDate"], optional: true },
+          skip: int(0),
+          limit: int(1),
+          greaterThanEquals: {
+            type: "number",
+            integer: true,
+            min: 0,
+            optional: true,
+            description: "Milliseconds since the UNIX epoch",
+          },
+          greaterThanEqualsField: { type: "equal", value: "metrics.startDate", strict: true, optional: true },
+          equals: optString,
+          equalsField: { type: "equal", value: "workflow.name", strict: true, optional: true },
+        },
+      },
+    },
+    result: returns<TaskMetricsResult>(),
+    http: {
+      method: "GET",
+      path: "/workflow_engine/tasks/metrics",
+      access: ["admin", "apiread"],
+      spec: 8,
+      objectParam: "queryOptions",
+      summary: "Daily task metrics per workflow",
+    },
+  },
+  listTasks: {
+    params: {},
+    result: returns<TaskCatalogEntry[]>(),
+    http: {
+      method: "GET",
+      path: "/workflow_builder/tasks/list",
+      access: ["admin", "engineering", "support"],
+      spec: 20,
+      summary: "Every task a workflow can use",
+    },
+  },
+  createWorkflow: {
+    params: { workflow: workflowDocument },
+    result: returns<Workflow>(),
+    http: {
+      method: "POST",
+      path: "/workflow_builder/workflows",
+      access: SUPPORT_WRITE,
+      summary: "Create a workflow",
+    },
+  },
+  listWorkflows: {
+    params: { skip: int(0), limit: int(1) },
+    result: returns<Workflow[]>(),
+    http: {
+      method: "GET",
+      path: "/workflow_builder/workflows",
+      access: SUPPORT_READ,
+      summary: "List workflows",
+    },
+  },
+  getWorkflow: {
+    params: { name: workflowName },
+    result: returns<Workflow>(),
+    http: {
+      method: "GET",
+      path: "/workflow_builder/workflows/:name",
+      access: SUPPORT_READ,
+      summary: "Read a workflow",
+    },
+  },
+  updateWorkflow: {
+    params: { name: workflowName, workflow: workflowDocument },
+    result: returns<Workflow>(),
+    http: {
+      method: "PUT",
+      path: "/workflow_builder/workflows/:name",
+      access: SUPPORT_WRITE,
+      summary: "Replace a workflow",
+    },
+  },
+  deleteWorkflow: {
+    params: { name: workflowName },
+    result: returns<Message>(),
+    http: {
+      method: "DELETE",
+      path: "/workflow_builder/workflows/:name",
+      access: SUPPORT_WRITE,
+      summary: "Delete a workflow",
+    },
+  },
+});

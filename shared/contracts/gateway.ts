@@ -1,0 +1,36 @@
+/** gateway: probes, the OpenAPI document and the version (DECISIONS.md section 9). */
+import { defineService } from "./define";
+import { returns } from "./schema";
+
+export const gateway = defineService("gateway", {
+  health: {
+    params: {},
+    result: returns<{ status: "ok" }>(),
+    http: { method: "GET", path: "/health", access: "public", summary: "Liveness: the process is up" },
+  },
+  ready: {
+    params: {},
+    result: returns<{ status: "ready"; checks: Record<string, string> }>(),
+    http: {
+      method: "GET",
+      path: "/ready",
+      access: "public",
+      summary: "Readiness: store and bus reachable, the services behind the routes registered",
+    },
+  },
+  openapi: {
+    params: {},
+    result: returns<Record<string, unknown>>(),
+    http: {
+      method: "GET",
+      path: "/openapi.json",
+      access: "public",
+      summary: "OpenAPI 3.1 document of every route",
+    },
+  },
+  version: {
+    params: {},
+    result: returns<{ platform: string; api: string }>(),
+    http: { method: "GET", path: "/version", access: "public", summary: "Platform and API version" },
+  },
+});

@@ -1,0 +1,58 @@
+/** prebuilts: prebuilt repository configurations (spec operation 13). */
+import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
+import { optBool, optString, returns } from "./schema";
+import type { Message, RepositoryConfig, StatusResult } from "./resources";
+
+export const repositoryConfig = {
+  type: "object",
+  strict: "remove",
+  props: {
+    enabled: optBool,
+    type: optString,
+    hostname: optString,
+    path: optString,
+    credentials: {
+      type: "object",
+      optional: true,
+      strict: "remove",
+      props: { token: { type: "string", optional: true, secret: true } },
+    },
+    versionStatus: optString,
+  },
+} as const;
+
+const name = { type: "string", min: 1, max: 256 } as const;
+
+export const prebuilts = defineService("prebuilts", {
+  createConfig: {
+    params: { name, config: repositoryConfig },
+    result: returns<StatusResult<RepositoryConfig>>(),
+    http: {
+      method: "POST",
+      path: "/prebuilts-repository/configs",
+      access: ["admin", "apiread"],
+      spec: 13,
+      summary: "Create a repository configuration",
+    },
+  },
+  listConfigs: {
+    params: {},
+    result: returns<RepositoryConfig[]>(),
+    http: {
+      method: "GET",
+      path: "/prebuilts-repository/configs",
+      access: SUPPORT_READ,
+      summary: "List repository configurations",
+    },
+  },
+  deleteConfig: {
+    params: { name },
+    result: returns<Message>(),
+    http: {
+      method: "DELETE",
+      path: "/prebuilts-repository/configs/:name",
+      access: SUPPORT_WRITE,
+      summary: "Delete a repository configuration",
+    },
+  },
+});

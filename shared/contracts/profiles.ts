@@ -1,0 +1,231 @@
+/**
+ * profiles: platform profiles (spec operations 16 and 18). `profileSchema` is the one description of
+ * a Profile: it validates POST /profiles and is what GET /schema/profiles answers as JSON Schema.
+ */
+import { defineService, SUPPORT_READ } from "./define";
+import { optBool, optString, returns } from "./schema";
+import type { Profile, StatusResult } from "./resources";
+import { repositoryConfig } from "./prebuilts";
+
+const port = { type: "number", integer: true, min: 1, max: 65535, optional: true } as const;
+const nonNegInt = { type: "number", integer: true, min: 0, optional: true } as const;
+const strings = { type: "array", items: { type: "string" }, optional: true } as const;
+const obj = <const P extends Record<string, unknown>>(props: P) =>
+  ({ type: "object", optional: true, strict: "remove", props }) as const;
+const secret = { type: "string", optional: true, secret: true } as const;
+
+export const syslogProps = obj({
+  level: optString,
+  facility: optString,
+  type: optString,
+  path: optString,
+  pid: optString,
+  localhost: optString,
+  app_name: optString,
+  eol: optString,
+});
+
+export const profileProps = {
+  id: { type: "string", min: 1, max: 128, pattern: /^[A-Za-z0-9._-]+$/ },
+  description: optString,
+  services: strings,
+  applicationProps: obj({ directory: optString, description: optString }),
+  uiProps: obj({
+    layout: optString,
+    home: optString,
+    login: optString,
+    profile: optString,
+    fav_icon: optString,
+    description: optString,
+  }),
+  authenticationProps: obj({
+    uniqueSession: optBool,
+    admins: {
+      type: "array",
+      optional: true,
+      items: {
+        type: "object",
+        strict: "remove",
+        props: { provenance: { type: "string" }, group: { type: "string" } },
+      },
+    },
+    description: optString,
+    cookieName: {
+      type: "string",
+      optional: true,
+      min: 1,
+      max: 64,
+      pattern: /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/,
+    },
+  }),
+  expressProps: obj({
+    express_http: obj({ enable: optBool, port }),
+    express_https: obj({
+      enable: optBool,
+      port,
+      key: optString,
+      cert: optString,
+      secureProtocol: optString,
+      client_reneg_limit: nonNegInt,
+      client_reneg_window: nonNegInt,
+      passphrase: secret,
+      ciphers: optString,
+    }),
+    description: optString,
+    cacheControl: optBool,
+    timeout: nonNegInt,
+    access_control_allow_origin: optString,
+  }),
+  loggerProps: obj({
+    log_directory: optString,
+    log_filename: optString,
+    log_max_file_size: nonNegInt,
+    log_max_files: nonNegInt,
+    log_level: optString,
+    console_level: optString,
+    description: optString,
+    log_timezone_offset: { type: "number", optional: true },
+    webserver: obj({ log_directory: optString, log_filename: optString }),
+    syslog: syslogProps,
+  }),
+  redisProps: obj({
+    host: optString,
+    port,
+    sentinels: {
+      type: "array",
+      optional: true,
+      items: {
+        type: "object",
+        strict: "remove",
+        props: { host: { type: "string" }, port: { ...port, optional: false } },
+      },
+    },
+    name: optString,
+    db: nonNegInt,
+    password: secret,
+    maxRetriesPerRequest: nonNegInt,
+    maxHeartbeatWriteRetries: nonNegInt,
+  }),
+  auditProps: obj({ audit: optBool, brokerValidation: optBool, description: optString }),
+  pathProps: obj({ encrypted: optBool, description: optString }),
+  alarmProps: {
+    type: "array",
+    optional: true,
+    items: {
+      type: "object",
+      strict: "remove",
+      props: {
+        ip: optString,
+        community: secret,
+        properties: obj({
+          retries: nonNegInt,
+          timeout: nonNegInt,
+          trapPort: port,
+          version: optString,
+          transport: optString,
+        }),
+        type: { type: "enum", values: ["trap", "inform"], optional: true },
+        description: optString,
+      },
+    },
+  },
+  rabbitmq: obj({
+    protocol: optString,
+    hosts: strings,
+    port,
+    username: optString,
+    password: secret,
+    locale: optString,
+    frameMax: nonNegInt,
+    heartbeat: nonNegInt,
+    vhost: optString,
+    adminPort: port,
+    eventDeduplication: obj({
+      active: optBool,
+      cacheTtl: nonNegInt,
+      cacheSize: nonNegInt,
+      cachePersistence: optBool,
+      messagePreservation: obj({
+        strategy: optString,
+        preserveMessages: optBool,
+        tempQueueName: optString,
+        shovelName: optString,
+        shovelAckMode: optString,
+        shovelAddHeaders: optBool,
+        shovelPrefetchCount: nonNegInt,
+        shovelReconnectDelay: nonNegInt,
+        maxTransferWait: nonNegInt,
+        transferWaitPollIncrement: nonNegInt,
+      }),
+    }),
+  }),
+  adapterStrategy: obj({
+    device: obj({ adapterTypes: strings, exceptions: obj({ runCommand: optString }) }),
+  }),
+  systemProps: obj({
+    shutdownTimeout: nonNegInt,
+    launchDelay: nonNegInt,
+    launchTimeout: nonNegInt,
+    deadProcessCheck: optBool,
+    deadProcessCheckInterval: nonNegInt,
+    deadProcessMaxPeriod: nonNegInt,
+    servicesBlacklist: strings,
+  }),
+  prebuiltProps: obj({
+    repoConfigs: { type: "record", optional: true, key: { type: "string", min: 1 }, value: repositoryConfig },
+  }),
+  integrationProps: obj({ threadCount: nonNegInt, timeout: nonNegInt }),
+  retryStrategy: obj({ maxRetries: nonNegInt, retryResetTimer: nonNegInt }),
+} as const;
+
+/** Profile fields stored encrypted (DECISIONS.md section 5), as JSON pointers. */
+export const PROFILE_ENCRYPTED_POINTERS = [
+  "/expressProps/express_https/passphrase",
+  "/redisProps/password",
+  "/rabbitmq/password",
+  "/alarmProps/*/community",
+  "/prebuiltProps/repoConfigs/*/credentials/token",
+] as const;
+
+export const profiles = defineService("profiles", {
+  schema: {
+    params: {},
+    result: returns<{
+      schema: Record<string, unknown>;
+      decorators: { type: "encryption"; pointer: string }[];
+    }>(),
+    http: {
+      method: "GET",
+      path: "/schema/profiles",
+      access: "authenticated",
+      spec: 16,
+      summary: "JSON Schema of a profile and its encryption decorators",
+    },
+  },
+  create: {
+    params: { properties: { type: "object", strict: "remove", props: profileProps } },
+    result: returns<StatusResult<Record<string, unknown>>>(),
+    http: {
+      method: "POST",
+      path: "/profiles",
+      access: "authenticated",
+      spec: 18,
+      summary: "Create a profile",
+    },
+  },
+  list: {
+    params: {},
+    result: returns<Profile[]>(),
+    http: { method: "GET", path: "/profiles", access: SUPPORT_READ, summary: "List profiles" },
+  },
+  get: {
+    params: { id: { type: "string", min: 1, max: 128 } },
+    result: returns<Profile>(),
+    http: { method: "GET", path: "/profiles/:id", access: SUPPORT_READ, summary: "Read a profile" },
+  },
+  active: {
+    params: {},
+    result: returns<Profile | null>(),
+    description: "The active profile, read by the gateway and accounts (cookie name, unique sessions).",
+  },
+});

@@ -1,0 +1,201 @@
+/**
+ * Result shapes of the actions (the spec's resource tables). Request shapes are not written here:
+ * they are inferred from the params schemas in the contract files.
+ */
+import type { Role } from "./define";
+
+export interface Meta {
+  created: string;
+  updated: string;
+}
+
+export interface Group {
+  _id: string;
+  provenance: string;
+  name: string;
+  description: string;
+  memberOf: string[];
+  assignedRoles: Role[];
+  inactive: boolean;
+  _meta: Meta;
+}
+
+export interface Account {
+  _id: string;
+  provenance: string;
+  username: string;
+  firstname: string;
+  memberOf: { groupId: string; aaaManaged: true }[];
+  lastLogin: string | null;
+  inactive: boolean;
+  _meta: Meta;
+}
+
+export interface AccountPage {
+  results: Account[];
+  skip: number;
+  limit: number;
+  total: number;
+}
+
+/** What the gateway learns about a caller from a token or Basic credentials. */
+export interface Caller {
+  accountId: string;
+  username: string;
+  roles: Role[];
+  /** Ids of the caller's groups, transitive closure of memberOf included (group-based access). */
+  groupIds: string[];
+  /** Session id (hash of the token); absent for Basic authentication. */
+  sessionId?: string;
+  /** Epoch ms when the session expires if left idle. */
+  expiresAt?: number;
+}
+
+export interface LoginResult {
+  token: string;
+  expiresAt: number;
+}
+
+export interface WhoAmI {
+  account: Account;
+  roles: Role[];
+  groups: Pick<Group, "_id" | "name">[];
+}
+
+export interface Message {
+  status: string;
+  message: string;
+}
+
+export interface FormDocument {
+  _id: string;
+  name: string;
+  children: Record<string, any>[];
+  elements: Record<string, any>[];
+  groups: string[];
+  created: string;
+  created_by: string;
+  last_updated: string;
+  last_updated_by: string;
+  [extra: string]: unknown;
+}
+
+export interface FormListItem {
+  _id: string;
+  id: string;
+  form_name: string;
+  formid: string;
+  name: string;
+  children: unknown[];
+  elements: unknown[];
+  created: string;
+  createdBy: string;
+  lastUpdated: string;
+  lastUpdatedBy: string;
+  groups: Group[];
+}
+
+export type Job = Record<string, any> & { _id: string; status: string; name: string };
+export type Workflow = Record<string, any> & { _id: string; name: string };
+
+export interface JobPage {
+  items: Job[];
+  total: number;
+  currentPageSize: number;
+  hints: string[];
+  skip: number;
+  limit: number;
+  nextPageSkip: number;
+  previousPageSkip: number;
+}
+
+export interface TaskCatalogEntry {
+  name: string;
+  summary: string;
+  description: string;
+  app: string;
+  displayName: string;
+  location: "Application" | "Adapter" | "Broker";
+  type: "automatic" | "manual" | "operation";
+  variables: { incoming: Record<string, unknown>; outgoing: Record<string, unknown> };
+  deprecated: boolean;
+}
+
+export interface TaskMetricsResult {
+  results: {
+    _id: string;
+    workflow: { name: string; _id: string };
+    metrics: {
+      jobsComplete: number;
+      totalRunTime: number;
+      totalManualTime: number;
+      slaTargetsMissed: number;
+      startDate: string;
+    }[];
+    preAutomationTime: number;
+  }[];
+  skip: number;
+  limit: number;
+  total: number;
+}
+
+export interface SearchResultGroup {
+  label: string;
+  type: string;
+  results: {
+    _id: string;
+    name: string;
+    description: string;
+    url: string;
+    tags: { _id: string; name: string; description: string }[];
+  }[];
+  count: number;
+}
+
+export interface Device {
+  name: string;
+  authgroup: string;
+  address: string;
+  host: string;
+  port: string;
+  "device-type": string;
+  ned: string;
+  admin: boolean;
+  groups: string[];
+}
+
+export interface GoldenConfigExportEntry {
+  id: string;
+  name: string;
+  deviceType: string;
+  versions: string[];
+  created: string;
+  lastUpdated: string;
+}
+
+export interface ComplianceHistoryEntry {
+  id: string;
+  batchId: string;
+  treeId: string;
+  version: string;
+  nodePath: string;
+  deviceName: string;
+  timestamp: string;
+  totals: { errors: number; warnings: number; infos: number; passes: number };
+}
+
+export interface StatusResult<T> {
+  status: string;
+  message: string;
+  data: T;
+}
+
+export type Profile = Record<string, any> & { id: string };
+export type Adapter = Record<string, any> & {
+  name: string;
+  type: string;
+  profiling: boolean;
+  virtual: boolean;
+};
+export type RepositoryConfig = Record<string, any> & { name: string };
+export type Automation = Record<string, any> & { _id: string; name: string };

@@ -1,0 +1,73 @@
+/**
+ * The platform's errors: one class per status of DECISIONS.md section 1. They are Moleculer errors,
+ * so `code`, `type` and `data` survive the trip over NATS and reach the gateway intact.
+ */
+import { Errors } from "moleculer";
+
+const { MoleculerClientError, MoleculerError } = Errors;
+
+export interface FieldError {
+  field: string;
+  message: string;
+  type: string;
+}
+
+export class BadRequestError extends MoleculerClientError {
+  constructor(message: string, data?: FieldError[]) {
+    super(message, 400, "VALIDATION_ERROR", data ?? []);
+    this.name = "BadRequestError";
+  }
+}
+
+/** A single invalid field, in the same shape as a schema validation failure. */
+export function invalidField(field: string, message: string, type = "invalid"): BadRequestError {
+  return new BadRequestError(message, [{ field, message, type }]);
+}
+
+export class UnauthorizedError extends MoleculerClientError {
+  constructor(message = "Authentication required") {
+    super(message, 401, "UNAUTHORIZED");
+    this.name = "UnauthorizedError";
+  }
+}
+
+export class ForbiddenError extends MoleculerClientError {
+  constructor(message = "None of your roles may call this operation") {
+    super(message, 403, "FORBIDDEN");
+    this.name = "ForbiddenError";
+  }
+}
+
+export class NotFoundError extends MoleculerClientError {
+  constructor(what: string, id?: string) {
+    super(
+      id === undefined ? `${what} not found` : `${what} '${id}' not found`,
+      404,
+      "NOT_FOUND",
+      id === undefined ? undefined : { [what.toLowerCase()]: id },
+    );
+    this.name = "NotFoundError";
+  }
+}
+
+export class ConflictError extends MoleculerClientError {
+  constructor(message: string, data?: unknown) {
+    super(message, 409, "CONFLICT", data);
+    this.name = "ConflictError";
+  }
+}
+
+export class BadGatewayError extends MoleculerError {
+  constructor(message: string, data: { status?: number; body?: unknown }) {
+    super(message, 502, "BAD_GATEWAY", data);
+    this.name = "BadGatewayError";
+  }
+}
+
+/** Answered by operations whose handlers belong to a later issue (see docs/operations.md). */
+export class NotImplementedError extends MoleculerError {
+  constructor(action: string) {
+    super(`'${action}' is not implemented yet`, 501, "NOT_IMPLEMENTED", { action });
+    this.name = "NotImplementedError";
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * Starts the platform: `node dist/shared/runner.js`.
+ * Embedded default: every service and the gateway in one process, in-process transporter, embedded
+ * store in DATA_DIR. SERVICES=gateway,accounts,... and TRANSPORTER=nats://... give one process per
+ * service (docs/deployment.md). The broker stops gracefully on SIGTERM/SIGINT.
+ */
+import { loadConfig } from "./config";
+import { createBroker } from "./runtime";
+import { serviceSchemas } from "../services";
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const broker = createBroker(config);
+  for (const schema of serviceSchemas(config)) broker.createService(schema);
+  await broker.start();
+  const where = config.transporter
+    ? `over ${config.transporter.replace(/\/\/[^@/]*@/, "//***@")}`
+    : "in one process";
+  broker.logger.info(`Automation platform up ${where}: ${broker.services.map((s) => s.name).join(", ")}`);
+}
+
+main().catch((err) => {
+  console.error(`Start failed: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

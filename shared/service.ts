@@ -1,0 +1,70 @@
+/**
+ * Builds a service's Moleculer actions from its contract: the params schema validates every call
+ * (HTTP or bus), and an action the service does not implement yet answers 501 NOT_IMPLEMENTED, so
+ * the whole API contract is registered even before its handlers exist.
+ */
+import type { Context, Service, ServiceSchema } from "moleculer";
+import type { ActionContract, ServiceContract } from "./contracts/define";
+import type { Infer } from "./contracts/schema";
+import type { Caller } from "./contracts/resources";
+import { NotImplementedError } from "./errors";
+import { acquireStore, releaseStore } from "./runtime";
+import type { Store } from "./store/types";
+
+/** What the gateway puts in `ctx.meta` for the services. */
+export interface PlatformMeta {
+  /** The authenticated caller (absent on public routes and on internal calls without one). */
+  caller?: Caller;
+  $responseType?: string;
+  $responseHeaders?: Record<string, string>;
+  $statusCode?: number;
+}
+
+type ServiceActionsSchema = NonNullable<ServiceSchema["actions"]>;
+
+export type ActionContext<C extends ActionContract> = Context<Infer<C["params"]>, PlatformMeta>;
+
+/** `this` inside a handler: the service instance with its store and methods. */
+export type ServiceThis = Service & { store: Store } & Record<string, any>;
+
+type Handlers<A extends Record<string, ActionContract>> = {
+  [K in keyof A]?: (this: ServiceThis, ctx: ActionContext<A[K]>) => Promise<A[K]["result"]> | A[K]["result"];
+};
+
+export function contractActions<N extends string, A extends Record<string, ActionContract>>(
+  contract: ServiceContract<N, A>,
+  handlers: Handlers<A>,
+): ServiceActionsSchema {
+  const actions: ServiceActionsSchema = {};
+  for (const [name, def] of Object.entries(contract.actions)) {
+    const handler = handlers[name as keyof A];
+    const action = `${contract.name}.${name}`;
+    actions[name] = {
+      params: def.params as any,
+      // Only routed actions are published to the gateway; the rest are for other services.
+      visibility: def.http ? "published" : "public",
+      handler: handler
+        ? (handler as any)
+        : () => {
+            throw new NotImplementedError(action);
+          },
+    };
+  }
+  return actions;
+}
+
+/** Gives a service `this.store` (the broker's shared store) from `started` to `stopped`. */
+export const storeMixin: Partial<ServiceSchema> & ThisType<{ store: Store }> = {
+  async started(this: any) {
+    this.store = await acquireStore(this.broker);
+  },
+  async stopped(this: any) {
+    if (this.store) await releaseStore(this.broker);
+  },
+};
+
+/** Is some node up that serves this action right now? */
+export function isActionAvailable(broker: Service["broker"], action: string): boolean {
+  const endpoints = broker.registry.getActionEndpoints(action);
+  return endpoints !== undefined && endpoints !== null && endpoints.hasAvailable();
+}
