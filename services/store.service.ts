@@ -1,0 +1,111 @@
+/**
+ * The `store` service: serves this process's embedded store to other processes (RemoteBackend),
+ * one action per Collection method. Internal only: `public` keeps the gateway from exposing it.
+ */
+import {
+  Errors,
+  type ActionSchema,
+  type Context,
+  type Service,
+  type ServiceSchema,
+  type ServiceSettingSchema,
+} from "moleculer";
+import { loadConfig } from "../shared/config";
+import {
+  DUPLICATE_KEY,
+  DuplicateKeyError,
+  openEmbeddedStore,
+  type Collection,
+  type Store,
+} from "../shared/store";
+
+interface StoreVars {
+  store?: Store;
+}
+type StoreService = Service & StoreVars;
+type Params = Record<string, any>;
+
+const optionalObject = { type: "object", optional: true } as const;
+
+/** An action running one Collection method on `params.collection`. */
+function collectionAction(
+  params: Record<string, unknown>,
+  run: (coll: Collection, p: Params) => Promise<unknown>,
+): ActionSchema<StoreService> {
+  return {
+    visibility: "public",
+    params: { collection: { type: "string", empty: false }, ...params },
+    async handler(this: StoreService, ctx: Context<Params>) {
+      if (!this.store)
+        throw new Errors.MoleculerRetryableError("store is not open yet", 503, "STORE_NOT_READY");
+      try {
+        return await run(this.store.collection(ctx.params.collection), ctx.params);
+      } catch (err) {
+        // Errors cross the bus as plain data: name the type so RemoteBackend can rebuild the class.
+        if (err instanceof DuplicateKeyError) {
+          throw new Errors.MoleculerClientError(err.message, 409, DUPLICATE_KEY, {
+            collection: err.collection,
+            key: err.key,
+          });
+        }
+        throw err;
+      }
+    },
+  };
+}
+
+const storeService: ServiceSchema<ServiceSettingSchema, Record<string, never>, StoreVars, StoreService> = {
+  name: "store",
+
+  actions: {
+    find: collectionAction({ filter: optionalObject, options: optionalObject }, (c, p) =>
+      c.find(p.filter, p.options),
+    ),
+    findOne: collectionAction({ filter: optionalObject, options: optionalObject }, (c, p) =>
+      c.findOne(p.filter ?? {}, p.options),
+    ),
+    count: collectionAction({ filter: optionalObject }, (c, p) => c.count(p.filter)),
+    insertOne: collectionAction({ doc: "object" }, (c, p) => c.insertOne(p.doc)),
+    insertMany: collectionAction({ docs: { type: "array", items: "object" } }, (c, p) =>
+      c.insertMany(p.docs),
+    ),
+    updateOne: collectionAction({ filter: "object", update: "object", options: optionalObject }, (c, p) =>
+      c.updateOne(p.filter, p.update, p.options),
+    ),
+    updateMany: collectionAction({ filter: "object", update: "object" }, (c, p) =>
+      c.updateMany(p.filter, p.update),
+    ),
+    findOneAndUpdate: collectionAction(
+      { filter: "object", update: "object", options: optionalObject },
+      (c, p) => c.findOneAndUpdate(p.filter, p.update, p.options),
+    ),
+    findOneAndDelete: collectionAction({ filter: "object" }, (c, p) => c.findOneAndDelete(p.filter)),
+    deleteOne: collectionAction({ filter: "object" }, (c, p) => c.deleteOne(p.filter)),
+    deleteMany: collectionAction({ filter: "object" }, (c, p) => c.deleteMany(p.filter)),
+    aggregate: collectionAction({ pipeline: { type: "array", items: "object" } }, (c, p) =>
+      c.aggregate(p.pipeline),
+    ),
+    createIndex: collectionAction({ spec: "object" }, (c, p) => c.createIndex(p.spec)),
+    ping: {
+      visibility: "public",
+      async handler(this: StoreService) {
+        if (!this.store)
+          throw new Errors.MoleculerRetryableError("store is not open yet", 503, "STORE_NOT_READY");
+        await this.store.ping();
+        return { ok: true };
+      },
+    },
+  },
+
+  async started() {
+    const config = loadConfig();
+    this.store = await openEmbeddedStore(config.dataDir, { fsync: config.storeFsync });
+  },
+
+  async stopped() {
+    await this.store?.close();
+    this.store = undefined;
+  },
+};
+
+export default storeService;

@@ -1,0 +1,122 @@
+/**
+ * RemoteBackend: the Store interface as calls to the `store` service, which holds the embedded
+ * store in its own process. Every method is exactly one call, so each stays atomic over there.
+ */
+import type { ServiceBroker } from "moleculer";
+import {
+  DuplicateKeyError,
+  type Collection,
+  type Doc,
+  type Filter,
+  type FindOneAndUpdateOptions,
+  type FindOptions,
+  type IndexSpec,
+  type Pipeline,
+  type Store,
+  type Update,
+  type UpdateOptions,
+  type UpdateResult,
+} from "./types";
+
+/** The error type the store service gives a DuplicateKeyError on the wire. */
+export const DUPLICATE_KEY = "DUPLICATE_KEY";
+
+type Call = <R>(method: string, params: Record<string, unknown>) => Promise<R>;
+
+export interface RemoteOptions {
+  /** Name of the serving service. */
+  service?: string;
+  /** How long the first call waits for the service to be discovered, in ms. */
+  discoveryTimeout?: number;
+}
+
+export class RemoteBackend implements Store {
+  readonly backend = "remote" as const;
+  private readonly service: string;
+  private readonly discoveryTimeout: number;
+  private discovered?: Promise<unknown>;
+
+  constructor(
+    private readonly broker: ServiceBroker,
+    options: RemoteOptions = {},
+  ) {
+    this.service = options.service ?? "store";
+    this.discoveryTimeout = options.discoveryTimeout ?? 10_000;
+  }
+
+  collection<T extends Doc = Doc>(name: string): Collection<T> {
+    const call: Call = (method, params) => this.call(method, { collection: name, ...params });
+    return new RemoteCollection(name, call) as unknown as Collection<T>;
+  }
+
+  async ping(): Promise<void> {
+    // No waiting for discovery here: readiness must answer "not yet" rather than hang.
+    await this.broker.call(`${this.service}.ping`);
+  }
+
+  /** The broker belongs to the caller; there is nothing of ours to release. */
+  async close(): Promise<void> {}
+
+  private async call<R>(method: string, params: Record<string, unknown>): Promise<R> {
+    // A service starting alongside the store's node would otherwise fail its first call with "not found".
+    this.discovered ??= this.broker.waitForServices(this.service, this.discoveryTimeout).catch((err) => {
+      this.discovered = undefined;
+      throw err;
+    });
+    await this.discovered;
+    try {
+      return await this.broker.call<R, Record<string, unknown>>(`${this.service}.${method}`, params);
+    } catch (err) {
+      const e = err as { type?: string; data?: { collection?: string; key?: Record<string, unknown> } };
+      if (e?.type === DUPLICATE_KEY) throw new DuplicateKeyError(e.data?.collection ?? "", e.data?.key ?? {});
+      throw err;
+    }
+  }
+}
+
+class RemoteCollection implements Collection<Doc> {
+  constructor(
+    readonly name: string,
+    private readonly call: Call,
+  ) {}
+
+  find(filter?: Filter, options?: FindOptions): Promise<Doc[]> {
+    return this.call("find", { filter, options });
+  }
+  findOne(filter: Filter, options?: Omit<FindOptions, "skip" | "limit">): Promise<Doc | null> {
+    return this.call("findOne", { filter, options });
+  }
+  count(filter?: Filter): Promise<number> {
+    return this.call("count", { filter });
+  }
+  insertOne(doc: Doc): Promise<Doc> {
+    return this.call("insertOne", { doc });
+  }
+  insertMany(docs: Doc[]): Promise<Doc[]> {
+    return this.call("insertMany", { docs });
+  }
+  updateOne(filter: Filter, update: Update, options?: UpdateOptions): Promise<UpdateResult> {
+    return this.call("updateOne", { filter, update, options });
+  }
+  updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
+    return this.call("updateMany", { filter, update });
+  }
+  findOneAndUpdate(filter: Filter, update: Update, options?: FindOneAndUpdateOptions): Promise<Doc | null> {
+    return this.call("findOneAndUpdate", { filter, update, options });
+  }
+  findOneAndDelete(filter: Filter): Promise<Doc | null> {
+    return this.call("findOneAndDelete", { filter });
+  }
+  deleteOne(filter: Filter): Promise<number> {
+    return this.call("deleteOne", { filter });
+  }
+  deleteMany(filter: Filter): Promise<number> {
+    return this.call("deleteMany", { filter });
+  }
+  aggregate<R extends Doc = Doc>(pipeline: Pipeline): Promise<R[]> {
+    return this.call("aggregate", { pipeline });
+  }
+  async createIndex(spec: IndexSpec): Promise<void> {
+    await this.call("createIndex", { spec });
+  }
+}

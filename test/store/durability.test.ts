@@ -1,0 +1,261 @@
+/**
+ * The embedded store's promises about its files: acknowledged writes survive SIGKILL (also while
+ * compacting), reopening works after a clean close, an interrupted compaction or a torn last log
+ * line, and one data directory has one owner process at a time.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { DuplicateKeyError } from "../../shared/store";
+import { EmbeddedBackend } from "../../shared/store/embedded";
+
+const ROOT = path.resolve(__dirname, "../..");
+const NODE = path.join(ROOT, "node_modules/.bin/node");
+const WRITER = path.join(ROOT, "dist/test/support/store-writer.js");
+
+const temps: string[] = [];
+afterAll(() => {
+  for (const dir of temps) fs.rmSync(dir, { recursive: true, force: true });
+});
+function newDataDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "store-durability-"));
+  temps.push(dir);
+  return dir;
+}
+const storeFile = (dataDir: string, name: string) => path.join(dataDir, "store", name);
+
+/** Runs the writer; `onLine` sees each complete stdout line; resolves with all of them once it exits. */
+function runWriter(
+  dataDir: string,
+  compactBytes: number,
+  onLine: (line: string, child: ChildProcess) => void,
+) {
+  const child = spawn(NODE, [WRITER, dataDir, String(compactBytes)], { stdio: ["ignore", "pipe", "pipe"] });
+  const lines: string[] = [];
+  let pending = "";
+  let stderr = "";
+  child.stdout!.on("data", (chunk: Buffer) => {
+    pending += chunk.toString("utf8");
+    const parts = pending.split("\n");
+    pending = parts.pop()!; // a line without its newline was not fully printed: not an acknowledgement
+    for (const line of parts) {
+      lines.push(line);
+      onLine(line, child);
+    }
+  });
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const exited = new Promise<{ lines: string[]; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
+    child.on("close", (_code, signal) => resolve({ lines, signal, stderr })),
+  );
+  return { child, exited };
+}
+
+async function seed(dataDir: string, options: { compactBytes?: number } = {}): Promise<void> {
+  const store = new EmbeddedBackend({ dataDir, ...options });
+  const users = store.collection("users");
+  await users.createIndex({ keys: { email: 1 }, unique: true });
+  await users.insertMany([
+    { _id: "a", email: "a@x", n: 1 },
+    { _id: "b", email: "b@x", n: 2 },
+    { _id: "c", email: "c@x", n: 3 },
+  ]);
+  await users.updateOne({ _id: "a" }, { $inc: { n: 10 } });
+  await users.deleteOne({ _id: "c" });
+  await store.close();
+}
+const SEEDED = [
+  { _id: "a", email: "a@x", n: 11 },
+  { _id: "b", email: "b@x", n: 2 },
+];
+
+async function expectSeededAndUsable(dataDir: string): Promise<void> {
+  const store = new EmbeddedBackend({ dataDir });
+  try {
+    const users = store.collection("users");
+    expect(await users.find({}, { sort: { _id: 1 } })).toEqual(SEEDED);
+    await expect(users.insertOne({ email: "a@x" })).rejects.toBeInstanceOf(DuplicateKeyError);
+    await users.insertOne({ _id: "d", email: "d@x" });
+  } finally {
+    await store.close();
+  }
+  const again = new EmbeddedBackend({ dataDir });
+  expect((await again.collection("users").find({}, { sort: { _id: 1 } })).map((d) => d._id)).toEqual([
+    "a",
+    "b",
+    "d",
+  ]);
+  await again.close();
+}
+
+test("every acknowledged write survives SIGKILL mid-stream, compactions included", async () => {
+  const dataDir = newDataDir();
+  let acks = 0;
+  let whileHeld: unknown;
+  const { child, exited } = runWriter(dataDir, 16 * 1024, (line, proc) => {
+    if (line === "ready") {
+      // While the writer lives, this process must not be able to open its store.
+      try {
+        whileHeld = new EmbeddedBackend({ dataDir });
+      } catch (err) {
+        whileHeld = err;
+      }
+    } else if (++acks === 600) {
+      proc.kill("SIGKILL");
+    }
+  });
+  const { lines, signal, stderr } = await exited;
+  expect(stderr).toBe("");
+  expect(signal).toBe("SIGKILL");
+  expect(whileHeld).toEqual(
+    new Error(`store in ${path.join(dataDir, "store")} is held by process ${child.pid}`),
+  );
+  expect(fs.readFileSync(storeFile(dataDir, "LOCK"), "utf8")).toBe(String(child.pid)); // left behind: stale now
+
+  const inserted = new Set<string>();
+  const updated = new Set<string>();
+  const deleted = new Set<string>();
+  for (const line of lines.slice(1)) {
+    const [op, id] = line.split(" ");
+    ({ insert: inserted, update: updated, delete: deleted })[op as "insert" | "update" | "delete"].add(id);
+  }
+  expect(inserted.size + updated.size + deleted.size).toBeGreaterThanOrEqual(600);
+  expect(fs.existsSync(storeFile(dataDir, "snapshot.json"))).toBe(true); // it did compact on the way
+
+  const store = new EmbeddedBackend({ dataDir }); // takes over the dead writer's lock
+  try {
+    const users = store.collection("users");
+    const byId = new Map((await users.find()).map((d) => [d._id, d]));
+    for (const id of inserted) {
+      if (deleted.has(id)) expect(byId.has(id)).toBe(false);
+      else expect(byId.get(id)).toMatchObject({ _id: id, email: `${id}@example.com` });
+    }
+    for (const id of updated) if (!deleted.has(id)) expect(byId.get(id)).toMatchObject({ updated: true });
+    for (const doc of byId.values()) expect(doc.n).toBe(Number(doc._id.slice(1)) + (doc.updated ? 1000 : 0));
+
+    await expect(users.insertOne({ email: "u0@example.com" })).rejects.toBeInstanceOf(DuplicateKeyError);
+    const more = await users.insertOne({ email: "after@example.com" });
+    expect(await users.findOne({ _id: more._id })).toEqual(more);
+  } finally {
+    await store.close();
+  }
+  expect(fs.existsSync(storeFile(dataDir, "LOCK"))).toBe(false);
+});
+
+test("reopens after a clean close with documents and indexes intact", async () => {
+  const dataDir = newDataDir();
+  await seed(dataDir);
+  expect(fs.existsSync(storeFile(dataDir, "LOCK"))).toBe(false);
+  await expectSeededAndUsable(dataDir);
+});
+
+test("compaction writes a snapshot, empties the log, and loses nothing", async () => {
+  const dataDir = newDataDir();
+  const store = new EmbeddedBackend({ dataDir, compactBytes: 4096 });
+  const items = store.collection("items");
+  await items.createIndex({ keys: { k: 1 }, unique: true });
+  for (let i = 0; i < 200; i++) await items.insertOne({ _id: `i${i}`, k: i, text: "y".repeat(50) });
+  await items.deleteMany({ k: { $gte: 100 } });
+  await store.close();
+  expect(fs.existsSync(storeFile(dataDir, "snapshot.json"))).toBe(true);
+  expect(fs.statSync(storeFile(dataDir, "store.log")).size).toBeLessThan(4096);
+
+  const reopened = new EmbeddedBackend({ dataDir });
+  const again = reopened.collection("items");
+  expect(await again.count()).toBe(100);
+  expect((await again.find({}, { sort: { k: -1 }, limit: 1 }))[0]._id).toBe("i99");
+  await expect(again.insertOne({ k: 5 })).rejects.toBeInstanceOf(DuplicateKeyError);
+  await reopened.close();
+});
+
+test("a compaction interrupted before its rename (leftover temp snapshot) is discarded", async () => {
+  const dataDir = newDataDir();
+  await seed(dataDir);
+  const tmp = storeFile(dataDir, "snapshot.json.tmp");
+  fs.writeFileSync(tmp, '{"s":999999,"collections":{"users":{"docs":[{"_id":"ghost"');
+  await expectSeededAndUsable(dataDir);
+  expect(fs.existsSync(tmp)).toBe(false);
+});
+
+test("a compaction interrupted after its rename (log not yet emptied) replays nothing twice", async () => {
+  const dataDir = newDataDir();
+  await seed(dataDir);
+  const oldLog = fs.readFileSync(storeFile(dataDir, "store.log"));
+  // Reopen with a tiny threshold: the next write compacts everything into the snapshot.
+  const store = new EmbeddedBackend({ dataDir, compactBytes: 1 });
+  await store.collection("users").updateOne({ _id: "b" }, { $inc: { n: 0.5 } });
+  await store.close();
+  expect(fs.statSync(storeFile(dataDir, "store.log")).size).toBe(0);
+  // As if the process died between the rename and the truncation: the old lines are still there.
+  fs.writeFileSync(storeFile(dataDir, "store.log"), oldLog);
+
+  const reopened = new EmbeddedBackend({ dataDir });
+  expect(await reopened.collection("users").find({}, { sort: { _id: 1 } })).toEqual([
+    SEEDED[0],
+    { ...SEEDED[1], n: 2.5 },
+  ]);
+  await reopened.close();
+});
+
+test("a torn last log line is ignored and cut off, so later writes are not glued to it", async () => {
+  const dataDir = newDataDir();
+  await seed(dataDir);
+  fs.appendFileSync(storeFile(dataDir, "store.log"), '{"s":999,"c":"users","put":[{"_id":"torn","email":"t@');
+  await expectSeededAndUsable(dataDir);
+  const store = new EmbeddedBackend({ dataDir });
+  expect(await store.collection("users").findOne({ _id: "torn" })).toBeNull();
+  await store.close();
+});
+
+test("an unparseable last line is ignored, but corruption earlier in the log refuses to open", async () => {
+  const dataDir = newDataDir();
+  await seed(dataDir);
+  const log = storeFile(dataDir, "store.log");
+  const good = fs.readFileSync(log, "utf8");
+  fs.writeFileSync(log, good + "garbage\n");
+  const store = new EmbeddedBackend({ dataDir });
+  expect(await store.collection("users").count()).toBe(2);
+  await store.close();
+
+  fs.writeFileSync(log, "garbage\n" + good);
+  expect(() => new EmbeddedBackend({ dataDir })).toThrow(/corrupt/);
+  expect(fs.existsSync(storeFile(dataDir, "LOCK"))).toBe(false); // a failed open leaves no lock behind
+});
+
+test("a stale lock (dead pid, or our own pid from an earlier life) is taken over", async () => {
+  const dataDir = newDataDir();
+  await seed(dataDir);
+  const dead = spawnSync(NODE, ["-e", ""]).pid!;
+  fs.writeFileSync(storeFile(dataDir, "LOCK"), String(dead));
+  const store = new EmbeddedBackend({ dataDir });
+  expect(fs.readFileSync(storeFile(dataDir, "LOCK"), "utf8")).toBe(String(process.pid));
+  expect(await store.collection("users").count()).toBe(2);
+  await store.close();
+
+  // A container restarts as pid 1 again: a LOCK with our pid that we do not hold is stale too.
+  fs.writeFileSync(storeFile(dataDir, "LOCK"), String(process.pid));
+  const again = new EmbeddedBackend({ dataDir });
+  await again.close();
+});
+
+test("a lock held by a live process is refused with a clear error", async () => {
+  const dataDir = newDataDir();
+  const sleeper = spawn(NODE, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+  try {
+    fs.mkdirSync(path.join(dataDir, "store"), { recursive: true });
+    fs.writeFileSync(storeFile(dataDir, "LOCK"), String(sleeper.pid));
+    expect(() => new EmbeddedBackend({ dataDir })).toThrow(
+      `store in ${path.join(dataDir, "store")} is held by process ${sleeper.pid}`,
+    );
+    expect(fs.readFileSync(storeFile(dataDir, "LOCK"), "utf8")).toBe(String(sleeper.pid));
+  } finally {
+    sleeper.kill("SIGKILL");
+  }
+});
+
+test("closed stores refuse work", async () => {
+  const store = new EmbeddedBackend({ dataDir: newDataDir() });
+  await store.close();
+  await expect(store.ping()).rejects.toThrow(/closed/);
+  await expect(store.collection("x").insertOne({})).rejects.toThrow(/closed/);
+});

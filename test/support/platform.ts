@@ -1,0 +1,169 @@
+/**
+ * Test harness: a platform on ServiceBrokers, reachable over HTTP on a random port.
+ *  - startPlatform(): every service in one broker, no transporter (the embedded default).
+ *  - with `transporter`, `services` and a shared `namespace`, several brokers form one cluster
+ *    over a real NATS, as separate deployments would.
+ */
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import type { AddressInfo } from "node:net";
+import type { ServiceBroker } from "moleculer";
+import { loadConfig, type PlatformConfig } from "../../shared/config";
+import { createBroker } from "../../shared/runtime";
+import { serviceSchemas } from "../../services";
+
+export const ADMIN_PASSWORD = "admin-test-password";
+
+export interface Platform {
+  broker: ServiceBroker;
+  config: PlatformConfig;
+  /** http://127.0.0.1:<port> when this broker runs the gateway. */
+  baseUrl: string;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+export interface PlatformOptions {
+  env?: Record<string, string>;
+  services?: string[];
+  dataDir?: string;
+}
+
+export function tempDir(prefix = "platform-test-"): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
+  const dataDir = options.dataDir ?? tempDir();
+  const config = loadConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+    ADMIN_PASSWORD,
+    LOG_LEVEL: "warn",
+    RATE_LIMIT: "0",
+    ...(options.services && { SERVICES: options.services.join(",") }),
+    ...options.env,
+  });
+  const broker = createBroker(config);
+  for (const schema of serviceSchemas(config)) broker.createService(schema);
+  await broker.start();
+  const gateway = broker.getLocalService("gateway") as unknown as
+    { server?: { address(): AddressInfo } } | undefined;
+  const port = gateway?.server?.address().port;
+  return {
+    broker,
+    config,
+    dataDir,
+    baseUrl: port ? `http://127.0.0.1:${port}` : "",
+    stop: () => broker.stop(),
+  };
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed JSON body (undefined when the body is not JSON). */
+  body: any;
+}
+
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  /** Raw body text (sent as is, with the given or a JSON content type). */
+  raw?: string;
+  headers?: Record<string, string>;
+}
+
+export async function request(
+  baseUrl: string,
+  method: string,
+  url: string,
+  options: RequestOptions = {},
+): Promise<Reply> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let payload: string | undefined = options.raw;
+  if (options.body !== undefined) payload = JSON.stringify(options.body);
+  if (payload !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === "content-type"))
+    headers["content-type"] = "application/json";
+  const {
+    status,
+    headers: replyHeaders,
+    text,
+  } = payload !== undefined && (method === "GET" || method === "DELETE")
+    ? await viaHttp(baseUrl + url, method, headers, payload)
+    : await viaFetch(baseUrl + url, method, headers, payload);
+  let body: any;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status, headers: replyHeaders, text, body };
+}
+
+async function viaFetch(url: string, method: string, headers: Record<string, string>, payload?: string) {
+  const res = await fetch(url, { method, headers, body: payload });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+/** fetch refuses a body on GET; DECISIONS.md section 3 accepts one, so send it with node:http. */
+function viaHttp(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  payload: string,
+): Promise<{ status: number; headers: Headers; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method, headers: { ...headers, "content-length": Buffer.byteLength(payload) } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => (text += chunk));
+        res.on("end", () => {
+          const replyHeaders = new Headers();
+          for (const [k, v] of Object.entries(res.headers))
+            if (v !== undefined) replyHeaders.set(k, Array.isArray(v) ? v.join(", ") : v);
+          resolve({ status: res.statusCode ?? 0, headers: replyHeaders, text });
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+/** A client bound to one platform, optionally signed in. */
+export function client(baseUrl: string, token?: string) {
+  const send = (method: string, url: string, options: RequestOptions = {}) =>
+    request(baseUrl, method, url, { token, ...options });
+  return {
+    get: (url: string, options?: RequestOptions) => send("GET", url, options),
+    post: (url: string, body?: unknown, options?: RequestOptions) => send("POST", url, { body, ...options }),
+    put: (url: string, body?: unknown, options?: RequestOptions) => send("PUT", url, { body, ...options }),
+    delete: (url: string, options?: RequestOptions) => send("DELETE", url, options),
+    send,
+  };
+}
+
+export async function login(baseUrl: string, username = "admin", password = ADMIN_PASSWORD): Promise<string> {
+  const reply = await request(baseUrl, "POST", "/login", { body: { user: { username, password } } });
+  if (reply.status !== 200) throw new Error(`login as ${username} failed: ${reply.status} ${reply.text}`);
+  return reply.text;
+}
+
+/** Asserts DECISIONS.md section 1's error body and returns it. */
+export function expectError(reply: Reply, status: number, type: string): any {
+  expect({ status: reply.status, type: reply.body?.type }).toEqual({ status, type });
+  expect(reply.body).toEqual(
+    expect.objectContaining({ name: expect.any(String), message: expect.any(String), code: status, type }),
+  );
+  expect(reply.text).not.toMatch(/\n\s+at /); // never a stack trace
+  return reply.body;
+}
