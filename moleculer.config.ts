@@ -2,7 +2,7 @@
  * Broker options, all from the environment (shared/config.ts). One image runs every service;
  * SERVICES chooses which, TRANSPORTER chooses the bus (unset: in-process).
  */
-import type { BrokerOptions } from "moleculer";
+import { Errors, type BrokerOptions } from "moleculer";
 import { loadConfig, type PlatformConfig } from "./shared/config";
 
 /** NATS gets explicit options (reconnect forever, no echo of our own messages); other URIs pass through. */
@@ -25,13 +25,25 @@ export function brokerOptions(config: PlatformConfig): BrokerOptions {
     // JSON by default; CBOR is smaller and faster over NATS (see docs/performance.md).
     serializer: config.serializer as BrokerOptions["serializer"],
     requestTimeout: config.requestTimeout,
-    // A node that stops heartbeating is dropped within heartbeatTimeout; calls then answer 503.
-    heartbeatInterval: 5,
-    heartbeatTimeout: 15,
+    // A node that stops heartbeating (killed, partitioned) is dropped between heartbeatTimeout and
+    // twice that (Moleculer checks every heartbeatTimeout seconds); its calls then go elsewhere.
+    heartbeatInterval: config.heartbeatIntervalSeconds,
+    heartbeatTimeout: config.heartbeatTimeoutSeconds,
     registry: { strategy: "RoundRobin", preferLocal: true },
     // Retry only what is safe to retry: calls that never reached a node.
     retryPolicy: { enabled: false },
-    circuitBreaker: { enabled: false },
+    // Until a dead node is dropped, calls routed to it time out. The breaker stops sending work to
+    // an endpoint whose calls time out; application errors (4xx, 501) never trip it.
+    circuitBreaker: {
+      enabled: true,
+      threshold: 0.5,
+      minRequestCount: 3,
+      windowTime: 10,
+      halfOpenTime: 5000,
+      check: (err: Error) => err instanceof Errors.RequestTimeoutError,
+    },
+    // Graceful shutdown: on SIGTERM a node stops taking calls and waits for those in flight.
+    tracking: { enabled: true, shutdownTimeout: config.shutdownTimeout },
     contextParamsCloning: false,
     logger: {
       type: "Console",

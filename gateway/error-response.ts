@@ -120,6 +120,8 @@ export function toErrorBody(err: any, requestId: string | undefined): ErrorBody 
     415: "UNSUPPORTED_MEDIA_TYPE",
     501: "NOT_IMPLEMENTED",
     502: "BAD_GATEWAY",
+    503: "SERVICE_UNAVAILABLE",
+    504: "TIMEOUT",
   };
   if (typeof err?.code === "number" && known[err.code]) {
     const type = err.type && /^[A-Z_]+$/.test(err.type) ? err.type : known[err.code];

@@ -43,6 +43,12 @@ export interface PlatformConfig {
   sessionTtlSeconds: number;
   /** How long a gateway replica trusts a session it has verified, in ms (revocations are pushed sooner). */
   authCacheMs: number;
+  /** Seconds between heartbeats on the bus. */
+  heartbeatIntervalSeconds: number;
+  /** Seconds without a heartbeat after which a node counts as gone. */
+  heartbeatTimeoutSeconds: number;
+  /** Milliseconds a stopping node waits for calls in flight. */
+  shutdownTimeout: number;
 }
 
 function int(name: string, fallback: number, min = 0): number {
@@ -100,6 +106,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
       corsOrigins: list("CORS_ORIGINS") ?? (process.env.CORS_ORIGINS === "all" ? ["*"] : []),
       sessionTtlSeconds: int("SESSION_TTL", 3600, 1),
       authCacheMs: int("AUTH_CACHE_MS", 5000),
+      heartbeatIntervalSeconds: int("HEARTBEAT_INTERVAL", 2, 1),
+      heartbeatTimeoutSeconds: int("HEARTBEAT_TIMEOUT", 6, 2),
+      shutdownTimeout: int("SHUTDOWN_TIMEOUT", 10_000),
     };
   } finally {
     process.env = saved;

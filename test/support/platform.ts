@@ -4,6 +4,7 @@
  *  - with `transporter`, `services` and a shared `namespace`, several brokers form one cluster
  *    over a real NATS, as separate deployments would.
  */
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -44,6 +45,8 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     ADMIN_PASSWORD,
     LOG_LEVEL: "warn",
     RATE_LIMIT: "0",
+    // Brokers in one process would otherwise share the default hostname-pid node id on the bus.
+    NODE_ID: `test-${randomUUID().slice(0, 8)}`,
     ...(options.services && { SERVICES: options.services.join(",") }),
     ...options.env,
   });

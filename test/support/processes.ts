@@ -1,0 +1,49 @@
+/**
+ * Runs platform services as separate OS processes (`node dist/shared/runner.js`), the way one
+ * deployment per service runs them. jest's globalSetup builds dist/ first.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+
+const RUNNER = path.resolve(__dirname, "../../dist/shared/runner.js");
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  /** Everything the process printed, for failure messages. */
+  output(): string;
+  /** SIGTERM (graceful) or SIGKILL; resolves when the process has exited. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export function spawnServices(env: Record<string, string>): ServiceProcess {
+  const child = spawn(process.execPath, [RUNNER], {
+    env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", RATE_LIMIT: "0", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let log = "";
+  child.stdout!.on("data", (d) => (log += d));
+  child.stderr!.on("data", (d) => (log += d));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return {
+    child,
+    output: () => log,
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
+
+/** Polls `check` until it returns true or `timeoutMs` passes. */
+export async function eventually(
+  check: () => Promise<boolean>,
+  timeoutMs = 15_000,
+  what = "condition",
+): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
