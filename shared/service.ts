@@ -31,6 +31,14 @@ type Handlers<A extends Record<string, ActionContract>> = {
   [K in keyof A]?: (this: ServiceThis, ctx: ActionContext<A[K]>) => Promise<A[K]["result"]> | A[K]["result"];
 };
 
+/** The handler of an action whose implementation belongs to a later issue: answers 501. */
+function placeholder(action: string) {
+  const handler = () => {
+    throw new NotImplementedError(action);
+  };
+  return Object.assign(handler, { notImplemented: true });
+}
+
 export function contractActions<N extends string, A extends Record<string, ActionContract>>(
   contract: ServiceContract<N, A>,
   handlers: Handlers<A>,
@@ -43,11 +51,7 @@ export function contractActions<N extends string, A extends Record<string, Actio
       params: def.params as any,
       // Only routed actions are published to the gateway; the rest are for other services.
       visibility: def.http ? "published" : "public",
-      handler: handler
-        ? (handler as any)
-        : () => {
-            throw new NotImplementedError(action);
-          },
+      handler: handler ? (handler as any) : placeholder(action),
     };
   }
   return actions;
