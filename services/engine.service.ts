@@ -1,15 +1,32 @@
 /**
- * engine: its actions and their params are registered from the contract
- * (shared/contracts/engine.ts); handlers land with their own issue, until then they answer 501.
+ * engine: workflows, jobs and tasks (spec operations 5, 8, 14, 17, 20). Each concern lives in its
+ * own module under services/engine/ and contributes its handlers here:
+ *   workflows.ts  workflow CRUD and graph validation
+ *   job-query.ts  job lists (admin and group-based) and reads
+ *   metrics.ts    daily task metrics (one aggregation pipeline)
+ *   catalog.ts    the task catalog, gathered from the service registry
+ *   executor.ts   starting, running, finishing and cancelling jobs, across replicas
  */
 import type { ServiceSchema } from "moleculer";
 import { engine as contract } from "../shared/contracts/engine";
 import { contractActions, storeMixin } from "../shared/service";
+import { catalogHandlers } from "./engine/catalog";
+import { executorMixin, runHandlers } from "./engine/executor";
+import { queryHandlers } from "./engine/job-query";
+import { metricsHandlers } from "./engine/metrics";
+import { workflowHandlers } from "./engine/workflows";
 
-const Service: ServiceSchema = {
+const EngineService: ServiceSchema = {
   name: contract.name,
-  mixins: [storeMixin],
-  actions: contractActions(contract, {}),
+  // Moleculer starts the last-listed mixin first (and stops it last): the store must be open first.
+  mixins: [executorMixin, storeMixin],
+  actions: contractActions(contract, {
+    ...workflowHandlers,
+    ...queryHandlers,
+    ...metricsHandlers,
+    ...catalogHandlers,
+    ...runHandlers,
+  }),
 };
 
-export default Service;
+export default EngineService;

@@ -27,7 +27,7 @@ export type ActionContext<C extends ActionContract> = Context<Infer<C["params"]>
 /** `this` inside a handler: the service instance with its store and methods. */
 export type ServiceThis = Service & { store: Store } & Record<string, any>;
 
-type Handlers<A extends Record<string, ActionContract>> = {
+export type Handlers<A extends Record<string, ActionContract>> = {
   [K in keyof A]?: (this: ServiceThis, ctx: ActionContext<A[K]>) => Promise<A[K]["result"]> | A[K]["result"];
 };
 
@@ -52,6 +52,7 @@ export function contractActions<N extends string, A extends Record<string, Actio
       // Only routed actions are published to the gateway; the rest are for other services.
       visibility: def.http ? "published" : "public",
       handler: handler ? (handler as any) : placeholder(action),
+      ...(def.task && { task: def.task }),
     };
   }
   return actions;

@@ -44,6 +44,19 @@ export interface HttpBinding {
   produces?: "json" | "text" | "sse";
 }
 
+/**
+ * Marks an action as usable as a workflow task (spec: Task catalog entry). It travels with the
+ * action's schema through the service registry, so the engine's catalog sees every node's tasks.
+ */
+export interface TaskMetadata {
+  summary: string;
+  description: string;
+  displayName?: string;
+  location?: "Application" | "Adapter" | "Broker";
+  variables: { incoming: Record<string, unknown>; outgoing: Record<string, unknown> };
+  deprecated?: boolean;
+}
+
 export interface ActionContract {
   params: Props;
   /** Phantom: the result type, read by the typed `call` helper only. */
@@ -51,6 +64,7 @@ export interface ActionContract {
   http?: HttpBinding;
   /** Internal actions (not behind the gateway) are still callable over the bus by other services. */
   description?: string;
+  task?: TaskMetadata;
 }
 
 export interface ServiceContract<
