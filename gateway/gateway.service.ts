@@ -18,11 +18,21 @@ import { ForbiddenError, UnauthorizedError } from "../shared/errors";
 import { contractActions, isActionAvailable, type PlatformMeta } from "../shared/service";
 import { gateway as contract } from "../shared/contracts/gateway";
 import { CallerCache, readCredentials } from "./auth";
+import { EventStreams, isEventStream, sendEventStream } from "./event-stream";
+import {
+  ENGINE_EVENTS,
+  PROFILE_ACTIVATED_EVENT,
+  SESSIONS_REVOKED_EVENT,
+  type JobChangedEvent,
+  type ProfileActivatedEvent,
+  type SessionsRevokedEvent,
+  type TaskChangedEvent,
+} from "../shared/contracts/events";
 import { toErrorBody } from "./error-response";
 import { buildOpenApi } from "./openapi";
 import { buildParams } from "./request-params";
 import { API_VERSION, PLATFORM_VERSION } from "../shared/version";
-import { SESSIONS_REVOKED_EVENT } from "../services/accounts.service";
+
 import { Errors } from "moleculer";
 
 const DEFAULT_COOKIE = "token";
@@ -219,21 +229,56 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       version() {
         return { platform: PLATFORM_VERSION, api: API_VERSION };
       },
+      events(ctx) {
+        return this.streams.open(ctx.meta.caller!);
+      },
     }),
 
     events: {
-      [SESSIONS_REVOKED_EVENT](this: any, ctx: Context<{ sessionIds: string[] }>) {
+      [SESSIONS_REVOKED_EVENT](this: any, ctx: Context<SessionsRevokedEvent>) {
         this.callers.revoke(ctx.params.sessionIds);
+      },
+      [ENGINE_EVENTS.job](this: any, ctx: Context<JobChangedEvent>) {
+        this.streams.publish("job", ctx.params);
+      },
+      [ENGINE_EVENTS.task](this: any, ctx: Context<TaskChangedEvent>) {
+        this.streams.publish("task", ctx.params);
+      },
+      [PROFILE_ACTIVATED_EVENT](this: any, ctx: Context<ProfileActivatedEvent>) {
+        this.activeCookieName = ctx.params.cookieName || DEFAULT_COOKIE;
+      },
+      // The profiles service may start after the gateway: read the active profile when it appears.
+      "$services.changed"(this: any) {
+        this.refreshCookieName();
       },
     },
 
     methods: {
+      /** Event streams take their own path (see sendEventStream); everything else moleculer-web's. */
+      sendResponse(this: any, req: Req, res: ServerResponse, data: unknown, action: unknown) {
+        if (isEventStream(data)) {
+          const requestId = req.$ctx?.requestID;
+          return sendEventStream(res, data, requestId ? { "X-Request-ID": String(requestId) } : {});
+        }
+        return (ApiGateway as any).methods.sendResponse.call(this, req, res, data, action);
+      },
       /** Replaces moleculer-web's, which logs stacks and error data (possibly secrets) for every 5xx. */
       errorHandler(this: any, req: Req, res: ServerResponse, err: unknown) {
         sendError.call(this, req, res, err);
       },
-      cookieName(): string {
-        return DEFAULT_COOKIE;
+      /** The session cookie's name: the active profile's `authenticationProps.cookieName`, default `token`. */
+      cookieName(this: any): string {
+        return this.activeCookieName ?? DEFAULT_COOKIE;
+      },
+      async refreshCookieName(this: any): Promise<void> {
+        if (!isActionAvailable(this.broker, "profiles.active")) return;
+        try {
+          const profile = await call(this.broker, "profiles.active", {});
+          this.activeCookieName = profile?.authenticationProps?.cookieName || DEFAULT_COOKIE;
+        } catch (err) {
+          // Not implemented yet or unreachable: keep the current name.
+          this.logger.debug(`active profile unavailable: ${(err as Error).message}`);
+        }
       },
       sessionCookie(this: any, token: string, maxAgeSeconds: number): string {
         const attrs = [
@@ -252,10 +297,16 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
 
     created(this: any) {
       this.callers = new CallerCache(config.authCacheMs);
+      this.streams = new EventStreams();
       this.openApiDocument = buildOpenApi(API_VERSION);
     },
 
-    started(this: any) {
+    stopped(this: any) {
+      this.streams.close();
+    },
+
+    async started(this: any) {
+      await this.refreshCookieName();
       // Access log without query strings: they may carry a token.
       this.server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
         const start = process.hrtime.bigint();

@@ -8,6 +8,7 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { ServiceSchema } from "moleculer";
 import { accounts as contract } from "../shared/contracts/accounts";
+import { SESSIONS_REVOKED_EVENT } from "../shared/contracts/events";
 import type { Account, Caller, Group } from "../shared/contracts/resources";
 import { BadRequestError, ConflictError, NotFoundError, UnauthorizedError } from "../shared/errors";
 import { configOf } from "../shared/runtime";
@@ -34,8 +35,6 @@ interface Session {
 
 /** Sliding expiry is written at most this often per session, not on every request. */
 const SLIDE_GRANULARITY_MS = 60_000;
-/** Sessions revoked: every gateway replica drops them from its cache at once. */
-export const SESSIONS_REVOKED_EVENT = "accounts.sessionsRevoked";
 
 export const sessionIdOf = (token: string) => createHash("sha256").update(token).digest("hex");
 

@@ -140,23 +140,5 @@ export interface JobDoc {
   version: number;
 }
 
-/** Broker events the engine emits; the gateway streams them on GET /events. */
-export const ENGINE_EVENTS = {
-  job: "engine.jobChanged",
-  task: "engine.taskChanged",
-} as const;
-
-export interface JobChangedEvent {
-  jobId: string;
-  name: string;
-  workflow: string;
-  status: JobStatus;
-  groups: string[];
-  at: string;
-}
-
-export interface TaskChangedEvent extends JobChangedEvent {
-  taskId: string;
-  taskStatus: TaskStatus;
-  finish_state?: FinishState;
-}
+/** Broker events the engine broadcasts; the gateway streams them on GET /events. */
+export { ENGINE_EVENTS, type JobChangedEvent, type TaskChangedEvent } from "../../shared/contracts/events";

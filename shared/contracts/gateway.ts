@@ -28,6 +28,17 @@ export const gateway = defineService("gateway", {
       summary: "OpenAPI 3.1 document of every route",
     },
   },
+  events: {
+    params: {},
+    result: returns<NodeJS.ReadableStream>(),
+    http: {
+      method: "GET",
+      path: "/events",
+      access: "authenticated",
+      produces: "sse",
+      summary: "Server-Sent Events: job and task changes the caller may see",
+    },
+  },
   version: {
     params: {},
     result: returns<{ platform: string; api: string }>(),

@@ -1,0 +1,40 @@
+/**
+ * Events broadcast on the bus, with their payloads. Broadcast (not balanced emit): every replica of
+ * every listening service must see them (each gateway replica streams and caches on its own).
+ */
+import type { FinishState, JobStatus, TaskStatus } from "../../services/engine/model";
+
+/** accounts -> gateways: these sessions ended (logout, password change); forget them now. */
+export const SESSIONS_REVOKED_EVENT = "accounts.sessionsRevoked";
+export interface SessionsRevokedEvent {
+  sessionIds: string[];
+}
+
+/** profiles -> gateways, accounts: another profile is active. */
+export const PROFILE_ACTIVATED_EVENT = "profiles.activated";
+export interface ProfileActivatedEvent {
+  id: string;
+  cookieName?: string;
+  uniqueSession?: boolean;
+}
+
+/** engine -> gateways (GET /events): a job or one of its tasks changed. */
+export const ENGINE_EVENTS = {
+  job: "engine.jobChanged",
+  task: "engine.taskChanged",
+} as const;
+
+export interface JobChangedEvent {
+  jobId: string;
+  name: string;
+  workflow: string;
+  status: JobStatus;
+  groups: string[];
+  at: string;
+}
+
+export interface TaskChangedEvent extends JobChangedEvent {
+  taskId: string;
+  taskStatus: TaskStatus;
+  finish_state?: FinishState;
+}

@@ -1,0 +1,109 @@
+/**
+ * GET /events (Server-Sent Events): engine events reach each caller's stream only when the caller
+ * may see the job (admin, or a shared group) — in both shapes, so the events cross a real NATS.
+ */
+import { call } from "../../shared/contracts";
+import { ENGINE_EVENTS, type JobChangedEvent } from "../../shared/contracts/events";
+import { client, expectError, login, request } from "../support/platform";
+import { describeInBothShapes } from "../support/shapes";
+
+/** Opens an SSE stream and collects its events until `close()`. */
+async function openStream(baseUrl: string, token: string) {
+  const controller = new AbortController();
+  const res = await fetch(`${baseUrl}/events`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+  const events: { event: string; data: any }[] = [];
+  let buffer = "";
+  const reader = res.body!.getReader();
+  const pump = (async () => {
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffer += Buffer.from(value).toString("utf8");
+        let end: number;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          const frame = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const event = /^event: (.*)$/m.exec(frame)?.[1];
+          const data = /^data: (.*)$/m.exec(frame)?.[1];
+          if (event && data) events.push({ event, data: JSON.parse(data) });
+        }
+      }
+    } catch {
+      /* aborted */
+    }
+  })();
+  return {
+    res,
+    events,
+    close: async () => {
+      controller.abort();
+      await pump;
+    },
+  };
+}
+
+const waitFor = async (check: () => boolean, ms = 5000) => {
+  const until = Date.now() + ms;
+  while (!check() && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+};
+
+describeInBothShapes("GET /events", (platform) => {
+  let adminToken: string;
+  let opsToken: string;
+  let devToken: string;
+  let opsGroup: string;
+
+  beforeAll(async () => {
+    const { baseUrl } = platform();
+    adminToken = await login(baseUrl);
+    const admin = client(baseUrl, adminToken);
+    opsGroup = (await admin.post("/user-management/groups", { name: "ops", assignedRoles: ["operations"] })).body._id;
+    await admin.post("/user-management/groups", { name: "dev", assignedRoles: ["engineering"] });
+    await admin.post("/user-management/accounts", { username: "olga", password: "events-test-pw", groups: ["ops"] });
+    await admin.post("/user-management/accounts", { username: "dan", password: "events-test-pw", groups: ["dev"] });
+    opsToken = await login(baseUrl, "olga", "events-test-pw");
+    devToken = await login(baseUrl, "dan", "events-test-pw");
+  });
+
+  test("needs credentials", async () => {
+    expectError(await request(platform().baseUrl, "GET", "/events"), 401, "UNAUTHORIZED");
+  });
+
+  test("each caller sees the jobs it may see, as they change", async () => {
+    const { baseUrl, broker } = platform();
+    const streams = await Promise.all([adminToken, opsToken, devToken].map((t) => openStream(baseUrl, t)));
+    try {
+      for (const s of streams) expect(s.res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+      // The gateway (possibly in another process) must have registered the streams before we publish.
+      await new Promise((r) => setTimeout(r, 200));
+      const job: JobChangedEvent = { jobId: "0123456789abcdef01234567", name: "Port turn-up", workflow: "Port turn-up", status: "running", groups: [opsGroup], at: new Date().toISOString() };
+      broker.broadcast(ENGINE_EVENTS.job, job);
+      broker.broadcast(ENGINE_EVENTS.task, { ...job, taskId: "a1", taskStatus: "waiting" });
+      broker.broadcast(ENGINE_EVENTS.job, { ...job, jobId: "0123456789abcdef0123ffff", groups: [] });
+      const [adminStream, opsStream, devStream] = streams;
+      await waitFor(() => adminStream.events.length >= 3 && opsStream.events.length >= 2);
+      expect(adminStream.events.map((e) => [e.event, e.data.jobId])).toEqual([
+        ["job", job.jobId],
+        ["task", job.jobId],
+        ["job", "0123456789abcdef0123ffff"],
+      ]);
+      expect(opsStream.events.map((e) => e.event)).toEqual(["job", "task"]);
+      expect(opsStream.events[1].data).toEqual(expect.objectContaining({ taskId: "a1", taskStatus: "waiting" }));
+      expect(devStream.events).toEqual([]);
+    } finally {
+      await Promise.all(streams.map((s) => s.close()));
+    }
+  });
+
+  test("a closed stream is forgotten by the gateway", async () => {
+    const { baseUrl, members } = platform();
+    const stream = await openStream(baseUrl, adminToken);
+    await stream.close();
+    const gateway = members[members.length - 1].broker.getLocalService("gateway") as any;
+    await waitFor(() => gateway.streams.size === 0);
+    expect(gateway.streams.size).toBe(0);
+    // Still usable afterwards.
+    expect((await call(members[members.length - 1].broker, "gateway.health", {})).status).toBe("ok");
+  });
+});
