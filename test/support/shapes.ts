@@ -58,11 +58,11 @@ export async function startShape(
 /** Runs `suite` once per shape; `platform()` gives the running platform inside the tests. */
 export function describeInBothShapes(
   title: string,
-  suite: (platform: () => Platform) => void,
+  suite: (platform: () => ShapePlatform) => void,
   options: ShapeOptions = {},
 ): void {
   describe.each(SHAPES)(`${title} (%s)`, (shape) => {
-    let running: Platform | undefined;
+    let running: ShapePlatform | undefined;
     beforeAll(async () => {
       running = await startShape(shape, options);
     }, 60_000);
