@@ -22,11 +22,11 @@ const DEFAULT_GROUPS = [
   ["configuration", "scheduler", "devices"],
 ];
 
-/** Starts a platform in the given shape; `baseUrl` is the gateway's, `stop` stops every broker. */
-export async function startShape(
-  shape: Shape,
-  options: ShapeOptions = {},
-): Promise<Platform & { members: Platform[] }> {
+/** A platform in some shape: `broker` and `baseUrl` are the gateway's; `members` every broker (gateway last). */
+export type ShapePlatform = Platform & { members: Platform[] };
+
+/** Starts a platform in the given shape; `stop` stops every broker. */
+export async function startShape(shape: Shape, options: ShapeOptions = {}): Promise<ShapePlatform> {
   if (shape === "in-process") {
     const platform = await startPlatform({ env: options.env });
     return { ...platform, members: [platform] };
