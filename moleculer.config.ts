@@ -4,6 +4,7 @@
  */
 import { Errors, type BrokerOptions } from "moleculer";
 import { loadConfig, type PlatformConfig } from "./shared/config";
+import { tracingOptions } from "./shared/telemetry";
 
 /** NATS gets explicit options (reconnect forever, no echo of our own messages); other URIs pass through. */
 function transporterOptions(uri: string | undefined): BrokerOptions["transporter"] {
@@ -51,7 +52,7 @@ export function brokerOptions(config: PlatformConfig): BrokerOptions {
     },
     logLevel: config.logLevel as BrokerOptions["logLevel"],
     validator: true,
-    tracing: { enabled: false },
+    tracing: tracingOptions(config.telemetry),
     metrics: { enabled: false },
   };
 }

@@ -192,47 +192,61 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
 
     settings: settings as ApiSettingsSchema,
 
-    actions: contractActions(contract, {
-      health() {
-        return { status: "ok" as const };
+    actions: {
+      // moleculer-web names the request span after the URL and tags it with it: the query string
+      // may hold a token, so spans carry the method and the path only.
+      rest: {
+        tracing: {
+          spanName: (ctx: Context<any>) =>
+            `${ctx.params.req.method} ${(ctx.params.req.url ?? "").split("?")[0]}`,
+          tags: (ctx: Context<any>) => ({
+            method: ctx.params.req.method,
+            path: (ctx.params.req.url ?? "").split("?")[0],
+          }),
+        },
       },
-      async ready(ctx) {
-        const checks: Record<string, string> = {};
-        if (this.broker.transit) checks.bus = this.broker.transit.connected ? "ok" : "disconnected";
-        for (const service of new Set(ops.map((op) => op.service))) {
-          if (service === "gateway") continue;
-          const sample = ops.find((op) => op.service === service)!.action;
-          checks[service] = isActionAvailable(this.broker, sample) ? "ok" : "unavailable";
-        }
-        if (checks.accounts === "ok") {
-          try {
-            await call(ctx, "accounts.listGroups", {}, { timeout: 2000, meta: {} });
-            checks.store = "ok";
-          } catch {
-            checks.store = "unreachable";
+      ...contractActions(contract, {
+        health() {
+          return { status: "ok" as const };
+        },
+        async ready(ctx) {
+          const checks: Record<string, string> = {};
+          if (this.broker.transit) checks.bus = this.broker.transit.connected ? "ok" : "disconnected";
+          for (const service of new Set(ops.map((op) => op.service))) {
+            if (service === "gateway") continue;
+            const sample = ops.find((op) => op.service === service)!.action;
+            checks[service] = isActionAvailable(this.broker, sample) ? "ok" : "unavailable";
           }
-        }
-        const failing = Object.entries(checks).filter(([, v]) => v !== "ok");
-        if (failing.length > 0) {
-          throw new Errors.MoleculerError(
-            `Not ready: ${failing.map(([k, v]) => `${k} ${v}`).join(", ")}`,
-            503,
-            "SERVICE_UNAVAILABLE",
-            { checks },
-          );
-        }
-        return { status: "ready" as const, checks };
-      },
-      openapi() {
-        return this.openApiDocument;
-      },
-      version() {
-        return { platform: PLATFORM_VERSION, api: API_VERSION };
-      },
-      events(ctx) {
-        return this.streams.open(ctx.meta.caller!);
-      },
-    }),
+          if (checks.accounts === "ok") {
+            try {
+              await call(ctx, "accounts.listGroups", {}, { timeout: 2000, meta: {} });
+              checks.store = "ok";
+            } catch {
+              checks.store = "unreachable";
+            }
+          }
+          const failing = Object.entries(checks).filter(([, v]) => v !== "ok");
+          if (failing.length > 0) {
+            throw new Errors.MoleculerError(
+              `Not ready: ${failing.map(([k, v]) => `${k} ${v}`).join(", ")}`,
+              503,
+              "SERVICE_UNAVAILABLE",
+              { checks },
+            );
+          }
+          return { status: "ready" as const, checks };
+        },
+        openapi() {
+          return this.openApiDocument;
+        },
+        version() {
+          return { platform: PLATFORM_VERSION, api: API_VERSION };
+        },
+        events(ctx) {
+          return this.streams.open(ctx.meta.caller!);
+        },
+      }),
+    },
 
     events: {
       [SESSIONS_REVOKED_EVENT](this: any, ctx: Context<SessionsRevokedEvent>) {

@@ -3,6 +3,7 @@
  * docs/configuration.md lists them; keep the two in step.
  */
 import path from "node:path";
+import { telemetryEnabled } from "./telemetry";
 
 export type StoreBackend = "embedded" | "mongo" | "remote";
 
@@ -49,6 +50,8 @@ export interface PlatformConfig {
   heartbeatTimeoutSeconds: number;
   /** Milliseconds a stopping node waits for calls in flight. */
   shutdownTimeout: number;
+  /** OpenTelemetry tracing is on (an OTLP endpoint or a traces exporter is configured). */
+  telemetry: boolean;
 }
 
 function int(name: string, fallback: number, min = 0): number {
@@ -109,6 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
       heartbeatIntervalSeconds: int("HEARTBEAT_INTERVAL", 2, 1),
       heartbeatTimeoutSeconds: int("HEARTBEAT_TIMEOUT", 6, 2),
       shutdownTimeout: int("SHUTDOWN_TIMEOUT", 10_000),
+      telemetry: telemetryEnabled(process.env),
     };
   } finally {
     process.env = saved;

@@ -6,11 +6,18 @@
  */
 import { loadConfig } from "./config";
 import { createBroker } from "./runtime";
+import { startTelemetry } from "./telemetry";
 import { serviceSchemas } from "../services";
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  // Before the broker: the SDK must be in place when the first span finishes.
+  const telemetry = config.telemetry
+    ? startTelemetry(`automation-platform:${config.services?.join("+") ?? "all"}`)
+    : undefined;
   const broker = createBroker(config);
+  // Flush the last spans when the broker stops (SIGTERM included).
+  if (telemetry) broker.localBus.once("$broker.stopped", () => void telemetry.shutdown());
   for (const schema of serviceSchemas(config)) broker.createService(schema);
   await broker.start();
   const where = config.transporter

@@ -1,0 +1,146 @@
+/**
+ * Traces over OpenTelemetry. Off unless OTEL_EXPORTER_OTLP_ENDPOINT (or _TRACES_ENDPOINT, or
+ * OTEL_TRACES_EXPORTER) is set; then the NodeSDK exports with the standard OTEL_* variables.
+ *
+ * Moleculer traces every action and event itself and carries the trace across NATS in each
+ * context. `OpenTelemetryExporter` hands Moleculer's finished spans to the OpenTelemetry SDK with
+ * Moleculer's own trace and span ids (through `MoleculerIdGenerator`), so the spans of one request
+ * join into one tree across every process.
+ *
+ * Spans carry no params and no meta (passwords, tokens, secrets would be in them): see
+ * `tracingOptions`. The gateway's request span names the path, never the query string.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  TraceFlags,
+  trace,
+  type Attributes,
+} from "@opentelemetry/api";
+import { NodeSDK, type NodeSDKConfiguration } from "@opentelemetry/sdk-node";
+import { TracerExporters, type BrokerOptions } from "moleculer";
+
+export function telemetryEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  const exporter = env.OTEL_TRACES_EXPORTER;
+  return Boolean(
+    env.OTEL_EXPORTER_OTLP_ENDPOINT ||
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ||
+    (exporter && exporter !== "none"),
+  );
+}
+
+/** The ids the next span must take; set just before the SDK creates it (synchronously). */
+let nextIds: { traceId?: string; spanId?: string } = {};
+
+/** Gives a span the ids Moleculer chose, and random ones otherwise. */
+export class MoleculerIdGenerator {
+  generateTraceId(): string {
+    return nextIds.traceId ?? randomBytes(16).toString("hex");
+  }
+  generateSpanId(): string {
+    return nextIds.spanId ?? randomBytes(8).toString("hex");
+  }
+}
+
+/**
+ * Moleculer's ids are UUIDs (32 hex digits once the dashes go), but the trace id is the request id,
+ * which a caller may choose (X-Request-ID): anything else is hashed into a valid id.
+ */
+function hexId(id: string, length: 32 | 16): string {
+  const hex = id.replace(/-/g, "").toLowerCase();
+  return /^[0-9a-f]{32}$/.test(hex)
+    ? hex.slice(0, length)
+    : createHash("sha256").update(id).digest("hex").slice(0, length);
+}
+const traceIdOf = (id: string) => hexId(id, 32);
+const spanIdOf = (id: string) => hexId(id, 16);
+
+function attributesOf(tags: Record<string, unknown>, prefix = ""): Attributes {
+  const out: Attributes = {};
+  for (const [key, value] of Object.entries(tags ?? {})) {
+    const name = prefix ? `${prefix}.${key}` : key;
+    if (value === null || value === undefined) continue;
+    if (typeof value === "object" && !Array.isArray(value))
+      Object.assign(out, attributesOf(value as Record<string, unknown>, name));
+    else if (typeof value === "string" || typeof value === "number" || typeof value === "boolean")
+      out[name] = value;
+  }
+  return out;
+}
+
+interface MoleculerSpan {
+  id: string;
+  traceID: string;
+  parentID?: string;
+  name: string;
+  type?: string;
+  startTime: number;
+  finishTime: number;
+  tags: Record<string, unknown>;
+  error?: { name?: string; message?: string } | null;
+  service?: { name?: string; fullName?: string };
+}
+
+export class OpenTelemetryExporter extends TracerExporters.Base {
+  override spanFinished(finished: unknown): void {
+    const span = finished as MoleculerSpan;
+    const traceId = traceIdOf(span.traceID);
+    const parent = span.parentID
+      ? trace.setSpanContext(ROOT_CONTEXT, {
+          traceId,
+          spanId: spanIdOf(span.parentID),
+          traceFlags: TraceFlags.SAMPLED,
+          isRemote: true,
+        })
+      : ROOT_CONTEXT;
+    nextIds = { traceId, spanId: spanIdOf(span.id) };
+    let otel;
+    try {
+      otel = trace.getTracer("moleculer").startSpan(
+        span.name,
+        {
+          startTime: span.startTime,
+          kind: span.type === "action" && !span.parentID ? SpanKind.SERVER : SpanKind.INTERNAL,
+          attributes: {
+            ...attributesOf(span.tags),
+            "service.component": span.service?.fullName ?? span.service?.name ?? "",
+          },
+        },
+        parent,
+      );
+    } finally {
+      nextIds = {};
+    }
+    if (span.error)
+      otel.setStatus({
+        code: SpanStatusCode.ERROR,
+        message: `${span.error.name ?? "Error"}: ${span.error.message ?? ""}`,
+      });
+    otel.end(span.finishTime);
+  }
+}
+
+/** Moleculer's tracing options: on with telemetry, and never a param or meta value in a span. */
+export function tracingOptions(enabled: boolean): BrokerOptions["tracing"] {
+  return {
+    enabled,
+    // Moleculer accepts exporter instances; its typings only list names and {type, options}.
+    exporter: enabled ? [new OpenTelemetryExporter({}) as never] : [],
+    events: true,
+    tags: { action: { params: false, meta: false }, event: { params: false, meta: false } },
+  };
+}
+
+/** Starts the SDK for this process (exporter, endpoint, sampling from OTEL_* variables). */
+export function startTelemetry(serviceName: string, extra: Partial<NodeSDKConfiguration> = {}): NodeSDK {
+  const sdk = new NodeSDK({
+    serviceName,
+    idGenerator: new MoleculerIdGenerator(),
+    instrumentations: [],
+    ...extra,
+  });
+  sdk.start();
+  return sdk;
+}
