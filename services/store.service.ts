@@ -10,7 +10,7 @@ import {
   type ServiceSchema,
   type ServiceSettingSchema,
 } from "moleculer";
-import { loadConfig } from "../shared/config";
+import { configOf } from "../shared/runtime";
 import {
   DUPLICATE_KEY,
   DuplicateKeyError,
@@ -98,7 +98,8 @@ const storeService: ServiceSchema<ServiceSettingSchema, Record<string, never>, S
   },
 
   async started() {
-    const config = loadConfig();
+    // The broker's config, not the process environment: tests run several brokers in one process.
+    const config = configOf(this.broker);
     this.store = await openEmbeddedStore(config.dataDir, { fsync: config.storeFsync });
   },
 
