@@ -11,6 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { Aggregator, Query, update as applyUpdateOperators } from "mingo";
 import { ObjectId } from "mongodb";
+import { compileFilter, pathValues } from "./fast-filter";
 import {
   DuplicateKeyError,
   type Collection,
@@ -418,11 +419,11 @@ class EmbeddedCollection implements Collection<Doc> {
     const candidates: Iterable<StoredDoc> = ids
       ? ids.flatMap((id) => (docs.has(id) ? [docs.get(id)!] : []))
       : docs.values();
-    const query = Object.keys(filter).length ? new Query(filter, {}) : undefined;
+    const test = predicateOf(filter);
     const out: StoredDoc[] = [];
     for (const doc of candidates) {
       if (out.length >= limit) break;
-      if (!query || query.test(doc)) out.push(doc);
+      if (!test || test(doc)) out.push(doc);
     }
     return out;
   }
@@ -537,25 +538,13 @@ function project(docs: Doc[], projection?: Projection): Doc[] {
   return shaped.map((doc) => structuredClone(doc));
 }
 
-/**
- * The values a dotted path reaches, MongoDB style: arrays along the way and at the end are
- * entered (multikey), a numeric part may index an array. Missing paths reach nothing.
- */
-function pathValues(value: unknown, parts: string[], out: unknown[] = []): unknown[] {
-  if (parts.length === 0) {
-    if (Array.isArray(value)) out.push(...value);
-    else if (value !== undefined) out.push(value);
-    return out;
-  }
-  const [part, ...rest] = parts;
-  if (Array.isArray(value)) {
-    if (/^\d+$/.test(part)) pathValues(value[Number(part)], rest, out);
-    for (const el of value)
-      if (el && typeof el === "object" && !Array.isArray(el)) pathValues(el, parts, out);
-  } else if (value !== null && typeof value === "object") {
-    pathValues((value as Doc)[part], rest, out);
-  }
-  return out;
+/** The filter as a predicate: compiled when it is a common shape, mingo otherwise; none for `{}`. */
+function predicateOf(filter: Filter): ((doc: Doc) => boolean) | undefined {
+  if (Object.keys(filter).length === 0) return undefined;
+  const compiled = compileFilter(filter);
+  if (compiled) return compiled;
+  const query = new Query(filter, {});
+  return (doc) => query.test(doc);
 }
 
 /** Index key tuples of a document as JSON; a missing field indexes as null, like MongoDB. */
