@@ -1,7 +1,38 @@
-/** search: cross-collection search and tags (spec operation 12). */
+/**
+ * search: cross-collection search (spec operation 12) and tags. Which collections are searched, and
+ * how, is declared in shared/search-registry.ts; docs/search.md describes the behaviour.
+ */
+import { SEARCHABLE_COLLECTIONS } from "../search-registry";
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
-import { returns } from "./schema";
+import { objectId, returns } from "./schema";
 import type { SearchResultGroup } from "./resources";
+
+export interface Tag {
+  _id: string;
+  name: string;
+  description: string;
+}
+
+/** The tags of one object after an attach or detach, expanded. */
+export interface ObjectTags {
+  collection: string;
+  objectId: string;
+  tags: Tag[];
+}
+
+export const MAX_PAGE_SIZE = 1000;
+export const DEFAULT_PAGE_SIZE = 10;
+
+/** Which object a tag operation acts on: any collection of the search registry. */
+const tagTarget = {
+  collection: {
+    type: "enum",
+    values: SEARCHABLE_COLLECTIONS,
+    description: "A searchable collection (docs/search.md)",
+  },
+  objectId: { type: "string", min: 1, max: 256, description: "The object's `_id`" },
+  tagId: objectId,
+} as const;
 
 export const search = defineService("search", {
   find: {
@@ -10,15 +41,31 @@ export const search = defineService("search", {
         type: "object",
         strict: "remove",
         props: {
-          text: { type: "string", max: 1024 },
+          text: {
+            type: "string",
+            max: 1024,
+            // MongoDB refuses a NUL byte in a pattern; it is never part of a real name anyway.
+            // eslint-disable-next-line no-control-regex
+            pattern: /^[^\u0000]*$/,
+            messages: { stringPattern: "The '{field}' field must not contain a NUL character." },
+            description: "Matched literally and case-insensitively; trimmed; empty matches every object",
+          },
           pageNumber: {
             type: "number",
             integer: true,
             min: 0,
+            max: 1_000_000,
             optional: true,
             description: "Page index, from 0",
           },
-          nPerPage: { type: "number", integer: true, min: 1, max: 1000, optional: true },
+          nPerPage: {
+            type: "number",
+            integer: true,
+            min: 1,
+            max: MAX_PAGE_SIZE,
+            optional: true,
+            description: `Results per group and page, default ${DEFAULT_PAGE_SIZE}`,
+          },
         },
       },
     },
@@ -33,15 +80,45 @@ export const search = defineService("search", {
   },
   createTag: {
     params: {
-      name: { type: "string", min: 1, max: 128 },
+      name: { type: "string", trim: true, min: 1, max: 128 },
       description: { type: "string", max: 1024, optional: true },
     },
-    result: returns<{ _id: string; name: string; description: string }>(),
+    result: returns<Tag>(),
     http: { method: "POST", path: "/search/tags", access: SUPPORT_WRITE, summary: "Create a tag" },
   },
   listTags: {
     params: {},
-    result: returns<{ _id: string; name: string; description: string }[]>(),
+    result: returns<Tag[]>(),
     http: { method: "GET", path: "/search/tags", access: SUPPORT_READ, summary: "List tags" },
+  },
+  deleteTag: {
+    params: { id: objectId },
+    result: returns<{ status: string; message: string }>(),
+    http: {
+      method: "DELETE",
+      path: "/search/tags/:id",
+      access: SUPPORT_WRITE,
+      summary: "Delete a tag and detach it from every object",
+    },
+  },
+  attachTag: {
+    params: tagTarget,
+    result: returns<ObjectTags>(),
+    http: {
+      method: "POST",
+      path: "/search/tags/attach",
+      access: SUPPORT_WRITE,
+      summary: "Attach a tag to an object of any searchable collection",
+    },
+  },
+  detachTag: {
+    params: tagTarget,
+    result: returns<ObjectTags>(),
+    http: {
+      method: "POST",
+      path: "/search/tags/detach",
+      access: SUPPORT_WRITE,
+      summary: "Detach a tag from an object",
+    },
   },
 });

@@ -1,0 +1,65 @@
+/** Helpers of the search suites: the platform's store for seeding, clients with given roles. */
+import { randomUUID } from "node:crypto";
+import { acquireStore, releaseStore } from "../../shared/runtime";
+import type { Doc, Store } from "../../shared/store/types";
+import { client, login, type Platform, type Reply } from "../support/platform";
+
+export type Client = ReturnType<typeof client>;
+
+/** The broker running the search service (the platform itself in-process). */
+function searchHost(platform: Platform) {
+  const members = (platform as Platform & { members?: Platform[] }).members ?? [];
+  return (members.find((m) => m.broker.getLocalService("search")) ?? platform).broker;
+}
+
+/**
+ * Runs `fn` with the store exactly as the search service sees it (its broker's store: embedded
+ * in-process, the store service over the bus in the NATS shape): the way to seed collections whose
+ * owning service may not have its create operation yet, and to see what a rejected call left behind.
+ */
+export async function withStore<T>(platform: Platform, fn: (store: Store) => Promise<T>): Promise<T> {
+  const broker = searchHost(platform);
+  const store = await acquireStore(broker);
+  try {
+    return await fn(store);
+  } finally {
+    await releaseStore(broker);
+  }
+}
+
+export function insert(platform: Platform, collection: string, docs: Doc[]): Promise<Doc[]> {
+  return withStore(platform, (store) => store.collection(collection).insertMany(docs));
+}
+
+/** A new account in a new group holding exactly `roles`, signed in. */
+export async function clientWithRoles(platform: Platform, admin: Client, roles: string[]): Promise<Client> {
+  const suffix = randomUUID().slice(0, 8);
+  const group = await admin.post("/user-management/groups", { name: `g-${suffix}`, assignedRoles: roles });
+  expect(group.status).toBe(200);
+  const username = `u-${suffix}`;
+  const password = "search-test-password";
+  const account = await admin.post("/user-management/accounts", {
+    username,
+    password,
+    groups: [`g-${suffix}`],
+  });
+  expect(account.status).toBe(200);
+  return client(platform.baseUrl, await login(platform.baseUrl, username, password));
+}
+
+/** The `field`s of a 400 VALIDATION_ERROR's items. */
+export function fieldsOf(reply: Reply): string[] {
+  return (reply.body?.data ?? []).map((d: { field: string }) => d.field);
+}
+
+/** Fisher-Yates with a fixed seed: stored order must not be what the answer's order relies on. */
+export function shuffled<T>(items: T[], seed = 7): T[] {
+  const out = [...items];
+  let s = seed;
+  for (let i = out.length - 1; i > 0; i--) {
+    s = (s * 1103515245 + 12345) % 2 ** 31;
+    const j = s % (i + 1);
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
