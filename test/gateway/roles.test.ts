@@ -13,6 +13,7 @@ import {
   startPlatform,
   ADMIN_PASSWORD,
   type Platform,
+  type Reply,
 } from "../support/platform";
 
 const PASSWORD = "role-test-password";
@@ -55,7 +56,18 @@ function urlOf(op: Operation): string {
 /** Logout would end the caller's session mid-table; it is tested on its own below. */
 const routes = operations().filter((op) => op.access !== "public" && op.action !== "accounts.logout");
 
-function call(op: Operation, token?: string) {
+async function call(op: Operation, token?: string): Promise<Reply> {
+  if (op.produces === "sse") {
+    // An event stream never ends: read the status and error body (if any), then hang up.
+    const controller = new AbortController();
+    const res = await fetch(platform.baseUrl + urlOf(op), {
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      signal: controller.signal,
+    });
+    const text = res.status === 200 ? "" : await res.text();
+    controller.abort();
+    return { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : undefined };
+  }
   return client(platform.baseUrl, token).send(
     op.method,
     urlOf(op),
