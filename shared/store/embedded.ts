@@ -531,11 +531,15 @@ function setPath(target: Doc, dotted: string, value: unknown): void {
   node[parts[parts.length - 1]] = structuredClone(value);
 }
 
-/** Copies of `docs`, projected: callers never hold the stored objects. */
+/**
+ * Copies of `docs`, projected: callers never hold the stored objects. Copy first: mingo's
+ * exclusion of a nested field (`{"a.b": 0}`) deletes it from the object it is given.
+ */
 function project(docs: Doc[], projection?: Projection): Doc[] {
-  const shaped =
-    projection && Object.keys(projection).length ? new Query({}, {}).find<Doc>(docs, projection).all() : docs;
-  return shaped.map((doc) => structuredClone(doc));
+  const copies = docs.map((doc) => structuredClone(doc));
+  return projection && Object.keys(projection).length
+    ? new Query({}, {}).find<Doc>(copies, projection).all()
+    : copies;
 }
 
 /** The filter as a predicate: compiled when it is a common shape, mingo otherwise; none for `{}`. */

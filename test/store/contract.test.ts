@@ -253,6 +253,27 @@ function describeStoreContract(name: string, makeStore: () => Promise<Harness>, 
       expect(inOrder(await arrays.find({}, { sort: { v: -1 } }))).toEqual(["x", "y", "z", "w"]);
     });
 
+    test("projection never changes the stored document (nested exclusion)", async () => {
+      const c = fresh("projection_keeps");
+      await c.insertOne({ _id: "k1", m: { user: "ann", n: 1 }, list: [{ a: 1, b: 2 }] });
+      expect(await c.find({}, { projection: { "m.user": 0, "list.b": 0 } })).toEqual([
+        { _id: "k1", m: { n: 1 }, list: [{ a: 1 }] },
+      ]);
+      expect(await c.findOne({ _id: "k1" })).toEqual({
+        _id: "k1",
+        m: { user: "ann", n: 1 },
+        list: [{ a: 1, b: 2 }],
+      });
+      // A later write must not persist a projected shape either.
+      await c.updateOne({ _id: "k1" }, { $set: { touched: true } });
+      expect(await c.findOne({ _id: "k1" })).toEqual({
+        _id: "k1",
+        m: { user: "ann", n: 1 },
+        list: [{ a: 1, b: 2 }],
+        touched: true,
+      });
+    });
+
     test("projection: inclusion and exclusion", async () => {
       const c = await peopleCollection();
       expect(await c.findOne({ _id: "p1" }, { projection: { name: 1, "address.city": 1 } })).toEqual({
