@@ -52,6 +52,17 @@ export interface PlatformConfig {
   shutdownTimeout: number;
   /** OpenTelemetry tracing is on (an OTLP endpoint or a traces exporter is configured). */
   telemetry: boolean;
+  /** Workflow engine timings and limits (docs/engine.md). */
+  engine: {
+    /** How long a claim on a running task holds without renewal: a dead replica's tasks resume after it. */
+    claimTtlMs: number;
+    /** How often each engine replica sweeps for due work (expired claims, wake-ups, unclaimed tasks). */
+    sweepIntervalMs: number;
+    /** Tasks one engine replica runs at once. */
+    maxLocalTasks: number;
+    /** How long an automatic task's action call may take. */
+    taskTimeoutMs: number;
+  };
 }
 
 function int(name: string, fallback: number, min = 0): number {
@@ -113,6 +124,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
       heartbeatTimeoutSeconds: int("HEARTBEAT_TIMEOUT", 6, 2),
       shutdownTimeout: int("SHUTDOWN_TIMEOUT", 10_000),
       telemetry: telemetryEnabled(process.env),
+      engine: {
+        claimTtlMs: int("ENGINE_CLAIM_TTL_MS", 6000, 1000),
+        sweepIntervalMs: int("ENGINE_SWEEP_INTERVAL_MS", 1000, 100),
+        maxLocalTasks: int("ENGINE_MAX_LOCAL_TASKS", 1000, 1),
+        taskTimeoutMs: int("ENGINE_TASK_TIMEOUT_MS", 600_000, 1000),
+      },
     };
   } finally {
     process.env = saved;

@@ -1,8 +1,145 @@
-/** Engine: running jobs. Handlers land with the workflow engine issue; until then they answer 501. */
-import type { ServiceSchema } from "moleculer";
+/**
+ * Engine: running jobs (DECISIONS.md section 7; docs/engine.md). Starting, finishing a manual
+ * task and canceling are each one write on the job document, through the replica's Runner
+ * (run/runner.ts), which then runs whatever that write made runnable. Every replica also sweeps
+ * for work no one is doing (a dead replica's tasks, due wake-ups), so jobs survive any replica.
+ */
+import type { Context, ServiceSchema } from "moleculer";
+import type { Caller } from "../../shared/contracts/resources";
+import { ConflictError, NotFoundError } from "../../shared/errors";
+import { configOf } from "../../shared/runtime";
+import { loadKey } from "../../shared/secrets";
+import type { ServiceThis } from "../../shared/service";
 import type { EngineHandlers } from "./handlers";
+import { maySeeJob } from "./run/access";
+import { JOBS } from "./run/jobs";
+import { listManualTasks } from "./run/manual-tasks";
+import { DISPATCH_EVENT, Runner } from "./run/runner";
+import { checkGroups, loadWorkflow, prepareVariables } from "./run/start";
+import { buildJob, cancelRun, finishManual, isWaitingManual } from "./run/transitions";
+import type { RunJob } from "./run/types";
 
-export const runHandlers: EngineHandlers = {};
+/** Responses get their own copy: the replica's remembered job must not change under it. */
+const answer = (job: RunJob) =>
+  structuredClone(job) as RunJob & { _id: string; status: string; name: string };
+
+const runAs = (caller: Caller | undefined): RunJob["runAs"] =>
+  caller
+    ? {
+        accountId: caller.accountId,
+        username: caller.username,
+        roles: caller.roles,
+        groupIds: caller.groupIds,
+      }
+    : null;
+
+export const runHandlers: EngineHandlers = {
+  async startJob(this: ServiceThis, ctx) {
+    const { workflow: name, options } = ctx.params;
+    const caller = ctx.meta.caller;
+    const workflow = await loadWorkflow(this.store, name);
+    const variables = prepareVariables(workflow, options.variables ?? {}, () => this.secretKey());
+    let groups = [...new Set(options.groups ?? workflow.groups ?? [])];
+    if (options.groups) await checkGroups(this.store, groups);
+    // A job nobody but admins could see is of no use to the person who started it.
+    if (groups.length === 0 && caller) groups = [...caller.groupIds];
+    const job = buildJob(
+      workflow,
+      { description: options.description, type: options.type, variables, groups, caller: runAs(caller) },
+      Date.now(),
+    );
+    const runner: Runner = this.runner;
+    return answer(await runner.start(job));
+  },
+
+  async finishTask(this: ServiceThis, ctx) {
+    const { job_id: jobId, task_id: taskId, task_data: data } = ctx.params;
+    const caller = ctx.meta.caller;
+    const runner: Runner = this.runner;
+    const written = await runner.advance(
+      jobId,
+      (draft, step) => {
+        if (!maySeeJob(caller, draft.groups)) throw new NotFoundError("Job", jobId);
+        const task = draft.tasks[taskId];
+        if (!task) throw new NotFoundError("Task", taskId);
+        if (!isWaitingManual(draft, taskId)) {
+          const what =
+            task.type === "manual" ? `is ${task.status}` : `is not a manual task (type ${task.type})`;
+          throw new ConflictError(
+            `Task '${taskId}' of job ${jobId} ${what}; only a waiting manual task can be finished`,
+            {
+              taskStatus: task.status,
+              jobStatus: draft.status,
+            },
+          );
+        }
+        finishManual(draft, taskId, data, step);
+      },
+      { fresh: true },
+    );
+    if (!written) throw new NotFoundError("Job", jobId);
+    return answer(written.job);
+  },
+
+  async cancelJob(this: ServiceThis, ctx) {
+    const { id } = ctx.params;
+    const caller = ctx.meta.caller;
+    const runner: Runner = this.runner;
+    const written = await runner.advance(
+      id,
+      (draft, step) => {
+        if (!maySeeJob(caller, draft.groups)) throw new NotFoundError("Job", id);
+        if (draft.status !== "running" && draft.status !== "paused")
+          throw new ConflictError(
+            `Job ${id} is ${draft.status}; only a running or paused job can be canceled`,
+            {
+              jobStatus: draft.status,
+            },
+          );
+        cancelRun(draft, step);
+      },
+      { fresh: true },
+    );
+    if (!written) throw new NotFoundError("Job", id);
+    return answer(written.job);
+  },
+
+  async listManualTasks(this: ServiceThis, ctx) {
+    return listManualTasks(this.store, ctx.meta.caller, ctx.params);
+  },
+};
 
 /** Lifecycle hooks and event handlers the executor adds to the engine service. */
-export const executorMixin: Partial<ServiceSchema> = {};
+export const executorMixin: Partial<ServiceSchema> = {
+  events: {
+    /** Another replica (or this one) asks for a look at a job now. */
+    [DISPATCH_EVENT](this: ServiceThis, ctx: Context<{ jobId?: unknown }>) {
+      if (typeof ctx.params?.jobId === "string") void this.runner?.process(ctx.params.jobId);
+    },
+  },
+
+  methods: {
+    secretKey(this: ServiceThis): Buffer {
+      return (this.cachedKey ??= loadKey(configOf(this.broker)));
+    },
+  },
+
+  async started(this: any) {
+    // The sweeper's question: running jobs whose sweepAt has passed.
+    await this.store
+      .collection(JOBS)
+      .createIndex({ keys: { status: 1, sweepAt: 1 } })
+      .catch((err: Error) => this.logger.warn(`engine: jobs index not created: ${err.message}`));
+    this.runner = new Runner({
+      broker: this.broker,
+      logger: this.logger,
+      store: this.store,
+      secretKey: () => this.secretKey(),
+    });
+    this.runner.startSweeper();
+  },
+
+  async stopped(this: any) {
+    await this.runner?.stop();
+  },
+};

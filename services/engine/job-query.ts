@@ -1,4 +1,120 @@
-/** Engine: job-query. Handlers land with the workflow engine issue; until then their actions answer 501. */
+/**
+ * Engine: job lists and reads (operation 5, and DECISIONS.md section 6's group-based job list and
+ * read). The query itself is built in query/build.ts; this module adds who may see what and the
+ * `dereference` expansions, and shapes the spec's Job list page.
+ *
+ * Group-based access (DECISIONS.md section 2; the one rule is run/access.ts, shared with the
+ * executor): outside /admin a caller sees a job only when it shares a group with `job.groups`, or
+ * has role admin. A caller without groups sees none; a bus call without a caller is the platform
+ * itself and sees every job. Reading a job one may not see answers 404, exactly as a job that does
+ * not exist, so existence never leaks.
+ */
+import type { Context } from "moleculer";
+import { call } from "../../shared/contracts";
+import type { Caller, Group, Job, JobPage } from "../../shared/contracts/resources";
+import { NotFoundError } from "../../shared/errors";
+import type { ServiceThis } from "../../shared/service";
+import type { Filter } from "../../shared/store/types";
 import type { EngineHandlers } from "./handlers";
+import type { JobDoc, WorkflowDoc } from "./model";
+import { jobAccessFilter } from "./run/access";
+import { jobStoreQuery, type Dereference, type JobQueryParameters } from "./query/build";
+import { WORKFLOWS } from "./workflows";
 
-export const queryHandlers: EngineHandlers = {};
+export const JOBS = "jobs";
+
+/** The filter a caller's visibility adds; undefined when it sees every job. */
+export function visibilityScope(caller: Caller | undefined): Filter | undefined {
+  const filter = jobAccessFilter(caller);
+  return Object.keys(filter).length === 0 ? undefined : filter;
+}
+
+async function jobPage(
+  service: ServiceThis,
+  ctx: Context,
+  params: JobQueryParameters | undefined,
+  scope: Filter | undefined,
+): Promise<JobPage> {
+  const query = jobStoreQuery(params, scope);
+  const jobs = service.store.collection(JOBS);
+  const [items, total] = await Promise.all([
+    jobs.find(query.filter, {
+      sort: query.sort,
+      skip: query.skip,
+      limit: query.limit,
+      ...(query.projection && { projection: query.projection }),
+    }),
+    jobs.count(query.filter),
+  ]);
+  const hints = [...query.hints, ...(await expand(service, ctx, items, query.dereference))];
+  const { skip, limit } = query;
+  return {
+    items: items as Job[],
+    total,
+    currentPageSize: items.length,
+    hints,
+    skip,
+    limit,
+    // -1: there is no such page (skip is never negative, so it cannot be mistaken for one).
+    nextPageSkip: skip + limit < total ? skip + limit : -1,
+    previousPageSkip: skip > 0 ? Math.max(0, skip - limit) : -1,
+  };
+}
+
+/** Replaces references in `items` in place by what they name; answers hints for dangling ones. */
+async function expand(
+  service: ServiceThis,
+  ctx: Context,
+  items: Record<string, any>[],
+  fields: Dereference[],
+) {
+  const hints: string[] = [];
+  if (fields.includes("workflow")) {
+    const refs = items.map((j) => j.workflow).filter((w) => typeof w?._id === "string");
+    const ids = [...new Set(refs.map((w) => w._id as string))];
+    const found =
+      ids.length === 0
+        ? []
+        : await service.store.collection<WorkflowDoc>(WORKFLOWS).find({ _id: { $in: ids } });
+    const byId = new Map(found.map((w) => [w._id, w]));
+    for (const job of items) {
+      if (typeof job.workflow?._id !== "string") continue;
+      const workflow = byId.get(job.workflow._id);
+      if (workflow) job.workflow = workflow;
+      else
+        hints.push(`job ${job._id}: workflow '${job.workflow.name}' no longer exists; its reference is kept`);
+    }
+  }
+  if (fields.includes("groups") && items.some((j) => Array.isArray(j.groups) && j.groups.length > 0)) {
+    const groups = await call(ctx, "accounts.listGroups", {});
+    const byId = new Map(groups.map((g: Group) => [g._id, g]));
+    for (const job of items) {
+      if (!Array.isArray(job.groups)) continue;
+      job.groups = job.groups.map((id: unknown) => {
+        const group = typeof id === "string" ? byId.get(id) : undefined;
+        if (!group) hints.push(`job ${job._id}: group '${String(id)}' does not exist`);
+        return group ?? { _id: id };
+      });
+    }
+  }
+  return hints;
+}
+
+export const queryHandlers: EngineHandlers = {
+  async adminJobs(this: ServiceThis, ctx) {
+    return jobPage(this, ctx, ctx.params.queryParameters, undefined);
+  },
+
+  async listJobs(this: ServiceThis, ctx) {
+    return jobPage(this, ctx, ctx.params.queryParameters, visibilityScope(ctx.meta.caller));
+  },
+
+  async getJob(this: ServiceThis, ctx) {
+    const scope = visibilityScope(ctx.meta.caller);
+    const job = await this.store
+      .collection<JobDoc>(JOBS)
+      .findOne(scope ? { _id: ctx.params.id, ...scope } : { _id: ctx.params.id });
+    if (!job) throw new NotFoundError("Job", ctx.params.id);
+    return job as unknown as Job;
+  },
+};

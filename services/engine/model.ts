@@ -63,6 +63,8 @@ export interface WorkflowDoc {
   /** Seconds; a completed job that ran longer missed its SLA. */
   sla?: number;
   preAutomationTime?: number;
+  /** Job fields stored encrypted, as JSON pointers (DECISIONS.md section 5). */
+  decorators?: { type: "encryption"; pointer: string }[];
   groups: string[];
   tags: string[];
   created: string;

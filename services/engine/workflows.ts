@@ -1,4 +1,128 @@
-/** Engine: workflows. Handlers land with the workflow engine issue; until then their actions answer 501. */
+/**
+ * Engine: workflow definitions (DECISIONS.md sections 6 and 7), collection `workflows`, unique by
+ * `name`. Every write is checked as a graph first (graph.ts), so a rejected call stores nothing.
+ * PUT replaces the whole definition (and may rename it); `_id`, `created` and `created_by` stay.
+ */
+import type { ServiceThis } from "../../shared/service";
+import type { Infer } from "../../shared/contracts/schema";
+import type { engine } from "../../shared/contracts/engine";
+import type { Workflow } from "../../shared/contracts/resources";
+import { ConflictError, NotFoundError } from "../../shared/errors";
+import { DuplicateKeyError, type Store } from "../../shared/store/types";
+import { nowIso } from "../../shared/text";
+import { validateGraph } from "./graph";
 import type { EngineHandlers } from "./handlers";
+import type { WorkflowDoc } from "./model";
 
-export const workflowHandlers: EngineHandlers = {};
+export const WORKFLOWS = "workflows";
+const DEFAULT_LIMIT = 25;
+const MAX_LIMIT = 1000;
+
+type WorkflowInput = Infer<typeof engine.actions.createWorkflow.params>["workflow"];
+
+/** The unique name index, created once per store before the first write relies on it. */
+const indexed = new WeakMap<Store, Promise<void>>();
+export function ensureWorkflowIndexes(store: Store): Promise<void> {
+  let done = indexed.get(store);
+  if (!done) {
+    done = store.collection(WORKFLOWS).createIndex({ keys: { name: 1 }, unique: true });
+    indexed.set(store, done);
+    done.catch(() => indexed.delete(store));
+  }
+  return done;
+}
+
+/** The stored definition's fields, from a validated request (unknown top-level members are dropped). */
+function definition(
+  input: WorkflowInput,
+): Omit<WorkflowDoc, "_id" | "created" | "created_by" | "last_updated" | "last_updated_by"> {
+  const { tasks, transitions } = validateGraph(input.tasks, input.transitions);
+  return {
+    name: input.name,
+    description: input.description ?? "",
+    type: "automation",
+    tasks,
+    transitions,
+    ...(input.inputSchema !== undefined && { inputSchema: input.inputSchema }),
+    ...(input.sla !== undefined && { sla: input.sla }),
+    ...(input.preAutomationTime !== undefined && { preAutomationTime: input.preAutomationTime }),
+    ...(input.decorators !== undefined && { decorators: input.decorators }),
+    groups: [...new Set(input.groups ?? [])],
+    tags: [...new Set(input.tags ?? [])],
+  };
+}
+
+const OPTIONAL_FIELDS = ["inputSchema", "sla", "preAutomationTime", "decorators"] as const;
+
+const who = (ctx: { meta: { caller?: { username: string } } }) => ctx.meta.caller?.username ?? "system";
+
+export async function findWorkflow(store: Store, name: string): Promise<WorkflowDoc> {
+  const doc = await store.collection<WorkflowDoc>(WORKFLOWS).findOne({ name });
+  if (!doc) throw new NotFoundError("Workflow", name);
+  return doc;
+}
+
+export const workflowHandlers: EngineHandlers = {
+  async createWorkflow(this: ServiceThis, ctx) {
+    const fields = definition(ctx.params.workflow);
+    await ensureWorkflowIndexes(this.store);
+    const now = nowIso();
+    const by = who(ctx);
+    try {
+      return (await this.store.collection(WORKFLOWS).insertOne({
+        ...fields,
+        created: now,
+        created_by: by,
+        last_updated: now,
+        last_updated_by: by,
+      })) as Workflow;
+    } catch (err) {
+      if (err instanceof DuplicateKeyError)
+        throw new ConflictError(`Workflow '${fields.name}' already exists`);
+      throw err;
+    }
+  },
+
+  async listWorkflows(this: ServiceThis, ctx) {
+    const skip = ctx.params.skip ?? 0;
+    const limit = Math.min(ctx.params.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
+    return (await this.store
+      .collection(WORKFLOWS)
+      .find({}, { sort: { name: 1, _id: 1 }, skip, limit })) as Workflow[];
+  },
+
+  async getWorkflow(this: ServiceThis, ctx) {
+    return (await findWorkflow(this.store, ctx.params.name)) as Workflow;
+  },
+
+  async updateWorkflow(this: ServiceThis, ctx) {
+    const fields = definition(ctx.params.workflow);
+    await ensureWorkflowIndexes(this.store);
+    const unset = Object.fromEntries(
+      OPTIONAL_FIELDS.filter((f) => !(f in fields)).map((f) => [f, ""] as const),
+    );
+    let updated: WorkflowDoc | null;
+    try {
+      updated = await this.store.collection<WorkflowDoc>(WORKFLOWS).findOneAndUpdate(
+        { name: ctx.params.name },
+        {
+          $set: { ...fields, last_updated: nowIso(), last_updated_by: who(ctx) },
+          ...(Object.keys(unset).length > 0 && { $unset: unset }),
+        },
+      );
+    } catch (err) {
+      // Renaming onto another workflow's name.
+      if (err instanceof DuplicateKeyError)
+        throw new ConflictError(`Workflow '${fields.name}' already exists`);
+      throw err;
+    }
+    if (!updated) throw new NotFoundError("Workflow", ctx.params.name);
+    return updated as Workflow;
+  },
+
+  async deleteWorkflow(this: ServiceThis, ctx) {
+    const deleted = await this.store.collection(WORKFLOWS).findOneAndDelete({ name: ctx.params.name });
+    if (!deleted) throw new NotFoundError("Workflow", ctx.params.name);
+    return { status: "OK", message: `Workflow '${ctx.params.name}' deleted` };
+  },
+};

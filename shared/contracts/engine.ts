@@ -65,6 +65,19 @@ const workflowDocument = {
     preAutomationTime: { type: "number", min: 0, optional: true },
     groups: { type: "array", items: { type: "string", min: 1 }, optional: true },
     tags: { type: "array", items: { type: "string", min: 1 }, optional: true },
+    /** Job variables stored encrypted (DECISIONS.md section 5): pointers into the job, e.g. /variables/password. */
+    decorators: {
+      type: "array",
+      optional: true,
+      items: {
+        type: "object",
+        strict: "remove",
+        props: {
+          type: { type: "equal", value: "encryption" },
+          pointer: { type: "string", pattern: /^(\/[^/]+)+$/ },
+        },
+      },
+    },
   },
 } as const;
 
@@ -79,7 +92,8 @@ export const engine = defineService("engine", {
           description: { type: "string", max: 4096, optional: true },
           type: { type: "string", optional: true },
           variables: { type: "object", optional: true },
-          groups: { type: "array", items: objectId, optional: true },
+          // Group ids are UUIDs (DECISIONS.md section 4), not object ids; unknown ones answer 400.
+          groups: { type: "array", items: { type: "string", min: 1, max: 128 }, max: 100, optional: true },
         },
       },
     },

@@ -1,0 +1,244 @@
+/**
+ * Workflow engine throughput: `npm run bench:engine` (docs/engine.md).
+ *
+ * Jobs of a 10-task automatic workflow (each task calls `benchtask.noop`, a no-op action) started
+ * over HTTP, BENCH_CONCURRENCY at a time, each awaited until its `engine.jobChanged` event says
+ * complete; then finishTask over HTTP on jobs waiting at a manual task. Two shapes:
+ *   in-process  every service on one broker, embedded store (the default deployment)
+ *   nats        store in one process, two engine replicas in two more, gateway + accounts + the
+ *               no-op service + the load in this one, all over NATS
+ * Reports task transitions/s (tasks run to completion per second), jobs/s, start-to-complete
+ * p50/p99 and finishTask p50/p99, with the CPU share other processes on the machine used meanwhile.
+ * Table on stdout, JSON in bench/results/engine.json.
+ *
+ * Env: BENCH_JOBS (1500), BENCH_NATS_JOBS (800), BENCH_CONCURRENCY (32), BENCH_FINISH (400),
+ * BENCH_WARMUP_JOBS (100), BENCH_MAX_S (per measured run, 120), BENCH_QUIET_WAIT (s, 20),
+ * BENCH_ONLY (in-process,nats), BENCH_PROFILE_DIR (children write CPU profiles there), NATS_URL.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { ServiceBroker } from "moleculer";
+import { childPids, stopAllChildren, stopChild } from "./support/children";
+import { waitQuiet, watchCpu, type CpuShares } from "./support/cpu";
+import { ADMIN_PASSWORD, httpUrl, platformEnv, spawnPlatformNode, startPlatform } from "./support/platform";
+import { latency, type Latency } from "./engine/stats";
+import {
+  Completions,
+  Http,
+  TASKS_PER_JOB,
+  createWorkflows,
+  runFinishTasks,
+  runJobs,
+  taskService,
+  warmUp,
+} from "./engine/workload";
+
+function intEnv(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  const n = raw ? Number(raw) : fallback;
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}`);
+  return n;
+}
+
+const JOBS = intEnv("BENCH_JOBS", 1500, 10);
+const NATS_JOBS = intEnv("BENCH_NATS_JOBS", 800, 10);
+const CONCURRENCY = intEnv("BENCH_CONCURRENCY", 32, 1);
+const FINISH = intEnv("BENCH_FINISH", 400, 10);
+const WARMUP = intEnv("BENCH_WARMUP_JOBS", 100, 1);
+const MAX_MS = intEnv("BENCH_MAX_S", 120, 5) * 1000;
+const QUIET_WAIT_S = intEnv("BENCH_QUIET_WAIT", 20, 0);
+const NATS_URL = process.env.NATS_URL || "nats://127.0.0.1:4222";
+const ONLY = process.env.BENCH_ONLY?.split(",").map((s) => s.trim());
+const RUN_ID = `engine-bench-${process.pid}-${Date.now().toString(36)}`;
+
+/** The aims of the engine issue, in task transitions per second. */
+const AIMS: Record<string, number> = { "in-process": 1000, nats: 300 };
+
+interface Result {
+  id: string;
+  label: string;
+  jobs: number;
+  completed: number;
+  failed: number;
+  wallMs: number;
+  transitionsPerSec: number;
+  jobsPerSec: number;
+  startToComplete: Latency;
+  startJob: Latency;
+  finishTask: Latency & { perSec: number; failed: number };
+  aimTransitionsPerSec: number;
+  cpu: CpuShares | null;
+}
+
+const results: Result[] = [];
+
+const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), "engine-bench-"));
+process.once("exit", () => fs.rmSync(tmpRoot, { recursive: true, force: true }));
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    console.error(`\n${signal}: stopping children`);
+    void stopAllChildren().finally(() => process.exit(130));
+  });
+}
+let dirs = 0;
+const dataDir = () => fs.mkdtempSync(path.join(tmpRoot, `data-${dirs++}-`));
+
+/** The measured part, the same for both shapes. */
+async function measure(id: string, label: string, broker: ServiceBroker, replicas: number): Promise<void> {
+  const callers = new Map<string, number>();
+  const completions = new Completions();
+  broker.createService(taskService(callers));
+  broker.createService(completions.service());
+  await broker.waitForServices(["benchtask", "benchlistener", "engine"], 30_000);
+
+  const http = new Http(httpUrl(broker));
+  await http.login(ADMIN_PASSWORD);
+  await createWorkflows(http);
+  process.stdout.write(`- ${label}: warming up ... `);
+  await warmUp(http, completions, callers, replicas, WARMUP);
+  if (QUIET_WAIT_S > 0) await waitQuiet(QUIET_WAIT_S * 1000);
+
+  const jobs = id === "nats" ? NATS_JOBS : JOBS;
+  const cpu = watchCpu(childPids);
+  const run = await runJobs(http, completions, jobs, CONCURRENCY, performance.now() + MAX_MS);
+  const shares = cpu.stop();
+  const finish = await runFinishTasks(http, FINISH, CONCURRENCY);
+
+  const transitions = run.completed * TASKS_PER_JOB;
+  const result: Result = {
+    id,
+    label,
+    jobs: run.jobs,
+    completed: run.completed,
+    failed: run.failed,
+    wallMs: Math.round(run.wallMs),
+    transitionsPerSec: Math.round(transitions / (run.wallMs / 1000)),
+    jobsPerSec: Math.round((run.completed / (run.wallMs / 1000)) * 10) / 10,
+    startToComplete: latency(run.latencies),
+    startJob: latency(run.startLatencies),
+    finishTask: {
+      ...latency(finish.latencies),
+      perSec: Math.round(finish.count / (finish.wallMs / 1000)),
+      failed: finish.failed,
+    },
+    aimTransitionsPerSec: AIMS[id],
+    cpu: shares,
+  };
+  results.push(result);
+  const noisy =
+    (shares.others ?? 0) > 0.1
+      ? ` (other processes used ${Math.round(shares.others! * 100)}% CPU: noisy)`
+      : "";
+  console.log(
+    `${result.transitionsPerSec} transitions/s, ${result.jobsPerSec} jobs/s, ` +
+      `p99 ${result.startToComplete.p99Ms} ms (startJob p99 ${result.startJob.p99Ms} ms); ` +
+      `finishTask p99 ${result.finishTask.p99Ms} ms${noisy}`,
+  );
+  if (run.failed > 0 || finish.failed > 0)
+    console.log(`  ! ${run.failed} jobs and ${finish.failed} finishTask calls failed`);
+}
+
+async function inProcess(): Promise<void> {
+  const DATA_DIR = dataDir();
+  // store.service reads DATA_DIR from process.env rather than its broker's config: keep both equal.
+  const saved = process.env.DATA_DIR;
+  process.env.DATA_DIR = DATA_DIR;
+  const broker = await startPlatform(platformEnv({ DATA_DIR }));
+  try {
+    await measure("in-process", "in-process (one broker, embedded store)", broker, 1);
+  } finally {
+    await broker.stop();
+    if (saved === undefined) delete process.env.DATA_DIR;
+    else process.env.DATA_DIR = saved;
+  }
+}
+
+async function overNats(): Promise<void> {
+  const NAMESPACE = `${RUN_ID}-nats`;
+  const common = { TRANSPORTER: NATS_URL, NAMESPACE };
+  const store = spawnPlatformNode(platformEnv({ ...common, SERVICES: "store", DATA_DIR: dataDir() }));
+  const engines = [1, 2].map((i) =>
+    spawnPlatformNode(
+      platformEnv({
+        ...common,
+        SERVICES: "engine",
+        NODE_ID: `${NAMESPACE}-engine-${i}`,
+        DATA_DIR: dataDir(),
+      }),
+    ),
+  );
+  const broker = await startPlatform(
+    platformEnv({ ...common, SERVICES: "gateway,accounts", DATA_DIR: dataDir() }),
+  );
+  try {
+    const until = Date.now() + 30_000;
+    while ((broker.registry.getActionEndpoints("engine.startJob")?.count() ?? 0) < 2) {
+      if (Date.now() > until) throw new Error("two engine replicas did not join the bus within 30 s");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await measure("nats", "over NATS (store + 2 engine replicas in 3 processes)", broker, 2);
+  } finally {
+    await broker.stop();
+    // Engines before the store they write to.
+    await Promise.all(engines.map((c) => stopChild(c)));
+    await stopChild(store);
+  }
+}
+
+function report(): void {
+  console.log(
+    "\n| shape | transitions/s (aim) | jobs/s | start-to-complete p50 / p99 | finishTask p50 / p99 | others' CPU |",
+  );
+  console.log("|---|---|---|---|---|---|");
+  for (const r of results) {
+    const others = r.cpu?.others == null ? "n/a" : `${Math.round(r.cpu.others * 100)}%`;
+    console.log(
+      `| ${r.label} | ${r.transitionsPerSec} (${r.aimTransitionsPerSec}) | ${r.jobsPerSec} | ` +
+        `${r.startToComplete.p50Ms} / ${r.startToComplete.p99Ms} ms | ${r.finishTask.p50Ms} / ${r.finishTask.p99Ms} ms | ${others} |`,
+    );
+  }
+  const out = path.resolve(__dirname, "../../bench/results/engine.json");
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(
+    out,
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
+        settings: {
+          jobs: JOBS,
+          natsJobs: NATS_JOBS,
+          concurrency: CONCURRENCY,
+          finishTasks: FINISH,
+          tasksPerJob: TASKS_PER_JOB,
+        },
+        results,
+      },
+      null,
+      2,
+    ) + "\n",
+  );
+  console.log(`\nwritten: ${path.relative(process.cwd(), out)}`);
+}
+
+async function main(): Promise<void> {
+  const wanted = (id: string) => !ONLY || ONLY.includes(id);
+  try {
+    if (wanted("in-process")) await inProcess();
+    if (wanted("nats")) await overNats();
+  } finally {
+    await stopAllChildren();
+  }
+  report();
+  const missed = results.filter((r) => r.transitionsPerSec < r.aimTransitionsPerSec || r.failed > 0);
+  if (missed.length > 0) console.log(`aim missed: ${missed.map((r) => r.id).join(", ")}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    void stopAllChildren().finally(() => process.exit(1));
+  },
+);

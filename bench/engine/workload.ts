@@ -1,0 +1,278 @@
+/**
+ * The engine bench's workload: a task service with a no-op action (a workflow task), a listener
+ * for job events (a job is done when its `engine.jobChanged` event says so), the two workflows,
+ * and the load loops: start jobs and wait for each to complete; finish manual tasks.
+ */
+import type { Context, ServiceBroker, ServiceSchema } from "moleculer";
+import { ENGINE_EVENTS, type JobChangedEvent } from "../../shared/contracts/events";
+
+export const TASKS_PER_JOB = 10;
+export const AUTOMATIC_WORKFLOW = "bench-ten-tasks";
+export const MANUAL_WORKFLOW = "bench-approval";
+
+/** benchtask.noop: does nothing, declared as a workflow task. Counts calls per calling node. */
+export function taskService(callers: Map<string, number>): ServiceSchema {
+  return {
+    name: "benchtask",
+    actions: {
+      // `task` marks it a workflow task (Moleculer keeps unknown schema members; its types do not know them).
+      noop: {
+        task: {
+          summary: "Does nothing",
+          description: "Answers an empty object",
+          variables: { incoming: {}, outgoing: {} },
+        },
+        handler(ctx: Context) {
+          const node = ctx.nodeID ?? "?";
+          callers.set(node, (callers.get(node) ?? 0) + 1);
+          return {};
+        },
+      } as any,
+    },
+  };
+}
+
+/** Resolves a waiter when a job's event says it ended. */
+export class Completions {
+  private waiters = new Map<string, (at: { at: number; status: string }) => void>();
+  private early = new Map<string, { at: number; status: string }>();
+
+  service(): ServiceSchema {
+    const ended = (jobId: string, status: string) => this.ended(jobId, status);
+    return {
+      name: "benchlistener",
+      events: {
+        [ENGINE_EVENTS.job](ctx: Context<JobChangedEvent>) {
+          if (ctx.params.status === "running" || ctx.params.status === "paused") return;
+          ended(ctx.params.jobId, ctx.params.status);
+        },
+      },
+    };
+  }
+
+  private ended(jobId: string, status: string): void {
+    const at = { at: performance.now(), status };
+    const waiter = this.waiters.get(jobId);
+    if (waiter) {
+      this.waiters.delete(jobId);
+      waiter(at);
+    } else {
+      this.early.set(jobId, at);
+    }
+  }
+
+  wait(jobId: string, timeoutMs: number): Promise<{ at: number; status: string }> {
+    const early = this.early.get(jobId);
+    if (early) {
+      this.early.delete(jobId);
+      return Promise.resolve(early);
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(jobId);
+        reject(new Error(`job ${jobId} did not end within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiters.set(jobId, (at) => {
+        clearTimeout(timer);
+        resolve(at);
+      });
+    });
+  }
+}
+
+const marker = (id: string) => ({ name: id, summary: id });
+
+export function automaticWorkflow() {
+  const ids = Array.from({ length: TASKS_PER_JOB }, (_, i) => `t${i + 1}`);
+  const tasks: Record<string, unknown> = {
+    workflow_start: marker("workflow_start"),
+    workflow_end: marker("workflow_end"),
+  };
+  for (const id of ids)
+    tasks[id] = {
+      type: "automatic",
+      app: "benchtask",
+      name: "noop",
+      summary: id,
+      variables: { incoming: {}, outgoing: {} },
+    };
+  const chain = ["workflow_start", ...ids, "workflow_end"];
+  const transitions: Record<string, unknown> = { workflow_end: {} };
+  for (let i = 0; i < chain.length - 1; i++)
+    transitions[chain[i]] = { [chain[i + 1]]: { state: "success", type: "standard" } };
+  return { name: AUTOMATIC_WORKFLOW, description: "10 automatic no-op tasks", tasks, transitions };
+}
+
+export function manualWorkflow() {
+  return {
+    name: MANUAL_WORKFLOW,
+    description: "one manual task",
+    tasks: {
+      workflow_start: marker("workflow_start"),
+      approve: {
+        type: "manual",
+        name: "Approve",
+        summary: "Approve",
+        variables: { incoming: {}, outgoing: { ok: null } },
+      },
+      workflow_end: marker("workflow_end"),
+    },
+    transitions: {
+      workflow_start: { approve: { state: "success", type: "standard" } },
+      approve: { workflow_end: { state: "success", type: "standard" } },
+      workflow_end: {},
+    },
+  };
+}
+
+export class Http {
+  constructor(
+    readonly base: string,
+    private token = "",
+  ) {}
+
+  async login(password: string): Promise<void> {
+    const reply = await fetch(`${this.base}/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ user: { username: "admin", password } }),
+    });
+    if (reply.status !== 200) throw new Error(`login: ${reply.status} ${await reply.text()}`);
+    this.token = await reply.text();
+  }
+
+  async post(path: string, body: unknown): Promise<{ status: number; body: any }> {
+    const reply = await fetch(`${this.base}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${this.token}` },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
+    });
+    const text = await reply.text();
+    return { status: reply.status, body: text ? JSON.parse(text) : undefined };
+  }
+}
+
+export async function createWorkflows(http: Http): Promise<void> {
+  for (const workflow of [automaticWorkflow(), manualWorkflow()]) {
+    const reply = await http.post("/workflow_builder/workflows", { workflow });
+    if (reply.status !== 200 && reply.status !== 409)
+      throw new Error(`creating ${workflow.name}: ${reply.status} ${JSON.stringify(reply.body)}`);
+  }
+}
+
+export interface JobsRun {
+  jobs: number;
+  completed: number;
+  failed: number;
+  wallMs: number;
+  /** start request sent -> complete event received, per job. */
+  latencies: number[];
+  /** start request sent -> its answer received, per job. */
+  startLatencies: number[];
+}
+
+/** Runs `jobs` jobs of the automatic workflow, `concurrency` at a time; stops starting at `deadline`. */
+export async function runJobs(
+  http: Http,
+  completions: Completions,
+  jobs: number,
+  concurrency: number,
+  deadline = Infinity,
+): Promise<JobsRun> {
+  let next = 0;
+  let completed = 0;
+  let failed = 0;
+  const latencies: number[] = [];
+  const startLatencies: number[] = [];
+  const began = performance.now();
+  const worker = async () => {
+    while (next < jobs && performance.now() < deadline) {
+      next++;
+      const sent = performance.now();
+      const reply = await http.post("/operations-manager/jobs/start", {
+        workflow: AUTOMATIC_WORKFLOW,
+        options: {},
+      });
+      if (reply.status !== 200) {
+        failed++;
+        continue;
+      }
+      startLatencies.push(performance.now() - sent);
+      const end = await completions
+        .wait(reply.body._id, 60_000)
+        .catch(() => ({ at: NaN, status: "timeout" }));
+      if (end.status === "complete") {
+        completed++;
+        latencies.push(end.at - sent);
+      } else {
+        failed++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return { jobs: next, completed, failed, wallMs: performance.now() - began, latencies, startLatencies };
+}
+
+export interface FinishRun {
+  count: number;
+  failed: number;
+  wallMs: number;
+  latencies: number[];
+}
+
+/** Starts `count` approval jobs, then finishes their manual task, `concurrency` calls at a time. */
+export async function runFinishTasks(http: Http, count: number, concurrency: number): Promise<FinishRun> {
+  const ids: string[] = [];
+  let started = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (started < count) {
+        started++;
+        const reply = await http.post("/operations-manager/jobs/start", {
+          workflow: MANUAL_WORKFLOW,
+          options: {},
+        });
+        if (reply.status === 200 && reply.body.tasks.approve.status === "waiting") ids.push(reply.body._id);
+      }
+    }),
+  );
+  const latencies: number[] = [];
+  let failed = count - ids.length;
+  const began = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let id = ids.pop(); id !== undefined; id = ids.pop()) {
+        const sent = performance.now();
+        const reply = await http.post("/workflow_engine/finishTask", {
+          job_id: id,
+          task_id: "approve",
+          task_data: { ok: true },
+        });
+        if (reply.status === 200 && reply.body.status === "complete")
+          latencies.push(performance.now() - sent);
+        else failed++;
+      }
+    }),
+  );
+  return { count: latencies.length, failed, wallMs: performance.now() - began, latencies };
+}
+
+/** Waits until every engine replica has run a task (they know the task service and are warm). */
+export async function warmUp(
+  http: Http,
+  completions: Completions,
+  callers: Map<string, number>,
+  replicas: number,
+  jobs: number,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    await runJobs(http, completions, jobs, 8);
+    if (callers.size >= replicas) return;
+    if (Date.now() > until) throw new Error(`only ${callers.size} of ${replicas} engine replicas ran tasks`);
+  }
+}
+
+export type { ServiceBroker };

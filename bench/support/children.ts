@@ -1,0 +1,51 @@
+/**
+ * Child processes of the bench, tracked so they all die with it: on normal end, on a thrown error,
+ * on Ctrl-C, and (best effort, SIGKILL) on process exit. Children watch the IPC channel too
+ * (watchdog.ts), so even a SIGKILLed bench leaves nothing running for long.
+ */
+import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
+
+const live = new Set<ChildProcess>();
+
+export function spawnTracked(command: string, args: string[], options: SpawnOptions): ChildProcess {
+  const child = spawn(command, args, options);
+  live.add(child);
+  child.once("exit", () => live.delete(child));
+  return child;
+}
+
+/** pids of the children running now (for CPU accounting). */
+export function childPids(): number[] {
+  return [...live].flatMap((c) => (c.pid ? [c.pid] : []));
+}
+
+/** Resolves with the exit code; rejects when the child does not exit within `ms` (it is killed then). */
+export function waitExit(child: ChildProcess, ms: number): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`child ${child.pid} did not finish within ${ms} ms (killed)`));
+    }, ms);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
+}
+
+/** SIGTERM (graceful broker stop), then SIGKILL after `graceMs`. */
+export async function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill("SIGTERM");
+  await waitExit(child, graceMs).catch(() => undefined);
+}
+
+export async function stopAllChildren(): Promise<void> {
+  await Promise.all([...live].map((c) => stopChild(c)));
+}
+
+// Last resort: 'exit' handlers must be synchronous, so only SIGKILL fits here.
+process.once("exit", () => {
+  for (const child of live) child.kill("SIGKILL");
+});

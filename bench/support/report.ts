@@ -1,0 +1,118 @@
+/**
+ * The bench's table, ratios and tuning verdict. Every scenario runs in several interleaved rounds
+ * and is judged by its best round: on a shared machine other work only ever slows a run down, so
+ * the best round is the closest to what the code can do (the spread is reported beside it).
+ */
+import os from "node:os";
+import type { BusTuning } from "./floor";
+import type { LoadResult, LoadSettings } from "./load";
+
+export interface Row {
+  id: string;
+  label: string;
+  tuning?: BusTuning;
+  round: number;
+  result: LoadResult;
+}
+
+export interface Scenario {
+  id: string;
+  label: string;
+  tuning?: BusTuning;
+  rounds: number;
+  /** The round with the most req/s: its latencies and CPU figures go with it. */
+  best: LoadResult;
+  minReqPerSec: number;
+  maxReqPerSec: number;
+}
+
+export const DEFAULT_ID = "floor-nats";
+export const tuningName = (t: BusTuning) => `${t.serializer}, disableBalancer ${t.disableBalancer}`;
+/** The default setting's floor is plain `floor-nats`; the others are named after their setting. */
+export const tuningId = (t: BusTuning) =>
+  t.serializer === "JSON" && !t.disableBalancer
+    ? DEFAULT_ID
+    : `floor-nats-${t.serializer}-${t.disableBalancer}`;
+
+export function scenarios(rows: Row[]): Scenario[] {
+  const ids = [...new Set(rows.map((r) => r.id))];
+  return ids.map((id) => {
+    const mine = rows.filter((r) => r.id === id);
+    const best = mine.reduce((a, b) => (b.result.reqPerSec > a.result.reqPerSec ? b : a));
+    const xs = mine.map((r) => r.result.reqPerSec);
+    return {
+      id,
+      label: best.label.trim(),
+      tuning: best.tuning,
+      rounds: mine.length,
+      best: best.result,
+      minReqPerSec: Math.round(Math.min(...xs)),
+      maxReqPerSec: Math.round(Math.max(...xs)),
+    };
+  });
+}
+
+const ratio = (a?: number, b?: number) => (a && b ? Number((a / b).toFixed(3)) : null);
+
+export function ratios(list: Scenario[], best?: BusTuning): Record<string, number | null> {
+  const rps = (id: string) => list.find((s) => s.id === id)?.maxReqPerSec;
+  const out: Record<string, number | null> = {
+    "floor/bare, in-process": ratio(rps("floor"), rps("bare")),
+    "floor/bare, NATS": ratio(rps(DEFAULT_ID), rps("bare")),
+    "ours/floor, in-process": ratio(rps("ours"), rps("floor")),
+    "ours/floor, NATS": ratio(rps("ours-nats"), rps(DEFAULT_ID)),
+  };
+  if (best && tuningId(best) !== DEFAULT_ID) {
+    out["floor/bare, NATS tuned"] = ratio(rps(tuningId(best)), rps("bare"));
+    out["ours/floor, NATS tuned"] = ratio(rps("ours-nats-tuned"), rps(tuningId(best)));
+  }
+  return out;
+}
+
+/** The NATS floor's best setting, and whether it beats the default clearly: by 10 % or more. */
+export function tuningVerdict(
+  list: Scenario[],
+  combos: BusTuning[],
+): { best: BusTuning; liftPct: number; clear: boolean } | null {
+  const measured = combos.flatMap((tuning) => {
+    const s = list.find((x) => x.id === tuningId(tuning));
+    return s ? [{ tuning, s }] : [];
+  });
+  const def = list.find((x) => x.id === DEFAULT_ID);
+  if (measured.length === 0 || !def) return null;
+  const top = measured.reduce((a, b) => (b.s.maxReqPerSec > a.s.maxReqPerSec ? b : a));
+  const liftPct = Math.round((top.s.maxReqPerSec / def.maxReqPerSec - 1) * 100);
+  // 10 %: rounds of one setting differ by about that much here even when the machine looks quiet.
+  return { best: top.tuning, liftPct, clear: liftPct >= 10 && top.s.rounds >= 2 };
+}
+
+const pct = (x: number | null) => (x === null ? "n/a" : `${Math.round(x * 100)}%`);
+
+export function printReport(
+  list: Scenario[],
+  settings: LoadSettings,
+  r: Record<string, number | null>,
+): void {
+  const pad = (s: string, n: number) => s.padEnd(n);
+  console.log(
+    `\nautocannon -c ${settings.connections} -d ${settings.durationS} after a ${settings.warmupS} s warm-up, keep-alive; ` +
+      `best of the rounds. ${os.cpus().length} cores shared by load generator, servers and nats-server.\n` +
+      `"cpu µs/req": CPU the servers (bench process, server children, nats-server) spent per request.\n` +
+      `"others": share of all cores used by processes outside the bench during that round.\n`,
+  );
+  console.log(
+    `${pad("scenario", 46)}${pad("req/s", 8)}${pad("rounds (min-max)", 20)}${pad("p50 ms", 8)}${pad("p99 ms", 8)}` +
+      `${pad("failed", 8)}${pad("cpu µs/req", 12)}others`,
+  );
+  for (const s of list) {
+    const x = s.best;
+    console.log(
+      `${pad(s.label, 46)}${pad(x.reqPerSec.toFixed(0), 8)}${pad(`${s.rounds} (${s.minReqPerSec}-${s.maxReqPerSec})`, 20)}` +
+        `${pad(String(x.p50Ms), 8)}${pad(String(x.p99Ms), 8)}${pad(String(x.non2xx + x.errors + x.timeouts), 8)}` +
+        `${pad(String(x.serverCpuUsPerReq ?? "n/a"), 12)}${pct(x.cpu.others)}`,
+    );
+  }
+  console.log("");
+  for (const [k, v] of Object.entries(r))
+    console.log(`${pad(k, 30)}${v === null ? "n/a" : `${v.toFixed(2)}x`}`);
+}

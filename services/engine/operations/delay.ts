@@ -1,0 +1,17 @@
+/**
+ * `delay`: waits, durably. Incoming: `time` in seconds (a number or numeric text, 0 to 30 days).
+ * The wake-up time is written into the job (`tasks.<id>.wakeAt`), so the wait survives the replica
+ * that started it: any replica's sweeper finishes the task once the time has come.
+ */
+import { OperationError } from "./types";
+
+export const MAX_DELAY_SECONDS = 30 * 24 * 3600;
+
+/** Milliseconds to wait. */
+export function delayMs(incoming: Record<string, unknown>): number {
+  const raw = incoming.time;
+  const seconds = typeof raw === "string" && raw.trim() !== "" ? Number(raw) : raw;
+  if (typeof seconds !== "number" || !Number.isFinite(seconds) || seconds < 0 || seconds > MAX_DELAY_SECONDS)
+    throw new OperationError(`'time' must be a number of seconds between 0 and ${MAX_DELAY_SECONDS}`);
+  return Math.round(seconds * 1000);
+}

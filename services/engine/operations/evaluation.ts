@@ -1,0 +1,125 @@
+/**
+ * `evaluation`: compares operands and finishes `success` when the comparison holds, `failure`
+ * otherwise, so the workflow branches on it.
+ *
+ * Incoming: either one comparison (`operand_1`, `operator`, `operand_2`) or `evaluations`, a list
+ * of them, combined with `all_true_flag` (true, the default: all must hold; false: any).
+ * Outgoing: `return_value` (boolean).
+ *
+ * Operators: `==` `!=` (deep equality), `<` `<=` `>` `>=` (numbers with numbers, text with text),
+ * `contains` `!contains` (text in text, an element in a list, a key in an object), `startsWith`,
+ * `endsWith`, `in` `!in` (operand_1 in the list operand_2), `exists` `!exists` (operand_1 is set).
+ */
+import { OperationError, isPlainObject, type OperationResult } from "./types";
+
+export const OPERATORS = [
+  "==",
+  "!=",
+  "<",
+  "<=",
+  ">",
+  ">=",
+  "contains",
+  "!contains",
+  "startsWith",
+  "endsWith",
+  "in",
+  "!in",
+  "exists",
+  "!exists",
+] as const;
+type Operator = (typeof OPERATORS)[number];
+
+interface Comparison {
+  operand_1?: unknown;
+  operator?: unknown;
+  operand_2?: unknown;
+}
+
+const deepEqual = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
+
+function ordered(a: unknown, b: unknown, op: string): [number | string, number | string] {
+  if (typeof a === "number" && typeof b === "number") return [a, b];
+  if (typeof a === "string" && typeof b === "string") return [a, b];
+  throw new OperationError(
+    `'${op}' compares two numbers or two strings, got ${typeName(a)} and ${typeName(b)}`,
+  );
+}
+
+const typeName = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
+
+function contains(container: unknown, item: unknown): boolean {
+  if (typeof container === "string") return typeof item === "string" && container.includes(item);
+  if (Array.isArray(container)) return container.some((el) => deepEqual(el, item));
+  if (isPlainObject(container)) return typeof item === "string" && Object.hasOwn(container, item);
+  throw new OperationError(
+    `'contains' needs a string, list or object as operand_1, got ${typeName(container)}`,
+  );
+}
+
+export function compare(a: unknown, operator: Operator, b: unknown): boolean {
+  switch (operator) {
+    case "==":
+      return deepEqual(a, b);
+    case "!=":
+      return !deepEqual(a, b);
+    case "<": {
+      const [x, y] = ordered(a, b, operator);
+      return x < y;
+    }
+    case "<=": {
+      const [x, y] = ordered(a, b, operator);
+      return x <= y;
+    }
+    case ">": {
+      const [x, y] = ordered(a, b, operator);
+      return x > y;
+    }
+    case ">=": {
+      const [x, y] = ordered(a, b, operator);
+      return x >= y;
+    }
+    case "contains":
+      return contains(a, b);
+    case "!contains":
+      return !contains(a, b);
+    case "startsWith":
+      return typeof a === "string" && typeof b === "string" && a.startsWith(b);
+    case "endsWith":
+      return typeof a === "string" && typeof b === "string" && a.endsWith(b);
+    case "in":
+    case "!in": {
+      if (!Array.isArray(b))
+        throw new OperationError(`'${operator}' needs a list as operand_2, got ${typeName(b)}`);
+      const found = b.some((el) => deepEqual(el, a));
+      return operator === "in" ? found : !found;
+    }
+    case "exists":
+      return a !== undefined && a !== null;
+    case "!exists":
+      return a === undefined || a === null;
+  }
+}
+
+function check(c: Comparison, where: string): boolean {
+  if (typeof c.operator !== "string" || !(OPERATORS as readonly string[]).includes(c.operator)) {
+    throw new OperationError(`${where}: operator must be one of ${OPERATORS.join(" ")}`, [
+      { field: `${where}.operator`, message: `Unknown operator ${JSON.stringify(c.operator)}` },
+    ]);
+  }
+  return compare(c.operand_1, c.operator as Operator, c.operand_2);
+}
+
+export function evaluation(incoming: Record<string, unknown>): OperationResult {
+  let holds: boolean;
+  if (incoming.evaluations !== undefined) {
+    const list = incoming.evaluations;
+    if (!Array.isArray(list) || list.length === 0 || !list.every(isPlainObject))
+      throw new OperationError("'evaluations' must be a non-empty list of {operand_1, operator, operand_2}");
+    const results = list.map((c, i) => check(c as Comparison, `evaluations.${i}`));
+    holds = incoming.all_true_flag === false ? results.some(Boolean) : results.every(Boolean);
+  } else {
+    holds = check(incoming as Comparison, "evaluation");
+  }
+  return { state: holds ? "success" : "failure", outgoing: { return_value: holds } };
+}

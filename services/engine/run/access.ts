@@ -1,0 +1,18 @@
+/**
+ * Group-based access to jobs (DECISIONS.md section 2): a caller sees a job, and may act on it,
+ * only when it shares one of the job's groups, or has role admin. Internal calls (no caller) are
+ * the platform itself.
+ */
+import type { Caller } from "../../../shared/contracts/resources";
+import type { Filter } from "../../../shared/store/types";
+
+export function maySeeJob(caller: Caller | undefined, groups: readonly string[] | undefined): boolean {
+  if (!caller || caller.roles.includes("admin")) return true;
+  return (groups ?? []).some((g) => caller.groupIds.includes(g));
+}
+
+/** The store filter of the jobs a caller may see. */
+export function jobAccessFilter(caller: Caller | undefined): Filter {
+  if (!caller || caller.roles.includes("admin")) return {};
+  return { groups: { $in: caller.groupIds } };
+}

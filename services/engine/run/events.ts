@@ -1,0 +1,37 @@
+/**
+ * Job and task changes as broker events (shared/contracts/events.ts), broadcast so every gateway
+ * replica can stream them to its own GET /events clients. Each carries the job's groups: a
+ * gateway shows an event only to callers who may see that job.
+ */
+import type { ServiceBroker } from "moleculer";
+import { ENGINE_EVENTS, type JobChangedEvent, type TaskChangedEvent } from "../../../shared/contracts/events";
+import type { RunJob } from "./types";
+
+/** Broadcasts what changed between two versions of a job (`before` null: the job is new). */
+export function emitChanges(broker: ServiceBroker, before: RunJob | null, job: RunJob): void {
+  const base: JobChangedEvent = {
+    jobId: job._id,
+    name: job.name,
+    workflow: job.workflow.name,
+    status: job.status,
+    groups: job.groups,
+    at: job.last_updated,
+  };
+  for (const [taskId, task] of Object.entries(job.tasks)) {
+    if (!task) continue;
+    const old = before?.tasks[taskId];
+    const changed = old
+      ? old.status !== task.status || old.finish_state !== task.finish_state
+      : task.status !== "incomplete";
+    if (!changed) continue;
+    const event: TaskChangedEvent = {
+      ...base,
+      taskId,
+      taskStatus: task.status,
+      ...(task.finish_state && { finish_state: task.finish_state }),
+    };
+    broker.broadcast(ENGINE_EVENTS.task, event);
+  }
+  if (!before || before.status !== job.status || before.metrics.progress !== job.metrics.progress)
+    broker.broadcast(ENGINE_EVENTS.job, base);
+}

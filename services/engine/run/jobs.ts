@@ -1,0 +1,171 @@
+/**
+ * Job documents in the store, written with compare-and-set on `version`: a write names the version
+ * it was computed from, and loses (and is recomputed on the newer document) when another writer got
+ * there first. So concurrent writers — two replicas, two branches of one job, two finishTask calls —
+ * never lose an update, and a decision is only ever acted on once it is stored.
+ *
+ * Each replica remembers the last version it wrote or read of a job (JOB_CACHE_SIZE of them) so the
+ * next step of a job it is running needs no read first. The cache only saves a read: a write from a
+ * stale copy fails its compare-and-set, and a decision not to write (or to refuse) made on a cached
+ * copy is always re-checked on a fresh read.
+ */
+import type { Store } from "../../../shared/store/types";
+import { nowIso } from "../../../shared/text";
+import { JOB_CACHE_SIZE, MAX_WRITE_ATTEMPTS } from "./settings";
+import type { RunJob } from "./types";
+
+export const JOBS = "jobs";
+
+export interface Written<R> {
+  /** The job before this write (equal to `job` when nothing changed). */
+  before: RunJob;
+  job: RunJob;
+  result: R;
+  changed: boolean;
+}
+
+export class JobStore {
+  private readonly cache = new Map<string, RunJob>();
+  private readonly locks = new Map<string, Promise<void>>();
+
+  constructor(private readonly store: Store) {}
+
+  get collection() {
+    return this.store.collection<RunJob>(JOBS);
+  }
+
+  /** The stored job (and it is remembered), or null. */
+  async read(id: string): Promise<RunJob | null> {
+    const doc = await this.collection.findOne({ _id: id });
+    if (doc) this.remember(doc);
+    else this.cache.delete(id);
+    return doc;
+  }
+
+  async insert(job: RunJob): Promise<void> {
+    // JSON values only (no `undefined` members), as every backend will hold them.
+    await this.collection.insertOne(JSON.parse(JSON.stringify(job)));
+    this.remember(job);
+  }
+
+  /**
+   * Applies `change` to a copy of the job and stores the result if anything changed. `change` may
+   * throw to refuse (nothing is written). Answers null when the job does not exist. `fresh` reads
+   * the job first instead of starting from the remembered copy (callers that answer a person).
+   */
+  async update<R>(
+    id: string,
+    change: (draft: RunJob) => R,
+    options: { fresh?: boolean } = {},
+  ): Promise<Written<R> | null> {
+    return this.exclusive(id, async () => {
+      let base: RunJob | null = options.fresh ? null : (this.cache.get(id) ?? null);
+      let cached = base !== null;
+      for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+        if (!base) {
+          base = await this.read(id);
+          cached = false;
+          if (!base) return null;
+        }
+        const draft = structuredClone(base);
+        let result: R;
+        try {
+          result = change(draft);
+        } catch (err) {
+          if (!cached) throw err;
+          base = null; // refused on a remembered copy: check on the stored one
+          continue;
+        }
+        const set = changes(base, draft);
+        if (!set) {
+          if (!cached) return { before: base, job: base, result, changed: false };
+          base = null;
+          continue;
+        }
+        draft.last_updated = set.last_updated = nowIso();
+        draft.version = base.version + 1;
+        const written = await this.collection.updateOne(
+          { _id: id, version: base.version },
+          { $set: set, $inc: { version: 1 } },
+        );
+        if (written.matchedCount === 1) {
+          this.remember(draft);
+          return { before: base, job: draft, result, changed: true };
+        }
+        this.cache.delete(id);
+        base = null;
+      }
+      throw new Error(`job ${id}: gave up after ${MAX_WRITE_ATTEMPTS} concurrent write conflicts`);
+    });
+  }
+
+  forget(id: string): void {
+    this.cache.delete(id);
+  }
+
+  private remember(job: RunJob): void {
+    this.cache.delete(job._id);
+    // An ended job is rarely written again (and then after a fresh read): keep the memory for live ones.
+    if (job.status !== "running" && job.status !== "paused") return;
+    this.cache.set(job._id, job);
+    if (this.cache.size > JOB_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
+  }
+
+  /** One write at a time per job in this replica: spares the store writes that would only lose the race. */
+  private async exclusive<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(id);
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const tail = previous ? previous.then(() => mine) : mine;
+    this.locks.set(id, tail);
+    if (previous) await previous;
+    try {
+      return await fn();
+    } finally {
+      release();
+      if (this.locks.get(id) === tail) this.locks.delete(id);
+    }
+  }
+}
+
+/**
+ * JSON text of the parts of jobs, by object: the remembered copy of a job is never changed (writes
+ * work on a copy), so each write serializes only the new version of each part, not the old one too.
+ */
+const serialized = new WeakMap<object, string>();
+
+function jsonOf(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null) return JSON.stringify(value);
+  let text = serialized.get(value);
+  if (text === undefined) {
+    text = JSON.stringify(value);
+    serialized.set(value, text);
+  }
+  return text;
+}
+
+/**
+ * The `$set` that turns `before` into `after` (JSON values: what the store will hold), or null
+ * when they are the same. Tasks are set one by one (`tasks.<id>`): task ids are checked to be
+ * plain names when a workflow is stored.
+ */
+function changes(before: RunJob, after: RunJob): Record<string, unknown> | null {
+  const set: Record<string, unknown> = {};
+  let any = false;
+  const record = (path: string, a: unknown, b: unknown) => {
+    const text = jsonOf(a);
+    if (text === undefined || text === jsonOf(b)) return;
+    set[path] = JSON.parse(text);
+    any = true;
+  };
+  for (const key of Object.keys(after) as (keyof RunJob)[]) {
+    if (key === "_id" || key === "version" || key === "last_updated") continue;
+    if (key === "tasks") {
+      for (const id of Object.keys(after.tasks))
+        record(`tasks.${id}`, after.tasks[id] ?? null, before.tasks[id] ?? null);
+      continue;
+    }
+    record(key, after[key], before[key]);
+  }
+  return any ? set : null;
+}

@@ -1,0 +1,81 @@
+/**
+ * What a job needs before it exists: its workflow (by name), a check that the definition can run,
+ * its variables checked against the workflow's inputSchema and sealed where its decorators say,
+ * and its groups. Shared by POST /operations-manager/jobs/start and childJob tasks.
+ */
+import { BadRequestError, NotFoundError, invalidField, type FieldError } from "../../../shared/errors";
+import { sealPointers } from "../../../shared/pointers";
+import type { Store } from "../../../shared/store/types";
+import type { WorkflowDoc } from "../model";
+import { checkInput } from "./input-schema";
+import { END, START } from "./transitions";
+
+export const WORKFLOWS = "workflows";
+
+export type RunnableWorkflow = WorkflowDoc & { decorators?: { type: string; pointer: string }[] };
+
+export async function loadWorkflow(store: Store, name: string): Promise<RunnableWorkflow> {
+  const workflow = await store.collection<RunnableWorkflow>(WORKFLOWS).findOne({ name });
+  if (!workflow) throw new NotFoundError("Workflow", name);
+  checkRunnable(workflow);
+  return workflow;
+}
+
+/**
+ * Workflows written through the API are validated as graphs when stored (graph.ts); this guards
+ * what the executor itself relies on, for documents that reached the store another way.
+ */
+function checkRunnable(workflow: RunnableWorkflow): void {
+  const errors: FieldError[] = [];
+  const tasks = workflow.tasks ?? {};
+  for (const marker of [START, END])
+    if (!tasks[marker])
+      errors.push({ field: "workflow", message: `Workflow has no '${marker}' task`, type: "workflow" });
+  for (const id of Object.keys(tasks))
+    if (!/^[A-Za-z0-9_-]{1,128}$/.test(id))
+      errors.push({
+        field: "workflow",
+        message: `Workflow task id '${id}' is not a plain name`,
+        type: "workflow",
+      });
+  if (errors.length > 0)
+    throw new BadRequestError(`Workflow '${workflow.name}' cannot run: ${errors[0].message}`, errors);
+}
+
+/** The job's variables: checked against the inputSchema (400 naming each field), then sealed per decorators. */
+export function prepareVariables(
+  workflow: RunnableWorkflow,
+  variables: Record<string, unknown>,
+  key: () => Buffer,
+  field = "options.variables",
+): Record<string, unknown> {
+  if (workflow.inputSchema) {
+    const errors = checkInput(workflow.inputSchema, variables, field);
+    if (errors.length > 0)
+      throw new BadRequestError(`Job variables do not match workflow '${workflow.name}' inputSchema`, errors);
+  }
+  const pointers = (workflow.decorators ?? []).filter((d) => d?.type === "encryption").map((d) => d.pointer);
+  if (pointers.length === 0) return structuredClone(variables);
+  try {
+    return sealPointers(key(), variables, pointers);
+  } catch (err) {
+    throw invalidField(
+      field,
+      `Workflow '${workflow.name}' has a bad decorator: ${(err as Error).message}`,
+      "decorator",
+    );
+  }
+}
+
+/** The job's groups exist (by id): an unknown one is a 400. */
+export async function checkGroups(store: Store, groups: string[], field = "options.groups"): Promise<void> {
+  if (groups.length === 0) return;
+  const found = await store.collection("groups").find({ _id: { $in: groups } }, { projection: { _id: 1 } });
+  const known = new Set(found.map((g) => g._id));
+  const missing = groups.filter((g) => !known.has(g));
+  if (missing.length > 0)
+    throw new BadRequestError(
+      `Unknown group(s): ${missing.join(", ")}`,
+      missing.map((g) => ({ field, message: `Unknown group '${g}'`, type: "unknownGroup" })),
+    );
+}

@@ -1,0 +1,726 @@
+/**
+ * The job state machine (DECISIONS.md section 7) as pure functions over one job document. A write
+ * is: take the stored job, apply one change (a task finished, a person finished a manual task, the
+ * job was canceled), then `settle` it — reach the tasks the transitions lead to, run the in-engine
+ * operations that need nothing from outside, claim the tasks this replica will run — and store the
+ * result with one compare-and-set. Nothing here does I/O, so a write that loses the race is simply
+ * recomputed on the newer document.
+ *
+ * Task states inside a job:
+ *   incomplete               not reached (or reached on some but not all live incoming paths: a join)
+ *   waiting                  a manual task waiting for finishTask
+ *   running + claim          a replica runs it until `claim.until` (renewed while it runs)
+ *   running + wakeAt > now   a delay, or a retry, sleeping
+ *   running + child          a childJob task waiting for its child job
+ *   running + loop           a forEach task waiting for its body to come back
+ *   running, none of these   runnable: the next settle claims it (or runs it, for an operation)
+ *   complete / error / canceled
+ */
+import { randomUUID } from "node:crypto";
+import { ObjectId } from "mongodb";
+import { API_VERSION } from "../../../shared/version";
+import type { FinishState, JobErrorRecord, TransitionTarget, WorkflowDoc } from "../model";
+import {
+  OperationError,
+  PURE_OPERATIONS,
+  childDetails,
+  delayMs,
+  loopItems,
+  type OperationResult,
+} from "../operations";
+import type { OperationTask } from "../builtins";
+import {
+  CHILD_CHECK_MS,
+  CLAIM_TTL_MS,
+  DISPATCH_GRACE_MS,
+  MAX_ERROR_RECORDS,
+  MAX_INLINE_STEPS,
+  MAX_ITERATIONS,
+} from "./settings";
+import type { ChildState, RunJob, RunTask } from "./types";
+import { applyOutgoing, resolveIncoming } from "./variables";
+
+export const START = "workflow_start";
+export const END = "workflow_end";
+
+const FINISHED = new Set(["complete", "error", "canceled"]);
+const ACTIVE = new Set(["running", "waiting"]);
+
+/** Why a task failed, as the spec's error record carries it. */
+export interface TaskFailure {
+  code: number;
+  message: string;
+  errors: unknown[];
+}
+
+export interface Outcome {
+  state: FinishState;
+  outgoing?: Record<string, unknown>;
+  error?: TaskFailure;
+}
+
+export interface StepContext {
+  now: number;
+  /** This replica's claim owner id. */
+  me: string;
+  /** Tasks this replica may still claim in this write. */
+  budget: number;
+  /** What is known of child jobs, by id (looked up before the write). */
+  children?: Map<string, ChildState>;
+}
+
+/** One write's decisions, for the runner to act on once the write is stored. */
+export class Step {
+  /** Tasks claimed for this replica: run them after the write. */
+  readonly claimed: { taskId: string; run: string }[] = [];
+  /** Wake-up times set (delays, retries): a local timer gets there sooner than a sweep. */
+  readonly wakeups: number[] = [];
+  /** Child jobs to cancel (their parent task was canceled or reset). */
+  readonly cancelChildren: string[] = [];
+  /** Runnable tasks were left for later because this replica is at its limit: another may take them. */
+  leftReady = false;
+  /** Operations were left for later (MAX_INLINE_STEPS): the sweeper goes on with them, throttled. */
+  inlineExhausted = false;
+  private inlineLeft = MAX_INLINE_STEPS;
+
+  constructor(readonly ctx: StepContext) {}
+
+  get now(): number {
+    return this.ctx.now;
+  }
+
+  takeInline(): boolean {
+    if (this.inlineLeft <= 0) return false;
+    this.inlineLeft--;
+    return true;
+  }
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function taskOf(job: RunJob, id: string): RunTask {
+  const task = job.tasks[id];
+  if (!task) throw new Error(`job ${job._id} has no task '${id}'`);
+  return task;
+}
+
+/** A fresh ObjectId text (job ids are chosen here so a child job's id can be written before it exists). */
+export const newJobId = () => new ObjectId().toHexString();
+
+// ------------------------------------------------------------------------------------------ jobs
+
+export interface JobInput {
+  description?: string;
+  type?: string;
+  variables: Record<string, unknown>;
+  groups: string[];
+  caller?: RunJob["runAs"];
+  parent?: RunJob["parent"];
+  ancestors?: string[];
+  id?: string;
+}
+
+/** A new job document of `workflow`, before its first step. */
+export function buildJob(
+  workflow: WorkflowDoc & { decorators?: RunJob["decorators"] },
+  input: JobInput,
+  now: number,
+): RunJob {
+  const tasks: RunJob["tasks"] = {};
+  for (const [id, def] of Object.entries(workflow.tasks ?? {})) {
+    if (!def) {
+      tasks[id] = null;
+      continue;
+    }
+    const task: RunTask = { ...structuredClone(def), status: "incomplete" } as RunTask;
+    if (def.retrySettings) {
+      task.retrySettings = {
+        autoRetry: def.retrySettings.autoRetry ?? false,
+        limit: def.retrySettings.limit ?? 0,
+        delay: def.retrySettings.delay ?? 0,
+        state: def.retrySettings.state?.length ? [...def.retrySettings.state] : ["error"],
+        count: 0,
+      };
+    }
+    tasks[id] = task;
+  }
+  const user = input.caller?.username ?? "system";
+  const at = iso(now);
+  return {
+    _id: input.id ?? newJobId(),
+    type: input.type ?? "automation",
+    name: workflow.name,
+    description: input.description ?? workflow.description ?? "",
+    workflow: { _id: workflow._id, name: workflow.name },
+    status: "running",
+    tasks,
+    transitions: structuredClone(workflow.transitions ?? {}),
+    variables: input.variables,
+    error: [],
+    errorHandler: null,
+    decorators: structuredClone(workflow.decorators ?? []),
+    groups: input.groups,
+    watchers: input.caller ? [input.caller.accountId] : [],
+    ancestors: input.ancestors ?? [],
+    ...(workflow.sla !== undefined && { sla: workflow.sla }),
+    ...(workflow.preAutomationTime !== undefined && { preAutomationTime: workflow.preAutomationTime }),
+    metrics: { start_time: now, end_time: null, progress: 0, user, owner: user, manual_time: 0 },
+    created: at,
+    created_by: user,
+    last_updated: at,
+    last_updated_by: user,
+    lastUpdatedVersion: API_VERSION,
+    canvasVersion: 3,
+    font_size: 12,
+    version: 0,
+    sweepAt: null,
+    waitingTasks: [],
+    parent: input.parent ?? null,
+    runAs: input.caller ?? null,
+  };
+}
+
+/** The first step: `workflow_start` completes and its successors are reached. */
+export function startRun(job: RunJob, step: Step): void {
+  const start = taskOf(job, START);
+  start.start_time = iso(step.now);
+  finish(job, START, { state: "success", outgoing: {} }, step);
+  settle(job, step);
+}
+
+/** Ends a running or paused job as canceled: its running and waiting tasks are canceled too (then settle). */
+export function cancelRun(job: RunJob, step: Step): void {
+  endJob(job, "canceled", step);
+}
+
+/** Ends the job (complete, error or canceled); whatever still runs or waits is canceled. */
+function endJob(job: RunJob, status: "complete" | "error" | "canceled", step: Step, record?: JobErrorRecord) {
+  if (record) pushError(job, record);
+  job.status = status;
+  job.metrics.end_time = step.now;
+  for (const task of Object.values(job.tasks)) {
+    if (!task || !ACTIVE.has(task.status)) continue;
+    if (task.status === "waiting" && task.waitingSince != null)
+      job.metrics.manual_time += Math.max(0, step.now - task.waitingSince);
+    if (task.child && task.status === "running") step.cancelChildren.push(task.child.jobId);
+    task.status = "canceled";
+    task.end_time = step.now;
+    clearRunState(task);
+  }
+}
+
+// ------------------------------------------------------------------------------ finishing tasks
+
+export function errorRecord(
+  taskId: string,
+  method: string,
+  failure: TaskFailure,
+  now: number,
+): JobErrorRecord {
+  return {
+    task: taskId,
+    message: {
+      code: failure.code,
+      message: {
+        apiVersion: API_VERSION,
+        method,
+        error: { code: failure.code, message: failure.message, errors: failure.errors },
+      },
+    },
+    timestamp: now,
+  };
+}
+
+function pushError(job: RunJob, record: JobErrorRecord): void {
+  job.error.push(record);
+  if (job.error.length > MAX_ERROR_RECORDS) job.error.splice(0, job.error.length - MAX_ERROR_RECORDS);
+}
+
+/** What a task's runs are called in error records: the action for automatic tasks, else the task's name. */
+export function methodOf(task: RunTask): string {
+  return task.type === "automatic" && task.app ? `${task.app}.${task.name}` : task.name;
+}
+
+/**
+ * A run of task `id` ended with `outcome`: retry it when its retrySettings say so, otherwise
+ * record the outcome and follow the transitions of its finish state.
+ */
+export function finish(job: RunJob, id: string, outcome: Outcome, step: Step): void {
+  const task = taskOf(job, id);
+  if (outcome.error) pushError(job, errorRecord(id, methodOf(task), outcome.error, step.now));
+  const retry = task.retrySettings;
+  if (
+    retry?.autoRetry &&
+    retry.count < retry.limit &&
+    (retry.state?.length ? retry.state : ["error"]).includes(outcome.state)
+  ) {
+    retry.count++;
+    task.status = "running";
+    clearRunState(task);
+    task.wakeAt = step.now + retry.delay;
+    step.wakeups.push(task.wakeAt);
+    if (outcome.outgoing) task.outgoing = outcome.outgoing;
+    return;
+  }
+  clearRunState(task);
+  task.status = outcome.state === "error" ? "error" : "complete";
+  task.finish_state = outcome.state;
+  task.end_time = step.now;
+  applyOutgoing(job, task, outcome.outgoing ?? {});
+  follow(job, id, outcome.state, step);
+}
+
+function clearRunState(task: RunTask): void {
+  task.claim = null;
+  task.loop = null;
+  task.waitingSince = null;
+  delete task.wakeAt;
+}
+
+/** Takes every transition of `from` for `state`; none means the job ends in error. */
+function follow(job: RunJob, from: string, state: FinishState, step: Step): void {
+  if (job.status !== "running") return;
+  const edges = Object.entries(job.transitions[from] ?? {}).filter(([, edge]) => edge.state === state);
+  if (edges.length === 0) {
+    if (from === END) return;
+    // A task that errored has its record already; any other state without a way on needs one.
+    const record =
+      state === "error"
+        ? undefined
+        : errorRecord(
+            from,
+            methodOf(taskOf(job, from)),
+            {
+              code: 500,
+              message: `Task '${from}' finished '${state}' and has no transition for it`,
+              errors: [],
+            },
+            step.now,
+          );
+    endJob(job, "error", step, record);
+    return;
+  }
+  for (const [to, edge] of edges) {
+    if (job.status !== "running") return;
+    reach(job, from, to, edge, step);
+  }
+}
+
+/** The transition `from -> to` is taken. */
+function reach(job: RunJob, from: string, to: string, edge: TransitionTarget, step: Step): void {
+  const target = job.tasks[to];
+  if (!target) {
+    const failure = { code: 500, message: `Transition from '${from}' to unknown task '${to}'`, errors: [] };
+    endJob(job, "error", step, errorRecord(from, methodOf(taskOf(job, from)), failure, step.now));
+    return;
+  }
+  if (edge.type === "revert") {
+    // Back to an earlier task: it and everything after it run again.
+    resetFrom(job, to, step);
+    arrive(job, target, from);
+    activate(job, to, step);
+    return;
+  }
+  if (target.loop && target.status === "running" && edge.state !== "loop") {
+    loopReturn(job, to, from, step);
+    return;
+  }
+  if (FINISHED.has(target.status)) {
+    // A standard transition back into a finished task (a cycle): it runs again, like a revert.
+    resetFrom(job, to, step);
+    arrive(job, target, from);
+    activate(job, to, step);
+    return;
+  }
+  arrive(job, target, from);
+  // Incomplete targets are activated by settle once every live incoming path has arrived.
+}
+
+function arrive(job: RunJob, target: RunTask, from: string): void {
+  const previous = (target.previous ??= { incomplete: [], complete: [], error: [] });
+  const list = job.tasks[from]?.status === "error" ? previous.error : previous.complete;
+  if (!list.includes(from)) list.push(from);
+  previous.incomplete = previous.incomplete.filter((p) => p !== from);
+}
+
+const hasArrivals = (task: RunTask) =>
+  !!task.previous && task.previous.complete.length + task.previous.error.length > 0;
+
+/** Ids of the tasks with a non-revert transition into `id`. */
+function predecessors(job: RunJob, id: string): string[] {
+  const out: string[] = [];
+  for (const [from, targets] of Object.entries(job.transitions)) {
+    const edge = targets?.[id];
+    if (edge && edge.type !== "revert") out.push(from);
+  }
+  return out;
+}
+
+/** Tasks reachable (non-revert transitions) from `sources`, never going on from a task `stop` accepts. */
+function reachable(job: RunJob, sources: string[], stop: (id: string) => boolean): Set<string> {
+  const seen = new Set(sources);
+  const queue = [...sources];
+  while (queue.length > 0) {
+    const from = queue.pop()!;
+    if (stop(from)) continue;
+    for (const [to, edge] of Object.entries(job.transitions[from] ?? {})) {
+      if (edge.type === "revert" || seen.has(to)) continue;
+      seen.add(to);
+      queue.push(to);
+    }
+  }
+  return seen;
+}
+
+/**
+ * A join waits for every incoming path that can still arrive: a predecessor that has not arrived
+ * holds it back while it is active, or while something active can still reach it.
+ */
+function joinReady(job: RunJob, id: string): boolean {
+  const task = taskOf(job, id);
+  const arrived = new Set([...(task.previous?.complete ?? []), ...(task.previous?.error ?? [])]);
+  const waitingOn = predecessors(job, id).filter((p) => !arrived.has(p) && job.tasks[p]);
+  if (waitingOn.length === 0) return true;
+  const live = Object.entries(job.tasks)
+    .filter(
+      ([other, t]) =>
+        other !== id && t && (ACTIVE.has(t.status) || (t.status === "incomplete" && hasArrivals(t))),
+    )
+    .map(([other]) => other);
+  const ahead = reachable(job, live, (t) => t === id);
+  const pending = waitingOn.filter((p) => !FINISHED.has(job.tasks[p]!.status) && ahead.has(p));
+  if (task.previous) task.previous.incomplete = pending;
+  return pending.length === 0;
+}
+
+/** A forEach in the middle of its loop: a reset inside its body must not undo the loop itself. */
+const inLoop = (job: RunJob, id: string) => {
+  const task = job.tasks[id];
+  return !!task && task.status === "running" && !!task.loop;
+};
+
+/** Resets `from` and every task after it (non-revert transitions) to not reached. */
+function resetFrom(job: RunJob, from: string, step: Step): void {
+  const stop = (id: string) => id !== from && inLoop(job, id);
+  for (const id of reachable(job, [from], stop)) {
+    if (id === START || stop(id)) continue;
+    const task = job.tasks[id];
+    if (task) resetTask(task, step);
+  }
+}
+
+/** Resets the body of forEach task `id`: what its loop transitions lead to, up to the forEach. */
+function resetBody(job: RunJob, id: string, step: Step): void {
+  const targets = loopEdges(job, id)
+    .map(([to]) => to)
+    .filter((to) => to !== id);
+  const stop = (t: string) => t === id || inLoop(job, t);
+  for (const t of reachable(job, targets, stop)) {
+    if (t === START || stop(t)) continue;
+    const task = job.tasks[t];
+    if (task) resetTask(task, step);
+  }
+}
+
+function resetTask(task: RunTask, step: Step): void {
+  if (task.child && task.status === "running") step.cancelChildren.push(task.child.jobId);
+  task.status = "incomplete";
+  clearRunState(task);
+  task.child = null;
+  delete task.finish_state;
+  delete task.end_time;
+  delete task.outgoing;
+  delete task.previous;
+}
+
+/** Task `id` is reached and starts: a manual task waits, others run (now, or once claimed). */
+function activate(job: RunJob, id: string, step: Step): void {
+  const task = taskOf(job, id);
+  clearRunState(task);
+  task.child = null;
+  delete task.finish_state;
+  delete task.end_time;
+  delete task.outgoing;
+  task.start_time = iso(step.now);
+  task.iterations = [...(task.iterations ?? []), randomUUID()].slice(-MAX_ITERATIONS);
+  if (id === END) {
+    task.status = "complete";
+    task.finish_state = "success";
+    task.end_time = step.now;
+    endJob(job, "complete", step);
+    return;
+  }
+  if (id === START) {
+    finish(job, id, { state: "success", outgoing: {} }, step);
+    return;
+  }
+  if (task.type === "manual") {
+    task.status = "waiting";
+    task.waitingSince = step.now;
+    return;
+  }
+  task.status = "running";
+  if (task.type === "operation" && task.name === "delay") {
+    let ms: number;
+    try {
+      ms = delayMs(resolveIncoming(job, task));
+    } catch (err) {
+      finish(job, id, failed(err), step);
+      return;
+    }
+    task.wakeAt = step.now + ms;
+    step.wakeups.push(task.wakeAt);
+  }
+}
+
+// --------------------------------------------------------------------------------------- settle
+
+/**
+ * Brings the job to rest for now: joins whose paths have all arrived start, operations run,
+ * delays that are due finish, children that ended finish their tasks, and runnable tasks are
+ * claimed for this replica (up to its budget). Then the summary fields are recomputed.
+ */
+export function settle(job: RunJob, step: Step): void {
+  let progressed = true;
+  while (progressed && job.status === "running") {
+    progressed = false;
+    for (const [id, task] of Object.entries(job.tasks)) {
+      if (!task || job.status !== "running") continue;
+      if (task.status === "incomplete") {
+        if (hasArrivals(task) && joinReady(job, id)) {
+          activate(job, id, step);
+          progressed = true;
+        }
+        continue;
+      }
+      if (task.status !== "running") continue;
+      if (task.child) {
+        progressed = settleChild(job, id, task, step) || progressed;
+        continue;
+      }
+      if (task.loop) continue;
+      if (task.claim && task.claim.until > step.now) continue;
+      if (task.wakeAt != null && task.wakeAt > step.now) continue;
+      // Runnable.
+      if (task.type === "operation" && task.name === "delay") {
+        finish(job, id, { state: "success", outgoing: {} }, step);
+        progressed = true;
+      } else if (task.type === "operation" && task.name !== "childJob") {
+        if (!step.takeInline()) {
+          step.inlineExhausted = true;
+          continue;
+        }
+        runOperation(job, id, task, step);
+        progressed = true;
+      } else if (step.ctx.budget > 0) {
+        claim(task, id, step);
+        progressed = true;
+      } else {
+        step.leftReady = true;
+      }
+    }
+  }
+  summarize(job, step.now);
+}
+
+function claim(task: RunTask, id: string, step: Step): void {
+  const run = randomUUID();
+  task.claim = { owner: step.ctx.me, until: step.now + CLAIM_TTL_MS, run };
+  delete task.wakeAt;
+  if (task.type === "operation" && task.name === "childJob" && !task.child)
+    task.child = { jobId: newJobId() };
+  step.claimed.push({ taskId: id, run });
+  step.ctx.budget--;
+}
+
+function settleChild(job: RunJob, id: string, task: RunTask, step: Step): boolean {
+  const info = step.ctx.children?.get(task.child!.jobId);
+  if (!info) return false;
+  if (info.missing) {
+    // Claimed, but the child was never stored (its replica died first): start it again, same id.
+    if (task.claim && task.claim.until > step.now) return false;
+    if (step.ctx.budget <= 0) {
+      step.leftReady = true;
+      return false;
+    }
+    claim(task, id, step);
+    return true;
+  }
+  const details = childDetails({ _id: task.child!.jobId, status: info.status, variables: info.variables });
+  if (info.status === "complete") {
+    finish(job, id, { state: "success", outgoing: details }, step);
+    return true;
+  }
+  if (info.status === "error" || info.status === "canceled") {
+    const failure = {
+      code: 500,
+      message: `Child job ${task.child!.jobId} ended '${info.status}'`,
+      errors: [],
+    };
+    finish(job, id, { state: "error", outgoing: details, error: failure }, step);
+    return true;
+  }
+  return false;
+}
+
+/** Runs an in-engine operation (evaluation, query, merge, forEach) inside this write. */
+function runOperation(job: RunJob, id: string, task: RunTask, step: Step): void {
+  let result: OperationResult | { loop: unknown[] };
+  try {
+    const incoming = resolveIncoming(job, task);
+    if (task.name === "forEach") {
+      result = { loop: loopItems(incoming) };
+    } else {
+      const operation = PURE_OPERATIONS[task.name as OperationTask];
+      if (!operation) throw new OperationError(`'${task.name}' is not an in-engine operation`);
+      result = operation(incoming);
+    }
+  } catch (err) {
+    finish(job, id, failed(err), step);
+    return;
+  }
+  if ("loop" in result) startLoop(job, id, task, result.loop, step);
+  else finish(job, id, result, step);
+}
+
+/** An Outcome for a thrown error: finish state `error` with its code, message and details. */
+export function failed(err: unknown): Outcome {
+  const e = err as { code?: unknown; message?: unknown; data?: unknown; errors?: unknown };
+  const code = typeof e?.code === "number" && e.code >= 100 && e.code < 600 ? e.code : 500;
+  const details = err instanceof OperationError ? err.errors : e?.data;
+  return {
+    state: "error",
+    outgoing: {},
+    error: {
+      code,
+      message: typeof e?.message === "string" && e.message !== "" ? e.message : String(err),
+      errors: Array.isArray(details) ? details : details == null ? [] : [details],
+    },
+  };
+}
+
+// ------------------------------------------------------------------------------------- forEach
+
+const loopEdges = (job: RunJob, id: string) =>
+  Object.entries(job.transitions[id] ?? {}).filter(([, edge]) => edge.state === "loop");
+
+function startLoop(job: RunJob, id: string, task: RunTask, items: unknown[], step: Step): void {
+  if (items.length === 0) {
+    finish(job, id, { state: "success", outgoing: { current_item: null, index: 0, results: [] } }, step);
+    return;
+  }
+  if (loopEdges(job, id).length === 0) {
+    const failure = {
+      code: 400,
+      message: `forEach task '${id}' has no 'loop' transition to its body`,
+      errors: [],
+    };
+    finish(job, id, { state: "error", outgoing: {}, error: failure }, step);
+    return;
+  }
+  task.loop = { items, index: 0, results: [] };
+  enterBody(job, id, task, step);
+}
+
+function enterBody(job: RunJob, id: string, task: RunTask, step: Step): void {
+  const loop = task.loop!;
+  resetBody(job, id, step);
+  task.outgoing = { current_item: loop.items[loop.index], index: loop.index };
+  for (const [to] of loopEdges(job, id)) {
+    if (job.status !== "running") return;
+    const target = job.tasks[to];
+    if (!target || to === id) continue;
+    arrive(job, target, id);
+    activate(job, to, step);
+  }
+}
+
+/** The body came back to its forEach task: collect, then the next item or the end of the loop. */
+function loopReturn(job: RunJob, id: string, from: string, step: Step): void {
+  const task = taskOf(job, id);
+  const loop = task.loop!;
+  loop.results.push(structuredClone(job.tasks[from]?.outgoing ?? null));
+  loop.index++;
+  if (loop.index < loop.items.length) {
+    enterBody(job, id, task, step);
+    return;
+  }
+  // The body keeps the state of its last iteration.
+  const outgoing = {
+    current_item: loop.items[loop.items.length - 1],
+    index: loop.index - 1,
+    results: loop.results,
+  };
+  finish(job, id, { state: "success", outgoing }, step);
+}
+
+// ------------------------------------------------------------------------------------ summaries
+
+/**
+ * A look within `ms`: the one already planned if it is within that window, so settling a job
+ * again without any other change writes nothing (no write, no event, no churn between replicas).
+ */
+function soon(job: RunJob, now: number, ms: number): number {
+  return job.sweepAt != null && job.sweepAt > now && job.sweepAt <= now + ms ? job.sweepAt : now + ms;
+}
+
+/** progress, sweepAt and waitingTasks, from the tasks as they are now. */
+function summarize(job: RunJob, now: number): void {
+  let total = 0;
+  let done = 0;
+  let sweepAt = Infinity;
+  const waiting: string[] = [];
+  for (const [id, task] of Object.entries(job.tasks)) {
+    if (!task) continue;
+    total++;
+    if (FINISHED.has(task.status)) done++;
+    if (job.status !== "running") continue;
+    if (task.status === "waiting") waiting.push(id);
+    if (task.status !== "running") continue;
+    if (task.claim && task.claim.until > now) sweepAt = Math.min(sweepAt, task.claim.until);
+    else if (task.child) sweepAt = Math.min(sweepAt, soon(job, now, CHILD_CHECK_MS));
+    else if (task.loop) continue;
+    else if (task.wakeAt != null && task.wakeAt > now) sweepAt = Math.min(sweepAt, task.wakeAt);
+    else sweepAt = Math.min(sweepAt, soon(job, now, DISPATCH_GRACE_MS));
+  }
+  job.metrics.progress = job.status === "complete" ? 100 : total ? Math.floor((100 * done) / total) : 0;
+  job.sweepAt = job.status === "running" && sweepAt !== Infinity ? sweepAt : null;
+  job.waitingTasks = waiting;
+}
+
+/** Is `task` of `job` a manual task waiting for a person? */
+export function isWaitingManual(job: RunJob, taskId: string): boolean {
+  const task = job.tasks[taskId];
+  return job.status === "running" && !!task && task.type === "manual" && task.status === "waiting";
+}
+
+/** A person finished manual task `taskId` with `data`: finish state success, data as its outgoing variables. */
+export function finishManual(job: RunJob, taskId: string, data: Record<string, unknown>, step: Step): void {
+  const task = taskOf(job, taskId);
+  if (task.waitingSince != null) job.metrics.manual_time += Math.max(0, step.now - task.waitingSince);
+  finish(job, taskId, { state: "success", outgoing: structuredClone(data) }, step);
+}
+
+/** Ends task `taskId`'s run `run` with `outcome`, if that run still holds the task. */
+export function finishRun(job: RunJob, taskId: string, run: string, outcome: Outcome, step: Step): boolean {
+  const task = job.tasks[taskId];
+  if (job.status !== "running" || !task || task.status !== "running" || task.claim?.run !== run) return false;
+  finish(job, taskId, outcome, step);
+  return true;
+}
+
+/** Extends run `run`'s claim on `taskId`; false when the run no longer holds it. */
+export function renewClaim(job: RunJob, taskId: string, run: string, now: number): boolean {
+  const task = job.tasks[taskId];
+  if (job.status !== "running" || !task || task.status !== "running" || task.claim?.run !== run) return false;
+  task.claim.until = now + CLAIM_TTL_MS;
+  return true;
+}
+
+/** Hands run `run`'s claim back (its work is elsewhere now, e.g. a child job, or this replica stops). */
+export function releaseClaim(job: RunJob, taskId: string, run: string): boolean {
+  const task = job.tasks[taskId];
+  if (!task || task.claim?.run !== run) return false;
+  task.claim = null;
+  return true;
+}

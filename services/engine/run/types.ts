@@ -1,0 +1,50 @@
+/**
+ * The run-state fields the executor adds to model.ts's job documents (additive: every one is
+ * optional for readers, and none changes the meaning of a model field).
+ */
+import type { Caller } from "../../../shared/contracts/resources";
+import type { JobDoc, JobTask } from "../model";
+
+export interface Claim {
+  /** The replica (`<nodeID>/<start id>`) running the task. */
+  owner: string;
+  /** Epoch ms; after it, any replica may run the task again. */
+  until: number;
+  /** This run's id: a completion from an older run of the same task is dropped. */
+  run: string;
+}
+
+export interface LoopState {
+  items: unknown[];
+  index: number;
+  results: unknown[];
+}
+
+export interface RunTask extends JobTask {
+  claim?: Claim | null;
+  /** A childJob task: the child job's id, chosen when the task is claimed (so a re-run never starts a second child). */
+  child?: { jobId: string } | null;
+  /** A forEach task in the middle of its loop. */
+  loop?: LoopState | null;
+  /** A manual task: since when it waits (epoch ms), for `metrics.manual_time`. */
+  waitingSince?: number | null;
+}
+
+export interface RunJob extends Omit<JobDoc, "tasks"> {
+  tasks: Record<string, RunTask | null>;
+  /** When a sweeper should next look at this job (epoch ms); null when nothing can become due. */
+  sweepAt: number | null;
+  /** Ids of the tasks waiting for a person (the manual task list reads it). */
+  waitingTasks: string[];
+  /** A child job: the job and task that wait for it. */
+  parent?: { jobId: string; taskId: string } | null;
+  /** Who started the job: automatic tasks run as this caller. */
+  runAs?: Pick<Caller, "accountId" | "username" | "roles" | "groupIds"> | null;
+}
+
+/** What a child job's parent needs to know of it. */
+export interface ChildState {
+  status: string;
+  variables?: Record<string, unknown>;
+  missing?: boolean;
+}
