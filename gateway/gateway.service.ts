@@ -316,11 +316,16 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
     },
 
     stopped(this: any) {
+      clearInterval(this.profileTimer);
       this.streams.close();
     },
 
     async started(this: any) {
       await this.refreshCookieName();
+      // Other nodes learn this gateway's event listeners about a second after it starts: an
+      // activation broadcast in that window would be missed, so the active profile is re-read now and then.
+      this.profileTimer = setInterval(() => void this.refreshCookieName(), 30_000);
+      this.profileTimer.unref();
       // Access log without query strings: they may carry a token.
       this.server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
         const start = process.hrtime.bigint();

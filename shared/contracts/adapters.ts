@@ -3,6 +3,7 @@ import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
 import { optBool, optString, returns } from "./schema";
 import type { Adapter, Message, StatusResult } from "./resources";
 import { syslogProps } from "./profiles";
+import { tagIds } from "./forms";
 
 const adapterName = { type: "string", min: 1, max: 128, pattern: /^[A-Za-z0-9._ -]+$/ } as const;
 const nonNegInt = { type: "number", integer: true, min: 0, optional: true } as const;
@@ -18,10 +19,16 @@ export const adapterProps = {
   type: { type: "string", min: 1, max: 128 },
   properties: {
     type: "object",
+    strict: "remove",
     props: {
       id: { type: "string", min: 1, max: 128 },
       type: { type: "string", min: 1, max: 128 },
-      properties: { type: "object", optional: true },
+      properties: {
+        type: "object",
+        optional: true,
+        description:
+          "The adapter's own settings (host, port, credentials...). Credential members are stored encrypted: docs/catalog.md",
+      },
       brokers: { type: "array", items: { type: "string" }, optional: true },
       groups: { type: "array", items: { type: "string" }, optional: true },
     },
@@ -100,7 +107,8 @@ export const adapters = defineService("adapters", {
             "The 'properties.properties.id' field must equal the adapter name ('{expected}').",
         },
         custom: (value: any, errors: any[]) => {
-          if (value && typeof value === "object" && value.properties && value.properties.id !== value.name) {
+          const inner = value?.properties;
+          if (inner && typeof inner === "object" && typeof inner.id === "string" && inner.id !== value.name) {
             errors.push({
               type: "adapterIdMismatch",
               field: "properties.properties.id",
@@ -111,6 +119,8 @@ export const adapters = defineService("adapters", {
           return value;
         },
       },
+      description: { type: "string", max: 4096, optional: true },
+      tags: tagIds,
     },
     result: returns<StatusResult<Adapter>>(),
     http: {

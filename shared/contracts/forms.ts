@@ -1,9 +1,58 @@
 /** forms: the form catalog and form builder (spec operations 3 and 7). */
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
-import { returns } from "./schema";
+import { optString, returns } from "./schema";
 import type { FormDocument, FormListItem, Message } from "./resources";
 
-const formName = { type: "string", min: 1, max: 256 } as const;
+/** A form's name is also its path segment (`/formbuilder/forms/:name`), so it holds no `/`. */
+const formName = {
+  type: "string",
+  min: 1,
+  max: 256,
+  pattern: /^[^/]+$/,
+  messages: { stringPattern: "The '{field}' field must not contain '/'." },
+} as const;
+
+/**
+ * A form field (spec: "Form field (child)"). The members the spec lists are typed; a form builder's
+ * own UI members beside them are kept, since a form is the builder's document.
+ */
+const formField = {
+  type: "object",
+  props: {
+    type: optString,
+    name: optString,
+    properties: {
+      type: "object",
+      optional: true,
+      props: { type: optString, prefix: optString },
+    },
+    description: optString,
+    element: { ...optString, description: "Serialized JSON of an element" },
+    source_type: optString,
+    source: optString,
+    id: optString,
+    yangkey: optString,
+    key: optString,
+  },
+} as const;
+
+/** An element (spec: `type` and `id.name`). */
+const formElement = {
+  type: "object",
+  props: {
+    type: optString,
+    id: { type: "object", optional: true, props: { name: optString } },
+  },
+} as const;
+
+/** Tag ids (search service): what the search matches an object's tags by. */
+export const tagIds = {
+  type: "array",
+  optional: true,
+  max: 100,
+  items: { type: "string", min: 1, max: 128 },
+  description: "Ids of tags (POST /search/tags) attached to the object",
+} as const;
 
 export const forms = defineService("forms", {
   list: {
@@ -18,7 +67,10 @@ export const forms = defineService("forms", {
     },
   },
   preserveFormData: {
-    params: { form_name: formName, data: { type: "object" } },
+    params: {
+      form_name: formName,
+      data: { type: "object", description: "Form data whose containers a serializer may have changed" },
+    },
     result: returns<FormDocument>(),
     http: {
       method: "POST",
@@ -32,11 +84,17 @@ export const forms = defineService("forms", {
   create: {
     params: {
       name: formName,
-      children: { type: "array", items: { type: "object" }, optional: true },
-      elements: { type: "array", items: { type: "object" }, optional: true },
-      groups: { type: "array", items: { type: "string", min: 1 }, optional: true },
+      children: { type: "array", items: formField, optional: true, max: 1000 },
+      elements: { type: "array", items: formElement, optional: true, max: 1000 },
+      groups: {
+        type: "array",
+        items: { type: "string", min: 1, max: 128 },
+        optional: true,
+        max: 100,
+        description: "Group ids (or names) that may use the form",
+      },
       description: { type: "string", max: 4096, optional: true },
-      tags: { type: "array", items: { type: "string", min: 1 }, optional: true },
+      tags: tagIds,
     },
     result: returns<FormDocument>(),
     http: { method: "POST", path: "/formbuilder/forms", access: SUPPORT_WRITE, summary: "Create a form" },

@@ -2,6 +2,7 @@
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
 import { optBool, optString, returns } from "./schema";
 import type { Message, RepositoryConfig, StatusResult } from "./resources";
+import { tagIds } from "./forms";
 
 export const repositoryConfig = {
   type: "object",
@@ -21,11 +22,26 @@ export const repositoryConfig = {
   },
 } as const;
 
-const name = { type: "string", min: 1, max: 256 } as const;
+/** Repository configuration fields stored encrypted (DECISIONS.md section 5), as JSON pointers. */
+export const REPOSITORY_CONFIG_ENCRYPTED_POINTERS = ["/credentials/token"] as const;
+
+/** The name is also the path segment of `DELETE /prebuilts-repository/configs/:name`: no `/`. */
+const name = {
+  type: "string",
+  min: 1,
+  max: 256,
+  pattern: /^[^/]+$/,
+  messages: { stringPattern: "The '{field}' field must not contain '/'." },
+} as const;
 
 export const prebuilts = defineService("prebuilts", {
   createConfig: {
-    params: { name, config: repositoryConfig },
+    params: {
+      name,
+      config: repositoryConfig,
+      description: { type: "string", max: 4096, optional: true },
+      tags: tagIds,
+    },
     result: returns<StatusResult<RepositoryConfig>>(),
     http: {
       method: "POST",
@@ -33,6 +49,16 @@ export const prebuilts = defineService("prebuilts", {
       access: ["admin", "apiread"],
       spec: 13,
       summary: "Create a repository configuration",
+    },
+  },
+  getConfig: {
+    params: { name },
+    result: returns<RepositoryConfig>(),
+    http: {
+      method: "GET",
+      path: "/prebuilts-repository/configs/:name",
+      access: SUPPORT_READ,
+      summary: "Read a repository configuration",
     },
   },
   listConfigs: {

@@ -1,11 +1,12 @@
 /**
- * profiles: platform profiles (spec operations 16 and 18). `profileSchema` is the one description of
+ * profiles: platform profiles (spec operations 16 and 18). `profileProps` is the one description of
  * a Profile: it validates POST /profiles and is what GET /schema/profiles answers as JSON Schema.
  */
 import { defineService, SUPPORT_READ } from "./define";
 import { optBool, optString, returns } from "./schema";
-import type { Profile, StatusResult } from "./resources";
+import type { Message, Profile, StatusResult } from "./resources";
 import { repositoryConfig } from "./prebuilts";
+import { tagIds } from "./forms";
 
 const port = { type: "number", integer: true, min: 1, max: 65535, optional: true } as const;
 const nonNegInt = { type: "number", integer: true, min: 0, optional: true } as const;
@@ -25,8 +26,17 @@ export const syslogProps = obj({
   eol: optString,
 });
 
+/** A profile's id: also its name and its path segment (`/profiles/:id`). */
+const profileId = {
+  type: "string",
+  min: 1,
+  max: 128,
+  pattern: /^[A-Za-z0-9._-]+$/,
+  messages: { stringPattern: "The '{field}' field may hold only letters, digits, '.', '_' and '-'." },
+} as const;
+
 export const profileProps = {
-  id: { type: "string", min: 1, max: 128, pattern: /^[A-Za-z0-9._-]+$/ },
+  id: profileId,
   description: optString,
   services: strings,
   applicationProps: obj({ directory: optString, description: optString }),
@@ -187,6 +197,38 @@ export const PROFILE_ENCRYPTED_POINTERS = [
   "/prebuiltProps/repoConfigs/*/credentials/token",
 ] as const;
 
+/**
+ * What POST /profiles answers in `data` (docs/catalog.md): the profile as an artifact package, the
+ * unit a profile is exported and imported as. Secrets inside are in their stored encrypted form.
+ */
+export interface ProfilePackage {
+  metadata: {
+    name: string;
+    type: "profile";
+    description: string;
+    created: string;
+    createdBy: string;
+    platformVersion: string;
+    active: boolean;
+  };
+  manifest: {
+    bundleName: string;
+    /** SHA-256 (hex) of the JSON text of the bundle's `data`. */
+    fingerprint: string;
+    createdEpoch: number;
+    artifacts: {
+      id: string;
+      name: string;
+      type: "profile";
+      /** JSON pointer into this package of the artifact's bundle. */
+      location: string;
+      properties: { encrypted: string[] };
+    }[];
+  };
+  bundles: { type: "profile"; data: Profile }[];
+  readme: string;
+}
+
 export const profiles = defineService("profiles", {
   schema: {
     params: {},
@@ -203,14 +245,17 @@ export const profiles = defineService("profiles", {
     },
   },
   create: {
-    params: { properties: { type: "object", strict: "remove", props: profileProps } },
-    result: returns<StatusResult<Record<string, unknown>>>(),
+    params: {
+      properties: { type: "object", strict: "remove", props: profileProps },
+      tags: tagIds,
+    },
+    result: returns<StatusResult<ProfilePackage>>(),
     http: {
       method: "POST",
       path: "/profiles",
       access: "authenticated",
       spec: 18,
-      summary: "Create a profile",
+      summary: "Create a profile (the first one becomes the active profile)",
     },
   },
   list: {
@@ -219,9 +264,29 @@ export const profiles = defineService("profiles", {
     http: { method: "GET", path: "/profiles", access: SUPPORT_READ, summary: "List profiles" },
   },
   get: {
-    params: { id: { type: "string", min: 1, max: 128 } },
+    params: { id: profileId },
     result: returns<Profile>(),
     http: { method: "GET", path: "/profiles/:id", access: SUPPORT_READ, summary: "Read a profile" },
+  },
+  activate: {
+    params: { id: profileId },
+    result: returns<StatusResult<Profile>>(),
+    http: {
+      method: "PUT",
+      path: "/profiles/:id/active",
+      access: ["admin"],
+      summary: "Make a profile the active one (its authenticationProps take effect)",
+    },
+  },
+  delete: {
+    params: { id: profileId },
+    result: returns<Message>(),
+    http: {
+      method: "DELETE",
+      path: "/profiles/:id",
+      access: ["admin"],
+      summary: "Delete a profile (not the active one)",
+    },
   },
   active: {
     params: {},

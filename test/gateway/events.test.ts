@@ -10,7 +10,10 @@ import { describeInBothShapes } from "../support/shapes";
 /** Opens an SSE stream and collects its events until `close()`. */
 async function openStream(baseUrl: string, token: string) {
   const controller = new AbortController();
-  const res = await fetch(`${baseUrl}/events`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+  const res = await fetch(`${baseUrl}/events`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: controller.signal,
+  });
   const events: { event: string; data: any }[] = [];
   let buffer = "";
   const reader = res.body!.getReader();
@@ -58,10 +61,19 @@ describeInBothShapes("GET /events", (platform) => {
     const { baseUrl } = platform();
     adminToken = await login(baseUrl);
     const admin = client(baseUrl, adminToken);
-    opsGroup = (await admin.post("/user-management/groups", { name: "ops", assignedRoles: ["operations"] })).body._id;
+    opsGroup = (await admin.post("/user-management/groups", { name: "ops", assignedRoles: ["operations"] }))
+      .body._id;
     await admin.post("/user-management/groups", { name: "dev", assignedRoles: ["engineering"] });
-    await admin.post("/user-management/accounts", { username: "olga", password: "events-test-pw", groups: ["ops"] });
-    await admin.post("/user-management/accounts", { username: "dan", password: "events-test-pw", groups: ["dev"] });
+    await admin.post("/user-management/accounts", {
+      username: "olga",
+      password: "events-test-pw",
+      groups: ["ops"],
+    });
+    await admin.post("/user-management/accounts", {
+      username: "dan",
+      password: "events-test-pw",
+      groups: ["dev"],
+    });
     opsToken = await login(baseUrl, "olga", "events-test-pw");
     devToken = await login(baseUrl, "dan", "events-test-pw");
   });
@@ -77,7 +89,14 @@ describeInBothShapes("GET /events", (platform) => {
       for (const s of streams) expect(s.res.headers.get("content-type")).toMatch(/^text\/event-stream/);
       // The gateway (possibly in another process) must have registered the streams before we publish.
       await new Promise((r) => setTimeout(r, 200));
-      const job: JobChangedEvent = { jobId: "0123456789abcdef01234567", name: "Port turn-up", workflow: "Port turn-up", status: "running", groups: [opsGroup], at: new Date().toISOString() };
+      const job: JobChangedEvent = {
+        jobId: "0123456789abcdef01234567",
+        name: "Port turn-up",
+        workflow: "Port turn-up",
+        status: "running",
+        groups: [opsGroup],
+        at: new Date().toISOString(),
+      };
       broker.broadcast(ENGINE_EVENTS.job, job);
       broker.broadcast(ENGINE_EVENTS.task, { ...job, taskId: "a1", taskStatus: "waiting" });
       broker.broadcast(ENGINE_EVENTS.job, { ...job, jobId: "0123456789abcdef0123ffff", groups: [] });
@@ -89,7 +108,9 @@ describeInBothShapes("GET /events", (platform) => {
         ["job", "0123456789abcdef0123ffff"],
       ]);
       expect(opsStream.events.map((e) => e.event)).toEqual(["job", "task"]);
-      expect(opsStream.events[1].data).toEqual(expect.objectContaining({ taskId: "a1", taskStatus: "waiting" }));
+      expect(opsStream.events[1].data).toEqual(
+        expect.objectContaining({ taskId: "a1", taskStatus: "waiting" }),
+      );
       expect(devStream.events).toEqual([]);
     } finally {
       await Promise.all(streams.map((s) => s.close()));

@@ -45,7 +45,7 @@ describe("error model", () => {
   });
 
   test("a 5xx body carries the request id; a 4xx body never carries a stack", async () => {
-    const reply = await request(platform.baseUrl, "GET", "/workflow_builder/tasks/list", {
+    const reply = await request(platform.baseUrl, "GET", "/configuration_manager/configurations/parser", {
       token,
       headers: { "x-request-id": "trace-501-check" },
     });

@@ -1,0 +1,68 @@
+/**
+ * The one rule for which adapter settings are credentials (DECISIONS.md section 5: "adapter
+ * passwords"), so they are stored encrypted and never answered in plain text.
+ *
+ * A member of `properties.properties`, at any depth (inside nested objects and arrays too), is a
+ * credential when its key, lowercased with everything but letters and digits dropped, ENDS WITH
+ * one of CREDENTIAL_SUFFIXES: `password`, `adminPassword`, `db_password`, `token`, `authToken`,
+ * `client_secret`, `apiKey`, `api-key`, `privateKey`, `ssh_private_key`, `passphrase`,
+ * `community`, `snmpCommunity`, `credential` ... but not `tokenUrl`, `passwordPolicy` or
+ * `username`. A credential's string or number value is sealed; when it is an object or array,
+ * every string and number inside it is sealed (a `credentials: {...}` block is secret as a whole).
+ */
+import { sealValue } from "../../shared/pointers";
+
+export const CREDENTIAL_SUFFIXES = [
+  "password",
+  "passwd",
+  "passphrase",
+  "secret",
+  "token",
+  "apikey",
+  "privatekey",
+  "community",
+  "credential",
+  "credentials",
+] as const;
+
+export function isCredentialKey(key: string): boolean {
+  const normalized = key.toLowerCase().replace(/[^a-z0-9]/g, "");
+  return CREDENTIAL_SUFFIXES.some((suffix) => normalized.endsWith(suffix));
+}
+
+type Json = unknown;
+
+/** A copy of `value` with every string and number inside it sealed. */
+function sealAll(key: Buffer, value: Json): Json {
+  if (Array.isArray(value)) return value.map((v) => sealAll(key, v));
+  if (typeof value === "object" && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sealAll(key, v)]));
+  return sealValue(key, value);
+}
+
+/** A copy of an adapter's `properties.properties` with every credential sealed. */
+export function sealCredentials(key: Buffer, settings: Json): Json {
+  if (Array.isArray(settings)) return settings.map((v) => sealCredentials(key, v));
+  if (typeof settings !== "object" || settings === null) return settings;
+  return Object.fromEntries(
+    Object.entries(settings).map(([k, v]) => [
+      k,
+      isCredentialKey(k) ? sealAll(key, v) : sealCredentials(key, v),
+    ]),
+  );
+}
+
+/** Is there a string or number anywhere in `value`? (what sealAll seals) */
+function holdsSealable(value: Json): boolean {
+  if (typeof value === "string" || typeof value === "number") return true;
+  if (typeof value !== "object" || value === null) return false;
+  return Object.values(value).some(holdsSealable);
+}
+
+/** Does sealCredentials seal anything in these settings? (the adapter's `isEncrypted`) */
+export function holdsCredentials(settings: Json): boolean {
+  if (typeof settings !== "object" || settings === null) return false;
+  return Object.entries(settings).some(([k, v]) =>
+    isCredentialKey(k) ? holdsSealable(v) : holdsCredentials(v),
+  );
+}
