@@ -1,16 +1,10 @@
 /** forms: the form catalog and form builder (spec operations 3 and 7). */
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
-import { optString, returns } from "./schema";
+import { optString, pathName, returns } from "./schema";
 import type { FormDocument, FormListItem, Message } from "./resources";
 
-/** A form's name is also its path segment (`/formbuilder/forms/:name`), so it holds no `/`. */
-const formName = {
-  type: "string",
-  min: 1,
-  max: 256,
-  pattern: /^[^/]+$/,
-  messages: { stringPattern: "The '{field}' field must not contain '/'." },
-} as const;
+/** A form's name is also its path segment (`/formbuilder/forms/:name`). */
+const formName = pathName;
 
 /**
  * A form field (spec: "Form field (child)"). The members the spec lists are typed; a form builder's

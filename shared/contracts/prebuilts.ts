@@ -1,6 +1,6 @@
 /** prebuilts: prebuilt repository configurations (spec operation 13). */
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
-import { optBool, optString, returns } from "./schema";
+import { optBool, optString, pathName, returns } from "./schema";
 import type { Message, RepositoryConfig, StatusResult } from "./resources";
 import { tagIds } from "./forms";
 
@@ -25,14 +25,8 @@ export const repositoryConfig = {
 /** Repository configuration fields stored encrypted (DECISIONS.md section 5), as JSON pointers. */
 export const REPOSITORY_CONFIG_ENCRYPTED_POINTERS = ["/credentials/token"] as const;
 
-/** The name is also the path segment of `DELETE /prebuilts-repository/configs/:name`: no `/`. */
-const name = {
-  type: "string",
-  min: 1,
-  max: 256,
-  pattern: /^[^/]+$/,
-  messages: { stringPattern: "The '{field}' field must not contain '/'." },
-} as const;
+/** The name is also the path segment of `/prebuilts-repository/configs/:name`. */
+const name = pathName;
 
 export const prebuilts = defineService("prebuilts", {
   createConfig: {

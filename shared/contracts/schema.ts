@@ -100,6 +100,14 @@ export const int = (min?: number, max?: number) =>
     ...(max !== undefined && { max }),
   }) as const;
 export const optString = { type: "string", optional: true } as const;
+/** A name that is also a path segment (`/formbuilder/forms/:name`): no `/`. */
+export const pathName = {
+  type: "string",
+  min: 1,
+  max: 256,
+  pattern: /^[^/]+$/,
+  messages: { stringPattern: "The '{field}' field must not contain '/'." },
+} as const;
 export const optBool = { type: "boolean", optional: true } as const;
 export const anyObject = { type: "object", optional: true } as const;
 export const sortOrder = { type: "enum", values: [1, -1], optional: true } as const;

@@ -15,38 +15,23 @@ import {
   request,
   startPlatform,
   tempDir,
+  tracked,
+  type Client,
   type Platform,
   type Reply,
 } from "../support/platform";
 
 const PW = "correct-horse-battery";
 let platform: Platform;
-let admin: ReturnType<typeof client>;
+let admin: Client;
 /** Every reply this suite sees, to prove no password hash ever leaves the service. */
 const seen: Reply[] = [];
-
-function tracked(api: ReturnType<typeof client>) {
-  const wrap =
-    <A extends unknown[]>(fn: (...args: A) => Promise<Reply>) =>
-    async (...args: A) => {
-      const reply = await fn(...args);
-      seen.push(reply);
-      return reply;
-    };
-  return {
-    get: wrap(api.get),
-    post: wrap(api.post),
-    put: wrap(api.put),
-    delete: wrap(api.delete),
-    send: wrap(api.send),
-  };
-}
 
 const names = (reply: Reply) => reply.body.results.map((a: { username: string }) => a.username);
 
 beforeAll(async () => {
   platform = await startPlatform();
-  admin = tracked(client(platform.baseUrl, await login(platform.baseUrl)));
+  admin = tracked(client(platform.baseUrl, await login(platform.baseUrl)), seen);
   expect(
     (await admin.post("/user-management/groups", { name: "readers", assignedRoles: ["apiread"] })).status,
   ).toBe(200);
@@ -232,7 +217,7 @@ describe("passwords", () => {
     );
     const first = await login(platform.baseUrl, "gina", PW);
     const second = await login(platform.baseUrl, "gina", PW);
-    const gina = tracked(client(platform.baseUrl, first));
+    const gina = tracked(client(platform.baseUrl, first), seen);
     expectError(
       await gina.put("/user-management/password", {
         currentPassword: "wrong-one!",

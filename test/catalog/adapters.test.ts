@@ -10,12 +10,9 @@ import {
   expectNoPlaintext,
   expectSealed,
   fieldsOf,
-  isolateStoreDataDir,
   tracked,
   type Client,
 } from "./support";
-
-isolateStoreDataDir();
 
 const SECRETS = {
   password: "nso-password-plain-1a2b",

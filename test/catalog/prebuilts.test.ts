@@ -9,12 +9,9 @@ import {
   clientWithRoles,
   expectNoPlaintext,
   expectSealed,
-  isolateStoreDataDir,
   tracked,
   type Client,
 } from "./support";
-
-isolateStoreDataDir();
 
 const TOKEN = "glpat-plain-repository-token-5a5a";
 const OTHER_TOKEN = "ghp-plain-other-token-6b6b";

@@ -11,9 +11,8 @@ import { tempDir } from "../support/platform";
 import { eventually } from "../support/processes";
 import { adminClient, listenersKnown, type Client } from "./support";
 
-// Every broker, and the store service (which reads the process environment), use this one store.
+// Every broker of the cluster uses this one store.
 const dataDir = tempDir("catalog-replicas-");
-process.env.DATA_DIR = dataDir;
 
 describe("profiles with two replicas (over NATS)", () => {
   let platform: ShapePlatform;

@@ -10,7 +10,7 @@ import { PROFILE_ACTIVATED_EVENT } from "../../shared/contracts/events";
 import { profileProps, PROFILE_ENCRYPTED_POINTERS } from "../../shared/contracts/profiles";
 import { propsToJsonSchema } from "../../shared/contracts/schema";
 import { describeInBothShapes } from "../support/shapes";
-import { client, expectError, login, request, type Reply } from "../support/platform";
+import { client, expectError, login, request, ROLE_HOLDER_PASSWORD, type Reply } from "../support/platform";
 import { eventually } from "../support/processes";
 import {
   adminClient,
@@ -18,13 +18,10 @@ import {
   expectNoPlaintext,
   expectSealed,
   fieldsOf,
-  isolateStoreDataDir,
   listenersKnown,
   tracked,
   type Client,
 } from "./support";
-
-isolateStoreDataDir();
 
 const SECRETS = {
   passphrase: "https-passphrase-plain-7f3a",
@@ -200,7 +197,7 @@ describeInBothShapes("profiles", (platform) => {
       const first = await login(
         platform().baseUrl,
         (await user.get("/whoami")).body.account.username,
-        "catalog-test-password",
+        ROLE_HOLDER_PASSWORD,
       );
       expect((await client(platform().baseUrl, first).get("/whoami")).status).toBe(200);
       expect((await user.get("/whoami")).status).toBe(200);
@@ -508,7 +505,7 @@ describeInBothShapes("profiles", (platform) => {
       await eventually(
         async () => {
           const reply = await request(platform().baseUrl, "POST", "/login", {
-            body: { user: { username, password: "catalog-test-password" } },
+            body: { user: { username, password: ROLE_HOLDER_PASSWORD } },
           });
           return (reply.headers.get("set-cookie") ?? "").startsWith("prodsession=");
         },
@@ -522,9 +519,9 @@ describeInBothShapes("profiles", (platform) => {
     async function twoLogins() {
       const user = await clientWithRoles(platform(), admin, ["apiread"]);
       const username = (await user.get("/whoami")).body.account.username;
-      const first = await login(platform().baseUrl, username, "catalog-test-password");
+      const first = await login(platform().baseUrl, username, ROLE_HOLDER_PASSWORD);
       expect((await client(platform().baseUrl, first).get("/whoami")).status).toBe(200);
-      const second = await login(platform().baseUrl, username, "catalog-test-password");
+      const second = await login(platform().baseUrl, username, ROLE_HOLDER_PASSWORD);
       return { first: client(platform().baseUrl, first), second: client(platform().baseUrl, second) };
     }
 

@@ -1,59 +1,15 @@
 /** Helpers of the catalog suites: signed-in clients with given roles, reply tracking, secret checks. */
-import { randomUUID } from "node:crypto";
 import type { ServiceBroker } from "moleculer";
 import { loadKey, decrypt, isEncrypted } from "../../shared/secrets";
 import { acquireStore, releaseStore } from "../../shared/runtime";
 import { RemoteBackend } from "../../shared/store/remote";
 import type { Store } from "../../shared/store/types";
-import { client, login, tempDir, type Platform, type Reply } from "../support/platform";
+import { client, login, tracked, type Client, type Platform, type Reply } from "../support/platform";
 
-/**
- * The `store` service opens the data dir of the process environment, not of its broker's config
- * (services/store.service.ts: `loadConfig()`), so over NATS it would share `./data` with every
- * other run. Pointing the environment at a fresh directory keeps each suite's store its own.
- */
-export function isolateStoreDataDir(): void {
-  process.env.DATA_DIR = tempDir("catalog-store-");
-}
-
-export type Client = ReturnType<typeof client>;
-
-/** A client that remembers every reply it got, so a test can search them all for secrets. */
-export function tracked(api: Client, seen: Reply[]): Client {
-  const wrap =
-    <A extends unknown[]>(fn: (...args: A) => Promise<Reply>) =>
-    async (...args: A) => {
-      const reply = await fn(...args);
-      seen.push(reply);
-      return reply;
-    };
-  return {
-    get: wrap(api.get),
-    post: wrap(api.post),
-    put: wrap(api.put),
-    delete: wrap(api.delete),
-    send: wrap(api.send),
-  };
-}
+export { clientWithRoles, tracked, type Client } from "../support/platform";
 
 export async function adminClient(platform: Platform, seen: Reply[] = []): Promise<Client> {
   return tracked(client(platform.baseUrl, await login(platform.baseUrl)), seen);
-}
-
-/** A new account in a new group holding exactly `roles`, signed in. */
-export async function clientWithRoles(platform: Platform, admin: Client, roles: string[]): Promise<Client> {
-  const suffix = randomUUID().slice(0, 8);
-  const group = await admin.post("/user-management/groups", { name: `g-${suffix}`, assignedRoles: roles });
-  expect(group.status).toBe(200);
-  const username = `u-${suffix}`;
-  const password = "catalog-test-password";
-  const account = await admin.post("/user-management/accounts", {
-    username,
-    password,
-    groups: [`g-${suffix}`],
-  });
-  expect(account.status).toBe(200);
-  return client(platform.baseUrl, await login(platform.baseUrl, username, password));
 }
 
 /** Asserts no reply body (whole text, headers aside) holds any of the plaintext secrets. */

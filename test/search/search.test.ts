@@ -5,11 +5,10 @@
  * owned by other services); tags go through the API.
  */
 import { randomUUID } from "node:crypto";
-import fs from "node:fs";
 import { call } from "../../shared/contracts";
 import { SEARCHABLES } from "../../shared/search-registry";
 import { describeInBothShapes } from "../support/shapes";
-import { client, expectError, login, tempDir, type Reply } from "../support/platform";
+import { client, expectError, login, type Reply } from "../support/platform";
 import { clientWithRoles, fieldsOf, insert, shuffled, withStore, type Client } from "./support";
 
 interface Result {
@@ -25,19 +24,6 @@ interface Group {
   results: Result[];
   count: number;
 }
-
-// The store service opens DATA_DIR from the process environment (not its broker's config): point
-// it at a fresh directory so this suite neither sees nor leaves data in ./data.
-const savedDataDir = process.env.DATA_DIR;
-const dataDir = tempDir("search-test-");
-beforeAll(() => {
-  process.env.DATA_DIR = dataDir;
-});
-afterAll(() => {
-  if (savedDataDir === undefined) delete process.env.DATA_DIR;
-  else process.env.DATA_DIR = savedDataDir;
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
 
 const FORM_PORT = randomUUID();
 const ADAPTER_PASSWORD = "adapter-plaintext-password";

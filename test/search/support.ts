@@ -1,10 +1,9 @@
 /** Helpers of the search suites: the platform's store for seeding, clients with given roles. */
-import { randomUUID } from "node:crypto";
 import { acquireStore, releaseStore } from "../../shared/runtime";
 import type { Doc, Store } from "../../shared/store/types";
-import { client, login, type Platform, type Reply } from "../support/platform";
+import { type Platform, type Reply } from "../support/platform";
 
-export type Client = ReturnType<typeof client>;
+export { clientWithRoles, type Client } from "../support/platform";
 
 /** The broker running the search service (the platform itself in-process). */
 function searchHost(platform: Platform) {
@@ -29,22 +28,6 @@ export async function withStore<T>(platform: Platform, fn: (store: Store) => Pro
 
 export function insert(platform: Platform, collection: string, docs: Doc[]): Promise<Doc[]> {
   return withStore(platform, (store) => store.collection(collection).insertMany(docs));
-}
-
-/** A new account in a new group holding exactly `roles`, signed in. */
-export async function clientWithRoles(platform: Platform, admin: Client, roles: string[]): Promise<Client> {
-  const suffix = randomUUID().slice(0, 8);
-  const group = await admin.post("/user-management/groups", { name: `g-${suffix}`, assignedRoles: roles });
-  expect(group.status).toBe(200);
-  const username = `u-${suffix}`;
-  const password = "search-test-password";
-  const account = await admin.post("/user-management/accounts", {
-    username,
-    password,
-    groups: [`g-${suffix}`],
-  });
-  expect(account.status).toBe(200);
-  return client(platform.baseUrl, await login(platform.baseUrl, username, password));
 }
 
 /** The `field`s of a 400 VALIDATION_ERROR's items. */

@@ -170,3 +170,46 @@ export function expectError(reply: Reply, status: number, type: string): any {
   expect(reply.text).not.toMatch(/\n\s+at /); // never a stack trace
   return reply.body;
 }
+
+export type Client = ReturnType<typeof client>;
+
+/** A client that remembers every reply it got, so a test can search them all for secrets. */
+export function tracked(api: Client, seen: Reply[]): Client {
+  const wrap =
+    <A extends unknown[]>(fn: (...args: A) => Promise<Reply>) =>
+    async (...args: A) => {
+      const reply = await fn(...args);
+      seen.push(reply);
+      return reply;
+    };
+  return {
+    get: wrap(api.get),
+    post: wrap(api.post),
+    put: wrap(api.put),
+    delete: wrap(api.delete),
+    send: wrap(api.send),
+  };
+}
+
+/** The password of every account `clientWithRoles` makes. */
+export const ROLE_HOLDER_PASSWORD = "role-holder-password";
+
+/** A new account in a new group holding exactly `roles`, signed in. */
+export async function clientWithRoles(
+  platform: Pick<Platform, "baseUrl">,
+  admin: Client,
+  roles: string[],
+): Promise<Client> {
+  const suffix = randomUUID().slice(0, 8);
+  const group = await admin.post("/user-management/groups", { name: `g-${suffix}`, assignedRoles: roles });
+  expect(group.status).toBe(200);
+  const username = `u-${suffix}`;
+  const password = ROLE_HOLDER_PASSWORD;
+  const account = await admin.post("/user-management/accounts", {
+    username,
+    password,
+    groups: [`g-${suffix}`],
+  });
+  expect(account.status).toBe(200);
+  return client(platform.baseUrl, await login(platform.baseUrl, username, password));
+}
