@@ -531,15 +531,53 @@ function setPath(target: Doc, dotted: string, value: unknown): void {
   node[parts[parts.length - 1]] = structuredClone(value);
 }
 
+/** A deep copy of a stored document: plain JSON data, so a JSON round trip (faster than structuredClone). */
+const copyDoc = (doc: Doc): Doc => JSON.parse(JSON.stringify(doc));
+
 /**
- * Copies of `docs`, projected: callers never hold the stored objects. Copy first: mingo's
- * exclusion of a nested field (`{"a.b": 0}`) deletes it from the object it is given.
+ * A projection of plain top-level fields, all included or all excluded (`_id` either way), as a
+ * function; undefined for anything else (dot paths, operators), which mingo handles.
+ */
+function compileProjection(projection: Projection): ((doc: Doc) => Doc) | undefined {
+  const entries = Object.entries(projection);
+  if (entries.some(([key, value]) => key.includes(".") || key.startsWith("$") || typeof value === "object"))
+    return undefined;
+  const shown = (value: unknown) => value !== 0 && value !== false;
+  const hideId = projection._id !== undefined && !shown(projection._id);
+  const included = new Set(
+    entries.filter(([key, value]) => key !== "_id" && shown(value)).map(([key]) => key),
+  );
+  const excluded = new Set(
+    entries.filter(([key, value]) => key !== "_id" && !shown(value)).map(([key]) => key),
+  );
+  if (included.size > 0 && excluded.size > 0) return undefined;
+  // Fields keep the document's order, as MongoDB answers them.
+  if (included.size > 0) {
+    return (doc) => {
+      const out: Doc = {};
+      for (const key of Object.keys(doc))
+        if (included.has(key) || (key === "_id" && !hideId)) out[key] = doc[key];
+      return out;
+    };
+  }
+  return (doc) => {
+    const out: Doc = {};
+    for (const key of Object.keys(doc))
+      if (!excluded.has(key) && !(key === "_id" && hideId)) out[key] = doc[key];
+    return out;
+  };
+}
+
+/**
+ * Copies of `docs`, projected: callers never hold the stored objects. A compiled projection picks
+ * fields first and copies only what it answers; mingo gets copies, since its exclusion of a nested
+ * field (`{"a.b": 0}`) deletes the field from the object it is given.
  */
 function project(docs: Doc[], projection?: Projection): Doc[] {
-  const copies = docs.map((doc) => structuredClone(doc));
-  return projection && Object.keys(projection).length
-    ? new Query({}, {}).find<Doc>(copies, projection).all()
-    : copies;
+  if (!projection || Object.keys(projection).length === 0) return docs.map(copyDoc);
+  const pick = compileProjection(projection);
+  if (pick) return docs.map((doc) => copyDoc(pick(doc)));
+  return new Query({}, {}).find<Doc>(docs.map(copyDoc), projection).all();
 }
 
 /** The filter as a predicate: compiled when it is a common shape, mingo otherwise; none for `{}`. */
