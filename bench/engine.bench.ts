@@ -19,7 +19,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { ServiceBroker } from "moleculer";
-import { childPids, stopAllChildren, stopChild } from "./support/children";
+import { childPids, scratchSpace, stopAllChildren, stopChild } from "./support/children";
 import { waitQuiet, watchCpu, type CpuShares } from "./support/cpu";
 import { ADMIN_PASSWORD, httpUrl, platformEnv, spawnPlatformNode, startPlatform } from "./support/platform";
 import { latency, type Latency } from "./engine/stats";
@@ -73,16 +73,7 @@ interface Result {
 
 const results: Result[] = [];
 
-const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), "engine-bench-"));
-process.once("exit", () => fs.rmSync(tmpRoot, { recursive: true, force: true }));
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    console.error(`\n${signal}: stopping children`);
-    void stopAllChildren().finally(() => process.exit(130));
-  });
-}
-let dirs = 0;
-const dataDir = () => fs.mkdtempSync(path.join(tmpRoot, `data-${dirs++}-`));
+const dataDir = scratchSpace("engine-bench-");
 
 /** The measured part, the same for both shapes. */
 async function measure(id: string, label: string, broker: ServiceBroker, replicas: number): Promise<void> {

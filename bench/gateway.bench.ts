@@ -22,7 +22,7 @@ import os from "node:os";
 import path from "node:path";
 import { ServiceBroker } from "moleculer";
 import { startBare } from "./support/bare";
-import { spawnTracked, stopAllChildren, stopChild } from "./support/children";
+import { scratchSpace, spawnTracked, stopAllChildren, stopChild } from "./support/children";
 import {
   DEFAULT_TUNING,
   floorBrokerOptions,
@@ -97,16 +97,7 @@ function removeStaleTmpDirs(): void {
   }
 }
 removeStaleTmpDirs();
-const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), `gateway-bench-${process.pid}-`));
-process.once("exit", () => fs.rmSync(tmpRoot, { recursive: true, force: true }));
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    console.error(`\n${signal}: stopping children`);
-    void stopAllChildren().finally(() => process.exit(130));
-  });
-}
-let dirs = 0;
-const dataDir = () => fs.mkdtempSync(path.join(tmpRoot, `data-${dirs++}-`));
+const dataDir = scratchSpace(`gateway-bench-${process.pid}-`);
 
 function reachable(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
@@ -361,7 +352,6 @@ main()
   })
   .finally(async () => {
     await stopAllChildren();
-    fs.rmSync(tmpRoot, { recursive: true, force: true });
     // Brokers leave signal handlers and timers behind; the bench is done either way.
     process.exit();
   });

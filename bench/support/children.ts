@@ -4,6 +4,9 @@
  * (watchdog.ts), so even a SIGKILLed bench leaves nothing running for long.
  */
 import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 
 const live = new Set<ChildProcess>();
 
@@ -49,3 +52,20 @@ export async function stopAllChildren(): Promise<void> {
 process.once("exit", () => {
   for (const child of live) child.kill("SIGKILL");
 });
+
+/**
+ * A bench's scratch space: a temp root removed at exit, and on SIGINT/SIGTERM every child stopped
+ * first. Answers a function that makes a fresh data dir under it.
+ */
+export function scratchSpace(prefix: string): () => string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  process.once("exit", () => fs.rmSync(root, { recursive: true, force: true }));
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      console.error(`\n${signal}: stopping children`);
+      void stopAllChildren().finally(() => process.exit(130));
+    });
+  }
+  let dirs = 0;
+  return () => fs.mkdtempSync(path.join(root, `data-${dirs++}-`));
+}
