@@ -10,7 +10,14 @@ import type { OperationTask } from "../../services/engine/builtins";
 import { OPERATION_VARIABLES } from "../../services/engine/operations";
 import { loadConfig } from "../../shared/config";
 import { createBroker } from "../../shared/runtime";
-import { client, expectError, login, startPlatform, type Platform } from "../support/platform";
+import {
+  client,
+  clientWithRoles,
+  expectError,
+  login,
+  startPlatform,
+  type Platform,
+} from "../support/platform";
 import { startShape } from "../support/shapes";
 import { eventually } from "../support/processes";
 
@@ -141,23 +148,8 @@ describe("task catalog in one process", () => {
   });
 
   test("roles: support may read the catalog, apiread may not", async () => {
-    for (const [group, role] of [
-      ["cat-support", "support"],
-      ["cat-readers", "apiread"],
-    ])
-      await admin.post("/user-management/groups", { name: group, assignedRoles: [role] });
-    await admin.post("/user-management/accounts", {
-      username: "cat-s",
-      password: "catalog-password",
-      groups: ["cat-support"],
-    });
-    await admin.post("/user-management/accounts", {
-      username: "cat-r",
-      password: "catalog-password",
-      groups: ["cat-readers"],
-    });
-    const support = client(platform.baseUrl, await login(platform.baseUrl, "cat-s", "catalog-password"));
-    const reader = client(platform.baseUrl, await login(platform.baseUrl, "cat-r", "catalog-password"));
+    const support = await clientWithRoles(platform, admin, ["support"]);
+    const reader = await clientWithRoles(platform, admin, ["apiread"]);
     expect((await support.get("/workflow_builder/tasks/list")).status).toBe(200);
     expectError(await reader.get("/workflow_builder/tasks/list"), 403, "FORBIDDEN");
   });
