@@ -11,7 +11,7 @@
  */
 import { BadRequestError, type FieldError } from "../../shared/errors";
 import { OPERATION_TASKS, isOperationTask } from "./builtins";
-import type { TransitionTarget, Transitions, WorkflowTask } from "./model";
+import type { TransitionTarget, Transitions, WorkflowTask } from "../../shared/contracts/engine-documents";
 
 export const START = "workflow_start";
 export const END = "workflow_end";

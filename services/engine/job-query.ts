@@ -16,7 +16,7 @@ import { NotFoundError } from "../../shared/errors";
 import type { ServiceThis } from "../../shared/service";
 import type { Filter } from "../../shared/store/types";
 import type { EngineHandlers } from "./handlers";
-import type { JobDoc, WorkflowDoc } from "./model";
+import type { JobDoc, WorkflowDoc } from "../../shared/contracts/engine-documents";
 import { jobAccessFilter } from "./run/access";
 import { jobStoreQuery, type Dereference, type JobQueryParameters } from "./query/build";
 import { WORKFLOWS } from "./workflows";

@@ -12,7 +12,7 @@ import { DuplicateKeyError, type Store } from "../../shared/store/types";
 import { nowIso } from "../../shared/text";
 import { validateGraph } from "./graph";
 import type { EngineHandlers } from "./handlers";
-import type { WorkflowDoc } from "./model";
+import type { WorkflowDoc } from "../../shared/contracts/engine-documents";
 
 export const WORKFLOWS = "workflows";
 const DEFAULT_LIMIT = 25;

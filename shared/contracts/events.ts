@@ -2,7 +2,7 @@
  * Events broadcast on the bus, with their payloads. Broadcast (not balanced emit): every replica of
  * every listening service must see them (each gateway replica streams and caches on its own).
  */
-import type { FinishState, JobStatus, TaskStatus } from "../../services/engine/model";
+import type { FinishState, JobStatus, TaskStatus } from "./engine-documents";
 
 /** accounts -> gateways: these sessions ended (logout, password change); forget them now. */
 export const SESSIONS_REVOKED_EVENT = "accounts.sessionsRevoked";

@@ -9,7 +9,7 @@ import { call } from "../../shared/contracts";
 import type { Caller } from "../../shared/contracts/resources";
 import { acquireStore, releaseStore } from "../../shared/runtime";
 import type { Store } from "../../shared/store/types";
-import type { JobDoc, JobStatus } from "../../services/engine/model";
+import type { JobDoc, JobStatus } from "../../shared/contracts/engine-documents";
 import { client, expectError, login, startPlatform, type Platform, type Reply } from "../support/platform";
 import { describeInBothShapes } from "../support/shapes";
 

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { call } from "../../shared/contracts";
 import { acquireStore, releaseStore } from "../../shared/runtime";
 import type { Store } from "../../shared/store/types";
-import type { JobDoc, JobStatus } from "../../services/engine/model";
+import type { JobDoc, JobStatus } from "../../shared/contracts/engine-documents";
 import { client, expectError, login, startPlatform, type Platform } from "../support/platform";
 import { describeInBothShapes } from "../support/shapes";
 

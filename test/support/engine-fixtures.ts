@@ -3,7 +3,7 @@
  * record every call, with the calling node), and helpers to create workflows and watch jobs.
  */
 import { Errors, type Context, type ServiceBroker, type ServiceSchema } from "moleculer";
-import type { Transitions, WorkflowTask } from "../../services/engine/model";
+import type { Transitions, WorkflowTask } from "../../shared/contracts/engine-documents";
 import { acquireStore, releaseStore } from "../../shared/runtime";
 import type { Store } from "../../shared/store/types";
 import type { client as httpClient } from "./platform";

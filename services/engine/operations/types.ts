@@ -1,5 +1,5 @@
 /** What an in-engine operation answers, and how it refuses bad input. */
-import type { FinishState } from "../model";
+import type { FinishState } from "../../../shared/contracts/engine-documents";
 
 export interface OperationResult {
   state: FinishState;

@@ -6,7 +6,7 @@
 import { BadRequestError, NotFoundError, invalidField, type FieldError } from "../../../shared/errors";
 import { sealPointers } from "../../../shared/pointers";
 import type { Store } from "../../../shared/store/types";
-import type { WorkflowDoc } from "../model";
+import type { WorkflowDoc } from "../../../shared/contracts/engine-documents";
 import { checkInput } from "./input-schema";
 import { END, START } from "./transitions";
 

@@ -3,7 +3,7 @@
  * optional for readers, and none changes the meaning of a model field).
  */
 import type { Caller } from "../../../shared/contracts/resources";
-import type { JobDoc, JobTask } from "../model";
+import type { JobDoc, JobTask } from "../../../shared/contracts/engine-documents";
 
 export interface Claim {
   /** The replica (`<nodeID>/<start id>`) running the task. */

@@ -6,7 +6,7 @@
  *
  * An outgoing variable whose definition is `$var.job.<name>` also writes that job variable.
  */
-import type { JobDoc, JobTask } from "../model";
+import type { JobDoc, JobTask } from "../../../shared/contracts/engine-documents";
 
 const REFERENCE = /^\$var\.([A-Za-z0-9_-]+)\.(.+)$/;
 const JOB_TARGET = /^\$var\.job\.([^.]+)$/;

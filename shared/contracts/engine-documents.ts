@@ -143,4 +143,4 @@ export interface JobDoc {
 }
 
 /** Broker events the engine broadcasts; the gateway streams them on GET /events. */
-export { ENGINE_EVENTS, type JobChangedEvent, type TaskChangedEvent } from "../../shared/contracts/events";
+export { ENGINE_EVENTS, type JobChangedEvent, type TaskChangedEvent } from "./events";
