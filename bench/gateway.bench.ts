@@ -7,7 +7,7 @@
  *   floor       moleculer-web + a trivial action, one broker           (framework floor, in-process)
  *   floor-nats  the same with the action on a broker in another process over NATS
  *   ours        the whole platform on one broker, GET /user-management/accounts?limit=10
- *   ours-nats   gateway here, store+accounts in `node dist/shared/runner.js` over NATS
+ *   ours-nats   gateway here, store+accounts in `node dist/app/main.js` over NATS
  * and (BENCH_TUNING=0 skips it) the NATS floor under each serializer x disableBalancer, then ours
  * over NATS with the best of them when that is not the default. Table on stdout, JSON in
  * bench/results/gateway.json.
@@ -207,7 +207,7 @@ async function oursOverNats(row: Omit<Row, "result"> & { tuning: BusTuning }): P
     NAMESPACE: `${RUN_ID}-${row.id}-${row.round}`,
     SERIALIZER: row.tuning.serializer,
   };
-  // disableBalancer is no env setting yet: only then the bench applies it on top of moleculer.config.
+  // disableBalancer is no env setting yet: only then the bench applies it on top of app/broker-options.ts.
   const extra = row.tuning.disableBalancer === DEFAULT_TUNING.disableBalancer ? undefined : row.tuning;
   const child = spawnPlatformNode(
     platformEnv({ ...bus, SERVICES: "store,accounts", DATA_DIR: dataDir(), NODE_ID: `${row.id}-services` }),

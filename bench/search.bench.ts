@@ -21,7 +21,7 @@ import type { ServiceBroker } from "moleculer";
 import type { AddressInfo } from "node:net";
 import { loadConfig } from "../shared/config";
 import { acquireStore, createBroker, releaseStore } from "../shared/runtime";
-import { serviceSchemas } from "../services";
+import { serviceSchemas } from "../app/services";
 import { inMemorySearch, type BaselineGroup } from "./search/baseline";
 import { waitQuiet, watchCpu } from "./support/cpu";
 import { makeCatalog, makeQueries, makeTags, MIX, type BenchQuery } from "./search/data";

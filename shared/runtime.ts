@@ -3,7 +3,7 @@
  * brokers in one process, each with its own config, so this is keyed by broker, not global.
  */
 import { ServiceBroker } from "moleculer";
-import { brokerOptions } from "../moleculer.config";
+import { brokerOptions } from "../app/broker-options";
 import { loadConfig, type PlatformConfig } from "./config";
 import { createStore } from "./store";
 import type { Store } from "./store/types";

@@ -1,12 +1,12 @@
 /**
- * shared/runner.ts plus bus options the config cannot set yet (BENCH_DISABLE_BALANCER), so the
- * tuning study can try them on the real services before moleculer.config.ts adopts them.
+ * app/main.ts plus bus options the config cannot set yet (BENCH_DISABLE_BALANCER), so the
+ * tuning study can try them on the real services before app/broker-options.ts adopts them.
  * Everything else comes from the same env the runner reads.
  */
 import { ServiceBroker } from "moleculer";
-import { brokerOptions } from "../../moleculer.config";
+import { brokerOptions } from "../../app/broker-options";
 import { loadConfig } from "../../shared/config";
-import { serviceSchemas } from "../../services";
+import { serviceSchemas } from "../../app/services";
 
 async function main(): Promise<void> {
   const config = loadConfig();

@@ -1,14 +1,14 @@
 /**
  * "Ours": the real platform, started the way production starts it (createBroker + serviceSchemas,
- * or `node dist/shared/runner.js` for the remote half), seeded over its own HTTP API.
+ * or `node dist/app/main.js` for the remote half), seeded over its own HTTP API.
  */
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { ServiceBroker } from "moleculer";
-import { brokerOptions } from "../../moleculer.config";
+import { brokerOptions } from "../../app/broker-options";
 import { loadConfig } from "../../shared/config";
 import { createBroker } from "../../shared/runtime";
-import { serviceSchemas } from "../../services";
+import { serviceSchemas } from "../../app/services";
 import { spawnTracked } from "./children";
 import type { BusTuning } from "./floor";
 
@@ -36,7 +36,7 @@ export function platformEnv(extra: Record<string, string>): Record<string, strin
 
 /**
  * One broker in this process with the given env. Bus tuning beyond SERIALIZER (which the config
- * reads) is applied on top of moleculer.config's options, to try a setting before it is adopted.
+ * reads) is applied on top of app/broker-options.ts's options, to try a setting before it is adopted.
  */
 export async function startPlatform(
   env: Record<string, string>,
@@ -54,15 +54,15 @@ export async function startPlatform(
 
 /**
  * The store and accounts in another process, over the bus. With no tuning this is exactly
- * `node dist/shared/runner.js`; watchdog.js is preloaded so the child dies with the bench.
- * disableBalancer (not an env setting yet) needs platform-node.js, runner.js plus that option.
+ * `node dist/app/main.js`; watchdog.js is preloaded so the child dies with the bench.
+ * disableBalancer (not an env setting yet) needs platform-node.js, main.js plus that option.
  */
 export function spawnPlatformNode(env: Record<string, string>, tuning?: Partial<BusTuning>) {
   const dist = path.resolve(__dirname, "../..");
   const script =
     tuning?.disableBalancer !== undefined
       ? path.join(dist, "bench/support/platform-node.js")
-      : path.join(dist, "shared/runner.js");
+      : path.join(dist, "app/main.js");
   return spawnTracked(
     process.execPath,
     [...profileArgs(), "--require", path.join(__dirname, "watchdog.js"), script],

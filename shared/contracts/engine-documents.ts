@@ -1,5 +1,6 @@
 /**
- * The engine's documents (DECISIONS.md section 7; the spec's Job document table). Workflows are
+ * The engine's documents (docs/engine.md; the spec's Job document table). They live in the contracts
+ * because events (shared/contracts/events.ts) and results carry them across services. Workflows are
  * definitions; a job is a workflow's copy being run, with every task's state inside it, so one
  * document holds a job's whole truth and every transition is one conditional write on it.
  */
@@ -141,6 +142,3 @@ export interface JobDoc {
   /** Incremented on every write: writers compare-and-set on it, so concurrent writers never lose an update. */
   version: number;
 }
-
-/** Broker events the engine broadcasts; the gateway streams them on GET /events. */
-export { ENGINE_EVENTS, type JobChangedEvent, type TaskChangedEvent } from "./events";

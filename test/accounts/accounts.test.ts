@@ -7,7 +7,7 @@ import path from "node:path";
 import { call } from "../../shared/contracts";
 import { loadConfig } from "../../shared/config";
 import { createBroker } from "../../shared/runtime";
-import { serviceSchemas } from "../../services";
+import { serviceSchemas } from "../../app/services";
 import {
   client,
   expectError,

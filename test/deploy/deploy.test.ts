@@ -10,7 +10,7 @@ import net from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import YAML from "yaml";
-import { ALL_SERVICES } from "../../services";
+import { ALL_SERVICES } from "../../app/services";
 import { loadConfig } from "../../shared/config";
 import { operations } from "../../shared/contracts";
 import { chooseBackend } from "../../shared/store";
@@ -107,10 +107,10 @@ describe("Dockerfile", () => {
   });
 
   test("runs the built runner with the base image's node, as a non-root user", () => {
-    expect(JSON.parse(last(runtime, "CMD")!)).toEqual(["node", "dist/shared/runner.js"]);
+    expect(JSON.parse(last(runtime, "CMD")!)).toEqual(["node", "dist/app/main.js"]);
     // jest's globalSetup built dist/, as the build stage does; package.json's start script agrees.
-    expect(fs.existsSync(path.join(ROOT, "dist/shared/runner.js"))).toBe(true);
-    expect(JSON.parse(read("package.json")).scripts["start:dist"]).toBe("node dist/shared/runner.js");
+    expect(fs.existsSync(path.join(ROOT, "dist/app/main.js"))).toBe(true);
+    expect(JSON.parse(read("package.json")).scripts["start:dist"]).toBe("node dist/app/main.js");
     const user = last(runtime, "USER")!;
     expect(user).toBeDefined();
     expect(user.split(":")[0]).not.toMatch(/^(root|0)$/);

@@ -5,7 +5,7 @@
  * (at-least-once), never two runs of one task at the same time.
  *
  * Over real NATS: the store, and two engine replicas, each in its own process
- * (`node dist/shared/runner.js`); the gateway, accounts and a test service whose slow action
+ * (`node dist/app/main.js`); the gateway, accounts and a test service whose slow action
  * records every call (and which replica made it) on this test's broker.
  */
 import { randomUUID } from "node:crypto";

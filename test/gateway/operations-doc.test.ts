@@ -1,7 +1,7 @@
 /** docs/operations.md is what the contracts say: regenerate it with `npm run docs`. */
 import fs from "node:fs";
 import path from "node:path";
-import { renderOperationsDoc } from "../../gateway/operations-doc";
+import { renderOperationsDoc } from "../../app/operations-doc";
 
 /** Prettier pads table cells; compare the content, not the padding. */
 const normalize = (md: string) =>

@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net";
 import type { ServiceBroker } from "moleculer";
 import { loadConfig, type PlatformConfig } from "../../shared/config";
 import { createBroker } from "../../shared/runtime";
-import { serviceSchemas } from "../../services";
+import { serviceSchemas } from "../../app/services";
 
 export const ADMIN_PASSWORD = "admin-test-password";
 

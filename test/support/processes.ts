@@ -1,11 +1,11 @@
 /**
- * Runs platform services as separate OS processes (`node dist/shared/runner.js`), the way one
+ * Runs platform services as separate OS processes (`node dist/app/main.js`), the way one
  * deployment per service runs them. jest's globalSetup builds dist/ first.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 
-const RUNNER = path.resolve(__dirname, "../../dist/shared/runner.js");
+const RUNNER = path.resolve(__dirname, "../../dist/app/main.js");
 
 export interface ServiceProcess {
   child: ChildProcess;

@@ -5,7 +5,7 @@
  */
 import { loadConfig } from "../shared/config";
 import { operations, type Operation } from "../shared/contracts";
-import { serviceSchemas, ALL_SERVICES } from "../services";
+import { serviceSchemas, ALL_SERVICES } from "./services";
 
 function access(op: Operation): string {
   if (op.access === "public") return "public";

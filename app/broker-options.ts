@@ -3,8 +3,8 @@
  * SERVICES chooses which, TRANSPORTER chooses the bus (unset: in-process).
  */
 import { Errors, type BrokerOptions } from "moleculer";
-import { loadConfig, type PlatformConfig } from "./shared/config";
-import { tracingOptions } from "./shared/telemetry";
+import { loadConfig, type PlatformConfig } from "../shared/config";
+import { tracingOptions } from "../shared/telemetry";
 
 /** NATS gets explicit options (reconnect forever, no echo of our own messages); other URIs pass through. */
 function transporterOptions(uri: string | undefined): BrokerOptions["transporter"] {

@@ -1,13 +1,13 @@
 /**
- * Starts the platform: `node dist/shared/runner.js`.
+ * Starts the platform: `node dist/app/main.js`.
  * Embedded default: every service and the gateway in one process, in-process transporter, embedded
  * store in DATA_DIR. SERVICES=gateway,accounts,... and TRANSPORTER=nats://... give one process per
  * service (docs/deployment.md). The broker stops gracefully on SIGTERM/SIGINT.
  */
-import { loadConfig } from "./config";
-import { createBroker } from "./runtime";
-import { startTelemetry } from "./telemetry";
-import { serviceSchemas } from "../services";
+import { loadConfig } from "../shared/config";
+import { createBroker } from "../shared/runtime";
+import { startTelemetry } from "../shared/telemetry";
+import { serviceSchemas } from "./services";
 
 async function main(): Promise<void> {
   const config = loadConfig();

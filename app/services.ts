@@ -5,17 +5,17 @@
 import type { ServiceSchema } from "moleculer";
 import type { PlatformConfig } from "../shared/config";
 import createGatewayService from "../gateway/gateway.service";
-import accounts from "./accounts.service";
-import adapters from "./adapters.service";
-import configuration from "./configuration.service";
-import devices from "./devices.service";
-import engine from "./engine.service";
-import forms from "./forms.service";
-import prebuilts from "./prebuilts.service";
-import profiles from "./profiles.service";
-import scheduler from "./scheduler.service";
-import search from "./search.service";
-import store from "./store.service";
+import accounts from "../services/accounts.service";
+import adapters from "../services/adapters.service";
+import configuration from "../services/configuration.service";
+import devices from "../services/devices.service";
+import engine from "../services/engine.service";
+import forms from "../services/forms.service";
+import prebuilts from "../services/prebuilts.service";
+import profiles from "../services/profiles.service";
+import scheduler from "../services/scheduler.service";
+import search from "../services/search.service";
+import store from "../services/store.service";
 
 type ServiceModule = ServiceSchema | ((config: PlatformConfig) => ServiceSchema);
 
