@@ -1,9 +1,9 @@
 /**
- * Broker options, all from the environment (shared/config.ts). One image runs every service;
+ * Broker options, all from the platform config (shared/config.ts reads the environment). One image runs every service;
  * SERVICES chooses which, TRANSPORTER chooses the bus (unset: in-process).
  */
 import { Errors, type BrokerOptions } from "moleculer";
-import { loadConfig, type PlatformConfig } from "../shared/config";
+import type { PlatformConfig } from "../shared/config";
 import { tracingOptions } from "../shared/telemetry";
 
 /** NATS gets explicit options (reconnect forever, no echo of our own messages); other URIs pass through. */
@@ -56,5 +56,3 @@ export function brokerOptions(config: PlatformConfig): BrokerOptions {
     metrics: { enabled: false },
   };
 }
-
-export default brokerOptions(loadConfig());

@@ -5,7 +5,7 @@
  * service (docs/deployment.md). The broker stops gracefully on SIGTERM/SIGINT.
  */
 import { loadConfig } from "../shared/config";
-import { createBroker } from "../shared/runtime";
+import { createBroker } from "./broker";
 import { startTelemetry } from "../shared/telemetry";
 import { serviceSchemas } from "./services";
 

@@ -2,8 +2,7 @@
  * Per-broker runtime: the config a broker was built with and its one store. Tests run several
  * brokers in one process, each with its own config, so this is keyed by broker, not global.
  */
-import { ServiceBroker } from "moleculer";
-import { brokerOptions } from "../app/broker-options";
+import type { ServiceBroker } from "moleculer";
 import { loadConfig, type PlatformConfig } from "./config";
 import { createStore } from "./store";
 import type { Store } from "./store/types";
@@ -11,10 +10,9 @@ import type { Store } from "./store/types";
 const configs = new WeakMap<ServiceBroker, PlatformConfig>();
 const stores = new WeakMap<ServiceBroker, { store: Promise<Store>; users: number }>();
 
-export function createBroker(config: PlatformConfig = loadConfig()): ServiceBroker {
-  const broker = new ServiceBroker(brokerOptions(config));
+/** Called by the composition root (app/broker.ts) when it builds a broker from `config`. */
+export function bindConfig(broker: ServiceBroker, config: PlatformConfig): void {
   configs.set(broker, config);
-  return broker;
 }
 
 export function configOf(broker: ServiceBroker): PlatformConfig {

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { ServiceBroker } from "moleculer";
 import { brokerOptions } from "../../app/broker-options";
 import { loadConfig } from "../../shared/config";
-import { createBroker } from "../../shared/runtime";
+import { createBroker } from "../../app/broker";
 import { serviceSchemas } from "../../app/services";
 import { spawnTracked } from "./children";
 import type { BusTuning } from "./floor";

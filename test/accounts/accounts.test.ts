@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { call } from "../../shared/contracts";
 import { loadConfig } from "../../shared/config";
-import { createBroker } from "../../shared/runtime";
+import { createBroker } from "../../app/broker";
 import { serviceSchemas } from "../../app/services";
 import {
   client,

@@ -9,7 +9,7 @@ import { call } from "../../shared/contracts";
 import type { OperationTask } from "../../services/engine/builtins";
 import { OPERATION_VARIABLES } from "../../services/engine/operations";
 import { loadConfig } from "../../shared/config";
-import { createBroker } from "../../shared/runtime";
+import { createBroker } from "../../app/broker";
 import {
   client,
   clientWithRoles,

@@ -12,7 +12,7 @@ import path from "node:path";
 import type { AddressInfo } from "node:net";
 import type { ServiceBroker } from "moleculer";
 import { loadConfig, type PlatformConfig } from "../../shared/config";
-import { createBroker } from "../../shared/runtime";
+import { createBroker } from "../../app/broker";
 import { serviceSchemas } from "../../app/services";
 
 export const ADMIN_PASSWORD = "admin-test-password";
