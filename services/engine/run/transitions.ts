@@ -19,7 +19,12 @@
 import { randomUUID } from "node:crypto";
 import { ObjectId } from "mongodb";
 import { API_VERSION } from "../../../shared/version";
-import type { FinishState, JobErrorRecord, TransitionTarget, WorkflowDoc } from "../../../shared/contracts/engine-documents";
+import type {
+  FinishState,
+  JobErrorRecord,
+  TransitionTarget,
+  WorkflowDoc,
+} from "../../../shared/contracts/engine-documents";
 import {
   OperationError,
   PURE_OPERATIONS,
