@@ -5,17 +5,17 @@
 import type { ServiceSchema } from "moleculer";
 import type { PlatformConfig } from "../shared/config";
 import createGatewayService from "../gateway/gateway.service";
-import accounts from "../services/accounts.service";
-import adapters from "../services/adapters.service";
+import accounts from "../services/accounts/accounts.service";
+import adapters from "../services/adapters/adapters.service";
 import configuration from "../services/configuration.service";
 import devices from "../services/devices.service";
-import engine from "../services/engine.service";
-import forms from "../services/forms.service";
-import prebuilts from "../services/prebuilts.service";
-import profiles from "../services/profiles.service";
+import engine from "../services/engine/engine.service";
+import forms from "../services/forms/forms.service";
+import prebuilts from "../services/prebuilts/prebuilts.service";
+import profiles from "../services/profiles/profiles.service";
 import scheduler from "../services/scheduler.service";
-import search from "../services/search.service";
-import store from "../services/store.service";
+import search from "../services/search/search.service";
+import store from "../services/store/store.service";
 
 type ServiceModule = ServiceSchema | ((config: PlatformConfig) => ServiceSchema);
 

@@ -10,7 +10,7 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { ServiceBroker } from "moleculer";
 import { MongoClient } from "mongodb";
-import storeService from "../../services/store.service";
+import storeService from "../../services/store/store.service";
 import { loadConfig } from "../../shared/config";
 import { EmbeddedBackend } from "../../shared/store/embedded";
 import { MongoBackend } from "../../shared/store/mongo";

@@ -7,11 +7,11 @@
  * show at once). Tags live in `tags`; objects carry tag `_id`s in their `tags` array.
  */
 import type { ServiceSchema } from "moleculer";
-import { search as contract } from "../shared/contracts/search";
-import { SEARCHABLES } from "../shared/search-registry";
-import { contractActions, storeMixin, type ServiceThis } from "../shared/service";
-import { findEverywhere } from "./search/find";
-import { attachTag, createTag, deleteTag, detachTag, ensureTagIndexes, listTags } from "./search/tags";
+import { search as contract } from "../../shared/contracts/search";
+import { SEARCHABLES } from "../../shared/search-registry";
+import { contractActions, storeMixin, type ServiceThis } from "../../shared/service";
+import { findEverywhere } from "./find";
+import { attachTag, createTag, deleteTag, detachTag, ensureTagIndexes, listTags } from "./tags";
 
 const SearchService: ServiceSchema = {
   name: contract.name,

@@ -7,15 +7,15 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ServiceSchema } from "moleculer";
-import { call } from "../shared/contracts";
-import { forms as contract } from "../shared/contracts/forms";
-import type { FormDocument, Group } from "../shared/contracts/resources";
-import { BadRequestError, ConflictError, NotFoundError } from "../shared/errors";
-import { contractActions, storeMixin, type ServiceThis } from "../shared/service";
-import { DuplicateKeyError, type Store } from "../shared/store/types";
-import { nowIso } from "../shared/text";
-import { resolveGroupRefs, toListItem } from "./forms/documents";
-import { depthOf, MAX_FORM_DEPTH, restoreContainers } from "./forms/preserve";
+import { call } from "../../shared/contracts";
+import { forms as contract } from "../../shared/contracts/forms";
+import type { FormDocument, Group } from "../../shared/contracts/resources";
+import { BadRequestError, ConflictError, NotFoundError } from "../../shared/errors";
+import { contractActions, storeMixin, type ServiceThis } from "../../shared/service";
+import { DuplicateKeyError, type Store } from "../../shared/store/types";
+import { nowIso } from "../../shared/text";
+import { resolveGroupRefs, toListItem } from "./documents";
+import { depthOf, MAX_FORM_DEPTH, restoreContainers } from "./preserve";
 
 const FormsService: ServiceSchema = {
   name: contract.name,

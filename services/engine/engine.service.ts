@@ -8,13 +8,13 @@
  *   executor.ts   starting, running, finishing and cancelling jobs, across replicas
  */
 import type { ServiceSchema } from "moleculer";
-import { engine as contract } from "../shared/contracts/engine";
-import { contractActions, storeMixin } from "../shared/service";
-import { catalogHandlers } from "./engine/catalog";
-import { executorMixin, runHandlers } from "./engine/executor";
-import { queryHandlers } from "./engine/job-query";
-import { metricsHandlers } from "./engine/metrics";
-import { workflowHandlers } from "./engine/workflows";
+import { engine as contract } from "../../shared/contracts/engine";
+import { contractActions, storeMixin } from "../../shared/service";
+import { catalogHandlers } from "./catalog";
+import { executorMixin, runHandlers } from "./executor";
+import { queryHandlers } from "./job-query";
+import { metricsHandlers } from "./metrics";
+import { workflowHandlers } from "./workflows";
 
 const EngineService: ServiceSchema = {
   name: contract.name,

@@ -7,15 +7,15 @@
  * Collection `adapters` (layout in ./adapters/documents.ts), `name` unique.
  */
 import type { ServiceSchema } from "moleculer";
-import { adapters as contract } from "../shared/contracts/adapters";
-import { ConflictError, NotFoundError } from "../shared/errors";
-import { configOf } from "../shared/runtime";
-import { loadKey } from "../shared/secrets";
-import { contractActions, storeMixin, type ServiceThis } from "../shared/service";
-import { DuplicateKeyError, type Collection, type Store } from "../shared/store/types";
-import { nowIso } from "../shared/text";
-import { holdsCredentials, sealCredentials } from "./adapters/credentials";
-import { toAdapter, type StoredAdapter } from "./adapters/documents";
+import { adapters as contract } from "../../shared/contracts/adapters";
+import { ConflictError, NotFoundError } from "../../shared/errors";
+import { configOf } from "../../shared/runtime";
+import { loadKey } from "../../shared/secrets";
+import { contractActions, storeMixin, type ServiceThis } from "../../shared/service";
+import { DuplicateKeyError, type Collection, type Store } from "../../shared/store/types";
+import { nowIso } from "../../shared/text";
+import { holdsCredentials, sealCredentials } from "./credentials";
+import { toAdapter, type StoredAdapter } from "./documents";
 
 const AdaptersService: ServiceSchema = {
   name: contract.name,

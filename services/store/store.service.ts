@@ -10,14 +10,14 @@ import {
   type ServiceSchema,
   type ServiceSettingSchema,
 } from "moleculer";
-import { configOf } from "../shared/runtime";
+import { configOf } from "../../shared/runtime";
 import {
   DUPLICATE_KEY,
   DuplicateKeyError,
   openEmbeddedStore,
   type Collection,
   type Store,
-} from "../shared/store";
+} from "../../shared/store";
 
 interface StoreVars {
   store?: Store;

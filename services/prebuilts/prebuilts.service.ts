@@ -8,15 +8,15 @@
  *     _meta: {created, updated, createdBy} }
  */
 import type { ServiceSchema } from "moleculer";
-import { prebuilts as contract, REPOSITORY_CONFIG_ENCRYPTED_POINTERS } from "../shared/contracts/prebuilts";
-import type { RepositoryConfig } from "../shared/contracts/resources";
-import { ConflictError, NotFoundError } from "../shared/errors";
-import { sealPointers } from "../shared/pointers";
-import { configOf } from "../shared/runtime";
-import { loadKey } from "../shared/secrets";
-import { contractActions, storeMixin, type ServiceThis } from "../shared/service";
-import { DuplicateKeyError, type Collection, type Store } from "../shared/store/types";
-import { nowIso } from "../shared/text";
+import { prebuilts as contract, REPOSITORY_CONFIG_ENCRYPTED_POINTERS } from "../../shared/contracts/prebuilts";
+import type { RepositoryConfig } from "../../shared/contracts/resources";
+import { ConflictError, NotFoundError } from "../../shared/errors";
+import { sealPointers } from "../../shared/pointers";
+import { configOf } from "../../shared/runtime";
+import { loadKey } from "../../shared/secrets";
+import { contractActions, storeMixin, type ServiceThis } from "../../shared/service";
+import { DuplicateKeyError, type Collection, type Store } from "../../shared/store/types";
+import { nowIso } from "../../shared/text";
 
 const PrebuiltsService: ServiceSchema = {
   name: contract.name,

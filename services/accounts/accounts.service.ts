@@ -7,24 +7,24 @@
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { ServiceSchema } from "moleculer";
-import { accounts as contract } from "../shared/contracts/accounts";
-import { SESSIONS_REVOKED_EVENT } from "../shared/contracts/events";
-import type { Account, Caller, Group } from "../shared/contracts/resources";
-import { BadRequestError, ConflictError, NotFoundError, UnauthorizedError } from "../shared/errors";
-import { configOf } from "../shared/runtime";
+import { accounts as contract } from "../../shared/contracts/accounts";
+import { SESSIONS_REVOKED_EVENT } from "../../shared/contracts/events";
+import type { Account, Caller, Group } from "../../shared/contracts/resources";
+import { BadRequestError, ConflictError, NotFoundError, UnauthorizedError } from "../../shared/errors";
+import { configOf } from "../../shared/runtime";
 import {
   contractActions,
   isActionAvailable,
   storeMixin,
   type PlatformMeta,
   type ServiceThis,
-} from "../shared/service";
-import { DuplicateKeyError, type Projection, type Store } from "../shared/store/types";
-import { nowIso } from "../shared/text";
-import { accountQuery } from "./accounts/query";
-import { decoyHash, hashPassword, verifyPassword } from "./accounts/passwords";
-import { resolveGroups } from "./accounts/roles";
-import { ensureBootstrapAdmin } from "./accounts/bootstrap";
+} from "../../shared/service";
+import { DuplicateKeyError, type Projection, type Store } from "../../shared/store/types";
+import { nowIso } from "../../shared/text";
+import { accountQuery } from "./query";
+import { decoyHash, hashPassword, verifyPassword } from "./passwords";
+import { resolveGroups } from "./roles";
+import { ensureBootstrapAdmin } from "./bootstrap";
 
 interface Session {
   _id: string;

@@ -8,18 +8,18 @@
  * Collection `profiles` (layout in ./profiles/documents.ts); which one is active: ./profiles/activation.ts.
  */
 import type { ServiceSchema } from "moleculer";
-import { PROFILE_ACTIVATED_EVENT, type ProfileActivatedEvent } from "../shared/contracts/events";
-import { profiles as contract, profileProps, PROFILE_ENCRYPTED_POINTERS } from "../shared/contracts/profiles";
-import { propsToJsonSchema } from "../shared/contracts/schema";
-import { ConflictError, NotFoundError } from "../shared/errors";
-import { sealPointers } from "../shared/pointers";
-import { configOf } from "../shared/runtime";
-import { loadKey } from "../shared/secrets";
-import { contractActions, storeMixin, type ServiceThis } from "../shared/service";
-import { DuplicateKeyError, type Collection, type Store } from "../shared/store/types";
-import { nowIso } from "../shared/text";
-import { activate, activeProfile, INACTIVE } from "./profiles/activation";
-import { toPackage, toProfile, type StoredProfile } from "./profiles/documents";
+import { PROFILE_ACTIVATED_EVENT, type ProfileActivatedEvent } from "../../shared/contracts/events";
+import { profiles as contract, profileProps, PROFILE_ENCRYPTED_POINTERS } from "../../shared/contracts/profiles";
+import { propsToJsonSchema } from "../../shared/contracts/schema";
+import { ConflictError, NotFoundError } from "../../shared/errors";
+import { sealPointers } from "../../shared/pointers";
+import { configOf } from "../../shared/runtime";
+import { loadKey } from "../../shared/secrets";
+import { contractActions, storeMixin, type ServiceThis } from "../../shared/service";
+import { DuplicateKeyError, type Collection, type Store } from "../../shared/store/types";
+import { nowIso } from "../../shared/text";
+import { activate, activeProfile, INACTIVE } from "./activation";
+import { toPackage, toProfile, type StoredProfile } from "./documents";
 
 /** GET /schema/profiles: built once, from the same rules that validate POST /profiles. */
 const PROFILE_SCHEMA = {
