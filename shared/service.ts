@@ -3,7 +3,7 @@
  * (HTTP or bus), and an action the service does not implement yet answers 501 NOT_IMPLEMENTED, so
  * the whole API contract is registered even before its handlers exist.
  */
-import type { Context, Service, ServiceSchema } from "moleculer";
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { ActionContract, ServiceContract } from "./contracts/define";
 import type { Infer } from "./contracts/schema";
 import type { Caller } from "./contracts/resources";
@@ -24,11 +24,26 @@ type ServiceActionsSchema = NonNullable<ServiceSchema["actions"]>;
 
 export type ActionContext<C extends ActionContract> = Context<Infer<C["params"]>, PlatformMeta>;
 
-/** `this` inside a handler: the service instance with its store and methods. */
-export type ServiceThis = Service & { store: Store } & Record<string, any>;
+/**
+ * `this` of a service built on the store mixin: the Moleculer service, its store, and what the
+ * service itself adds (`TOwn`: its methods and instance fields, declared by the service; see
+ * docs/architecture.md). Its handlers are named functions typed `this: PlatformService<...>`.
+ */
+export type PlatformService<TOwn = object, TSettings = ServiceSettingSchema> = Service<TSettings> & {
+  store: Store;
+} & TOwn;
 
-export type Handlers<A extends Record<string, ActionContract>> = {
-  [K in keyof A]?: (this: ServiceThis, ctx: ActionContext<A[K]>) => Promise<A[K]["result"]> | A[K]["result"];
+/** The loose `this` of services not yet in the typed shape (anything the schema added is `any`). */
+export type ServiceThis = PlatformService<Record<string, any>>;
+
+/** The context a handler of action `K` of contract `C` receives. */
+export type HandlerContext<
+  C extends ServiceContract<string, any>,
+  K extends keyof C["actions"],
+> = ActionContext<C["actions"][K]>;
+
+export type Handlers<A extends Record<string, ActionContract>, TThis = ServiceThis> = {
+  [K in keyof A]?: (this: TThis, ctx: ActionContext<A[K]>) => Promise<A[K]["result"]> | A[K]["result"];
 };
 
 /** The handler of an action whose implementation belongs to a later issue: answers 501. */
@@ -39,10 +54,11 @@ function placeholder(action: string) {
   return Object.assign(handler, { notImplemented: true });
 }
 
-export function contractActions<N extends string, A extends Record<string, ActionContract>>(
-  contract: ServiceContract<N, A>,
-  handlers: Handlers<A>,
-): ServiceActionsSchema {
+export function contractActions<
+  N extends string,
+  A extends Record<string, ActionContract>,
+  TThis = ServiceThis,
+>(contract: ServiceContract<N, A>, handlers: Handlers<A, TThis>): ServiceActionsSchema {
   const actions: ServiceActionsSchema = {};
   for (const [name, def] of Object.entries(contract.actions)) {
     const handler = handlers[name as keyof A];
@@ -59,11 +75,11 @@ export function contractActions<N extends string, A extends Record<string, Actio
 }
 
 /** Gives a service `this.store` (the broker's shared store) from `started` to `stopped`. */
-export const storeMixin: Partial<ServiceSchema> & ThisType<{ store: Store }> = {
-  async started(this: any) {
+export const storeMixin: Partial<ServiceSchema> = {
+  async started(this: Service & { store?: Store }) {
     this.store = await acquireStore(this.broker);
   },
-  async stopped(this: any) {
+  async stopped(this: Service & { store?: Store }) {
     if (this.store) await releaseStore(this.broker);
   },
 };
@@ -72,4 +88,15 @@ export const storeMixin: Partial<ServiceSchema> & ThisType<{ store: Store }> = {
 export function isActionAvailable(broker: Service["broker"], action: string): boolean {
   const endpoints = broker.registry.getActionEndpoints(action);
   return endpoints !== undefined && endpoints !== null && endpoints.hasAvailable();
+}
+
+/**
+ * A service's schema with `this` typed as `TThis` in its methods and lifecycle handlers (Moleculer's
+ * ServiceSchema generics), handed to the broker as a plain ServiceSchema (the registry in app/ holds
+ * schemas of many `this` types).
+ */
+export function typedService<TThis>(
+  schema: ServiceSchema<ServiceSettingSchema, object, object, TThis>,
+): ServiceSchema {
+  return schema as unknown as ServiceSchema;
 }
