@@ -7,12 +7,13 @@
  * per window instead of one per request. Logout and password changes broadcast the revoked session
  * ids, and every replica drops them at once; role changes reach a cached caller within the window.
  */
-import { createHash, createHmac, randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Context } from "moleculer";
 import { call } from "../shared/contracts";
 import type { Caller } from "../shared/contracts/resources";
 import { UnauthorizedError } from "../shared/errors";
+import { sessionIdOf } from "../shared/session-id";
 
 export type Credentials =
   { kind: "token"; token: string } | { kind: "basic"; username: string; password: string };
@@ -72,7 +73,7 @@ const processKey = randomBytes(32);
 /** A token's key is its SHA-256, which is also its session id, so revocation events find it. */
 const keyOf = (credentials: Credentials) =>
   credentials.kind === "token"
-    ? createHash("sha256").update(credentials.token).digest("hex")
+    ? sessionIdOf(credentials.token)
     : createHmac("sha256", processKey)
         .update(`${credentials.username}\0${credentials.password}`)
         .digest("hex");

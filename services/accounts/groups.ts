@@ -1,0 +1,60 @@
+/**
+ * Groups (spec operation 4): create and list. `groupsByNameOrId` is the one check that named groups
+ * exist; other services reach it through `accounts.listGroups`, never the `groups` collection.
+ */
+import { randomUUID } from "node:crypto";
+import type { accounts as contract } from "../../shared/contracts/accounts";
+import type { Group } from "../../shared/contracts/resources";
+import { BadRequestError, ConflictError } from "../../shared/errors";
+import type { HandlerContext } from "../../shared/service";
+import { DuplicateKeyError } from "../../shared/store/types";
+import { nowIso } from "../../shared/text";
+import type { AccountsService } from "./accounts.service";
+
+type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
+
+export async function createGroup(this: AccountsService, ctx: Ctx<"createGroup">) {
+  const { name, description = "", memberOf = [], assignedRoles = [], inactive = false } = ctx.params;
+  const parents = await groupsByNameOrId(this, memberOf, "memberOf");
+  const now = nowIso();
+  const group: Group = {
+    _id: randomUUID(),
+    provenance: "local",
+    name,
+    description,
+    memberOf: parents.map((g: Group) => g.name),
+    assignedRoles: [...new Set(assignedRoles)],
+    inactive,
+    _meta: { created: now, updated: now },
+  };
+  try {
+    return (await this.store.collection("groups").insertOne(group)) as Group;
+  } catch (err) {
+    if (err instanceof DuplicateKeyError) throw new ConflictError(`Group '${name}' already exists`);
+    throw err;
+  }
+}
+
+export async function listGroups(this: AccountsService) {
+  return (await this.store.collection("groups").find({}, { sort: { name: 1 } })) as Group[];
+}
+
+/** Groups named by name or id; an unknown one is a 400 on `field`. */
+export async function groupsByNameOrId(
+  service: AccountsService,
+  refs: string[],
+  field: string,
+): Promise<Group[]> {
+  if (refs.length === 0) return [];
+  const found = (await service.store
+    .collection("groups")
+    .find({ $or: [{ name: { $in: refs } }, { _id: { $in: refs } }] })) as Group[];
+  const missing = refs.filter((r) => !found.some((g: Group) => g.name === r || g._id === r));
+  if (missing.length > 0) {
+    throw new BadRequestError(
+      `Unknown group(s): ${missing.join(", ")}`,
+      missing.map((m) => ({ field, message: `Unknown group '${m}'`, type: "unknownGroup" })),
+    );
+  }
+  return found;
+}

@@ -1,0 +1,171 @@
+/**
+ * Sessions (spec operation 4): sign-in by password or token, sign-out, who am I. Sessions live in
+ * `sessions` keyed by the token's session id (shared/session-id.ts); every replica reads them from
+ * the store, so any gateway accepts any token.
+ */
+import { randomBytes } from "node:crypto";
+import { call } from "../../shared/contracts";
+import type { accounts as contract } from "../../shared/contracts/accounts";
+import { SESSIONS_REVOKED_EVENT } from "../../shared/contracts/events";
+import type { Account, Caller, Group, Profile } from "../../shared/contracts/resources";
+import { UnauthorizedError } from "../../shared/errors";
+import { configOf } from "../../shared/runtime";
+import { isActionAvailable, type HandlerContext, type PlatformMeta } from "../../shared/service";
+import { sessionIdOf } from "../../shared/session-id";
+import type { Projection } from "../../shared/store/types";
+import { nowIso } from "../../shared/text";
+import { decoyHash, verifyPassword } from "./passwords";
+import { resolveGroups } from "./roles";
+import type { AccountsService } from "./accounts.service";
+
+export interface Session {
+  _id: string;
+  accountId: string;
+  created: number;
+  expiresAt: number;
+}
+
+type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
+
+/** Sliding expiry is written at most this often per session, not on every request. */
+const SLIDE_GRANULARITY_MS = 60_000;
+
+const ACCOUNT_FIELDS = [
+  "_id",
+  "provenance",
+  "username",
+  "firstname",
+  "memberOf",
+  "lastLogin",
+  "inactive",
+  "_meta",
+];
+export const accountProjection: Projection = Object.fromEntries(ACCOUNT_FIELDS.map((f) => [f, 1 as const]));
+
+export async function login(this: AccountsService, ctx: Ctx<"login">) {
+  const { username, password } = ctx.params.user;
+  const account = await this.store.collection("accounts").findOne({ username });
+  const credentials = account
+    ? await this.store.collection("account_credentials").findOne({ _id: account._id })
+    : null;
+  const valid = await verifyPassword(password, credentials?.hash ?? (await decoyHash()));
+  if (!account || !credentials || !valid || account.inactive)
+    throw new UnauthorizedError("Invalid username or password");
+
+  const token = randomBytes(32).toString("base64url");
+  const now = Date.now();
+  const session: Session = {
+    _id: sessionIdOf(token),
+    accountId: account._id,
+    created: now,
+    expiresAt: now + ttlMs(this),
+  };
+  const profile = await activeProfile(this, ctx);
+  if (profile?.authenticationProps?.uniqueSession === true)
+    await revokeSessions(this, { accountId: account._id });
+  await this.store.collection("sessions").insertOne(session);
+  await this.store.collection("accounts").updateOne({ _id: account._id }, { $set: { lastLogin: nowIso() } });
+  this.logger.info(`login: ${username}`);
+  return { token, expiresAt: session.expiresAt };
+}
+
+export async function logout(this: AccountsService, ctx: Ctx<"logout">) {
+  const sessionId = ctx.meta.caller?.sessionId;
+  if (!sessionId) return { status: "OK", message: "No session to end (Basic authentication)" };
+  await revokeSessions(this, { _id: sessionId });
+  return { status: "OK", message: "Logged out" };
+}
+
+export async function whoami(this: AccountsService, ctx: Ctx<"whoami">) {
+  const caller = requireCaller(ctx.meta);
+  const account = await this.store
+    .collection("accounts")
+    .findOne({ _id: caller.accountId }, { projection: accountProjection });
+  if (!account) throw new UnauthorizedError("Account no longer exists");
+  const groups = await this.store
+    .collection("groups")
+    .find({ _id: { $in: caller.groupIds } }, { projection: { _id: 1, name: 1 } });
+  return {
+    account: account as Account,
+    roles: caller.roles,
+    groups: groups as Pick<Group, "_id" | "name">[],
+  };
+}
+
+export async function myTtl(this: AccountsService, ctx: Ctx<"myTtl">) {
+  const caller = requireCaller(ctx.meta);
+  if (!caller.sessionId) return 0;
+  const session = await this.store.collection<Session>("sessions").findOne({ _id: caller.sessionId });
+  return session ? Math.max(0, Math.floor((session.expiresAt - Date.now()) / 1000)) : 0;
+}
+
+export async function authenticate(this: AccountsService, ctx: Ctx<"authenticate">) {
+  const sessionId = sessionIdOf(ctx.params.token);
+  const now = Date.now();
+  const sessions = this.store.collection<Session>("sessions");
+  let session = await sessions.findOne({ _id: sessionId, expiresAt: { $gt: now } });
+  if (!session) throw new UnauthorizedError("Invalid or expired token");
+  const expiresAt = now + ttlMs(this);
+  if (expiresAt - session.expiresAt >= SLIDE_GRANULARITY_MS) {
+    session =
+      (await sessions.findOneAndUpdate(
+        { _id: sessionId, expiresAt: { $gt: now } },
+        { $set: { expiresAt } },
+      )) ?? null;
+    if (!session) throw new UnauthorizedError("Invalid or expired token");
+  }
+  return { ...(await callerOf(this, session.accountId)), sessionId, expiresAt: session.expiresAt };
+}
+
+export async function authenticateBasic(this: AccountsService, ctx: Ctx<"authenticateBasic">) {
+  const account = await this.store.collection("accounts").findOne({ username: ctx.params.username });
+  const credentials = account
+    ? await this.store.collection("account_credentials").findOne({ _id: account._id })
+    : null;
+  const valid = await verifyPassword(ctx.params.password, credentials?.hash ?? (await decoyHash()));
+  if (!account || !credentials || !valid || account.inactive)
+    throw new UnauthorizedError("Invalid username or password");
+  return callerOf(this, account._id);
+}
+
+function ttlMs(service: AccountsService): number {
+  return configOf(service.broker).sessionTtlSeconds * 1000;
+}
+
+export function requireCaller(meta: PlatformMeta): Caller {
+  if (!meta.caller) throw new UnauthorizedError();
+  return meta.caller;
+}
+
+async function callerOf(service: AccountsService, accountId: string): Promise<Caller> {
+  const account = await service.store.collection("accounts").findOne({ _id: accountId });
+  if (!account || account.inactive) throw new UnauthorizedError("Account is inactive or gone");
+  const groups = (await service.store.collection("groups").find({})) as Group[];
+  const { groupIds, roles } = resolveGroups(
+    (account.memberOf ?? []).map((m: { groupId: string }) => m.groupId),
+    groups,
+  );
+  return { accountId, username: account.username, roles, groupIds };
+}
+
+/** Deletes the matching sessions and tells every gateway to forget them now. */
+export async function revokeSessions(
+  service: AccountsService,
+  filter: Record<string, unknown>,
+): Promise<void> {
+  const sessions = service.store.collection<Session>("sessions");
+  const ids = (await sessions.find(filter, { projection: { _id: 1 } })).map((s) => s._id);
+  if (ids.length === 0) return;
+  await sessions.deleteMany({ _id: { $in: ids } });
+  service.broker.broadcast(SESSIONS_REVOKED_EVENT, { sessionIds: ids });
+}
+
+/** The active profile's settings, when the profiles service runs; none otherwise. */
+async function activeProfile(service: AccountsService, ctx: Ctx<"login">): Promise<Profile | null> {
+  if (!isActionAvailable(service.broker, "profiles.active")) return null;
+  try {
+    return await call(ctx, "profiles.active", {}, { timeout: 2000 });
+  } catch {
+    return null;
+  }
+}
