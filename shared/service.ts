@@ -100,3 +100,10 @@ export function typedService<TThis>(
 ): ServiceSchema {
   return schema as unknown as ServiceSchema;
 }
+
+/** A mixin whose hooks and methods see `this` as `TThis` (as typedService does for a schema). */
+export function typedMixin<TThis>(
+  mixin: Partial<ServiceSchema<ServiceSettingSchema, object, object, TThis>>,
+): Partial<ServiceSchema> {
+  return mixin as unknown as Partial<ServiceSchema>;
+}

@@ -13,10 +13,9 @@
 import type { ServiceBroker } from "moleculer";
 import type { TaskMetadata } from "../../shared/contracts/define";
 import type { TaskCatalogEntry } from "../../shared/contracts/resources";
-import type { ServiceThis } from "../../shared/service";
 import { OPERATION_TASKS, type OperationTask } from "./builtins";
 import { OPERATION_VARIABLES } from "./operations";
-import type { EngineHandlers } from "./handlers";
+import type { EngineHandlers, EngineService } from "./handlers";
 
 export const ENGINE_APP = "WorkFlowEngine";
 
@@ -107,7 +106,7 @@ export function taskCatalog(broker: ServiceBroker): TaskCatalogEntry[] {
 }
 
 export const catalogHandlers: EngineHandlers = {
-  listTasks(this: ServiceThis) {
+  listTasks(this: EngineService) {
     return taskCatalog(this.broker);
   },
 };

@@ -7,26 +7,24 @@
  *   catalog.ts    the task catalog, gathered from the service registry
  *   executor.ts   starting, running, finishing and cancelling jobs, across replicas
  */
-import type { ServiceSchema } from "moleculer";
 import { engine as contract } from "../../shared/contracts/engine";
-import { contractActions, storeMixin } from "../../shared/service";
+import { contractActions, storeMixin, typedService } from "../../shared/service";
+import type { EngineService } from "./handlers";
 import { catalogHandlers } from "./catalog";
 import { executorMixin, runHandlers } from "./executor";
 import { queryHandlers } from "./job-query";
 import { metricsHandlers } from "./metrics";
 import { workflowHandlers } from "./workflows";
 
-const EngineService: ServiceSchema = {
+export default typedService<EngineService>({
   name: contract.name,
   // Moleculer starts the last-listed mixin first (and stops it last): the store must be open first.
   mixins: [executorMixin, storeMixin],
-  actions: contractActions(contract, {
+  actions: contractActions<typeof contract.name, typeof contract.actions, EngineService>(contract, {
     ...workflowHandlers,
     ...queryHandlers,
     ...metricsHandlers,
     ...catalogHandlers,
     ...runHandlers,
   }),
-};
-
-export default EngineService;
+});

@@ -13,9 +13,8 @@ import type { Context } from "moleculer";
 import { call } from "../../shared/contracts";
 import type { Caller, Group, Job, JobPage } from "../../shared/contracts/resources";
 import { NotFoundError } from "../../shared/errors";
-import type { ServiceThis } from "../../shared/service";
 import type { Filter } from "../../shared/store/types";
-import type { EngineHandlers } from "./handlers";
+import type { EngineHandlers, EngineService } from "./handlers";
 import type { JobDoc, WorkflowDoc } from "../../shared/contracts/engine-documents";
 import { jobAccessFilter } from "./run/access";
 import { jobStoreQuery, type Dereference, type JobQueryParameters } from "./query/build";
@@ -30,7 +29,7 @@ export function visibilityScope(caller: Caller | undefined): Filter | undefined 
 }
 
 async function jobPage(
-  service: ServiceThis,
+  service: EngineService,
   ctx: Context,
   params: JobQueryParameters | undefined,
   scope: Filter | undefined,
@@ -63,7 +62,7 @@ async function jobPage(
 
 /** Replaces references in `items` in place by what they name; answers hints for dangling ones. */
 async function expand(
-  service: ServiceThis,
+  service: EngineService,
   ctx: Context,
   items: Record<string, any>[],
   fields: Dereference[],
@@ -101,15 +100,15 @@ async function expand(
 }
 
 export const queryHandlers: EngineHandlers = {
-  async adminJobs(this: ServiceThis, ctx) {
+  async adminJobs(this: EngineService, ctx) {
     return jobPage(this, ctx, ctx.params.queryParameters, undefined);
   },
 
-  async listJobs(this: ServiceThis, ctx) {
+  async listJobs(this: EngineService, ctx) {
     return jobPage(this, ctx, ctx.params.queryParameters, visibilityScope(ctx.meta.caller));
   },
 
-  async getJob(this: ServiceThis, ctx) {
+  async getJob(this: EngineService, ctx) {
     const scope = visibilityScope(ctx.meta.caller);
     const job = await this.store
       .collection<JobDoc>(JOBS)

@@ -22,12 +22,11 @@
  * `skip` and `limit` (default 25, at most 1000) page the result entries.
  */
 import { invalidField } from "../../shared/errors";
-import type { ServiceThis } from "../../shared/service";
 import type { Pipeline } from "../../shared/store/types";
 import type { TaskMetricsResult } from "../../shared/contracts/resources";
 import type { engine } from "../../shared/contracts/engine";
 import type { Infer } from "../../shared/contracts/schema";
-import type { EngineHandlers } from "./handlers";
+import type { EngineHandlers, EngineService } from "./handlers";
 import { JOBS } from "./job-query";
 
 export const DAY_MS = 86_400_000;
@@ -156,7 +155,7 @@ interface Entry {
 }
 
 export const metricsHandlers: EngineHandlers = {
-  async taskMetrics(this: ServiceThis, ctx) {
+  async taskMetrics(this: EngineService, ctx) {
     const { pipeline, skip, limit } = metricsPipeline(ctx.params.queryOptions);
     const [out] = await this.store
       .collection(JOBS)

@@ -3,7 +3,6 @@
  * `name`. Every write is checked as a graph first (graph.ts), so a rejected call stores nothing.
  * PUT replaces the whole definition (and may rename it); `_id`, `created` and `created_by` stay.
  */
-import type { ServiceThis } from "../../shared/service";
 import type { Infer } from "../../shared/contracts/schema";
 import type { engine } from "../../shared/contracts/engine";
 import type { Workflow } from "../../shared/contracts/resources";
@@ -11,7 +10,7 @@ import { ConflictError, NotFoundError } from "../../shared/errors";
 import { DuplicateKeyError, type Store } from "../../shared/store/types";
 import { nowIso } from "../../shared/text";
 import { validateGraph } from "./graph";
-import type { EngineHandlers } from "./handlers";
+import type { EngineHandlers, EngineService } from "./handlers";
 import type { WorkflowDoc } from "../../shared/contracts/engine-documents";
 
 export const WORKFLOWS = "workflows";
@@ -63,7 +62,7 @@ export async function findWorkflow(store: Store, name: string): Promise<Workflow
 }
 
 export const workflowHandlers: EngineHandlers = {
-  async createWorkflow(this: ServiceThis, ctx) {
+  async createWorkflow(this: EngineService, ctx) {
     const fields = definition(ctx.params.workflow);
     await ensureWorkflowIndexes(this.store);
     const now = nowIso();
@@ -83,7 +82,7 @@ export const workflowHandlers: EngineHandlers = {
     }
   },
 
-  async listWorkflows(this: ServiceThis, ctx) {
+  async listWorkflows(this: EngineService, ctx) {
     const skip = ctx.params.skip ?? 0;
     const limit = Math.min(ctx.params.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
     return (await this.store
@@ -91,11 +90,11 @@ export const workflowHandlers: EngineHandlers = {
       .find({}, { sort: { name: 1, _id: 1 }, skip, limit })) as Workflow[];
   },
 
-  async getWorkflow(this: ServiceThis, ctx) {
+  async getWorkflow(this: EngineService, ctx) {
     return (await findWorkflow(this.store, ctx.params.name)) as Workflow;
   },
 
-  async updateWorkflow(this: ServiceThis, ctx) {
+  async updateWorkflow(this: EngineService, ctx) {
     const fields = definition(ctx.params.workflow);
     await ensureWorkflowIndexes(this.store);
     const unset = Object.fromEntries(
@@ -120,7 +119,7 @@ export const workflowHandlers: EngineHandlers = {
     return updated as Workflow;
   },
 
-  async deleteWorkflow(this: ServiceThis, ctx) {
+  async deleteWorkflow(this: EngineService, ctx) {
     const deleted = await this.store.collection(WORKFLOWS).findOneAndDelete({ name: ctx.params.name });
     if (!deleted) throw new NotFoundError("Workflow", ctx.params.name);
     return { status: "OK", message: `Workflow '${ctx.params.name}' deleted` };
