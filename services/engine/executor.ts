@@ -4,13 +4,13 @@
  * (run/runner.ts), which then runs whatever that write made runnable. Every replica also sweeps
  * for work no one is doing (a dead replica's tasks, due wake-ups), so jobs survive any replica.
  */
-import type { Context, ServiceSchema } from "moleculer";
+import type { Context } from "moleculer";
 import type { Caller } from "../../shared/contracts/resources";
 import { ConflictError, NotFoundError } from "../../shared/errors";
 import { configOf } from "../../shared/runtime";
 import { loadKey } from "../../shared/secrets";
-import type { ServiceThis } from "../../shared/service";
-import type { EngineHandlers } from "./handlers";
+import { typedMixin } from "../../shared/service";
+import type { EngineHandlers, EngineService } from "./handlers";
 import { maySeeJob } from "./run/access";
 import { JOBS } from "./run/jobs";
 import { listManualTasks } from "./run/manual-tasks";
@@ -34,13 +34,13 @@ const runAs = (caller: Caller | undefined): RunJob["runAs"] =>
     : null;
 
 export const runHandlers: EngineHandlers = {
-  async startJob(this: ServiceThis, ctx) {
+  async startJob(this: EngineService, ctx) {
     const { workflow: name, options } = ctx.params;
     const caller = ctx.meta.caller;
     const workflow = await loadWorkflow(this.store, name);
     const variables = prepareVariables(workflow, options.variables ?? {}, () => this.secretKey());
     let groups = [...new Set(options.groups ?? workflow.groups ?? [])];
-    if (options.groups) await checkGroups(this.store, groups);
+    if (options.groups) await checkGroups(ctx, groups);
     // A job nobody but admins could see is of no use to the person who started it.
     if (groups.length === 0 && caller) groups = [...caller.groupIds];
     const job = buildJob(
@@ -52,7 +52,7 @@ export const runHandlers: EngineHandlers = {
     return answer(await runner.start(job));
   },
 
-  async finishTask(this: ServiceThis, ctx) {
+  async finishTask(this: EngineService, ctx) {
     const { job_id: jobId, task_id: taskId, task_data: data } = ctx.params;
     const caller = ctx.meta.caller;
     const runner: Runner = this.runner;
@@ -81,7 +81,7 @@ export const runHandlers: EngineHandlers = {
     return answer(written.job);
   },
 
-  async cancelJob(this: ServiceThis, ctx) {
+  async cancelJob(this: EngineService, ctx) {
     const { id } = ctx.params;
     const caller = ctx.meta.caller;
     const runner: Runner = this.runner;
@@ -104,27 +104,27 @@ export const runHandlers: EngineHandlers = {
     return answer(written.job);
   },
 
-  async listManualTasks(this: ServiceThis, ctx) {
+  async listManualTasks(this: EngineService, ctx) {
     return listManualTasks(this.store, ctx.meta.caller, ctx.params);
   },
 };
 
 /** Lifecycle hooks and event handlers the executor adds to the engine service. */
-export const executorMixin: Partial<ServiceSchema> = {
+export const executorMixin = typedMixin<EngineService>({
   events: {
     /** Another replica (or this one) asks for a look at a job now. */
-    [DISPATCH_EVENT](this: ServiceThis, ctx: Context<{ jobId?: unknown }>) {
+    [DISPATCH_EVENT](this: EngineService, ctx: Context<{ jobId?: unknown }>) {
       if (typeof ctx.params?.jobId === "string") void this.runner?.process(ctx.params.jobId);
     },
   },
 
   methods: {
-    secretKey(this: ServiceThis): Buffer {
+    secretKey(this: EngineService): Buffer {
       return (this.cachedKey ??= loadKey(configOf(this.broker)));
     },
   },
 
-  async started(this: any) {
+  async started(this: EngineService) {
     // The sweeper's question: running jobs whose sweepAt has passed.
     await this.store
       .collection(JOBS)
@@ -139,7 +139,7 @@ export const executorMixin: Partial<ServiceSchema> = {
     this.runner.startSweeper();
   },
 
-  async stopped(this: any) {
+  async stopped(this: EngineService) {
     await this.runner?.stop();
   },
-};
+});

@@ -3,6 +3,8 @@
  * its variables checked against the workflow's inputSchema and sealed where its decorators say,
  * and its groups. Shared by POST /operations-manager/jobs/start and childJob tasks.
  */
+import type { Context } from "moleculer";
+import { call } from "../../../shared/contracts";
 import { BadRequestError, NotFoundError, invalidField, type FieldError } from "../../../shared/errors";
 import { sealPointers } from "../../../shared/pointers";
 import type { Store } from "../../../shared/store/types";
@@ -67,11 +69,13 @@ export function prepareVariables(
   }
 }
 
-/** The job's groups exist (by id): an unknown one is a 400. */
-export async function checkGroups(store: Store, groups: string[], field = "options.groups"): Promise<void> {
+/**
+ * The job's groups exist (by id): an unknown one is a 400. Groups belong to accounts: asked through
+ * `accounts.listGroups`, never read from its collection (docs/architecture.md).
+ */
+export async function checkGroups(ctx: Context, groups: string[], field = "options.groups"): Promise<void> {
   if (groups.length === 0) return;
-  const found = await store.collection("groups").find({ _id: { $in: groups } }, { projection: { _id: 1 } });
-  const known = new Set(found.map((g) => g._id));
+  const known = new Set((await call(ctx, "accounts.listGroups", {})).map((g) => g._id));
   const missing = groups.filter((g) => !known.has(g));
   if (missing.length > 0)
     throw new BadRequestError(
