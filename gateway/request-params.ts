@@ -13,6 +13,7 @@
 import type { Operation } from "../shared/contracts";
 import type { Props, Rule } from "../shared/contracts/schema";
 import { BadRequestError } from "../shared/errors";
+import { isPlainObject } from "../shared/objects";
 
 type Json = Record<string, unknown>;
 
@@ -22,8 +23,6 @@ export class InvalidBodyError extends BadRequestError {
     this.type = "INVALID_REQUEST_BODY";
   }
 }
-
-const isPlainObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function asRule(rule: Rule | boolean | string | undefined): Rule | undefined {
   if (rule === undefined || typeof rule === "boolean") return undefined;

@@ -12,6 +12,7 @@
 import { BadRequestError, type FieldError } from "../../shared/errors";
 import { OPERATION_TASKS, isOperationTask } from "./builtins";
 import type { TransitionTarget, Transitions, WorkflowTask } from "../../shared/contracts/engine-documents";
+import { isPlainObject as isObject } from "../../shared/objects";
 
 export const START = "workflow_start";
 export const END = "workflow_end";
@@ -40,7 +41,6 @@ const BOOLEAN_FIELDS = ["deprecated", "scheduled"];
 
 type Raw = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
 const isText = (v: unknown): v is string => typeof v === "string" && v.trim() !== "";
 
 export interface ValidGraph {

@@ -16,12 +16,11 @@
  * reference's members (array items by index, object members by key).
  */
 
+import { isPlainObject as isObject } from "../../shared/objects";
+
 type Json = unknown;
 
 const INDEX = /^(0|[1-9]\d{0,14})$/;
-
-const isObject = (v: Json): v is Record<string, Json> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** An object a serializer made from an array: every key an array index. */
 function asIndexedArray(value: Record<string, Json>): Json[] | undefined {

@@ -7,6 +7,7 @@
  * test/store/fast-filter.test.ts checks every compiled shape against mingo.
  */
 import type { Doc, Filter } from "./types";
+import { isPlainObject as isPlain } from "../objects";
 
 export type Predicate = (doc: Doc) => boolean;
 
@@ -31,8 +32,6 @@ export function pathValues(value: unknown, parts: string[], out: unknown[] = [])
 type Scalar = string | number | boolean;
 const isScalar = (v: unknown): v is Scalar =>
   typeof v === "string" || typeof v === "number" || typeof v === "boolean";
-const isPlain = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 const RANGE = {
   $gt: (a: any, b: any) => a > b,

@@ -1,5 +1,6 @@
 /** What an in-engine operation answers, and how it refuses bad input. */
 import type { FinishState } from "../../../shared/contracts/engine-documents";
+import { isPlainObject } from "../../../shared/objects";
 
 export interface OperationResult {
   state: FinishState;
@@ -18,5 +19,4 @@ export class OperationError extends Error {
   }
 }
 
-export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
+export { isPlainObject };

@@ -7,14 +7,12 @@
  * An outgoing variable whose definition is `$var.job.<name>` also writes that job variable.
  */
 import type { JobDoc, JobTask } from "../../../shared/contracts/engine-documents";
+import { isPlainObject as isObject } from "../../../shared/objects";
 
 const REFERENCE = /^\$var\.([A-Za-z0-9_-]+)\.(.+)$/;
 const JOB_TARGET = /^\$var\.job\.([^.]+)$/;
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The value at a dot path (`a.b.0.c`); undefined when any step is missing. */
 export function atPath(value: unknown, path: string): unknown {
