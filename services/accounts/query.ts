@@ -3,11 +3,9 @@ import type { Infer } from "../../shared/contracts/schema";
 import type { accounts } from "../../shared/contracts/accounts";
 import type { Filter, Sort } from "../../shared/store/types";
 import { escapeRegex } from "../../shared/text";
+import { pageLimit } from "../../shared/paging";
 
 export type AccountQueryOptions = Infer<typeof accounts.actions.list.params>["queryOptions"];
-
-export const DEFAULT_LIMIT = 25;
-export const MAX_LIMIT = 1000;
 
 export function accountQuery(options: AccountQueryOptions = {}): {
   filter: Filter;
@@ -38,6 +36,6 @@ export function accountQuery(options: AccountQueryOptions = {}): {
     // _id breaks ties so pages never overlap or skip.
     sort: { [sortField]: options.order ?? 1, _id: 1 } as Sort,
     skip: options.skip ?? 0,
-    limit: Math.min(options.limit ?? DEFAULT_LIMIT, MAX_LIMIT),
+    limit: pageLimit(options.limit),
   };
 }

@@ -28,10 +28,9 @@ import type { engine } from "../../shared/contracts/engine";
 import type { Infer } from "../../shared/contracts/schema";
 import type { EngineHandlers, EngineService } from "./handlers";
 import { JOBS } from "./job-query";
+import { pageLimit } from "../../shared/paging";
 
 export const DAY_MS = 86_400_000;
-const DEFAULT_LIMIT = 25;
-const MAX_LIMIT = 1000;
 
 type MetricsOptions = NonNullable<Infer<typeof engine.actions.taskMetrics.params>["queryOptions"]>;
 
@@ -64,7 +63,7 @@ export function metricsPipeline(options: MetricsOptions = {}): {
   if (options.equals !== undefined) match["workflow.name"] = options.equals;
 
   const skip = options.skip ?? 0;
-  const limit = Math.min(options.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
+  const limit = pageLimit(options.limit);
   const order = options.order ?? 1;
   const sort =
     options.sort === "metrics.startDate"

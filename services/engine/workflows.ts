@@ -12,10 +12,9 @@ import { nowIso } from "../../shared/text";
 import { validateGraph } from "./graph";
 import type { EngineHandlers, EngineService } from "./handlers";
 import type { WorkflowDoc } from "../../shared/contracts/engine-documents";
+import { pageLimit } from "../../shared/paging";
 
 export const WORKFLOWS = "workflows";
-const DEFAULT_LIMIT = 25;
-const MAX_LIMIT = 1000;
 
 type WorkflowInput = Infer<typeof engine.actions.createWorkflow.params>["workflow"];
 
@@ -84,7 +83,7 @@ export const workflowHandlers: EngineHandlers = {
 
   async listWorkflows(this: EngineService, ctx) {
     const skip = ctx.params.skip ?? 0;
-    const limit = Math.min(ctx.params.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
+    const limit = pageLimit(ctx.params.limit);
     return (await this.store
       .collection(WORKFLOWS)
       .find({}, { sort: { name: 1, _id: 1 }, skip, limit })) as Workflow[];

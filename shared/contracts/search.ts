@@ -2,6 +2,7 @@
  * search: cross-collection search (spec operation 12) and tags. Which collections are searched, and
  * how, is declared in shared/search-registry.ts; docs/search.md describes the behaviour.
  */
+import { MAX_PAGE_SIZE } from "../paging";
 import { SEARCHABLE_COLLECTIONS } from "../search-registry";
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
 import { objectId, returns } from "./schema";
@@ -20,7 +21,7 @@ export interface ObjectTags {
   tags: Tag[];
 }
 
-export const MAX_PAGE_SIZE = 1000;
+export { MAX_PAGE_SIZE };
 export const DEFAULT_PAGE_SIZE = 10;
 
 /** Which object a tag operation acts on: any collection of the search registry. */

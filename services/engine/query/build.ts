@@ -10,13 +10,11 @@ import { invalidField } from "../../../shared/errors";
 import type { Filter, Projection, Sort } from "../../../shared/store/types";
 import { escapeRegex } from "../../../shared/text";
 import { alternatives, checkPath, coerceTo, kindOf, rangeValue, type Scalar } from "./fields";
+import { DEFAULT_PAGE_SIZE as DEFAULT_LIMIT, MAX_PAGE_SIZE as MAX_LIMIT } from "../../../shared/paging";
 
 export type JobQueryParameters = NonNullable<
   Infer<typeof engine.actions.adminJobs.params>["queryParameters"]
 >;
-
-export const DEFAULT_LIMIT = 25;
-export const MAX_LIMIT = 1000;
 
 /** Reference fields `dereference` can expand (job-query.ts does the expanding). */
 export const DEREFERENCEABLE = ["workflow", "groups"] as const;

@@ -8,9 +8,7 @@ import type { Caller } from "../../../shared/contracts/resources";
 import type { Filter, Store } from "../../../shared/store/types";
 import { jobAccessFilter } from "./access";
 import { JOBS } from "./jobs";
-
-const DEFAULT_LIMIT = 25;
-const MAX_LIMIT = 1000;
+import { pageLimit } from "../../../shared/paging";
 
 export interface ManualTaskQuery {
   job_id?: string;
@@ -45,7 +43,7 @@ export async function listManualTasks(store: Store, caller: Caller | undefined, 
       { $match: { "task.v.type": "manual", "task.v.status": status } },
       { $sort: { "task.v.start_time": -1, "job._id": -1, "task.k": 1 } },
       { $skip: query.skip ?? 0 },
-      { $limit: Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT) },
+      { $limit: pageLimit(query.limit) },
     ]);
   return rows.map(({ job, task }) => ({
     id: task.k,
