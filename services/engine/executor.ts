@@ -11,7 +11,7 @@ import { configOf } from "../../shared/runtime";
 import { loadKey } from "../../shared/secrets";
 import { typedMixin } from "../../shared/service";
 import type { EngineHandlers, EngineService } from "./handlers";
-import { maySeeJob } from "./run/access";
+import { maySeeJob } from "../../shared/job-visibility";
 import { JOBS } from "./run/jobs";
 import { listManualTasks } from "./run/manual-tasks";
 import { DISPATCH_EVENT, Runner } from "./run/runner";

@@ -16,7 +16,7 @@ import { NotFoundError } from "../../shared/errors";
 import type { Filter } from "../../shared/store/types";
 import type { EngineHandlers, EngineService } from "./handlers";
 import type { JobDoc, WorkflowDoc } from "../../shared/contracts/engine-documents";
-import { jobAccessFilter } from "./run/access";
+import { jobAccessFilter } from "../../shared/job-visibility";
 import { jobStoreQuery, type Dereference, type JobQueryParameters } from "./query/build";
 import { WORKFLOWS } from "./workflows";
 

@@ -6,7 +6,7 @@
  */
 import type { Caller } from "../../../shared/contracts/resources";
 import type { Filter, Store } from "../../../shared/store/types";
-import { jobAccessFilter } from "./access";
+import { jobAccessFilter } from "../../../shared/job-visibility";
 import { JOBS } from "./jobs";
 import { pageLimit } from "../../../shared/paging";
 

@@ -3,8 +3,8 @@
  * only when it shares one of the job's groups, or has role admin. Internal calls (no caller) are
  * the platform itself.
  */
-import type { Caller } from "../../../shared/contracts/resources";
-import type { Filter } from "../../../shared/store/types";
+import type { Caller } from "./contracts/resources";
+import type { Filter } from "./store/types";
 
 export function maySeeJob(caller: Caller | undefined, groups: readonly string[] | undefined): boolean {
   if (!caller || caller.roles.includes("admin")) return true;
