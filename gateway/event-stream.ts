@@ -5,6 +5,7 @@
  */
 import { PassThrough } from "node:stream";
 import type { Caller } from "../shared/contracts/resources";
+import { maySeeJob } from "../shared/job-visibility";
 
 interface Client {
   stream: PassThrough;
@@ -38,10 +39,8 @@ export function sendEventStream(
   res.once("close", () => stream.destroy());
 }
 
-/** Group-based access (DECISIONS.md section 2), the same rule as job reads. */
-export function maySee(caller: Caller, groups: readonly string[] | undefined): boolean {
-  return caller.roles.includes("admin") || (groups ?? []).some((g) => caller.groupIds.includes(g));
-}
+/** Group-based access: the rule of job reads, from its one home (shared/job-visibility.ts). */
+const maySee = maySeeJob;
 
 export class EventStreams {
   private clients = new Set<Client>();

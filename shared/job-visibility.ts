@@ -1,7 +1,7 @@
 /**
- * Group-based access to jobs (DECISIONS.md section 2): a caller sees a job, and may act on it,
- * only when it shares one of the job's groups, or has role admin. Internal calls (no caller) are
- * the platform itself.
+ * Job visibility: a caller sees a job, and may act on it, only when it shares one of the job's
+ * groups, or has role admin. Internal calls (no caller) are the platform itself. One home for the
+ * engine's reads and writes and the gateway's event stream (GET /events), so they cannot disagree.
  */
 import type { Caller } from "./contracts/resources";
 import type { Filter } from "./store/types";
