@@ -9,12 +9,12 @@
  */
 import { engine as contract } from "../../shared/contracts/engine";
 import { contractActions, storeMixin, typedService } from "../../shared/service";
-import type { EngineService } from "./handlers";
-import { catalogHandlers } from "./catalog";
-import { executorMixin, runHandlers } from "./executor";
-import { queryHandlers } from "./job-query";
-import { metricsHandlers } from "./metrics";
-import { workflowHandlers } from "./workflows";
+import type { EngineService } from "./types";
+import { catalogHandlers } from "./workflows/catalog";
+import { executorMixin, runHandlers } from "./run/handlers";
+import { queryHandlers } from "./jobs/handlers";
+import { metricsHandlers } from "./jobs/metrics";
+import { workflowHandlers } from "./workflows/handlers";
 
 export default typedService<EngineService>({
   name: contract.name,

@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { ServiceBroker, ServiceSchema } from "moleculer";
 import { call } from "../../shared/contracts";
-import type { OperationTask } from "../../services/engine/builtins";
+import type { OperationTask } from "../../services/engine/operations/names";
 import { OPERATION_VARIABLES } from "../../services/engine/operations";
 import { loadConfig } from "../../shared/config";
 import { createBroker } from "../../app/broker";

@@ -5,7 +5,7 @@
  *
  * OPERATION_VARIABLES documents each one's incoming and outgoing variables for the task catalog.
  */
-import type { OperationTask } from "../builtins";
+import type { OperationTask } from "./names";
 import { evaluation } from "./evaluation";
 import { merge } from "./merge";
 import { query } from "./query";

@@ -33,7 +33,7 @@ import {
   loopItems,
   type OperationResult,
 } from "../operations";
-import type { OperationTask } from "../builtins";
+import type { OperationTask } from "../operations/names";
 import {
   CHILD_CHECK_MS,
   CLAIM_TTL_MS,

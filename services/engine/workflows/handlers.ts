@@ -3,16 +3,16 @@
  * `name`. Every write is checked as a graph first (graph.ts), so a rejected call stores nothing.
  * PUT replaces the whole definition (and may rename it); `_id`, `created` and `created_by` stay.
  */
-import type { Infer } from "../../shared/contracts/schema";
-import type { engine } from "../../shared/contracts/engine";
-import type { Workflow } from "../../shared/contracts/resources";
-import { ConflictError, NotFoundError } from "../../shared/errors";
-import { DuplicateKeyError, type Store } from "../../shared/store/types";
-import { nowIso } from "../../shared/text";
-import { validateGraph } from "./graph";
-import type { EngineHandlers, EngineService } from "./handlers";
-import type { WorkflowDoc } from "../../shared/contracts/engine-documents";
-import { pageLimit } from "../../shared/paging";
+import type { Infer } from "../../../shared/contracts/schema";
+import type { engine } from "../../../shared/contracts/engine";
+import type { Workflow } from "../../../shared/contracts/resources";
+import { ConflictError, NotFoundError } from "../../../shared/errors";
+import { DuplicateKeyError, type Store } from "../../../shared/store/types";
+import { nowIso } from "../../../shared/text";
+import { validateGraph } from "./validation";
+import type { EngineHandlers, EngineService } from "../types";
+import type { WorkflowDoc } from "../../../shared/contracts/engine-documents";
+import { pageLimit } from "../../../shared/paging";
 
 export const WORKFLOWS = "workflows";
 

@@ -11,11 +11,11 @@
  * `variables` are templates: the values a new task starts with, to be edited in the workflow.
  */
 import type { ServiceBroker } from "moleculer";
-import type { TaskMetadata } from "../../shared/contracts/define";
-import type { TaskCatalogEntry } from "../../shared/contracts/resources";
-import { OPERATION_TASKS, type OperationTask } from "./builtins";
-import { OPERATION_VARIABLES } from "./operations";
-import type { EngineHandlers, EngineService } from "./handlers";
+import type { TaskMetadata } from "../../../shared/contracts/define";
+import type { TaskCatalogEntry } from "../../../shared/contracts/resources";
+import { OPERATION_TASKS, type OperationTask } from "../operations/names";
+import { OPERATION_VARIABLES } from "../operations";
+import type { EngineHandlers, EngineService } from "../types";
 
 export const ENGINE_APP = "WorkFlowEngine";
 

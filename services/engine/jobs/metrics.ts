@@ -21,14 +21,14 @@
  * entry's earliest bucket ascending, its latest descending, as MongoDB sorts arrays), `order`,
  * `skip` and `limit` (default 25, at most 1000) page the result entries.
  */
-import { invalidField } from "../../shared/errors";
-import type { Pipeline } from "../../shared/store/types";
-import type { TaskMetricsResult } from "../../shared/contracts/resources";
-import type { engine } from "../../shared/contracts/engine";
-import type { Infer } from "../../shared/contracts/schema";
-import type { EngineHandlers, EngineService } from "./handlers";
-import { JOBS } from "./job-query";
-import { pageLimit } from "../../shared/paging";
+import { invalidField } from "../../../shared/errors";
+import type { Pipeline } from "../../../shared/store/types";
+import type { TaskMetricsResult } from "../../../shared/contracts/resources";
+import type { engine } from "../../../shared/contracts/engine";
+import type { Infer } from "../../../shared/contracts/schema";
+import type { EngineHandlers, EngineService } from "../types";
+import { JOBS } from "./handlers";
+import { pageLimit } from "../../../shared/paging";
 
 export const DAY_MS = 86_400_000;
 

@@ -10,15 +10,15 @@
  * not exist, so existence never leaks.
  */
 import type { Context } from "moleculer";
-import { call } from "../../shared/contracts";
-import type { Caller, Group, Job, JobPage } from "../../shared/contracts/resources";
-import { NotFoundError } from "../../shared/errors";
-import type { Filter } from "../../shared/store/types";
-import type { EngineHandlers, EngineService } from "./handlers";
-import type { JobDoc, WorkflowDoc } from "../../shared/contracts/engine-documents";
-import { jobAccessFilter } from "../../shared/job-visibility";
-import { jobStoreQuery, type Dereference, type JobQueryParameters } from "./query/build";
-import { WORKFLOWS } from "./workflows";
+import { call } from "../../../shared/contracts";
+import type { Caller, Group, Job, JobPage } from "../../../shared/contracts/resources";
+import { NotFoundError } from "../../../shared/errors";
+import type { Filter } from "../../../shared/store/types";
+import type { EngineHandlers, EngineService } from "../types";
+import type { JobDoc, WorkflowDoc } from "../../../shared/contracts/engine-documents";
+import { jobAccessFilter } from "../../../shared/job-visibility";
+import { jobStoreQuery, type Dereference, type JobQueryParameters } from "./query-builder";
+import { WORKFLOWS } from "../workflows/handlers";
 
 export const JOBS = "jobs";
 

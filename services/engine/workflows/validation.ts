@@ -9,10 +9,10 @@
  * transition joins two existing tasks with a known state and type; nothing leaves `workflow_end`;
  * every task is reachable from `workflow_start`.
  */
-import { BadRequestError, type FieldError } from "../../shared/errors";
-import { OPERATION_TASKS, isOperationTask } from "./builtins";
-import type { TransitionTarget, Transitions, WorkflowTask } from "../../shared/contracts/engine-documents";
-import { isPlainObject as isObject } from "../../shared/objects";
+import { BadRequestError, type FieldError } from "../../../shared/errors";
+import { OPERATION_TASKS, isOperationTask } from "../operations/names";
+import type { TransitionTarget, Transitions, WorkflowTask } from "../../../shared/contracts/engine-documents";
+import { isPlainObject as isObject } from "../../../shared/objects";
 
 export const START = "workflow_start";
 export const END = "workflow_end";

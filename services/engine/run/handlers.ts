@@ -5,19 +5,19 @@
  * for work no one is doing (a dead replica's tasks, due wake-ups), so jobs survive any replica.
  */
 import type { Context } from "moleculer";
-import type { Caller } from "../../shared/contracts/resources";
-import { ConflictError, NotFoundError } from "../../shared/errors";
-import { configOf } from "../../shared/runtime";
-import { loadKey } from "../../shared/secrets";
-import { typedMixin } from "../../shared/service";
-import type { EngineHandlers, EngineService } from "./handlers";
-import { maySeeJob } from "../../shared/job-visibility";
-import { JOBS } from "./run/jobs";
-import { listManualTasks } from "./run/manual-tasks";
-import { DISPATCH_EVENT, Runner } from "./run/runner";
-import { checkGroups, loadWorkflow, prepareVariables } from "./run/start";
-import { buildJob, cancelRun, finishManual, isWaitingManual } from "./run/transitions";
-import type { RunJob } from "./run/types";
+import type { Caller } from "../../../shared/contracts/resources";
+import { ConflictError, NotFoundError } from "../../../shared/errors";
+import { configOf } from "../../../shared/runtime";
+import { loadKey } from "../../../shared/secrets";
+import { typedMixin } from "../../../shared/service";
+import type { EngineHandlers, EngineService } from "../types";
+import { maySeeJob } from "../../../shared/job-visibility";
+import { JOBS } from "./jobs";
+import { listManualTasks } from "../jobs/manual-tasks";
+import { DISPATCH_EVENT, Runner } from "./runner";
+import { checkGroups, loadWorkflow, prepareVariables } from "./start";
+import { buildJob, cancelRun, finishManual, isWaitingManual } from "./transitions";
+import type { RunJob } from "./types";
 
 /** Responses get their own copy: the replica's remembered job must not change under it. */
 const answer = (job: RunJob) =>

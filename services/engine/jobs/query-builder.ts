@@ -9,7 +9,7 @@ import type { Infer } from "../../../shared/contracts/schema";
 import { invalidField } from "../../../shared/errors";
 import type { Filter, Projection, Sort } from "../../../shared/store/types";
 import { escapeRegex } from "../../../shared/text";
-import { alternatives, checkPath, coerceTo, kindOf, rangeValue, type Scalar } from "./fields";
+import { alternatives, checkPath, coerceTo, kindOf, rangeValue, type Scalar } from "./query-fields";
 import { DEFAULT_PAGE_SIZE as DEFAULT_LIMIT, MAX_PAGE_SIZE as MAX_LIMIT } from "../../../shared/paging";
 
 export type JobQueryParameters = NonNullable<
