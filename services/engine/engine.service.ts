@@ -1,11 +1,10 @@
 /**
- * engine: workflows, jobs and tasks (spec operations 5, 8, 14, 17, 20). Each concern lives in its
- * own module under services/engine/ and contributes its handlers here:
- *   workflows.ts  workflow CRUD and graph validation
- *   job-query.ts  job lists (admin and group-based) and reads
- *   metrics.ts    daily task metrics (one aggregation pipeline)
- *   catalog.ts    the task catalog, gathered from the service registry
- *   executor.ts   starting, running, finishing and cancelling jobs, across replicas
+ * engine: workflows, jobs and tasks (spec operations 5, 8, 14, 17, 20). Grouped by the question a
+ * reader asks; each group contributes its handlers here:
+ *   workflows/   workflow CRUD, graph validation, the task catalog
+ *   jobs/        reads: job lists and reads, the manual-task list, daily task metrics
+ *   run/         execution: the handlers that change jobs, the runner, the job store, transitions
+ *   operations/  the built-in operation tasks
  */
 import { engine as contract } from "../../shared/contracts/engine";
 import { contractActions, storeMixin, typedService } from "../../shared/service";

@@ -16,7 +16,7 @@ export type JobQueryParameters = NonNullable<
   Infer<typeof engine.actions.adminJobs.params>["queryParameters"]
 >;
 
-/** Reference fields `dereference` can expand (job-query.ts does the expanding). */
+/** Reference fields `dereference` can expand (./handlers.ts does the expanding). */
 export const DEREFERENCEABLE = ["workflow", "groups"] as const;
 export type Dereference = (typeof DEREFERENCEABLE)[number];
 

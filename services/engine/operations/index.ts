@@ -1,5 +1,5 @@
 /**
- * The behaviour of the engine's built-in operation tasks (their names: ../builtins.ts). The pure
+ * The behaviour of the engine's built-in operation tasks (their names: ./names.ts). The pure
  * ones (evaluation, query, merge) run inside a job write; forEach and delay change the task's
  * run state; childJob starts another job (run/runner.ts).
  *

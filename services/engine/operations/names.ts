@@ -1,7 +1,7 @@
 /**
  * The engine's built-in `operation` tasks (DECISIONS.md section 7). Workflow validation
- * (graph.ts) accepts exactly these names for tasks of type `operation`; the task catalog
- * (catalog.ts) documents each one's incoming and outgoing variables; the executor runs them.
+ * (workflows/validation.ts) accepts exactly these names for tasks of type `operation`; the task catalog
+ * (workflows/catalog.ts) documents each one's incoming and outgoing variables; the executor runs them.
  */
 export const OPERATION_TASKS = ["evaluation", "query", "merge", "delay", "childJob", "forEach"] as const;
 

@@ -24,7 +24,7 @@ export async function loadWorkflow(store: Store, name: string): Promise<Runnable
 }
 
 /**
- * Workflows written through the API are validated as graphs when stored (graph.ts); this guards
+ * Workflows written through the API are validated as graphs when stored (workflows/validation.ts); this guards
  * what the executor itself relies on, for documents that reached the store another way.
  */
 function checkRunnable(workflow: RunnableWorkflow): void {

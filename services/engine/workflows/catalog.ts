@@ -6,7 +6,7 @@
  * service that starts later appears at once, and one whose last node leaves disappears.
  *
  * Entries: every available action with task metadata (type `automatic`, `name` the action's own
- * name, `app` its service), the engine's operations (builtins.ts; type `operation`, app
+ * name, `app` its service), the engine's operations (../operations/names.ts; type `operation`, app
  * `WorkFlowEngine`, location `Broker`) and the manual task (type `manual`). Each entry's
  * `variables` are templates: the values a new task starts with, to be edited in the workflow.
  */
@@ -22,7 +22,7 @@ export const ENGINE_APP = "WorkFlowEngine";
 /**
  * Display names of the engine's operations; their summaries and variables come from the executor's
  * OPERATION_VARIABLES (operations/index.ts), so the catalog documents exactly what runs.
- * `Record<OperationTask, ...>` keeps both in step with builtins.ts.
+ * `Record<OperationTask, ...>` keeps both in step with ../operations/names.ts.
  */
 const OPERATION_NAMES: Record<OperationTask, string> = {
   evaluation: "Evaluation",

@@ -1,6 +1,6 @@
 /**
  * Engine: workflow definitions (DECISIONS.md sections 6 and 7), collection `workflows`, unique by
- * `name`. Every write is checked as a graph first (graph.ts), so a rejected call stores nothing.
+ * `name`. Every write is checked as a graph first (./validation.ts), so a rejected call stores nothing.
  * PUT replaces the whole definition (and may rename it); `_id`, `created` and `created_by` stay.
  */
 import type { Infer } from "../../../shared/contracts/schema";
