@@ -5,6 +5,12 @@
  * document holds a job's whole truth and every transition is one conditional write on it.
  */
 
+/** Every workflow has these two tasks: where a job starts and where it ends. */
+export const START = "workflow_start";
+export const END = "workflow_end";
+/** What a task id may look like (a key of `tasks` and of `transitions`). */
+export const TASK_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
 export const JOB_STATUSES = ["running", "paused", "complete", "error", "canceled"] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 

@@ -18,9 +18,7 @@ import type { EngineHandlers, EngineService } from "../types";
 import type { JobDoc, WorkflowDoc } from "../../../shared/contracts/engine-documents";
 import { jobAccessFilter } from "../../../shared/job-visibility";
 import { jobStoreQuery, type Dereference, type JobQueryParameters } from "./query-builder";
-import { WORKFLOWS } from "../workflows/handlers";
-
-export const JOBS = "jobs";
+import { JOBS, WORKFLOWS } from "../collections";
 
 /** The filter a caller's visibility adds; undefined when it sees every job. */
 export function visibilityScope(caller: Caller | undefined): Filter | undefined {

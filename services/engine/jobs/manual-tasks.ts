@@ -7,7 +7,7 @@
 import type { Caller } from "../../../shared/contracts/resources";
 import type { Filter, Store } from "../../../shared/store/types";
 import { jobAccessFilter } from "../../../shared/job-visibility";
-import { JOBS } from "../run/jobs";
+import { JOBS } from "../collections";
 import { pageLimit } from "../../../shared/paging";
 
 export interface ManualTaskQuery {

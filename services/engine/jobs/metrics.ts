@@ -27,7 +27,7 @@ import type { TaskMetricsResult } from "../../../shared/contracts/resources";
 import type { engine } from "../../../shared/contracts/engine";
 import type { Infer } from "../../../shared/contracts/schema";
 import type { EngineHandlers, EngineService } from "../types";
-import { JOBS } from "./handlers";
+import { JOBS } from "../collections";
 import { pageLimit } from "../../../shared/paging";
 
 export const DAY_MS = 86_400_000;

@@ -12,7 +12,7 @@ import { loadKey } from "../../../shared/secrets";
 import { typedMixin } from "../../../shared/service";
 import type { EngineHandlers, EngineService } from "../types";
 import { maySeeJob } from "../../../shared/job-visibility";
-import { JOBS } from "./jobs";
+import { JOBS } from "../collections";
 import { listManualTasks } from "../jobs/manual-tasks";
 import { DISPATCH_EVENT, Runner } from "./runner";
 import { checkGroups, loadWorkflow, prepareVariables } from "./start";

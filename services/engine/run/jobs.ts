@@ -13,8 +13,7 @@ import type { Store } from "../../../shared/store/types";
 import { nowIso } from "../../../shared/text";
 import { JOB_CACHE_SIZE, MAX_WRITE_ATTEMPTS } from "./settings";
 import type { RunJob } from "./types";
-
-export const JOBS = "jobs";
+import { JOBS } from "../collections";
 
 export interface Written<R> {
   /** The job before this write (equal to `job` when nothing changed). */

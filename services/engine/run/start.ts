@@ -10,9 +10,8 @@ import { sealPointers } from "../../../shared/pointers";
 import type { Store } from "../../../shared/store/types";
 import type { WorkflowDoc } from "../../../shared/contracts/engine-documents";
 import { checkInput } from "./input-schema";
-import { END, START } from "./transitions";
-
-export const WORKFLOWS = "workflows";
+import { END, START, TASK_ID_PATTERN } from "../../../shared/contracts/engine-documents";
+import { WORKFLOWS } from "../collections";
 
 export type RunnableWorkflow = WorkflowDoc & { decorators?: { type: string; pointer: string }[] };
 
@@ -34,7 +33,7 @@ function checkRunnable(workflow: RunnableWorkflow): void {
     if (!tasks[marker])
       errors.push({ field: "workflow", message: `Workflow has no '${marker}' task`, type: "workflow" });
   for (const id of Object.keys(tasks))
-    if (!/^[A-Za-z0-9_-]{1,128}$/.test(id))
+    if (!TASK_ID_PATTERN.test(id))
       errors.push({
         field: "workflow",
         message: `Workflow task id '${id}' is not a plain name`,

@@ -45,8 +45,7 @@ import {
 import type { ChildState, RunJob, RunTask } from "./types";
 import { applyOutgoing, resolveIncoming } from "./variables";
 
-export const START = "workflow_start";
-export const END = "workflow_end";
+import { END, START } from "../../../shared/contracts/engine-documents";
 
 const FINISHED = new Set(["complete", "error", "canceled"]);
 const ACTIVE = new Set(["running", "waiting"]);

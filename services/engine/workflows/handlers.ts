@@ -13,8 +13,7 @@ import { validateGraph } from "./validation";
 import type { EngineHandlers, EngineService } from "../types";
 import type { WorkflowDoc } from "../../../shared/contracts/engine-documents";
 import { pageLimit } from "../../../shared/paging";
-
-export const WORKFLOWS = "workflows";
+import { WORKFLOWS } from "../collections";
 
 type WorkflowInput = Infer<typeof engine.actions.createWorkflow.params>["workflow"];
 

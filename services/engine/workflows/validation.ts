@@ -11,11 +11,15 @@
  */
 import { BadRequestError, type FieldError } from "../../../shared/errors";
 import { OPERATION_TASKS, isOperationTask } from "../operations/names";
-import type { TransitionTarget, Transitions, WorkflowTask } from "../../../shared/contracts/engine-documents";
+import {
+  END,
+  START,
+  TASK_ID_PATTERN,
+  type TransitionTarget,
+  type Transitions,
+  type WorkflowTask,
+} from "../../../shared/contracts/engine-documents";
 import { isPlainObject as isObject } from "../../../shared/objects";
-
-export const START = "workflow_start";
-export const END = "workflow_end";
 
 export const TASK_TYPES = ["automatic", "manual", "operation"] as const;
 export const TRANSITION_STATES = ["success", "failure", "error", "loop"] as const;
@@ -23,7 +27,7 @@ export const TRANSITION_TYPES = ["standard", "revert", "loop"] as const;
 const RETRY_STATES = ["success", "failure", "error"];
 
 /** Task ids become keys of a job's `tasks` object and parts of store paths (`tasks.<id>.status`). */
-const TASK_ID = /^[A-Za-z0-9_-]{1,128}$/;
+const TASK_ID = TASK_ID_PATTERN;
 
 /** What a task keeps of its definition; run-state fields (status, claim, ...) belong to jobs only. */
 const TEXT_FIELDS = [

@@ -1,0 +1,3 @@
+/** The engine's collections, named once. */
+export const WORKFLOWS = "workflows";
+export const JOBS = "jobs";
