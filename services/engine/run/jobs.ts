@@ -98,10 +98,6 @@ export class JobStore {
     });
   }
 
-  forget(id: string): void {
-    this.cache.delete(id);
-  }
-
   private remember(job: RunJob): void {
     this.cache.delete(job._id);
     // An ended job is rarely written again (and then after a fresh read): keep the memory for live ones.

@@ -83,8 +83,6 @@ export class Step {
   readonly cancelChildren: string[] = [];
   /** Runnable tasks were left for later because this replica is at its limit: another may take them. */
   leftReady = false;
-  /** Operations were left for later (MAX_INLINE_STEPS): the sweeper goes on with them, throttled. */
-  inlineExhausted = false;
   private inlineLeft = MAX_INLINE_STEPS;
 
   constructor(readonly ctx: StepContext) {}
@@ -510,10 +508,8 @@ export function settle(job: RunJob, step: Step): void {
         finish(job, id, { state: "success", outgoing: {} }, step);
         progressed = true;
       } else if (task.type === "operation" && task.name !== "childJob") {
-        if (!step.takeInline()) {
-          step.inlineExhausted = true;
-          continue;
-        }
+        // Out of inline steps (MAX_INLINE_STEPS): the sweeper goes on with the rest, throttled.
+        if (!step.takeInline()) continue;
         runOperation(job, id, task, step);
         progressed = true;
       } else if (step.ctx.budget > 0) {
