@@ -9,7 +9,8 @@
  * records every call (and which replica made it) on this test's broker.
  */
 import { randomUUID } from "node:crypto";
-import { RESUME_BOUND_MS } from "../../services/engine/run/settings";
+import { loadConfig } from "../../shared/config";
+import { resumeBoundMs, runnerSettings } from "../../services/engine/run/settings";
 import {
   auto,
   chain,
@@ -25,6 +26,8 @@ const NATS_URL = process.env.NATS_URL!;
 const JOBS = 6;
 const STEP_MS = 1500;
 const STEPS = ["s1", "s2", "s3"];
+/** The documented failover bound for the settings this process (and its children) read. */
+const RESUME_BOUND_MS = resumeBoundMs(runnerSettings(loadConfig().engine));
 
 describe("an engine replica killed mid-job", () => {
   const namespace = `f-${randomUUID().slice(0, 8)}`;

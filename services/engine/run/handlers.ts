@@ -15,6 +15,7 @@ import { maySeeJob } from "../../../shared/job-visibility";
 import { JOBS } from "../collections";
 import { listManualTasks } from "../jobs/manual-tasks";
 import { DISPATCH_EVENT, Runner } from "./runner";
+import { runnerSettings } from "./settings";
 import { checkGroups, loadWorkflow, prepareVariables } from "./start";
 import { buildJob, cancelRun, finishManual, isWaitingManual } from "./transitions";
 import type { RunJob } from "./types";
@@ -135,6 +136,7 @@ export const executorMixin = typedMixin<EngineService>({
       logger: this.logger,
       store: this.store,
       secretKey: () => this.secretKey(),
+      settings: runnerSettings(configOf(this.broker).engine),
     });
     this.runner.startSweeper();
   },

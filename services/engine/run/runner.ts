@@ -17,15 +17,7 @@ import { DuplicateKeyError, type Store } from "../../../shared/store/types";
 import { OperationError, childRequest } from "../operations";
 import { emitChanges } from "./events";
 import { JobStore } from "./jobs";
-import {
-  CLAIM_RENEW_MS,
-  MAX_LOCAL_TASKS,
-  STOP_GRACE_MS,
-  SWEEP_BATCH,
-  SWEEP_CONCURRENCY,
-  SWEEP_INTERVAL_MS,
-  TASK_TIMEOUT_MS,
-} from "./settings";
+import { STOP_GRACE_MS, SWEEP_BATCH, SWEEP_CONCURRENCY, type RunnerSettings } from "./settings";
 import { loadWorkflow, prepareVariables } from "./start";
 import {
   Step,
@@ -63,6 +55,8 @@ export interface RunnerHost {
   store: Store;
   /** The platform's encryption key (loaded on first use). */
   secretKey(): Buffer;
+  /** Timings and limits from the broker's config (./settings.ts). */
+  settings: RunnerSettings;
 }
 
 export class Runner {
@@ -89,7 +83,7 @@ export class Runner {
 
   /** Tasks this replica may claim now. */
   get budget(): number {
-    return this.stopping ? 0 : Math.max(0, MAX_LOCAL_TASKS - this.running.size);
+    return this.stopping ? 0 : Math.max(0, this.host.settings.maxLocalTasks - this.running.size);
   }
 
   /** How many tasks this replica is running (tests and the bench read it). */
@@ -98,7 +92,13 @@ export class Runner {
   }
 
   private context(children?: Map<string, ChildState>): StepContext {
-    return { now: Date.now(), me: this.me, budget: this.budget, children };
+    return {
+      now: Date.now(),
+      me: this.me,
+      budget: this.budget,
+      claimTtlMs: this.host.settings.claimTtlMs,
+      children,
+    };
   }
 
   // ------------------------------------------------------------------------------------ writes
@@ -179,7 +179,7 @@ export class Runner {
       jobId: job._id,
       taskId,
       run,
-      renew: setInterval(() => void this.renew(job._id, taskId, run), CLAIM_RENEW_MS),
+      renew: setInterval(() => void this.renew(job._id, taskId, run), this.host.settings.claimRenewMs),
       done: work
         .catch((err) =>
           this.logger.warn(`engine: task ${taskId} of job ${job._id} failed to finish: ${err.message}`),
@@ -203,7 +203,7 @@ export class Runner {
       const action = `${task.app}.${task.name}`;
       this.assertTaskAction(action);
       const result = await this.broker.call(action, resolveIncoming(job, task), {
-        timeout: TASK_TIMEOUT_MS,
+        timeout: this.host.settings.taskTimeoutMs,
         meta: job.runAs ? { caller: job.runAs } : {},
       });
       outcome = { state: "success", outgoing: outgoingFromResult(task, result) };
@@ -269,7 +269,9 @@ export class Runner {
 
   private async renew(jobId: string, taskId: string, run: string): Promise<void> {
     try {
-      const written = await this.advance(jobId, (draft) => renewClaim(draft, taskId, run, Date.now()));
+      const written = await this.advance(jobId, (draft) =>
+        renewClaim(draft, taskId, run, Date.now(), this.host.settings.claimTtlMs),
+      );
       if (written && !written.result)
         this.logger.debug(
           `engine: task ${taskId} of job ${jobId} is no longer ours (claim lost or job ended)`,
@@ -376,7 +378,7 @@ export class Runner {
         this.sweep()
           .catch((err) => this.logger.warn(`engine: sweep failed: ${(err as Error).message}`))
           .finally(next);
-      }, SWEEP_INTERVAL_MS * jitter);
+      }, this.host.settings.sweepIntervalMs * jitter);
       this.sweepTimer.unref();
     };
     next();

@@ -1,20 +1,36 @@
 /**
  * The executor's timings and limits, in one place (docs/engine.md explains each). Four come from
- * the environment through shared/config.ts (ENGINE_CLAIM_TTL_MS, ENGINE_SWEEP_INTERVAL_MS,
- * ENGINE_MAX_LOCAL_TASKS, ENGINE_TASK_TIMEOUT_MS); the rest follow from them or are fixed. The
- * failover bound follows from them: a replica killed mid-task last renewed its claims at most
- * CLAIM_TTL_MS ago, and a live replica's sweeper looks at least every SWEEP_INTERVAL_MS * 1.25.
+ * the broker's config (shared/config.ts reads ENGINE_CLAIM_TTL_MS, ENGINE_SWEEP_INTERVAL_MS,
+ * ENGINE_MAX_LOCAL_TASKS, ENGINE_TASK_TIMEOUT_MS), as every other service's settings do, so two
+ * brokers in one process can differ; the rest follow from them or are fixed. The failover bound
+ * follows from them: a replica killed mid-task last renewed its claims at most claimTtlMs ago, and
+ * a live replica's sweeper looks at least every sweepIntervalMs * 1.25.
  */
-import { loadConfig } from "../../../shared/config";
+import type { PlatformConfig } from "../../../shared/config";
 
-const { engine } = loadConfig();
+export interface RunnerSettings {
+  /** How long a claim on a task holds without renewal; a dead owner's tasks run again after it. */
+  claimTtlMs: number;
+  /** A replica renews the claims of its running tasks this often (well inside the TTL). */
+  claimRenewMs: number;
+  /** Each replica looks for due work (expired claims, due wake-ups, unclaimed tasks) this often, +/- 25 %. */
+  sweepIntervalMs: number;
+  /** Tasks (automatic calls, child job starts) one replica runs at once. */
+  maxLocalTasks: number;
+  /** How long an automatic task's action call may take. */
+  taskTimeoutMs: number;
+}
 
-/** How long a claim on a task holds without renewal; a dead owner's tasks run again after it. */
-export const CLAIM_TTL_MS = engine.claimTtlMs;
-/** A replica renews the claims of its running tasks this often (well inside the TTL). */
-export const CLAIM_RENEW_MS = Math.floor(CLAIM_TTL_MS / 3);
-/** Each replica looks for due work (expired claims, due wake-ups, unclaimed tasks) this often, +/- 25 %. */
-export const SWEEP_INTERVAL_MS = engine.sweepIntervalMs;
+export function runnerSettings(engine: PlatformConfig["engine"]): RunnerSettings {
+  return {
+    claimTtlMs: engine.claimTtlMs,
+    claimRenewMs: Math.floor(engine.claimTtlMs / 3),
+    sweepIntervalMs: engine.sweepIntervalMs,
+    maxLocalTasks: engine.maxLocalTasks,
+    taskTimeoutMs: engine.taskTimeoutMs,
+  };
+}
+
 /** Jobs one sweep takes at most (the next sweep takes the rest). */
 export const SWEEP_BATCH = 200;
 /** Due jobs one replica advances at once during a sweep. */
@@ -26,12 +42,8 @@ export const SWEEP_CONCURRENCY = 8;
 export const DISPATCH_GRACE_MS = 2_000;
 /** A task waiting on a child job checks the child this often (the child also tells it when it ends). */
 export const CHILD_CHECK_MS = 10_000;
-/** Tasks (automatic calls, child job starts) one replica runs at once. */
-export const MAX_LOCAL_TASKS = engine.maxLocalTasks;
 /** In-engine steps (evaluation, query, merge, forEach) one write may take: stops a revert cycle of operations from spinning. */
 export const MAX_INLINE_STEPS = 500;
-/** How long an automatic task's action call may take. */
-export const TASK_TIMEOUT_MS = engine.taskTimeoutMs;
 /** Attempts of one compare-and-set write before giving up (each re-reads the job). */
 export const MAX_WRITE_ATTEMPTS = 50;
 /** Job documents a replica keeps in memory to skip a read before its next write (a cache: the store decides). */
@@ -47,4 +59,6 @@ export const STOP_GRACE_MS = 5_000;
  * The documented bound: a job whose replica was killed resumes on another replica within this
  * long of the kill (claim expiry + one sweep with jitter + margin for the store round trips).
  */
-export const RESUME_BOUND_MS = CLAIM_TTL_MS + 2 * SWEEP_INTERVAL_MS + 1_000;
+export function resumeBoundMs(settings: Pick<RunnerSettings, "claimTtlMs" | "sweepIntervalMs">): number {
+  return settings.claimTtlMs + 2 * settings.sweepIntervalMs + 1_000;
+}

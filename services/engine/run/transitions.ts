@@ -36,7 +36,6 @@ import {
 import type { OperationTask } from "../operations/names";
 import {
   CHILD_CHECK_MS,
-  CLAIM_TTL_MS,
   DISPATCH_GRACE_MS,
   MAX_ERROR_RECORDS,
   MAX_INLINE_STEPS,
@@ -69,6 +68,8 @@ export interface StepContext {
   me: string;
   /** Tasks this replica may still claim in this write. */
   budget: number;
+  /** How long a claim holds without renewal (the broker's config, ./settings.ts). */
+  claimTtlMs: number;
   /** What is known of child jobs, by id (looked up before the write). */
   children?: Map<string, ChildState>;
 }
@@ -525,7 +526,7 @@ export function settle(job: RunJob, step: Step): void {
 
 function claim(task: RunTask, id: string, step: Step): void {
   const run = randomUUID();
-  task.claim = { owner: step.ctx.me, until: step.now + CLAIM_TTL_MS, run };
+  task.claim = { owner: step.ctx.me, until: step.now + step.ctx.claimTtlMs, run };
   delete task.wakeAt;
   if (task.type === "operation" && task.name === "childJob" && !task.child)
     task.child = { jobId: newJobId() };
@@ -710,10 +711,16 @@ export function finishRun(job: RunJob, taskId: string, run: string, outcome: Out
 }
 
 /** Extends run `run`'s claim on `taskId`; false when the run no longer holds it. */
-export function renewClaim(job: RunJob, taskId: string, run: string, now: number): boolean {
+export function renewClaim(
+  job: RunJob,
+  taskId: string,
+  run: string,
+  now: number,
+  claimTtlMs: number,
+): boolean {
   const task = job.tasks[taskId];
   if (job.status !== "running" || !task || task.status !== "running" || task.claim?.run !== run) return false;
-  task.claim.until = now + CLAIM_TTL_MS;
+  task.claim.until = now + claimTtlMs;
   return true;
 }
 
