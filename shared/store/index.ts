@@ -6,7 +6,7 @@
 import path from "node:path";
 import type { ServiceBroker } from "moleculer";
 import type { PlatformConfig, StoreBackend } from "../config";
-import { EmbeddedBackend } from "./embedded";
+import { EmbeddedBackend } from "./embedded/backend";
 import { MongoBackend } from "./mongo";
 import { RemoteBackend } from "./remote";
 import type { Doc, Store } from "./types";

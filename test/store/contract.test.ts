@@ -12,7 +12,7 @@ import { ServiceBroker } from "moleculer";
 import { MongoClient } from "mongodb";
 import storeService from "../../services/store/store.service";
 import { loadConfig } from "../../shared/config";
-import { EmbeddedBackend } from "../../shared/store/embedded";
+import { EmbeddedBackend } from "../../shared/store/embedded/backend";
 import { MongoBackend } from "../../shared/store/mongo";
 import { RemoteBackend } from "../../shared/store/remote";
 import {

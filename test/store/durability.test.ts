@@ -8,7 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DuplicateKeyError } from "../../shared/store";
-import { EmbeddedBackend } from "../../shared/store/embedded";
+import { EmbeddedBackend } from "../../shared/store/embedded/backend";
 
 const ROOT = path.resolve(__dirname, "../..");
 const NODE = path.join(ROOT, "node_modules/.bin/node");

@@ -3,7 +3,7 @@
  * on documents with nested objects, arrays, arrays of documents, missing fields and mixed types.
  */
 import { Query } from "mingo";
-import { compileFilter } from "../../shared/store/fast-filter";
+import { compileFilter } from "../../shared/store/embedded/fast-filter";
 
 const docs = [
   {

@@ -7,7 +7,7 @@
  * Prints "ready", then lines "insert <id>", "update <id>", "delete <id>".
  */
 import fs from "node:fs";
-import { EmbeddedBackend } from "../../shared/store/embedded";
+import { EmbeddedBackend } from "../../shared/store/embedded/backend";
 
 /** Synchronous, so a line that was printed is never lost in a buffer when the kill comes. */
 const say = (line: string) => fs.writeSync(1, line + "\n");

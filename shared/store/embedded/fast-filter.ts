@@ -6,8 +6,8 @@
  * answers `undefined` and stays with mingo, which is MongoDB's semantics in full.
  * test/store/fast-filter.test.ts checks every compiled shape against mingo.
  */
-import type { Doc, Filter } from "./types";
-import { isPlainObject as isPlain } from "../objects";
+import type { Doc, Filter } from "../types";
+import { isPlainObject as isPlain } from "../../objects";
 
 export type Predicate = (doc: Doc) => boolean;
 

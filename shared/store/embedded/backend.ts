@@ -27,7 +27,7 @@ import {
   type Update,
   type UpdateOptions,
   type UpdateResult,
-} from "./types";
+} from "../types";
 
 export interface EmbeddedOptions {
   dataDir: string;
