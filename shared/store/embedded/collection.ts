@@ -1,0 +1,203 @@
+/** The embedded store's Collection: the store interface over one Table, every write one log line. */
+import { Aggregator, update as applyUpdateOperators } from "mingo";
+import type {
+  Collection,
+  Doc,
+  Filter,
+  FindOneAndUpdateOptions,
+  FindOptions,
+  IndexSpec,
+  Pipeline,
+  Update,
+  UpdateOptions,
+  UpdateResult,
+} from "../types";
+import type { EmbeddedBackend } from "./backend";
+import { type StoredDoc, Table } from "./table";
+import {
+  DEEP,
+  applyUpdate,
+  assertOperatorUpdate,
+  withId,
+  idsOf,
+  equalitiesOf,
+  project,
+  predicateOf,
+  validIndex,
+  sortDocs,
+  withMongoCount,
+} from "./mongo";
+
+export class EmbeddedCollection implements Collection<Doc> {
+  constructor(
+    private readonly store: EmbeddedBackend,
+    readonly name: string,
+  ) {}
+
+  private get table(): Table {
+    return this.store.table(this.name);
+  }
+
+  async find(filter: Filter = {}, options: FindOptions = {}): Promise<Doc[]> {
+    const skip = options.skip ?? 0;
+    const end = options.limit ? skip + options.limit : undefined;
+    let docs = this.matching(filter, options.sort ? Infinity : (end ?? Infinity));
+    if (options.sort) docs = sortDocs(docs, options.sort);
+    return project(docs.slice(skip, end), options.projection);
+  }
+
+  async findOne(filter: Filter, options: Omit<FindOptions, "skip" | "limit"> = {}): Promise<Doc | null> {
+    const [doc] = await this.find(filter, { ...options, limit: 1 });
+    return doc ?? null;
+  }
+
+  async count(filter: Filter = {}): Promise<number> {
+    return this.matching(filter).length;
+  }
+
+  async insertOne(doc: Doc): Promise<Doc> {
+    const [inserted] = await this.insertMany([doc]);
+    return inserted;
+  }
+
+  async insertMany(docs: Doc[]): Promise<Doc[]> {
+    const prepared = docs.map(withId);
+    this.table.check(this.name, prepared, true);
+    this.store.commit(this.name, { put: prepared });
+    return prepared.map((doc) => structuredClone(doc));
+  }
+
+  async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
+    assertOperatorUpdate(update);
+    const [doc] = this.matching(filter, 1);
+    if (doc) return { matchedCount: 1, modifiedCount: this.replace([doc], filter, update).length };
+    if (!options.upsert) return { matchedCount: 0, modifiedCount: 0 };
+    return { matchedCount: 0, modifiedCount: 0, upsertedId: this.upsert(filter, update)._id };
+  }
+
+  async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
+    assertOperatorUpdate(update);
+    const docs = this.matching(filter);
+    return { matchedCount: docs.length, modifiedCount: this.replace(docs, filter, update).length };
+  }
+
+  async findOneAndUpdate(
+    filter: Filter,
+    update: Update,
+    options: FindOneAndUpdateOptions = {},
+  ): Promise<Doc | null> {
+    assertOperatorUpdate(update);
+    const candidates = this.matching(filter, options.sort ? Infinity : 1);
+    const [before] = options.sort ? sortDocs(candidates, options.sort) : candidates;
+    let after: StoredDoc;
+    if (before) {
+      after = this.replace([before], filter, update)[0] ?? before;
+    } else if (options.upsert) {
+      after = this.upsert(filter, update);
+    } else {
+      return null;
+    }
+    const answer = options.returnDocument === "before" ? before : after;
+    return answer ? project([answer], options.projection)[0] : null;
+  }
+
+  async findOneAndDelete(filter: Filter): Promise<Doc | null> {
+    const [doc] = this.matching(filter, 1);
+    if (!doc) return null;
+    this.store.commit(this.name, { del: [doc._id] });
+    return structuredClone(doc);
+  }
+
+  async deleteOne(filter: Filter): Promise<number> {
+    return this.delete(this.matching(filter, 1));
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    return this.delete(this.matching(filter));
+  }
+
+  async aggregate<R extends Doc = Doc>(pipeline: Pipeline): Promise<R[]> {
+    if (!Array.isArray(pipeline)) throw new TypeError("pipeline must be an array of stages");
+    // A leading $match can use the _id shortcut and spares cloning what it drops.
+    const leadingMatch =
+      pipeline[0] && Object.keys(pipeline[0]).length === 1 ? pipeline[0].$match : undefined;
+    const input = leadingMatch ? this.matching(leadingMatch) : [...this.table.docs.values()];
+    const stages = withMongoCount(leadingMatch ? pipeline.slice(1) : pipeline);
+    // mingo changes input documents in place ($addFields on nested paths): hand it copies only.
+    const aggregator = new Aggregator(stages, {
+      collectionResolver: (name) => [...this.store.table(name).docs.values()].map((d) => structuredClone(d)),
+    });
+    return aggregator.run<R>(input.map((d) => structuredClone(d)));
+  }
+
+  async createIndex(spec: IndexSpec): Promise<void> {
+    const named = validIndex(spec);
+    const table = this.table;
+    for (const existing of table.indexes.values()) {
+      const sameKeys = JSON.stringify(existing.keys) === JSON.stringify(named.keys);
+      if (existing.name !== named.name && !sameKeys) continue;
+      if (existing.name === named.name && sameKeys && !!existing.unique === !!named.unique) return;
+      throw new Error(`index ${named.name} conflicts with existing index ${existing.name} on ${this.name}`);
+    }
+    if (named.unique) {
+      const probe = new Table();
+      probe.addIndex({ ...named, unique: true });
+      probe.check(this.name, [...table.docs.values()], true);
+    }
+    this.store.commit(this.name, { idx: named });
+  }
+
+  /** Stored documents matching `filter`, in insertion order; the `_id` equality cases skip the scan. */
+  private matching(filter: Filter, limit = Infinity): StoredDoc[] {
+    if (filter === null || typeof filter !== "object" || Array.isArray(filter)) {
+      throw new TypeError("filter must be an object");
+    }
+    const docs = this.table.docs;
+    const ids = idsOf(filter._id);
+    const candidates: Iterable<StoredDoc> = ids
+      ? ids.flatMap((id) => (docs.has(id) ? [docs.get(id)!] : []))
+      : docs.values();
+    const test = predicateOf(filter);
+    const out: StoredDoc[] = [];
+    for (const doc of candidates) {
+      if (out.length >= limit) break;
+      if (!test || test(doc)) out.push(doc);
+    }
+    return out;
+  }
+
+  /** Applies `update` to `docs` all-or-nothing; answers the new images of those it changed. */
+  private replace(docs: StoredDoc[], filter: Filter, update: Update): StoredDoc[] {
+    const changed: StoredDoc[] = [];
+    for (const doc of docs) {
+      const next = applyUpdate(doc, update, filter);
+      if (next._id !== doc._id) {
+        throw new Error("Performing an update on the path '_id' would modify the immutable field '_id'");
+      }
+      if (JSON.stringify(next) !== JSON.stringify(doc)) changed.push(next);
+    }
+    if (changed.length) {
+      this.table.check(this.name, changed, false);
+      this.store.commit(this.name, { put: changed });
+    }
+    return changed;
+  }
+
+  /** MongoDB's upsert: the filter's equalities, then $setOnInsert, then the update. */
+  private upsert(filter: Filter, update: Update): StoredDoc {
+    assertOperatorUpdate(update);
+    const seed = equalitiesOf(filter);
+    if (update.$setOnInsert) applyUpdateOperators(seed, { $set: update.$setOnInsert }, undefined, {}, DEEP);
+    const { $setOnInsert: _onInsert, ...rest } = update;
+    if (Object.keys(rest).length) applyUpdateOperators(seed, rest, undefined, {}, DEEP);
+    const doc = withId(seed);
+    this.table.check(this.name, [doc], true);
+    this.store.commit(this.name, { put: [doc] });
+    return doc;
+  }
+
+  private delete(docs: StoredDoc[]): number {
+    if (docs.length) this.store.commit(this.name, { del: docs.map((d) => d._id) });
+    return docs.length;
+  }
+}

@@ -1,0 +1,224 @@
+/** MongoDB semantics the embedded store reproduces: updates, projections, sorting, index keys, $count. */
+import { Query, update as applyUpdateOperators } from "mingo";
+import { ObjectId } from "mongodb";
+import { compileFilter, pathValues } from "./fast-filter";
+import type { Doc, Filter, IndexSpec, Pipeline, Projection, Sort, Update } from "../types";
+import type { NamedIndex, StoredDoc } from "./table";
+
+export const DEEP = { cloneMode: "deep" as const };
+
+export function applyUpdate(doc: StoredDoc, update: Update, filter: Filter): StoredDoc {
+  // mingo has no $setOnInsert; on a match it does nothing anyway.
+  const { $setOnInsert: _onInsert, ...operators } = update;
+  const next = structuredClone(doc);
+  // The filter goes along so positional `$` paths resolve against the matched array element.
+  if (Object.keys(operators).length) applyUpdateOperators(next, operators, undefined, filter, DEEP);
+  return toJson(next);
+}
+
+export function assertOperatorUpdate(update: Update): void {
+  const keys = update && typeof update === "object" && !Array.isArray(update) ? Object.keys(update) : [];
+  if (!keys.length || keys.some((k) => !k.startsWith("$"))) {
+    throw new TypeError("update must be a non-empty document of update operators ($set, $inc, ...)");
+  }
+}
+
+/** The document as it will be after a JSON round trip, so memory and log replay agree exactly. */
+export function toJson<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+export function withId(doc: Doc): StoredDoc {
+  if (doc === null || typeof doc !== "object" || Array.isArray(doc))
+    throw new TypeError("a document must be an object");
+  const { _id, ...rest } = toJson(doc);
+  if (_id !== undefined && typeof _id !== "string") throw new TypeError("_id must be a string");
+  return { _id: _id ?? new ObjectId().toHexString(), ...rest };
+}
+
+export function idsOf(idCondition: unknown): string[] | undefined {
+  if (typeof idCondition === "string") return [idCondition];
+  if (!idCondition || typeof idCondition !== "object" || Array.isArray(idCondition)) return undefined;
+  const ops = Object.entries(idCondition);
+  if (ops.length !== 1) return undefined;
+  const [op, value] = ops[0];
+  if (op === "$eq" && typeof value === "string") return [value];
+  if (op === "$in" && Array.isArray(value) && value.every((v) => typeof v === "string"))
+    return [...new Set(value)];
+  return undefined;
+}
+
+/** The fields an upsert takes from its filter: plain equalities, `$eq`, one-value `$in`, through `$and`. */
+export function equalitiesOf(filter: Filter, seed: Doc = {}): Doc {
+  for (const [key, cond] of Object.entries(filter)) {
+    if (key === "$and" && Array.isArray(cond)) cond.forEach((f) => equalitiesOf(f, seed));
+    if (key.startsWith("$")) continue;
+    const isOperator = cond && typeof cond === "object" && Object.keys(cond).some((k) => k.startsWith("$"));
+    if (!isOperator) setPath(seed, key, cond);
+    else if ("$eq" in cond) setPath(seed, key, cond.$eq);
+    else if (Array.isArray(cond.$in) && cond.$in.length === 1 && Object.keys(cond).length === 1)
+      setPath(seed, key, cond.$in[0]);
+  }
+  return seed;
+}
+
+export function setPath(target: Doc, dotted: string, value: unknown): void {
+  const parts = dotted.split(".");
+  let node = target;
+  for (const part of parts.slice(0, -1)) {
+    if (node[part] === null || typeof node[part] !== "object") node[part] = {};
+    node = node[part];
+  }
+  node[parts[parts.length - 1]] = structuredClone(value);
+}
+
+/** A deep copy of a stored document: plain JSON data, so a JSON round trip (faster than structuredClone). */
+export const copyDoc = (doc: Doc): Doc => JSON.parse(JSON.stringify(doc));
+
+/**
+ * A projection of plain top-level fields, all included or all excluded (`_id` either way), as a
+ * function; undefined for anything else (dot paths, operators), which mingo handles.
+ */
+export function compileProjection(projection: Projection): ((doc: Doc) => Doc) | undefined {
+  const entries = Object.entries(projection);
+  if (entries.some(([key, value]) => key.includes(".") || key.startsWith("$") || typeof value === "object"))
+    return undefined;
+  const shown = (value: unknown) => value !== 0 && value !== false;
+  const hideId = projection._id !== undefined && !shown(projection._id);
+  const included = new Set(
+    entries.filter(([key, value]) => key !== "_id" && shown(value)).map(([key]) => key),
+  );
+  const excluded = new Set(
+    entries.filter(([key, value]) => key !== "_id" && !shown(value)).map(([key]) => key),
+  );
+  if (included.size > 0 && excluded.size > 0) return undefined;
+  // Fields keep the document's order, as MongoDB answers them.
+  if (included.size > 0) {
+    return (doc) => {
+      const out: Doc = {};
+      for (const key of Object.keys(doc))
+        if (included.has(key) || (key === "_id" && !hideId)) out[key] = doc[key];
+      return out;
+    };
+  }
+  return (doc) => {
+    const out: Doc = {};
+    for (const key of Object.keys(doc))
+      if (!excluded.has(key) && !(key === "_id" && hideId)) out[key] = doc[key];
+    return out;
+  };
+}
+
+/**
+ * Copies of `docs`, projected: callers never hold the stored objects. A compiled projection picks
+ * fields first and copies only what it answers; mingo gets copies, since its exclusion of a nested
+ * field (`{"a.b": 0}`) deletes the field from the object it is given.
+ */
+export function project(docs: Doc[], projection?: Projection): Doc[] {
+  if (!projection || Object.keys(projection).length === 0) return docs.map(copyDoc);
+  const pick = compileProjection(projection);
+  if (pick) return docs.map((doc) => copyDoc(pick(doc)));
+  return new Query({}, {}).find<Doc>(docs.map(copyDoc), projection).all();
+}
+
+/** The filter as a predicate: compiled when it is a common shape, mingo otherwise; none for `{}`. */
+export function predicateOf(filter: Filter): ((doc: Doc) => boolean) | undefined {
+  if (Object.keys(filter).length === 0) return undefined;
+  const compiled = compileFilter(filter);
+  if (compiled) return compiled;
+  const query = new Query(filter, {});
+  return (doc) => query.test(doc);
+}
+
+/** Index key tuples of a document as JSON; a missing field indexes as null, like MongoDB. */
+export function indexKeys(doc: Doc, spec: IndexSpec): string[] {
+  let tuples: unknown[][] = [[]];
+  for (const field of Object.keys(spec.keys)) {
+    const values = pathValues(doc, field.split("."));
+    const choices = values.length ? values : [null];
+    tuples = tuples.flatMap((t) => choices.map((v) => [...t, v]));
+  }
+  return [...new Set(tuples.map((t) => JSON.stringify(t)))];
+}
+
+export function keyObject(spec: IndexSpec, key: string): Record<string, unknown> {
+  const values = JSON.parse(key) as unknown[];
+  return Object.fromEntries(Object.keys(spec.keys).map((field, i) => [field, values[i]]));
+}
+
+export function validIndex(spec: IndexSpec): NamedIndex {
+  const entries = Object.entries(spec?.keys ?? {});
+  if (!entries.length || entries.some(([, dir]) => dir !== 1 && dir !== -1)) {
+    throw new TypeError("index keys must map field paths to 1 or -1");
+  }
+  const name = spec.name ?? entries.map(([field, dir]) => `${field}_${dir}`).join("_");
+  return { keys: { ...spec.keys }, ...(spec.unique ? { unique: true } : {}), name };
+}
+
+/** BSON comparison order for JSON values: null < numbers < strings < objects < arrays < booleans. */
+export function compareValues(a: unknown, b: unknown): number {
+  const rank = (v: unknown) =>
+    v === null || v === undefined
+      ? 0
+      : typeof v === "number"
+        ? 1
+        : typeof v === "string"
+          ? 2
+          : Array.isArray(v)
+            ? 4
+            : typeof v === "object"
+              ? 3
+              : 5;
+  const ra = rank(a);
+  const rb = rank(b);
+  if (ra !== rb) return ra < rb ? -1 : 1;
+  if (ra === 4 || ra === 3) {
+    const ea = ra === 4 ? (a as unknown[]) : Object.entries(a as Doc).flat();
+    const eb = ra === 4 ? (b as unknown[]) : Object.entries(b as Doc).flat();
+    for (let i = 0; i < Math.min(ea.length, eb.length); i++) {
+      const c = compareValues(ea[i], eb[i]);
+      if (c) return c;
+    }
+    return Math.sign(ea.length - eb.length);
+  }
+  return a === b || ra === 0 ? 0 : (a as number) < (b as number) ? -1 : 1;
+}
+
+/**
+ * MongoDB's sort, which mingo gets wrong for arrays: an array sorts by its smallest element
+ * ascending and its largest descending; a missing field sorts as null. Ties keep insertion order.
+ */
+export function sortDocs<T extends Doc>(docs: T[], sort: Sort): T[] {
+  const fields = Object.entries(sort);
+  const sortKey = (doc: T, field: string, dir: number) => {
+    const values = pathValues(doc, field.split("."));
+    return values.length ? values.reduce((best, v) => (compareValues(v, best) * dir < 0 ? v : best)) : null;
+  };
+  return docs
+    .map((doc) => ({ doc, keys: fields.map(([field, dir]) => sortKey(doc, field, dir)) }))
+    .sort((a, b) => {
+      for (let i = 0; i < fields.length; i++) {
+        const c = compareValues(a.keys[i], b.keys[i]) * fields[i][1];
+        if (c) return c;
+      }
+      return 0;
+    })
+    .map((entry) => entry.doc);
+}
+
+/** mingo answers `[{count: 0}]` for `$count` on nothing; MongoDB answers no document. Use MongoDB's own expansion. */
+export function withMongoCount(pipeline: Pipeline): Pipeline {
+  return pipeline.flatMap((stage) => {
+    if (typeof stage.$count === "string") {
+      return [{ $group: { _id: null, [stage.$count]: { $sum: 1 } } }, { $project: { _id: 0 } }];
+    }
+    if (stage.$facet && typeof stage.$facet === "object") {
+      const facets = Object.entries(stage.$facet as Record<string, Pipeline>);
+      return [{ $facet: Object.fromEntries(facets.map(([name, sub]) => [name, withMongoCount(sub)])) }];
+    }
+    if (Array.isArray(stage.$lookup?.pipeline)) {
+      return [{ $lookup: { ...stage.$lookup, pipeline: withMongoCount(stage.$lookup.pipeline) } }];
+    }
+    return [stage];
+  });
+}
