@@ -12,7 +12,7 @@ import {
   fieldsOf,
   tracked,
   type Client,
-} from "./support";
+} from "../support/catalog";
 
 const SECRETS = {
   password: "nso-password-plain-1a2b",

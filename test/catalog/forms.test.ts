@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { describeInBothShapes } from "../support/shapes";
 import { client, expectError, type Reply } from "../support/platform";
-import { adminClient, clientWithRoles, fieldsOf, withStore, type Client } from "./support";
+import { adminClient, clientWithRoles, fieldsOf, withStore, type Client } from "../support/catalog";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;

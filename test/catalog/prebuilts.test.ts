@@ -11,7 +11,7 @@ import {
   expectSealed,
   tracked,
   type Client,
-} from "./support";
+} from "../support/catalog";
 
 const TOKEN = "glpat-plain-repository-token-5a5a";
 const OTHER_TOKEN = "ghp-plain-other-token-6b6b";

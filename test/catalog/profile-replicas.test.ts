@@ -9,7 +9,7 @@ import { PROFILE_ACTIVATED_EVENT, type ProfileActivatedEvent } from "../../share
 import { startShape, type ShapePlatform } from "../support/shapes";
 import { tempDir } from "../support/platform";
 import { eventually } from "../support/processes";
-import { adminClient, listenersKnown, type Client } from "./support";
+import { adminClient, listenersKnown, type Client } from "../support/catalog";
 
 // Every broker of the cluster uses this one store.
 const dataDir = tempDir("catalog-replicas-");

@@ -21,7 +21,7 @@ import {
   listenersKnown,
   tracked,
   type Client,
-} from "./support";
+} from "../support/catalog";
 
 const SECRETS = {
   passphrase: "https-passphrase-plain-7f3a",

@@ -9,7 +9,7 @@ import { call } from "../../shared/contracts";
 import { SEARCHABLES } from "../../shared/search-registry";
 import { describeInBothShapes } from "../support/shapes";
 import { client, expectError, login, type Reply } from "../support/platform";
-import { clientWithRoles, fieldsOf, insert, shuffled, withStore, type Client } from "./support";
+import { clientWithRoles, fieldsOf, insert, shuffled, withStore, type Client } from "../support/search";
 
 interface Result {
   _id: string;

@@ -4,7 +4,7 @@
  * five times cheaper per document than mingo's general interpreter (search scans 100k documents).
  * Anything else — $ne, $exists, null, $elemMatch, whole-array or object equality, mixed types —
  * answers `undefined` and stays with mingo, which is MongoDB's semantics in full.
- * test/store/fast-filter.test.ts checks every compiled shape against mingo.
+ * test/unit/fast-filter.test.ts checks every compiled shape against mingo.
  */
 import type { Doc, Filter } from "../types";
 import { isPlainObject as isPlain } from "../../objects";

@@ -4,9 +4,9 @@ import { loadKey, decrypt, isEncrypted } from "../../shared/secrets";
 import { acquireStore, releaseStore } from "../../shared/runtime";
 import { RemoteBackend } from "../../shared/store/remote";
 import type { Store } from "../../shared/store/types";
-import { client, login, tracked, type Client, type Platform, type Reply } from "../support/platform";
+import { client, login, tracked, type Client, type Platform, type Reply } from "./platform";
 
-export { clientWithRoles, tracked, type Client } from "../support/platform";
+export { clientWithRoles, tracked, type Client } from "./platform";
 
 export async function adminClient(platform: Platform, seen: Reply[] = []): Promise<Client> {
   return tracked(client(platform.baseUrl, await login(platform.baseUrl)), seen);

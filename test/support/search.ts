@@ -1,9 +1,9 @@
 /** Helpers of the search suites: the platform's store for seeding, clients with given roles. */
 import { acquireStore, releaseStore } from "../../shared/runtime";
 import type { Doc, Store } from "../../shared/store/types";
-import { type Platform, type Reply } from "../support/platform";
+import { type Platform, type Reply } from "./platform";
 
-export { clientWithRoles, type Client } from "../support/platform";
+export { clientWithRoles, type Client } from "./platform";
 
 /** The broker running the search service (the platform itself in-process). */
 function searchHost(platform: Platform) {
