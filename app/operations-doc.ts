@@ -46,7 +46,7 @@ export function renderOperationsDoc(): string {
     header,
     ...spec.map(row),
     "",
-    "## Supporting operations (DECISIONS.md sections 2, 6 and 9)",
+    "## Supporting operations (docs/platform-rules.md#supporting-operations)",
     "",
     header,
     ...rest.map(row),

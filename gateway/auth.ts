@@ -1,5 +1,5 @@
 /**
- * Who is calling (DECISIONS.md section 2). A token comes from `Authorization: Bearer`, the session
+ * Who is calling (docs/platform-rules.md#sign-in-and-roles). A token comes from `Authorization: Bearer`, the session
  * cookie, or the `token` query parameter; `Authorization: Basic` is checked per request.
  *
  * The accounts service is the authority. Each gateway replica caches a verified caller for a few

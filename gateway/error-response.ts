@@ -1,5 +1,5 @@
 /**
- * Every failure becomes DECISIONS.md section 1's body: { name, message, code, type, data }, with
+ * Every failure becomes docs/platform-rules.md#errors's body: { name, message, code, type, data }, with
  * `code` equal to the HTTP status. Never a stack trace; a 5xx body carries the request id.
  */
 import { Errors } from "moleculer";

@@ -1,5 +1,5 @@
 /**
- * GET /events: Server-Sent Events of job and task changes (DECISIONS.md section 9). Each gateway
+ * GET /events: Server-Sent Events of job and task changes (docs/platform-rules.md#probes-and-extras). Each gateway
  * replica receives every engine event (the engine broadcasts them) and writes it to its own open
  * streams whose caller may see the job: admin, or a caller sharing one of the job's groups.
  */

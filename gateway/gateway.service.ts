@@ -6,7 +6,7 @@
  *   body parser (limit, JSON only) -> rate limit -> route's service available? (503)
  *   -> onBeforeCall: credentials (401) -> role table (403) -> params from path/query/body
  *   -> action over the bus, which validates params (400) -> onAfterCall -> JSON (or text) answer.
- *   Any failure -> onError -> DECISIONS.md section 1's error body.
+ *   Any failure -> onError -> docs/platform-rules.md#errors's error body.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context, ServiceSchema } from "moleculer";

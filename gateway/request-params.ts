@@ -3,7 +3,7 @@
  *
  * POST/PUT: the JSON body's top-level properties, plus path parameters (which win).
  * GET/DELETE: query keys (nested with brackets, `equals[status]=running`), plus path parameters.
- * An operation with one object parameter (DECISIONS.md section 3) accepts it in every form:
+ * An operation with one object parameter (docs/platform-rules.md#object-parameters-on-get) accepts it in every form:
  *   flattened   ?limit=10&equals[status]=running
  *   wrapped     ?queryParameters[limit]=10   or   ?queryParameters={"limit":10}  (JSON text)
  *   JSON body   {"queryParameters": {...}} on the GET; when a body is present it wins.

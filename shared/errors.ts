@@ -1,5 +1,5 @@
 /**
- * The platform's errors: one class per status of DECISIONS.md section 1. They are Moleculer errors,
+ * The platform's errors: one class per status of docs/platform-rules.md#errors. They are Moleculer errors,
  * so `code`, `type` and `data` survive the trip over NATS and reach the gateway intact.
  */
 import { Errors } from "moleculer";

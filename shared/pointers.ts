@@ -1,5 +1,5 @@
 /**
- * JSON pointers (RFC 6901) for the encryption decorators (DECISIONS.md section 5). A decorator's
+ * JSON pointers (RFC 6901) for the encryption decorators (docs/platform-rules.md#secrets). A decorator's
  * pointer may hold `*` segments, each standing for every index of an array or every key of an
  * object at that place: the pointer of the segments `alarmProps`, `*`, `community` names the
  * community of every alarm. (A key that is literally `*` cannot be named on its own.)

@@ -1,5 +1,5 @@
 /**
- * Secrets at rest (DECISIONS.md section 5): AES-256-GCM under ENCRYPTION_KEY, or under a key
+ * Secrets at rest (docs/platform-rules.md#secrets): AES-256-GCM under ENCRYPTION_KEY, or under a key
  * generated once into <DATA_DIR>/encryption-key (mode 0600). The stored form is text, so it can sit
  * in any document and be answered in place of the plaintext:  enc:v1:<iv>:<tag>:<ciphertext> (base64)
  */

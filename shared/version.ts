@@ -13,5 +13,5 @@ function findPackageJson(dir: string): string {
 export const PLATFORM_VERSION: string = JSON.parse(
   fs.readFileSync(findPackageJson(__dirname), "utf8"),
 ).version;
-/** The HTTP API's version; paths stay unversioned (DECISIONS.md section 9). */
+/** The HTTP API's version; paths stay unversioned (docs/platform-rules.md#probes-and-extras). */
 export const API_VERSION = "1.0.0";

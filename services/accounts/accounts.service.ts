@@ -1,5 +1,5 @@
 /**
- * accounts: accounts, groups, passwords and sessions (spec operation 4, DECISIONS.md section 2).
+ * accounts: accounts, groups, passwords and sessions (spec operation 4, docs/platform-rules.md#sign-in-and-roles).
  *
  * Collections: `accounts` (never holds a password), `account_credentials` (the scrypt hashes, read
  * only here), `groups`, and `sessions` keyed by the session id of the token (shared/session-id.ts),

@@ -1,5 +1,5 @@
 /**
- * First start (DECISIONS.md section 2): group `admins` with role admin, and account `admin` in it.
+ * First start (docs/platform-rules.md#sign-in-and-roles): group `admins` with role admin, and account `admin` in it.
  * The password comes from ADMIN_PASSWORD; when unset one is generated, printed once and written to
  * <DATA_DIR>/admin-password (mode 0600). Replicas starting together race on unique indexes, so
  * exactly one creates each document. An existing admin's password is never changed here.

@@ -1,5 +1,5 @@
 /**
- * Password hashing with scrypt (DECISIONS.md section 2). The stored form names its parameters, so
+ * Password hashing with scrypt (docs/platform-rules.md#sign-in-and-roles). The stored form names its parameters, so
  * they can be raised later without breaking existing hashes:  scrypt$N$r$p$<salt b64>$<hash b64>
  */
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";

@@ -1,5 +1,5 @@
 /**
- * adapters: adapter instances (spec operation 19, DECISIONS.md section 6). An instance is what
+ * adapters: adapter instances (spec operation 19, docs/platform-rules.md#supporting-operations). An instance is what
  * later operations name by `adapterId` (its `name`). Credentials in its settings are stored
  * encrypted (./credentials.ts has the one rule) and answered only in that stored form.
  * The orchestrator proxy (operations 1 and 2) belongs to a later issue and still answers 501.

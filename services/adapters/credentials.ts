@@ -1,5 +1,5 @@
 /**
- * The one rule for which adapter settings are credentials (DECISIONS.md section 5: "adapter
+ * The one rule for which adapter settings are credentials (docs/platform-rules.md#secrets: "adapter
  * passwords"), so they are stored encrypted and never answered in plain text.
  *
  * A member of `properties.properties`, at any depth (inside nested objects and arrays too), is a

@@ -1,5 +1,5 @@
 /**
- * forms: the form catalog and the form builder (spec operations 3 and 7, DECISIONS.md section 6).
+ * forms: the form catalog and the form builder (spec operations 3 and 7, docs/platform-rules.md#supporting-operations).
  *
  * Collection `forms`: one Form document (spec "Form document (form builder)") per form, `_id` a
  * UUID, `name` unique, plus `description` and `tags` for search. Groups live in accounts: they

@@ -1,5 +1,5 @@
 /**
- * prebuilts: prebuilt repository configurations (spec operation 13, DECISIONS.md section 6): where
+ * prebuilts: prebuilt repository configurations (spec operation 13, docs/platform-rules.md#supporting-operations): where
  * the platform fetches prebuilt artifacts from. `config.credentials.token` is stored encrypted and
  * answered only in that stored form.
  *

@@ -1,5 +1,5 @@
 /**
- * profiles: platform profiles (spec operations 16 and 18, DECISIONS.md section 6) and which one is
+ * profiles: platform profiles (spec operations 16 and 18, docs/platform-rules.md#supporting-operations) and which one is
  * active. The active profile's `authenticationProps` take effect: the gateway names the session
  * cookie after `cookieName`, accounts ends older sessions on login when `uniqueSession` is true.
  * Both read `profiles.active` and listen to `profiles.activated`, which this service broadcasts

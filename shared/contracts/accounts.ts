@@ -1,4 +1,4 @@
-/** accounts: login and sessions, accounts, groups and roles (spec operation 4, DECISIONS.md section 2). */
+/** accounts: login and sessions, accounts, groups and roles (spec operation 4, docs/platform-rules.md#sign-in-and-roles). */
 import { defineService, ROLES } from "./define";
 import { int, optString, optBool, returns, sortOrder } from "./schema";
 import type { Account, AccountPage, Caller, Group, LoginResult, Message, WhoAmI } from "./resources";

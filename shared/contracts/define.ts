@@ -24,7 +24,7 @@ export type Role = (typeof ROLES)[number];
  */
 export type Access = "public" | "authenticated" | readonly Role[];
 
-/** DECISIONS.md section 6: supporting reads and writes. */
+/** docs/platform-rules.md#supporting-operations: supporting reads and writes. */
 export const SUPPORT_READ: readonly Role[] = ["admin", "apiwrite", "engineering", "apiread"];
 export const SUPPORT_WRITE: readonly Role[] = ["admin", "apiwrite", "engineering"];
 
@@ -38,7 +38,7 @@ export interface HttpBinding {
   summary: string;
   /** The operation's number in automation-platform-api.md (1-20); absent for supporting routes. */
   spec?: number;
-  /** GET operations with one object parameter (DECISIONS.md section 3) name it here. */
+  /** GET operations with one object parameter (docs/platform-rules.md#object-parameters-on-get) name it here. */
   objectParam?: string;
   /** What a success body is: JSON (default), plain text (login's token) or a Server-Sent Events stream. */
   produces?: "json" | "text" | "sse";

@@ -70,7 +70,7 @@ export interface WorkflowDoc {
   /** Seconds; a completed job that ran longer missed its SLA. */
   sla?: number;
   preAutomationTime?: number;
-  /** Job fields stored encrypted, as JSON pointers (DECISIONS.md section 5). */
+  /** Job fields stored encrypted, as JSON pointers (docs/platform-rules.md#secrets). */
   decorators?: { type: "encryption"; pointer: string }[];
   groups: string[];
   tags: string[];

@@ -1,4 +1,4 @@
-/** engine: workflows, jobs and tasks (spec operations 5, 8, 14, 17, 20; DECISIONS.md sections 3 and 7). */
+/** engine: workflows, jobs and tasks (spec operations 5, 8, 14, 17, 20; docs/platform-rules.md (#object-parameters-on-get, #workflows-and-jobs)). */
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
 import { int, objectId, optString, returns, sortOrder } from "./schema";
 import type { Job, JobPage, Message, TaskCatalogEntry, TaskMetricsResult, Workflow } from "./resources";
@@ -24,7 +24,7 @@ const fieldList = {
   },
 } as const;
 
-/** Job query (DECISIONS.md section 3): shared by the admin and the group-filtered job lists. */
+/** Job query (docs/platform-rules.md#object-parameters-on-get): shared by the admin and the group-filtered job lists. */
 export const jobQuery = {
   type: "object",
   strict: "remove",
@@ -65,7 +65,7 @@ const workflowDocument = {
     preAutomationTime: { type: "number", min: 0, optional: true },
     groups: { type: "array", items: { type: "string", min: 1 }, optional: true },
     tags: { type: "array", items: { type: "string", min: 1 }, optional: true },
-    /** Job variables stored encrypted (DECISIONS.md section 5): pointers into the job, e.g. /variables/password. */
+    /** Job variables stored encrypted (docs/platform-rules.md#secrets): pointers into the job, e.g. /variables/password. */
     decorators: {
       type: "array",
       optional: true,
@@ -92,7 +92,7 @@ export const engine = defineService("engine", {
           description: { type: "string", max: 4096, optional: true },
           type: { type: "string", optional: true },
           variables: { type: "object", optional: true },
-          // Group ids are UUIDs (DECISIONS.md section 4), not object ids; unknown ones answer 400.
+          // Group ids are UUIDs (docs/platform-rules.md#identifiers-and-time), not object ids; unknown ones answer 400.
           groups: { type: "array", items: { type: "string", min: 1, max: 128 }, max: 100, optional: true },
         },
       },

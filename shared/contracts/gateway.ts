@@ -1,4 +1,4 @@
-/** gateway: probes, the OpenAPI document and the version (DECISIONS.md section 9). */
+/** gateway: probes, the OpenAPI document and the version (docs/platform-rules.md#probes-and-extras). */
 import { defineService } from "./define";
 import { returns } from "./schema";
 

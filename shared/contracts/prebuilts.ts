@@ -22,7 +22,7 @@ export const repositoryConfig = {
   },
 } as const;
 
-/** Repository configuration fields stored encrypted (DECISIONS.md section 5), as JSON pointers. */
+/** Repository configuration fields stored encrypted (docs/platform-rules.md#secrets), as JSON pointers. */
 export const REPOSITORY_CONFIG_ENCRYPTED_POINTERS = ["/credentials/token"] as const;
 
 /** The name is also the path segment of `/prebuilts-repository/configs/:name`. */

@@ -188,7 +188,7 @@ export const profileProps = {
   retryStrategy: obj({ maxRetries: nonNegInt, retryResetTimer: nonNegInt }),
 } as const;
 
-/** Profile fields stored encrypted (DECISIONS.md section 5), as JSON pointers. */
+/** Profile fields stored encrypted (docs/platform-rules.md#secrets), as JSON pointers. */
 export const PROFILE_ENCRYPTED_POINTERS = [
   "/expressProps/express_https/passphrase",
   "/redisProps/password",

@@ -83,7 +83,7 @@ export type Infer<P> = {
 
 // ---------------------------------------------------------------- building blocks
 
-/** A 24-hex document id (DECISIONS.md section 4). */
+/** A 24-hex document id (docs/platform-rules.md#identifiers-and-time). */
 export const objectId = {
   type: "string",
   pattern: /^[0-9a-fA-F]{24}$/,

@@ -1,5 +1,5 @@
 /**
- * Forms over HTTP, in both shapes: create/read/delete (DECISIONS.md section 6), GetForms
+ * Forms over HTTP, in both shapes: create/read/delete (docs/platform-rules.md#supporting-operations), GetForms
  * (operation 3) with groups expanded, and preserveFormData (operation 7) with every container
  * mutation kind the docs define (docs/catalog.md).
  */

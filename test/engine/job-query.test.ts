@@ -1,6 +1,6 @@
 /**
  * Job queries: operation 5 (GET /operations-manager/admin/jobs) with every queryParameters member
- * of DECISIONS.md section 3, the group-filtered list and the job read (group-based access), over
+ * of docs/platform-rules.md#object-parameters-on-get, the group-filtered list and the job read (group-based access), over
  * HTTP in both shapes and through the broker. Jobs are seeded straight into the store, shaped like
  * model.ts JobDoc.
  */
@@ -413,7 +413,7 @@ describeInBothShapes("job queries over HTTP", (platform) => {
       expectError(await adminJobs("?dereference=tasks"), 400, "VALIDATION_ERROR");
     });
 
-    test("the parameter in each form of DECISIONS.md section 3 gives the same page", async () => {
+    test("the parameter in each form of docs/platform-rules.md#object-parameters-on-get gives the same page", async () => {
       const flat = await adminJobs("?equals[status]=error&include=name");
       const wrapped = await adminJobs("?queryParameters[equals][status]=error&queryParameters[include]=name");
       const json = await adminJobs(

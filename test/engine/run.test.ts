@@ -1,5 +1,5 @@
 /**
- * Jobs run workflows to completion (DECISIONS.md section 7): start, manual tasks and finishTask,
+ * Jobs run workflows to completion (docs/platform-rules.md#workflows-and-jobs): start, manual tasks and finishTask,
  * automatic tasks calling actions, the built-in operations, error and retry handling, revert,
  * cancel, the manual task list, events. Over HTTP on an in-process platform; the core flows run
  * over NATS too (engine, store and gateway on separate brokers).

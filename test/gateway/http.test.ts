@@ -1,5 +1,5 @@
 /**
- * The gateway's HTTP behaviour outside any one operation: DECISIONS.md sections 1, 3 and 9.
+ * The gateway's HTTP behaviour outside any one operation: docs/platform-rules.md (#errors, #object-parameters-on-get, #probes-and-extras).
  */
 import { operations } from "../../shared/contracts";
 import { client, expectError, login, request, startPlatform, type Platform } from "../support/platform";
@@ -138,7 +138,7 @@ describe("probes, OpenAPI and version (no credentials)", () => {
   });
 });
 
-describe("object parameters on GET (DECISIONS.md section 3)", () => {
+describe("object parameters on GET (docs/platform-rules.md#object-parameters-on-get)", () => {
   beforeAll(async () => {
     const api = client(platform.baseUrl, token);
     for (const name of ["ana", "andre", "bea"]) {

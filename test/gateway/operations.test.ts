@@ -1,6 +1,6 @@
 /**
  * The 20 operations of the spec over HTTP: for each, a valid request and at least three invalid
- * ones, each answered with the status and error body of DECISIONS.md section 1. A valid request to
+ * ones, each answered with the status and error body of docs/platform-rules.md#errors. A valid request to
  * an operation whose handler belongs to later work (the orchestrator proxy, the configuration
  * manager, schedules, device lookup) answers 501 NOT_IMPLEMENTED — after routing, authentication,
  * the role check and validation all passed. The others succeed on fixtures made in beforeAll.

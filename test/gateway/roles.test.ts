@@ -1,5 +1,5 @@
 /**
- * The role table (DECISIONS.md section 2), for every route of the API: no credentials -> 401; a
+ * The role table (docs/platform-rules.md#sign-in-and-roles), for every route of the API: no credentials -> 401; a
  * caller with an allowed role passes the gateway; a caller with none of the route's roles -> 403.
  * And every credential transport: Bearer, cookie, `token` query parameter, Basic.
  */

@@ -114,7 +114,7 @@ async function viaFetch(url: string, method: string, headers: Record<string, str
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
-/** fetch refuses a body on GET; DECISIONS.md section 3 accepts one, so send it with node:http. */
+/** fetch refuses a body on GET; docs/platform-rules.md#object-parameters-on-get accepts one, so send it with node:http. */
 function viaHttp(
   url: string,
   method: string,
@@ -161,7 +161,7 @@ export async function login(baseUrl: string, username = "admin", password = ADMI
   return reply.text;
 }
 
-/** Asserts DECISIONS.md section 1's error body and returns it. */
+/** Asserts docs/platform-rules.md#errors's error body and returns it. */
 export function expectError(reply: Reply, status: number, type: string): any {
   expect({ status: reply.status, type: reply.body?.type }).toEqual({ status, type });
   expect(reply.body).toEqual(

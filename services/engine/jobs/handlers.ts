@@ -1,9 +1,9 @@
 /**
- * Engine: job lists and reads (operation 5, and DECISIONS.md section 6's group-based job list and
+ * Engine: job lists and reads (operation 5, and docs/platform-rules.md#supporting-operations's group-based job list and
  * read). The query itself is built in ./query-builder.ts; this module adds who may see what and the
  * `dereference` expansions, and shapes the spec's Job list page.
  *
- * Group-based access (DECISIONS.md section 2; the one rule is shared/job-visibility.ts, shared with the
+ * Group-based access (docs/platform-rules.md#sign-in-and-roles; the one rule is shared/job-visibility.ts, shared with the
  * executor): outside /admin a caller sees a job only when it shares a group with `job.groups`, or
  * has role admin. A caller without groups sees none; a bus call without a caller is the platform
  * itself and sees every job. Reading a job one may not see answers 404, exactly as a job that does

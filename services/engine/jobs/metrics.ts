@@ -1,5 +1,5 @@
 /**
- * Engine: task metrics (operation 8; DECISIONS.md section 7). Daily buckets per workflow, computed
+ * Engine: task metrics (operation 8; docs/platform-rules.md#workflows-and-jobs). Daily buckets per workflow, computed
  * by one aggregation pipeline over `jobs` that both store backends run the same way (only $match,
  * $project, $group, $sort, $facet, $skip, $limit, $count and plain arithmetic/conditional/date
  * expressions, all in the store contract test's repertoire).

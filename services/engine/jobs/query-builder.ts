@@ -1,5 +1,5 @@
 /**
- * The job query (DECISIONS.md section 3) as a store query: every `queryParameters` member becomes
+ * The job query (docs/platform-rules.md#object-parameters-on-get) as a store query: every `queryParameters` member becomes
  * a filter clause, the projection, the sort or the page. User text is always data: field names are
  * checked dot paths (fields.ts), regex text is escaped, values are scalars (the contract's schema
  * allows nothing else), so no query can carry an operator of its own.

@@ -1,5 +1,5 @@
 /**
- * The engine's built-in `operation` tasks (DECISIONS.md section 7). Workflow validation
+ * The engine's built-in `operation` tasks (docs/platform-rules.md#workflows-and-jobs). Workflow validation
  * (workflows/validation.ts) accepts exactly these names for tasks of type `operation`; the task catalog
  * (workflows/catalog.ts) documents each one's incoming and outgoing variables; the executor runs them.
  */

@@ -1,5 +1,5 @@
 /**
- * Engine: running jobs (DECISIONS.md section 7; docs/engine.md). Starting, finishing a manual
+ * Engine: running jobs (docs/platform-rules.md#workflows-and-jobs; docs/engine.md). Starting, finishing a manual
  * task and canceling are each one write on the job document, through the replica's Runner
  * (run/runner.ts), which then runs whatever that write made runnable. Every replica also sweeps
  * for work no one is doing (a dead replica's tasks, due wake-ups), so jobs survive any replica.

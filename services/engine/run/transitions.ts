@@ -1,5 +1,5 @@
 /**
- * The job state machine (DECISIONS.md section 7) as pure functions over one job document. A write
+ * The job state machine (docs/platform-rules.md#workflows-and-jobs) as pure functions over one job document. A write
  * is: take the stored job, apply one change (a task finished, a person finished a manual task, the
  * job was canceled), then `settle` it — reach the tasks the transitions lead to, run the in-engine
  * operations that need nothing from outside, claim the tasks this replica will run — and store the

@@ -1,5 +1,5 @@
 /**
- * Variable references (DECISIONS.md section 7): `$var.job.<name>` reads a job variable,
+ * Variable references (docs/platform-rules.md#workflows-and-jobs): `$var.job.<name>` reads a job variable,
  * `$var.<taskId>.<outgoing>` another task's output of its last run. A path may go deeper
  * (`$var.job.device.name`, `$var.lookup.result.0.id`). References are resolved anywhere in an
  * incoming value (inside objects and arrays too); any other value is a literal.

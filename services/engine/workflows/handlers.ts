@@ -1,5 +1,5 @@
 /**
- * Engine: workflow definitions (DECISIONS.md sections 6 and 7), collection `workflows`, unique by
+ * Engine: workflow definitions (docs/platform-rules.md (#supporting-operations, #workflows-and-jobs)), collection `workflows`, unique by
  * `name`. Every write is checked as a graph first (./validation.ts), so a rejected call stores nothing.
  * PUT replaces the whole definition (and may rename it); `_id`, `created` and `created_by` stay.
  */
