@@ -31,6 +31,7 @@ import {
 import { toErrorBody } from "./error-response";
 import { buildOpenApi } from "./openapi";
 import { buildParams } from "./request-params";
+import { applySessionEffect } from "./session-cookie";
 import { API_VERSION, PLATFORM_VERSION } from "../shared/version";
 
 import { Errors } from "moleculer";
@@ -164,17 +165,7 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
           data: any,
         ) {
           const op = byAction.get((req as any).$alias.action)!;
-          if (op.action === "accounts.login") {
-            ctx.meta.$responseType = "text/plain; charset=utf-8";
-            ctx.meta.$responseHeaders = {
-              "Set-Cookie": this.sessionCookie(data.token, Math.floor((data.expiresAt - Date.now()) / 1000)),
-            };
-            return data.token;
-          }
-          if (op.action === "accounts.logout") {
-            ctx.meta.$responseHeaders = { "Set-Cookie": this.sessionCookie("", 0) };
-          }
-          return data;
+          return applySessionEffect(op.session, this.cookieName(), ctx.meta, data);
         },
         onError(this: any, req: Req, res: ServerResponse, err: unknown) {
           sendError.call(this, req, res, err);
@@ -293,16 +284,6 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
           // Not implemented yet or unreachable: keep the current name.
           this.logger.debug(`active profile unavailable: ${(err as Error).message}`);
         }
-      },
-      sessionCookie(this: any, token: string, maxAgeSeconds: number): string {
-        const attrs = [
-          `${this.cookieName()}=${encodeURIComponent(token)}`,
-          "Path=/",
-          "HttpOnly",
-          "SameSite=Lax",
-          `Max-Age=${Math.max(0, maxAgeSeconds)}`,
-        ];
-        return attrs.join("; ");
       },
       retryAfterSeconds(): number {
         return Math.ceil(config.rateLimitWindowMs / 1000);

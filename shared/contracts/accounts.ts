@@ -39,13 +39,20 @@ export const accounts = defineService("accounts", {
       path: "/login",
       access: "public",
       produces: "text",
+      session: "set",
       summary: "Sign in; answers the token as text/plain and sets the session cookie",
     },
   },
   logout: {
     params: {},
     result: returns<Message>(),
-    http: { method: "GET", path: "/logout", access: "authenticated", summary: "Revoke the caller's token" },
+    http: {
+      method: "GET",
+      path: "/logout",
+      access: "authenticated",
+      session: "clear",
+      summary: "Revoke the caller's token",
+    },
   },
   whoami: {
     params: {},

@@ -42,6 +42,11 @@ export interface HttpBinding {
   objectParam?: string;
   /** What a success body is: JSON (default), plain text (login's token) or a Server-Sent Events stream. */
   produces?: "json" | "text" | "sse";
+  /**
+   * The session cookie this operation changes: `set` from its `{token, expiresAt}` result (the
+   * token is the answer), `clear` once it succeeded. The gateway reads this, not action names.
+   */
+  session?: "set" | "clear";
 }
 
 /**

@@ -1,0 +1,42 @@
+/**
+ * The session cookie (docs/platform-rules.md#sign-in-and-roles): HttpOnly, SameSite=Lax, named by
+ * the active profile. Which operations set or clear it is declared in their contract (`session`).
+ */
+
+export function sessionCookie(name: string, token: string, maxAgeSeconds: number): string {
+  const attrs = [
+    `${name}=${encodeURIComponent(token)}`,
+    "Path=/",
+    "HttpOnly",
+    "SameSite=Lax",
+    `Max-Age=${Math.max(0, maxAgeSeconds)}`,
+  ];
+  return attrs.join("; ");
+}
+
+interface SessionMeta {
+  $responseType?: string;
+  $responseHeaders?: Record<string, string>;
+}
+
+/**
+ * Applies an operation's `session` effect to its answer: `set` answers the token as text with the
+ * cookie, `clear` expires the cookie. Anything else passes `data` through.
+ */
+export function applySessionEffect(
+  effect: "set" | "clear" | undefined,
+  cookieName: string,
+  meta: SessionMeta,
+  data: unknown,
+): unknown {
+  if (effect === "set") {
+    const { token, expiresAt } = data as { token: string; expiresAt: number };
+    meta.$responseType = "text/plain; charset=utf-8";
+    meta.$responseHeaders = {
+      "Set-Cookie": sessionCookie(cookieName, token, Math.floor((expiresAt - Date.now()) / 1000)),
+    };
+    return token;
+  }
+  if (effect === "clear") meta.$responseHeaders = { "Set-Cookie": sessionCookie(cookieName, "", 0) };
+  return data;
+}
