@@ -12,6 +12,7 @@ import type { IncomingMessage } from "node:http";
 import type { Context } from "moleculer";
 import { call } from "../shared/contracts";
 import type { Caller } from "../shared/contracts/resources";
+import type { Access, Role } from "../shared/contracts/define";
 import { UnauthorizedError } from "../shared/errors";
 import { sessionIdOf } from "../shared/session-id";
 
@@ -77,6 +78,12 @@ const keyOf = (credentials: Credentials) =>
     : createHmac("sha256", processKey)
         .update(`${credentials.username}\0${credentials.password}`)
         .digest("hex");
+
+/** The one role table: may a caller with these roles call a route with this access? */
+export function mayCall(access: Access, roles: readonly Role[]): boolean {
+  if (access === "public" || access === "authenticated") return true;
+  return roles.includes("admin") || access.some((r) => roles.includes(r));
+}
 
 export class CallerCache {
   private entries = new Map<string, { caller: Caller; until: number }>();

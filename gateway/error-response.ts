@@ -3,7 +3,9 @@
  * `code` equal to the HTTP status. Never a stack trace; a 5xx body carries the request id.
  */
 import { Errors } from "moleculer";
+import type { ServerResponse } from "node:http";
 import type { FieldError } from "../shared/errors";
+import type { GatewayService, Req } from "./types";
 
 export interface ErrorBody {
   name: string;
@@ -130,4 +132,20 @@ export function toErrorBody(err: any, requestId: string | undefined): ErrorBody 
     return body(err.name ?? "Error", err.code, type, err.message, data ?? undefined);
   }
   return body("InternalServerError", 500, "INTERNAL_ERROR", "Internal server error", { requestId });
+}
+
+/** Writes the error body for `err` (the one error shape) and logs server-side failures, without their data. */
+export function sendError(this: GatewayService, req: Req, res: ServerResponse, err: any): void {
+  const requestId = (req.$ctx?.requestID as string | undefined) ?? undefined;
+  const body = toErrorBody(err, requestId);
+  if (body.code >= 500 && body.code !== 503 && body.code !== 501) {
+    this.logger.error(
+      `${req.method} ${req.parsedUrl ?? ""} -> ${body.code} ${body.type} [${requestId}]: ${err?.message}`,
+    );
+  }
+  if (res.headersSent) return void res.end();
+  if (body.code === 429) res.setHeader("Retry-After", String(this.retryAfterSeconds()));
+  if (requestId) res.setHeader("X-Request-ID", requestId);
+  res.writeHead(body.code, { "Content-Type": "application/json; charset=utf-8" });
+  res.end(JSON.stringify(body));
 }

@@ -61,7 +61,7 @@ export class EventStreams {
   }
 
   /** Writes one event to every stream whose caller may see a job in `groups`. */
-  publish(kind: string, payload: { groups?: string[] } & Record<string, unknown>): void {
+  publish(kind: string, payload: { groups?: string[] }): void {
     const frame = `event: ${kind}\ndata: ${JSON.stringify(payload)}\n\n`;
     this.each((c) => {
       if (maySee(c.caller, payload.groups)) c.stream.write(frame);

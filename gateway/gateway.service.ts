@@ -12,12 +12,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context, ServiceSchema } from "moleculer";
 import ApiGateway, { type ApiSettingsSchema } from "moleculer-web";
 import { call, operations, type Operation } from "../shared/contracts";
-import type { Access, Role } from "../shared/contracts/define";
 import type { PlatformConfig } from "../shared/config";
 import { ForbiddenError, UnauthorizedError } from "../shared/errors";
-import { contractActions, isActionAvailable, type PlatformMeta } from "../shared/service";
+import { contractActions, isActionAvailable, typedService, type PlatformMeta } from "../shared/service";
 import { gateway as contract } from "../shared/contracts/gateway";
-import { CallerCache, readCredentials } from "./auth";
+import { CallerCache, mayCall, readCredentials } from "./auth";
+import { events, health, openapi, readiness, version } from "./probes";
+import type { GatewayService, Req } from "./types";
 import { EventStreams, isEventStream, sendEventStream } from "./event-stream";
 import {
   ENGINE_EVENTS,
@@ -28,30 +29,15 @@ import {
   type SessionsRevokedEvent,
   type TaskChangedEvent,
 } from "../shared/contracts/events";
-import { toErrorBody } from "./error-response";
+import { sendError } from "./error-response";
 import { buildOpenApi } from "./openapi";
 import { buildParams } from "./request-params";
 import { applySessionEffect } from "./session-cookie";
-import { API_VERSION, PLATFORM_VERSION } from "../shared/version";
+import { API_VERSION } from "../shared/version";
 
 import { Errors } from "moleculer";
 
 const DEFAULT_COOKIE = "token";
-
-type Req = IncomingMessage & {
-  body?: unknown;
-  query?: Record<string, unknown>;
-  parsedUrl?: string;
-  $params?: Record<string, unknown>;
-  $ctx?: Context;
-  _body?: boolean;
-};
-
-/** The one role table: may a caller with these roles call a route with this access? */
-export function mayCall(access: Access, roles: readonly Role[]): boolean {
-  if (access === "public" || access === "authenticated") return true;
-  return roles.includes("admin") || access.some((r) => roles.includes(r));
-}
 
 const REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 
@@ -60,21 +46,6 @@ function hasBody(req: IncomingMessage): boolean {
 }
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
-
-function sendError(this: any, req: Req, res: ServerResponse, err: any): void {
-  const requestId = (req.$ctx?.requestID as string | undefined) ?? undefined;
-  const body = toErrorBody(err, requestId);
-  if (body.code >= 500 && body.code !== 503 && body.code !== 501) {
-    this.logger.error(
-      `${req.method} ${req.parsedUrl ?? ""} -> ${body.code} ${body.type} [${requestId}]: ${err?.message}`,
-    );
-  }
-  if (res.headersSent) return void res.end();
-  if (body.code === 429) res.setHeader("Retry-After", String(this.retryAfterSeconds()));
-  if (requestId) res.setHeader("X-Request-ID", requestId);
-  res.writeHead(body.code, { "Content-Type": "application/json; charset=utf-8" });
-  res.end(JSON.stringify(body));
-}
 
 function aliasesOf(ops: Operation[]): Record<string, string> {
   return Object.fromEntries(ops.map((op) => [`${op.method} ${op.path}`, op.action]));
@@ -128,7 +99,7 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
               }
             : undefined,
         async onBeforeCall(
-          this: any,
+          this: GatewayService,
           ctx: Context<unknown, PlatformMeta>,
           _route: unknown,
           req: Req,
@@ -157,27 +128,27 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
           req.$params = buildParams(op, req, alias.match(req.parsedUrl) || {});
         },
         async onAfterCall(
-          this: any,
+          this: GatewayService,
           ctx: Context<unknown, PlatformMeta>,
           _route: unknown,
           req: Req,
           _res: ServerResponse,
           data: any,
         ) {
-          const op = byAction.get((req as any).$alias.action)!;
+          const op = byAction.get(req.$alias!.action)!;
           return applySessionEffect(op.session, this.cookieName(), ctx.meta, data);
         },
-        onError(this: any, req: Req, res: ServerResponse, err: unknown) {
+        onError(this: GatewayService, req: Req, res: ServerResponse, err: unknown) {
           sendError.call(this, req, res, err);
         },
       },
     ],
-    onError(this: any, req: Req, res: ServerResponse, err: unknown) {
+    onError(this: GatewayService, req: Req, res: ServerResponse, err: unknown) {
       sendError.call(this, req, res, err);
     },
   };
 
-  return {
+  return typedService<GatewayService>({
     name: contract.name,
     mixins: [ApiGateway as unknown as ServiceSchema],
 
@@ -196,71 +167,37 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
           }),
         },
       },
-      ...contractActions(contract, {
-        health() {
-          return { status: "ok" as const };
-        },
-        async ready(ctx) {
-          const checks: Record<string, string> = {};
-          if (this.broker.transit) checks.bus = this.broker.transit.connected ? "ok" : "disconnected";
-          for (const service of new Set(ops.map((op) => op.service))) {
-            if (service === "gateway") continue;
-            const sample = ops.find((op) => op.service === service)!.action;
-            checks[service] = isActionAvailable(this.broker, sample) ? "ok" : "unavailable";
-          }
-          if (checks.accounts === "ok") {
-            try {
-              await call(ctx, "accounts.listGroups", {}, { timeout: 2000, meta: {} });
-              checks.store = "ok";
-            } catch {
-              checks.store = "unreachable";
-            }
-          }
-          const failing = Object.entries(checks).filter(([, v]) => v !== "ok");
-          if (failing.length > 0) {
-            throw new Errors.MoleculerError(
-              `Not ready: ${failing.map(([k, v]) => `${k} ${v}`).join(", ")}`,
-              503,
-              "SERVICE_UNAVAILABLE",
-              { checks },
-            );
-          }
-          return { status: "ready" as const, checks };
-        },
-        openapi() {
-          return this.openApiDocument;
-        },
-        version() {
-          return { platform: PLATFORM_VERSION, api: API_VERSION };
-        },
-        events(ctx) {
-          return this.streams.open(ctx.meta.caller!);
-        },
+      ...contractActions<typeof contract.name, typeof contract.actions, GatewayService>(contract, {
+        health,
+        ready: readiness(ops),
+        openapi,
+        version,
+        events,
       }),
     },
 
     events: {
-      [SESSIONS_REVOKED_EVENT](this: any, ctx: Context<SessionsRevokedEvent>) {
+      [SESSIONS_REVOKED_EVENT](this: GatewayService, ctx: Context<SessionsRevokedEvent>) {
         this.callers.revoke(ctx.params.sessionIds);
       },
-      [ENGINE_EVENTS.job](this: any, ctx: Context<JobChangedEvent>) {
+      [ENGINE_EVENTS.job](this: GatewayService, ctx: Context<JobChangedEvent>) {
         this.streams.publish("job", ctx.params);
       },
-      [ENGINE_EVENTS.task](this: any, ctx: Context<TaskChangedEvent>) {
+      [ENGINE_EVENTS.task](this: GatewayService, ctx: Context<TaskChangedEvent>) {
         this.streams.publish("task", ctx.params);
       },
-      [PROFILE_ACTIVATED_EVENT](this: any, ctx: Context<ProfileActivatedEvent>) {
+      [PROFILE_ACTIVATED_EVENT](this: GatewayService, ctx: Context<ProfileActivatedEvent>) {
         this.activeCookieName = ctx.params.cookieName || DEFAULT_COOKIE;
       },
       // The profiles service may start after the gateway: read the active profile when it appears.
-      "$services.changed"(this: any) {
+      "$services.changed"(this: GatewayService) {
         this.refreshCookieName();
       },
     },
 
     methods: {
       /** Event streams take their own path (see sendEventStream); everything else moleculer-web's. */
-      sendResponse(this: any, req: Req, res: ServerResponse, data: unknown, action: unknown) {
+      sendResponse(this: GatewayService, req: Req, res: ServerResponse, data: unknown, action: unknown) {
         if (isEventStream(data)) {
           const requestId = req.$ctx?.requestID;
           return sendEventStream(res, data, requestId ? { "X-Request-ID": String(requestId) } : {});
@@ -268,14 +205,14 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
         return (ApiGateway as any).methods.sendResponse.call(this, req, res, data, action);
       },
       /** Replaces moleculer-web's, which logs stacks and error data (possibly secrets) for every 5xx. */
-      errorHandler(this: any, req: Req, res: ServerResponse, err: unknown) {
+      errorHandler(this: GatewayService, req: Req, res: ServerResponse, err: unknown) {
         sendError.call(this, req, res, err);
       },
       /** The session cookie's name: the active profile's `authenticationProps.cookieName`, default `token`. */
-      cookieName(this: any): string {
+      cookieName(this: GatewayService): string {
         return this.activeCookieName ?? DEFAULT_COOKIE;
       },
-      async refreshCookieName(this: any): Promise<void> {
+      async refreshCookieName(this: GatewayService): Promise<void> {
         if (!isActionAvailable(this.broker, "profiles.active")) return;
         try {
           const profile = await call(this.broker, "profiles.active", {});
@@ -290,18 +227,18 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       },
     },
 
-    created(this: any) {
+    created(this: GatewayService) {
       this.callers = new CallerCache(config.authCacheMs);
       this.streams = new EventStreams();
       this.openApiDocument = buildOpenApi(API_VERSION);
     },
 
-    stopped(this: any) {
+    stopped(this: GatewayService) {
       clearInterval(this.profileTimer);
       this.streams.close();
     },
 
-    async started(this: any) {
+    async started(this: GatewayService) {
       await this.refreshCookieName();
       // Other nodes learn this gateway's event listeners about a second after it starts: an
       // activation broadcast in that window would be missed, so the active profile is re-read now and then.
@@ -319,7 +256,7 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
         });
       });
     },
-  };
+  });
 }
 
 export default createGatewayService;
