@@ -17,7 +17,8 @@ import { listManualTasks } from "../jobs/manual-tasks";
 import { DISPATCH_EVENT, Runner } from "./runner";
 import { runnerSettings } from "./settings";
 import { checkGroups, loadWorkflow, prepareVariables } from "./start";
-import { buildJob, cancelRun, finishManual, isWaitingManual } from "./transitions";
+import { buildJob } from "./new-job";
+import { cancelRun, finishManual, isWaitingManual } from "./transitions";
 import type { RunJob } from "./types";
 
 /** Responses get their own copy: the replica's remembered job must not change under it. */

@@ -19,17 +19,16 @@ import { emitChanges } from "./events";
 import { JobStore } from "./jobs";
 import { STOP_GRACE_MS, SWEEP_BATCH, SWEEP_CONCURRENCY, type RunnerSettings } from "./settings";
 import { loadWorkflow, prepareVariables } from "./start";
+import { buildJob } from "./new-job";
+import { failed, type Outcome } from "./outcomes";
 import {
   Step,
-  buildJob,
   cancelRun,
-  failed,
   finishRun,
   releaseClaim,
   renewClaim,
   settle,
   startRun,
-  type Outcome,
   type StepContext,
 } from "./transitions";
 import type { ChildState, RunJob } from "./types";

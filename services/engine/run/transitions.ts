@@ -6,6 +6,10 @@
  * result with one compare-and-set. Nothing here does I/O, so a write that loses the race is simply
  * recomputed on the newer document.
  *
+ * The entry points, one per event (start, cancel, a person finishes a manual task, a run ends, a
+ * claim is renewed or released), come first, after Step; the internals follow. A new job's
+ * document is built in ./new-job.ts; outcomes and error records are in ./outcomes.ts.
+ *
  * Task states inside a job:
  *   incomplete               not reached (or reached on some but not all live incoming paths: a join)
  *   waiting                  a manual task waiting for finishTask
@@ -17,13 +21,10 @@
  *   complete / error / canceled
  */
 import { randomUUID } from "node:crypto";
-import { ObjectId } from "mongodb";
-import { API_VERSION } from "../../../shared/version";
 import type {
   FinishState,
   JobErrorRecord,
   TransitionTarget,
-  WorkflowDoc,
 } from "../../../shared/contracts/engine-documents";
 import {
   OperationError,
@@ -34,13 +35,9 @@ import {
   type OperationResult,
 } from "../operations";
 import type { OperationTask } from "../operations/names";
-import {
-  CHILD_CHECK_MS,
-  DISPATCH_GRACE_MS,
-  MAX_ERROR_RECORDS,
-  MAX_INLINE_STEPS,
-  MAX_ITERATIONS,
-} from "./settings";
+import { CHILD_CHECK_MS, DISPATCH_GRACE_MS, MAX_INLINE_STEPS, MAX_ITERATIONS } from "./settings";
+import { newJobId } from "./new-job";
+import { errorRecord, failed, methodOf, pushError, type Outcome } from "./outcomes";
 import type { ChildState, RunJob, RunTask } from "./types";
 import { applyOutgoing, resolveIncoming } from "./variables";
 
@@ -48,19 +45,6 @@ import { END, START } from "../../../shared/contracts/engine-documents";
 
 const FINISHED = new Set(["complete", "error", "canceled"]);
 const ACTIVE = new Set(["running", "waiting"]);
-
-/** Why a task failed, as the spec's error record carries it. */
-export interface TaskFailure {
-  code: number;
-  message: string;
-  errors: unknown[];
-}
-
-export interface Outcome {
-  state: FinishState;
-  outgoing?: Record<string, unknown>;
-  error?: TaskFailure;
-}
 
 export interface StepContext {
   now: number;
@@ -99,89 +83,7 @@ export class Step {
   }
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
-function taskOf(job: RunJob, id: string): RunTask {
-  const task = job.tasks[id];
-  if (!task) throw new Error(`job ${job._id} has no task '${id}'`);
-  return task;
-}
-
-/** A fresh ObjectId text (job ids are chosen here so a child job's id can be written before it exists). */
-export const newJobId = () => new ObjectId().toHexString();
-
-// ------------------------------------------------------------------------------------------ jobs
-
-export interface JobInput {
-  description?: string;
-  type?: string;
-  variables: Record<string, unknown>;
-  groups: string[];
-  caller?: RunJob["runAs"];
-  parent?: RunJob["parent"];
-  ancestors?: string[];
-  id?: string;
-}
-
-/** A new job document of `workflow`, before its first step. */
-export function buildJob(
-  workflow: WorkflowDoc & { decorators?: RunJob["decorators"] },
-  input: JobInput,
-  now: number,
-): RunJob {
-  const tasks: RunJob["tasks"] = {};
-  for (const [id, def] of Object.entries(workflow.tasks ?? {})) {
-    if (!def) {
-      tasks[id] = null;
-      continue;
-    }
-    const task: RunTask = { ...structuredClone(def), status: "incomplete" } as RunTask;
-    if (def.retrySettings) {
-      task.retrySettings = {
-        autoRetry: def.retrySettings.autoRetry ?? false,
-        limit: def.retrySettings.limit ?? 0,
-        delay: def.retrySettings.delay ?? 0,
-        state: def.retrySettings.state?.length ? [...def.retrySettings.state] : ["error"],
-        count: 0,
-      };
-    }
-    tasks[id] = task;
-  }
-  const user = input.caller?.username ?? "system";
-  const at = iso(now);
-  return {
-    _id: input.id ?? newJobId(),
-    type: input.type ?? "automation",
-    name: workflow.name,
-    description: input.description ?? workflow.description ?? "",
-    workflow: { _id: workflow._id, name: workflow.name },
-    status: "running",
-    tasks,
-    transitions: structuredClone(workflow.transitions ?? {}),
-    variables: input.variables,
-    error: [],
-    errorHandler: null,
-    decorators: structuredClone(workflow.decorators ?? []),
-    groups: input.groups,
-    watchers: input.caller ? [input.caller.accountId] : [],
-    ancestors: input.ancestors ?? [],
-    ...(workflow.sla !== undefined && { sla: workflow.sla }),
-    ...(workflow.preAutomationTime !== undefined && { preAutomationTime: workflow.preAutomationTime }),
-    metrics: { start_time: now, end_time: null, progress: 0, user, owner: user, manual_time: 0 },
-    created: at,
-    created_by: user,
-    last_updated: at,
-    last_updated_by: user,
-    lastUpdatedVersion: API_VERSION,
-    canvasVersion: 3,
-    font_size: 12,
-    version: 0,
-    sweepAt: null,
-    waitingTasks: [],
-    parent: input.parent ?? null,
-    runAs: input.caller ?? null,
-  };
-}
+// ------------------------------------------------------------------ entry points (one per event)
 
 /** The first step: `workflow_start` completes and its successors are reached. */
 export function startRun(job: RunJob, step: Step): void {
@@ -194,6 +96,57 @@ export function startRun(job: RunJob, step: Step): void {
 /** Ends a running or paused job as canceled: its running and waiting tasks are canceled too (then settle). */
 export function cancelRun(job: RunJob, step: Step): void {
   endJob(job, "canceled", step);
+}
+
+/** Is `task` of `job` a manual task waiting for a person? */
+export function isWaitingManual(job: RunJob, taskId: string): boolean {
+  const task = job.tasks[taskId];
+  return job.status === "running" && !!task && task.type === "manual" && task.status === "waiting";
+}
+
+/** A person finished manual task `taskId` with `data`: finish state success, data as its outgoing variables. */
+export function finishManual(job: RunJob, taskId: string, data: Record<string, unknown>, step: Step): void {
+  const task = taskOf(job, taskId);
+  if (task.waitingSince != null) job.metrics.manual_time += Math.max(0, step.now - task.waitingSince);
+  finish(job, taskId, { state: "success", outgoing: structuredClone(data) }, step);
+}
+
+/** Ends task `taskId`'s run `run` with `outcome`, if that run still holds the task. */
+export function finishRun(job: RunJob, taskId: string, run: string, outcome: Outcome, step: Step): boolean {
+  const task = job.tasks[taskId];
+  if (job.status !== "running" || !task || task.status !== "running" || task.claim?.run !== run) return false;
+  finish(job, taskId, outcome, step);
+  return true;
+}
+
+/** Extends run `run`'s claim on `taskId`; false when the run no longer holds it. */
+export function renewClaim(
+  job: RunJob,
+  taskId: string,
+  run: string,
+  now: number,
+  claimTtlMs: number,
+): boolean {
+  const task = job.tasks[taskId];
+  if (job.status !== "running" || !task || task.status !== "running" || task.claim?.run !== run) return false;
+  task.claim.until = now + claimTtlMs;
+  return true;
+}
+
+/** Hands run `run`'s claim back (its work is elsewhere now, e.g. a child job, or this replica stops). */
+export function releaseClaim(job: RunJob, taskId: string, run: string): boolean {
+  const task = job.tasks[taskId];
+  if (!task || task.claim?.run !== run) return false;
+  task.claim = null;
+  return true;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function taskOf(job: RunJob, id: string): RunTask {
+  const task = job.tasks[id];
+  if (!task) throw new Error(`job ${job._id} has no task '${id}'`);
+  return task;
 }
 
 /** Ends the job (complete, error or canceled); whatever still runs or waits is canceled. */
@@ -213,36 +166,6 @@ function endJob(job: RunJob, status: "complete" | "error" | "canceled", step: St
 }
 
 // ------------------------------------------------------------------------------ finishing tasks
-
-export function errorRecord(
-  taskId: string,
-  method: string,
-  failure: TaskFailure,
-  now: number,
-): JobErrorRecord {
-  return {
-    task: taskId,
-    message: {
-      code: failure.code,
-      message: {
-        apiVersion: API_VERSION,
-        method,
-        error: { code: failure.code, message: failure.message, errors: failure.errors },
-      },
-    },
-    timestamp: now,
-  };
-}
-
-function pushError(job: RunJob, record: JobErrorRecord): void {
-  job.error.push(record);
-  if (job.error.length > MAX_ERROR_RECORDS) job.error.splice(0, job.error.length - MAX_ERROR_RECORDS);
-}
-
-/** What a task's runs are called in error records: the action for automatic tasks, else the task's name. */
-export function methodOf(task: RunTask): string {
-  return task.type === "automatic" && task.app ? `${task.app}.${task.name}` : task.name;
-}
 
 /**
  * A run of task `id` ended with `outcome`: retry it when its retrySettings say so, otherwise
@@ -584,22 +507,6 @@ function runOperation(job: RunJob, id: string, task: RunTask, step: Step): void 
   else finish(job, id, result, step);
 }
 
-/** An Outcome for a thrown error: finish state `error` with its code, message and details. */
-export function failed(err: unknown): Outcome {
-  const e = err as { code?: unknown; message?: unknown; data?: unknown; errors?: unknown };
-  const code = typeof e?.code === "number" && e.code >= 100 && e.code < 600 ? e.code : 500;
-  const details = err instanceof OperationError ? err.errors : e?.data;
-  return {
-    state: "error",
-    outgoing: {},
-    error: {
-      code,
-      message: typeof e?.message === "string" && e.message !== "" ? e.message : String(err),
-      errors: Array.isArray(details) ? details : details == null ? [] : [details],
-    },
-  };
-}
-
 // ------------------------------------------------------------------------------------- forEach
 
 const loopEdges = (job: RunJob, id: string) =>
@@ -687,47 +594,4 @@ function summarize(job: RunJob, now: number): void {
   job.metrics.progress = job.status === "complete" ? 100 : total ? Math.floor((100 * done) / total) : 0;
   job.sweepAt = job.status === "running" && sweepAt !== Infinity ? sweepAt : null;
   job.waitingTasks = waiting;
-}
-
-/** Is `task` of `job` a manual task waiting for a person? */
-export function isWaitingManual(job: RunJob, taskId: string): boolean {
-  const task = job.tasks[taskId];
-  return job.status === "running" && !!task && task.type === "manual" && task.status === "waiting";
-}
-
-/** A person finished manual task `taskId` with `data`: finish state success, data as its outgoing variables. */
-export function finishManual(job: RunJob, taskId: string, data: Record<string, unknown>, step: Step): void {
-  const task = taskOf(job, taskId);
-  if (task.waitingSince != null) job.metrics.manual_time += Math.max(0, step.now - task.waitingSince);
-  finish(job, taskId, { state: "success", outgoing: structuredClone(data) }, step);
-}
-
-/** Ends task `taskId`'s run `run` with `outcome`, if that run still holds the task. */
-export function finishRun(job: RunJob, taskId: string, run: string, outcome: Outcome, step: Step): boolean {
-  const task = job.tasks[taskId];
-  if (job.status !== "running" || !task || task.status !== "running" || task.claim?.run !== run) return false;
-  finish(job, taskId, outcome, step);
-  return true;
-}
-
-/** Extends run `run`'s claim on `taskId`; false when the run no longer holds it. */
-export function renewClaim(
-  job: RunJob,
-  taskId: string,
-  run: string,
-  now: number,
-  claimTtlMs: number,
-): boolean {
-  const task = job.tasks[taskId];
-  if (job.status !== "running" || !task || task.status !== "running" || task.claim?.run !== run) return false;
-  task.claim.until = now + claimTtlMs;
-  return true;
-}
-
-/** Hands run `run`'s claim back (its work is elsewhere now, e.g. a child job, or this replica stops). */
-export function releaseClaim(job: RunJob, taskId: string, run: string): boolean {
-  const task = job.tasks[taskId];
-  if (!task || task.claim?.run !== run) return false;
-  task.claim = null;
-  return true;
 }

@@ -1,0 +1,81 @@
+/** A new job: the document a workflow's run starts from, before its first step. */
+import { ObjectId } from "mongodb";
+import type { WorkflowDoc } from "../../../shared/contracts/engine-documents";
+import { API_VERSION } from "../../../shared/version";
+import type { RunJob, RunTask } from "./types";
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A fresh ObjectId text (job ids are chosen here so a child job's id can be written before it exists). */
+export const newJobId = () => new ObjectId().toHexString();
+
+export interface JobInput {
+  description?: string;
+  type?: string;
+  variables: Record<string, unknown>;
+  groups: string[];
+  caller?: RunJob["runAs"];
+  parent?: RunJob["parent"];
+  ancestors?: string[];
+  id?: string;
+}
+
+/** A new job document of `workflow`, before its first step. */
+export function buildJob(
+  workflow: WorkflowDoc & { decorators?: RunJob["decorators"] },
+  input: JobInput,
+  now: number,
+): RunJob {
+  const tasks: RunJob["tasks"] = {};
+  for (const [id, def] of Object.entries(workflow.tasks ?? {})) {
+    if (!def) {
+      tasks[id] = null;
+      continue;
+    }
+    const task: RunTask = { ...structuredClone(def), status: "incomplete" } as RunTask;
+    if (def.retrySettings) {
+      task.retrySettings = {
+        autoRetry: def.retrySettings.autoRetry ?? false,
+        limit: def.retrySettings.limit ?? 0,
+        delay: def.retrySettings.delay ?? 0,
+        state: def.retrySettings.state?.length ? [...def.retrySettings.state] : ["error"],
+        count: 0,
+      };
+    }
+    tasks[id] = task;
+  }
+  const user = input.caller?.username ?? "system";
+  const at = iso(now);
+  return {
+    _id: input.id ?? newJobId(),
+    type: input.type ?? "automation",
+    name: workflow.name,
+    description: input.description ?? workflow.description ?? "",
+    workflow: { _id: workflow._id, name: workflow.name },
+    status: "running",
+    tasks,
+    transitions: structuredClone(workflow.transitions ?? {}),
+    variables: input.variables,
+    error: [],
+    errorHandler: null,
+    decorators: structuredClone(workflow.decorators ?? []),
+    groups: input.groups,
+    watchers: input.caller ? [input.caller.accountId] : [],
+    ancestors: input.ancestors ?? [],
+    ...(workflow.sla !== undefined && { sla: workflow.sla }),
+    ...(workflow.preAutomationTime !== undefined && { preAutomationTime: workflow.preAutomationTime }),
+    metrics: { start_time: now, end_time: null, progress: 0, user, owner: user, manual_time: 0 },
+    created: at,
+    created_by: user,
+    last_updated: at,
+    last_updated_by: user,
+    lastUpdatedVersion: API_VERSION,
+    canvasVersion: 3,
+    font_size: 12,
+    version: 0,
+    sweepAt: null,
+    waitingTasks: [],
+    parent: input.parent ?? null,
+    runAs: input.caller ?? null,
+  };
+}
