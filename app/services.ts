@@ -13,7 +13,7 @@ import engine from "../services/engine/engine.service";
 import forms from "../services/forms/forms.service";
 import prebuilts from "../services/prebuilts/prebuilts.service";
 import profiles from "../services/profiles/profiles.service";
-import scheduler from "../services/scheduler.service";
+import scheduler from "../services/scheduler/scheduler.service";
 import search from "../services/search/search.service";
 import store from "../services/store/store.service";
 

@@ -63,6 +63,19 @@ export interface PlatformConfig {
     /** How long an automatic task's action call may take. */
     taskTimeoutMs: number;
   };
+  /** Scheduler timings and limits (docs/scheduler.md). */
+  scheduler: {
+    /** How often each scheduler replica looks for due slots. */
+    tickMs: number;
+    /** How long a claimed slot holds without being fired; another replica completes it after. */
+    claimTtlMs: number;
+    /** The shortest repeatInterval an automation may have. */
+    minIntervalMs: number;
+    /** A slot later than this is "missed" and follows its automation's missed-run policy. */
+    graceMs: number;
+    /** Due automations one pass takes at most (the next pass takes the rest). */
+    batch: number;
+  };
 }
 
 function int(name: string, fallback: number, min = 0): number {
@@ -129,6 +142,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
         sweepIntervalMs: int("ENGINE_SWEEP_INTERVAL_MS", 1000, 100),
         maxLocalTasks: int("ENGINE_MAX_LOCAL_TASKS", 1000, 1),
         taskTimeoutMs: int("ENGINE_TASK_TIMEOUT_MS", 600_000, 1000),
+      },
+      scheduler: {
+        tickMs: int("SCHEDULER_TICK_MS", 500, 50),
+        claimTtlMs: int("SCHEDULER_CLAIM_TTL_MS", 10_000, 1000),
+        minIntervalMs: int("SCHEDULE_MIN_INTERVAL_MS", 10_000, 1000),
+        graceMs: int("SCHEDULER_GRACE_MS", 60_000, 0),
+        batch: int("SCHEDULER_BATCH", 500, 1),
       },
     };
   } finally {

@@ -106,6 +106,30 @@ export const engine = defineService("engine", {
       summary: "Start a job from a workflow",
     },
   },
+  startScheduledJob: {
+    params: {
+      workflow: workflowName,
+      /** Chosen by the scheduler when it claims the slot: a second start of the same slot finds this job. */
+      jobId: objectId,
+      automation: {
+        type: "object",
+        strict: "remove",
+        props: { _id: objectId, name: { type: "string", min: 1, max: 256 }, dueAt: { type: "string", max: 64 } },
+      },
+      options: {
+        type: "object",
+        strict: "remove",
+        props: {
+          description: { type: "string", max: 4096, optional: true },
+          variables: { type: "object", optional: true },
+          groups: { type: "array", items: { type: "string", min: 1, max: 128 }, max: 100, optional: true },
+        },
+      },
+    },
+    result: returns<Job>(),
+    description:
+      "Starts the job of one automation slot (type 'automation', linked to the automation and its due time) with the id the scheduler chose; idempotent: the same id answers the job already started.",
+  },
   finishTask: {
     params: {
       task_id: { type: "string", min: 1, max: 128 },

@@ -198,4 +198,43 @@ export type Adapter = Record<string, any> & {
   virtual: boolean;
 };
 export type RepositoryConfig = Record<string, any> & { name: string };
-export type Automation = Record<string, any> & { _id: string; name: string };
+/** An automation: a workflow to run, with its schedule and what its runs did (docs/scheduler.md). */
+export interface Automation {
+  _id: string;
+  name: string;
+  description: string;
+  workflow: string;
+  variables: Record<string, unknown>;
+  groups: string[];
+  /** When the next run is due (ISO 8601 UTC), or null. */
+  nextRunAt: string | null;
+  /** human-interval text that moves nextRunAt forward from each due time, or null. */
+  repeatInterval: string | null;
+  disabled: boolean;
+  missedRuns: "once" | "skip";
+  catchUpWindow: string | null;
+  overlap: "allow" | "skip";
+  lastRunAt: string | null;
+  lastJobId: string | null;
+  lastError: string | null;
+  /** Answers only: the next 10 due times (derived, never stored). */
+  preview?: string[];
+  created: string;
+  created_by: string;
+  last_updated: string;
+  last_updated_by: string;
+}
+
+/** One due time of an automation and what became of it (docs/scheduler.md#run-history). */
+export interface AutomationRun {
+  /** `<automation id>@<due time>`: one record per slot, inserted once (the exactly-once claim). */
+  _id: string;
+  automationId: string;
+  dueAt: string;
+  state: "claimed" | "started" | "skipped" | "failed";
+  jobId: string | null;
+  startedAt: string | null;
+  reason: string | null;
+  claimedBy: string;
+  leaseUntil: number;
+}

@@ -2,7 +2,7 @@
  * The 20 operations of the spec over HTTP: for each, a valid request and at least three invalid
  * ones, each answered with the status and error body of docs/platform-rules.md#errors. A valid request to
  * an operation whose handler belongs to later work (the orchestrator proxy, the configuration
- * manager, schedules, device lookup) answers 501 NOT_IMPLEMENTED — after routing, authentication,
+ * manager, device lookup) answers 501 NOT_IMPLEMENTED — after routing, authentication,
  * the role check and validation all passed. The others succeed on fixtures made in beforeAll.
  */
 import { chain, manual } from "../support/engine-fixtures";
@@ -411,9 +411,9 @@ const OPERATIONS: Record<
   10: {
     valid: {
       method: "PUT",
-      url: `/automation_catalog/automations/${OID}/schedule`,
+      url: "/automation_catalog/automations/{automationId}/schedule",
       body: { options: { nextRunAt: "2026-12-01T08:00:00Z", repeatInterval: "1 day", disabled: false } },
-      status: 501,
+      status: 200,
     },
     invalid: [
       {
@@ -951,6 +951,7 @@ let platform: Platform;
 let token: string;
 /** A job of "Port Turn Up" waiting at its manual task `approve` (operation 14 finishes it). */
 let waitingJobId: string;
+let automationId: string;
 
 beforeAll(async () => {
   platform = await startPlatform();
@@ -969,12 +970,19 @@ beforeAll(async () => {
   const job = await admin.post("/operations-manager/jobs/start", { workflow: "Port Turn Up", options: {} });
   expect(job.status).toBe(200);
   waitingJobId = job.body._id;
+  const automation = await admin.post("/automation_catalog/automations", {
+    name: "Nightly port audit",
+    workflow: "Port Turn Up",
+  });
+  expect(automation.status).toBe(200);
+  automationId = automation.body._id;
 });
 afterAll(() => platform.stop());
 
 function send(c: Omit<Case, "name" | "type">) {
   const auth = c.token === "none" ? undefined : c.token === "bad" ? "not-a-real-token" : token;
-  return client(platform.baseUrl, auth).send(c.method, c.url, {
+  const url = c.url.replace("{automationId}", automationId);
+  return client(platform.baseUrl, auth).send(c.method, url, {
     body: typeof c.body === "function" ? c.body() : c.body,
     raw: c.raw,
     headers: c.headers,

@@ -20,6 +20,7 @@ import { checkGroups, loadWorkflow, prepareVariables } from "./start";
 import { buildJob } from "./new-job";
 import { cancelRun, finishManual, isWaitingManual } from "./transitions";
 import type { RunJob } from "./types";
+import { DuplicateKeyError } from "../../../shared/store/types";
 
 /** Responses get their own copy: the replica's remembered job must not change under it. */
 const answer = (job: RunJob) =>
@@ -52,6 +53,31 @@ export const runHandlers: EngineHandlers = {
     );
     const runner: Runner = this.runner;
     return answer(await runner.start(job));
+  },
+
+  async startScheduledJob(this: EngineService, ctx) {
+    const { workflow: name, jobId, automation, options } = ctx.params;
+    const runner: Runner = this.runner;
+    const existing = await this.store.collection<RunJob>(JOBS).findOne({ _id: jobId });
+    if (existing) return answer(existing);
+    const workflow = await loadWorkflow(this.store, name);
+    const variables = prepareVariables(workflow, options.variables ?? {}, () => this.secretKey());
+    const groups = [...new Set(options.groups ?? workflow.groups ?? [])];
+    const job = buildJob(
+      workflow,
+      { id: jobId, description: options.description, type: "automation", variables, groups },
+      Date.now(),
+    );
+    job.automation = automation;
+    try {
+      return answer(await runner.start(job));
+    } catch (err) {
+      // Two replicas resuming one slot: the one that lost the insert answers the winner's job.
+      if (!(err instanceof DuplicateKeyError)) throw err;
+      const winner = await this.store.collection<RunJob>(JOBS).findOne({ _id: jobId });
+      if (!winner) throw err;
+      return answer(winner);
+    }
   },
 
   async finishTask(this: EngineService, ctx) {

@@ -38,6 +38,8 @@ export interface RunJob extends Omit<JobDoc, "tasks"> {
   waitingTasks: string[];
   /** A child job: the job and task that wait for it. */
   parent?: { jobId: string; taskId: string } | null;
+  /** The automation slot that started this job (scheduler), if any. */
+  automation?: { _id: string; name: string; dueAt: string };
   /** Who started the job: automatic tasks run as this caller. */
   runAs?: Pick<Caller, "accountId" | "username" | "roles" | "groupIds"> | null;
 }

@@ -1,0 +1,200 @@
+/**
+ * The automation actions: create, read, list, update, delete, operation 10's schedule update and the
+ * run history. An automation names a workflow that must exist (asked of the engine) and groups that
+ * must exist (asked of accounts); its interval must be at least the scheduler's floor.
+ */
+import type { Context } from "moleculer";
+import { call } from "../../shared/contracts";
+import type { Automation, AutomationRun } from "../../shared/contracts/resources";
+import { intervalMs, scheduler as contract } from "../../shared/contracts/scheduler";
+import { BadRequestError, ConflictError, invalidField, NotFoundError } from "../../shared/errors";
+import { DuplicateKeyError } from "../../shared/store/types";
+import { pageLimit } from "../../shared/paging";
+import type { HandlerContext, PlatformService } from "../../shared/service";
+import { nowIso } from "../../shared/text";
+import { AUTOMATIONS, onTick, RUNS, type TickResult } from "./firing";
+import { iso, preview } from "./schedule";
+
+export interface SchedulerLimits {
+  tickMs: number;
+  claimTtlMs: number;
+  minIntervalMs: number;
+  graceMs: number;
+  batch: number;
+}
+
+/** `this` of the scheduler: what scheduler.service.ts adds to a platform service. */
+export type SchedulerService = PlatformService<{
+  limits: SchedulerLimits;
+  /** The scheduler's time (ms); tests replace it to drive schedules without sleeping. */
+  clock: () => number;
+  timer?: NodeJS.Timeout;
+  ticking?: Promise<TickResult>;
+}>;
+
+type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
+
+type Editable = Partial<
+  Pick<
+    Automation,
+    | "name"
+    | "description"
+    | "workflow"
+    | "variables"
+    | "groups"
+    | "nextRunAt"
+    | "repeatInterval"
+    | "disabled"
+    | "missedRuns"
+    | "catchUpWindow"
+    | "overlap"
+  >
+>;
+
+const answer = (automation: Automation): Automation => ({ ...automation, preview: preview(automation) });
+
+/** Stored times are one canonical ISO text, so the due-slot query and the slot ids compare exactly. */
+const canonicalTime = (text: string | null | undefined) =>
+  text === undefined ? undefined : text === null ? null : iso(Date.parse(text));
+
+/** Checks what only a running platform knows: the interval floor, the workflow, the groups. */
+async function checkReferences(this: SchedulerService, ctx: Context, fields: Editable, prefix: string) {
+  if (fields.repeatInterval) {
+    const ms = intervalMs(fields.repeatInterval);
+    if (ms < this.limits.minIntervalMs)
+      throw invalidField(
+        `${prefix}repeatInterval`,
+        `'${fields.repeatInterval}' repeats every ${ms} ms; the shortest interval is ${this.limits.minIntervalMs} ms`,
+        "intervalFloor",
+      );
+  }
+  if (fields.workflow !== undefined) {
+    try {
+      await call(ctx, "engine.getWorkflow", { name: fields.workflow });
+    } catch (err) {
+      if (!(err instanceof NotFoundError) && (err as { code?: number }).code !== 404) throw err;
+      throw invalidField(`${prefix}workflow`, `Workflow '${fields.workflow}' does not exist`, "unknownWorkflow");
+    }
+  }
+  if (fields.groups?.length) {
+    const known = new Set((await call(ctx, "accounts.listGroups", {})).map((g) => g._id));
+    const missing = fields.groups.filter((g) => !known.has(g));
+    if (missing.length > 0)
+      throw new BadRequestError(
+        `Unknown group(s): ${missing.join(", ")}`,
+        missing.map((g) => ({ field: `${prefix}groups`, message: `Unknown group '${g}'`, type: "unknownGroup" })),
+      );
+  }
+}
+
+export async function createAutomation(this: SchedulerService, ctx: Ctx<"createAutomation">) {
+  const p = ctx.params;
+  await checkReferences.call(this, ctx, p, "");
+  const by = ctx.meta.caller?.accountId ?? "system";
+  const now = nowIso();
+  const automation: Omit<Automation, "_id"> = {
+    name: p.name,
+    description: p.description ?? "",
+    workflow: p.workflow,
+    variables: p.variables ?? {},
+    groups: [...new Set(p.groups ?? ctx.meta.caller?.groupIds ?? [])],
+    nextRunAt: canonicalTime(p.nextRunAt) ?? null,
+    repeatInterval: p.repeatInterval ?? null,
+    disabled: p.disabled ?? false,
+    missedRuns: p.missedRuns ?? "once",
+    catchUpWindow: p.catchUpWindow ?? null,
+    overlap: p.overlap ?? "allow",
+    lastRunAt: null,
+    lastJobId: null,
+    lastError: null,
+    created: now,
+    created_by: by,
+    last_updated: now,
+    last_updated_by: by,
+  };
+  return answer(await uniqueName(p.name, () => this.store.collection<Automation>(AUTOMATIONS).insertOne(automation)));
+}
+
+export async function listAutomations(this: SchedulerService, ctx: Ctx<"listAutomations">) {
+  const skip = ctx.params.skip ?? 0;
+  const limit = pageLimit(ctx.params.limit);
+  const found = await this.store
+    .collection<Automation>(AUTOMATIONS)
+    .find({}, { sort: { name: 1 }, skip, limit });
+  return found.map(answer);
+}
+
+export async function getAutomation(this: SchedulerService, ctx: Ctx<"getAutomation">) {
+  return answer(await load.call(this, ctx.params.id));
+}
+
+/** Operation 10: only the schedule members change. */
+export async function updateSchedule(this: SchedulerService, ctx: Ctx<"updateSchedule">) {
+  const { id, options } = ctx.params;
+  await checkReferences.call(this, ctx, options, "options.");
+  await edit.call(this, ctx, id, options);
+  return { status: "OK", response: { message: `Schedule of automation ${id} updated` } };
+}
+
+export async function updateAutomation(this: SchedulerService, ctx: Ctx<"updateAutomation">) {
+  const { id, changes } = ctx.params;
+  await checkReferences.call(this, ctx, changes, "changes.");
+  return answer(await edit.call(this, ctx, id, changes));
+}
+
+export async function deleteAutomation(this: SchedulerService, ctx: Ctx<"deleteAutomation">) {
+  // Deleted, it is no longer due: its schedule stops. A claim in flight finds it gone and is skipped.
+  const gone = await this.store.collection(AUTOMATIONS).findOneAndDelete({ _id: ctx.params.id });
+  if (!gone) throw new NotFoundError("Automation", ctx.params.id);
+  return { status: "OK", message: `Automation ${ctx.params.id} deleted` };
+}
+
+export async function listRuns(this: SchedulerService, ctx: Ctx<"listRuns">) {
+  await load.call(this, ctx.params.id);
+  const skip = ctx.params.skip ?? 0;
+  const limit = pageLimit(ctx.params.limit);
+  const runs = this.store.collection<AutomationRun>(RUNS);
+  const filter = { automationId: ctx.params.id };
+  const [results, total] = await Promise.all([
+    runs.find(filter, { sort: { dueAt: -1 }, skip, limit }),
+    runs.count(filter),
+  ]);
+  return { results, total, skip, limit };
+}
+
+/** The timer's pass, and tests' (with an injected clock). One pass at a time per replica. */
+export async function tick(this: SchedulerService) {
+  if (!this.ticking) this.ticking = onTick.call(this).finally(() => (this.ticking = undefined));
+  return this.ticking;
+}
+
+async function load(this: SchedulerService, id: string): Promise<Automation> {
+  const automation = await this.store.collection<Automation>(AUTOMATIONS).findOne({ _id: id });
+  if (!automation) throw new NotFoundError("Automation", id);
+  return automation;
+}
+
+/** One write: the changed members, stamped. */
+async function edit(this: SchedulerService, ctx: Context, id: string, fields: Editable): Promise<Automation> {
+  const set: Record<string, unknown> = {
+    ...fields,
+    last_updated: nowIso(),
+    last_updated_by: (ctx.meta as { caller?: { accountId: string } }).caller?.accountId ?? "system",
+  };
+  if (fields.nextRunAt !== undefined) set.nextRunAt = canonicalTime(fields.nextRunAt);
+  const updated = await uniqueName(fields.name, () =>
+    this.store.collection<Automation>(AUTOMATIONS).findOneAndUpdate({ _id: id }, { $set: set }),
+  );
+  if (!updated) throw new NotFoundError("Automation", id);
+  return updated;
+}
+
+/** Automation names are unique (a unique index): a taken one is 409. */
+async function uniqueName<T>(name: string | undefined, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (err instanceof DuplicateKeyError) throw new ConflictError(`Automation '${name}' already exists`);
+    throw err;
+  }
+}

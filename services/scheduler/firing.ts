@@ -1,0 +1,206 @@
+/**
+ * Firing: every due slot of every automation starts exactly one job, across any number of
+ * scheduler replicas (docs/scheduler.md#exactly-once).
+ *
+ * A slot is (automation, due time). Its run record, `_id` `<automation id>@<due time>`, is inserted
+ * once: the insert is the claim, and a replica that loses it leaves the slot alone. The claim holds a
+ * lease and the id of the job to start, chosen before the start: a replica that dies after claiming
+ * leaves a claim whose lease runs out, and whichever replica takes it over starts the job under the
+ * same id, which the engine starts at most once. Only then does the automation's `nextRunAt` move on,
+ * by compare-and-set on the due time it had, so no slot is advanced twice or skipped.
+ */
+import { ObjectId } from "mongodb";
+import type { Automation, AutomationRun } from "../../shared/contracts/resources";
+import { intervalMs } from "../../shared/contracts/scheduler";
+import { DuplicateKeyError } from "../../shared/store/types";
+import { iso, nextDueAfter, everyMs, slotDecision } from "./schedule";
+import type { SchedulerService } from "./automations";
+
+export const AUTOMATIONS = "automations";
+export const RUNS = "automation_runs";
+
+export interface TickResult {
+  started: number;
+  skipped: number;
+  failed: number;
+}
+
+type Outcome = keyof TickResult | "none";
+
+export const slotId = (automationId: string, dueAt: string) => `${automationId}@${dueAt}`;
+
+/** One pass: claimed slots whose lease ran out first, then every automation that is due. */
+export async function onTick(this: SchedulerService): Promise<TickResult> {
+  const now = this.clock();
+  const result: TickResult = { started: 0, skipped: 0, failed: 0 };
+  const count = (o: Outcome) => {
+    if (o !== "none") result[o]++;
+  };
+  const orphans = await this.store
+    .collection<AutomationRun>(RUNS)
+    .find({ state: "claimed", leaseUntil: { $lt: now } }, { limit: this.limits.batch });
+  for (const run of orphans) count(await resumeClaim.call(this, run, now));
+
+  const due = await this.store
+    .collection<Automation>(AUTOMATIONS)
+    .find(
+      { disabled: false, nextRunAt: { $ne: null, $lte: iso(now) } },
+      { sort: { nextRunAt: 1 }, limit: this.limits.batch },
+    );
+  // One automation's failure is recorded on it and never stops the others.
+  const outcomes = await Promise.all(
+    due.map((automation) =>
+      fireSlot.call(this, automation, now).catch((err: Error) => {
+        this.logger.warn(`automation ${automation._id}: ${err.message}`);
+        return "failed" as const;
+      }),
+    ),
+  );
+  outcomes.forEach(count);
+  return result;
+}
+
+/** The slot of `automation` due at its nextRunAt: claim it, then fire or skip it, then advance. */
+async function fireSlot(this: SchedulerService, automation: Automation, now: number): Promise<Outcome> {
+  const dueAt = automation.nextRunAt!;
+  const runs = this.store.collection<AutomationRun>(RUNS);
+  const decision = slotDecision(Date.parse(dueAt), now, {
+    missedRuns: automation.missedRuns ?? "once",
+    catchUpMs: automation.catchUpWindow ? intervalMs(automation.catchUpWindow) : null,
+    graceMs: this.limits.graceMs,
+  });
+  const claim: AutomationRun = {
+    _id: slotId(automation._id, dueAt),
+    automationId: automation._id,
+    dueAt,
+    state: decision.fire ? "claimed" : "skipped",
+    jobId: decision.fire ? new ObjectId().toHexString() : null,
+    startedAt: null,
+    reason: decision.fire ? null : decision.reason,
+    claimedBy: this.broker.nodeID,
+    leaseUntil: now + this.limits.claimTtlMs,
+  };
+  try {
+    await runs.insertOne(claim);
+  } catch (err) {
+    if (!(err instanceof DuplicateKeyError)) throw err;
+    // Someone else has this slot. If they finished it but did not live to advance the automation,
+    // advancing here is the same compare-and-set they would have made.
+    const existing = await runs.findOne({ _id: claim._id });
+    if (existing && existing.state !== "claimed") await advance.call(this, automation, dueAt, now, existing);
+    return "none";
+  }
+  if (!decision.fire) {
+    await advance.call(this, automation, dueAt, now, claim);
+    return "skipped";
+  }
+  return startClaimed.call(this, automation, claim, now);
+}
+
+/** A claim whose owner stopped before finishing it: take it over (compare-and-set on the lease). */
+async function resumeClaim(this: SchedulerService, run: AutomationRun, now: number): Promise<Outcome> {
+  const taken = await this.store
+    .collection<AutomationRun>(RUNS)
+    .findOneAndUpdate(
+      { _id: run._id, state: "claimed", leaseUntil: run.leaseUntil },
+      { $set: { claimedBy: this.broker.nodeID, leaseUntil: now + this.limits.claimTtlMs } },
+    );
+  if (!taken) return "none";
+  const automation = await this.store.collection<Automation>(AUTOMATIONS).findOne({ _id: run.automationId });
+  if (!automation) {
+    await finishRun.call(this, taken, { state: "skipped", reason: "the automation was deleted" });
+    return "skipped";
+  }
+  return startClaimed.call(this, automation, taken, now);
+}
+
+/** Starts the claimed slot's job (idempotent on its job id), records the outcome, advances. */
+async function startClaimed(
+  this: SchedulerService,
+  automation: Automation,
+  claim: AutomationRun,
+  now: number,
+): Promise<Outcome> {
+  if (automation.overlap === "skip" && (await previousJobRunning.call(this, automation, claim.jobId!))) {
+    const skipped = await finishRun.call(this, claim, {
+      state: "skipped",
+      reason: `the previous job ${automation.lastJobId} is still running; overlap policy 'skip'`,
+    });
+    await advance.call(this, automation, claim.dueAt, now, skipped);
+    return "skipped";
+  }
+  let outcome: Outcome;
+  let finished: AutomationRun;
+  try {
+    const job = await this.broker.call("engine.startScheduledJob", {
+      workflow: automation.workflow,
+      jobId: claim.jobId!,
+      automation: { _id: automation._id, name: automation.name, dueAt: claim.dueAt },
+      options: {
+        description: automation.description || `Automation '${automation.name}' due ${claim.dueAt}`,
+        variables: automation.variables ?? {},
+        ...(automation.groups?.length ? { groups: automation.groups } : {}),
+      },
+    });
+    finished = await finishRun.call(this, claim, {
+      state: "started",
+      jobId: (job as { _id: string })._id,
+      startedAt: iso(this.clock()),
+    });
+    outcome = "started";
+  } catch (err) {
+    finished = await finishRun.call(this, claim, { state: "failed", reason: (err as Error).message });
+    outcome = "failed";
+  }
+  await advance.call(this, automation, claim.dueAt, now, finished);
+  return outcome;
+}
+
+async function previousJobRunning(this: SchedulerService, automation: Automation, jobId: string) {
+  if (!automation.lastJobId || automation.lastJobId === jobId) return false;
+  try {
+    const job = (await this.broker.call("engine.getJob", { id: automation.lastJobId })) as { status: string };
+    return job.status === "running" || job.status === "paused";
+  } catch {
+    return false; // a job that is gone is not running
+  }
+}
+
+async function finishRun(
+  this: SchedulerService,
+  run: AutomationRun,
+  change: Partial<AutomationRun>,
+): Promise<AutomationRun> {
+  const done = await this.store
+    .collection<AutomationRun>(RUNS)
+    .findOneAndUpdate({ _id: run._id, state: "claimed" }, { $set: change });
+  return done ?? { ...run, ...change };
+}
+
+/**
+ * Moves the automation past `dueAt`: nextRunAt becomes the first due time after now, stepping from
+ * the due time (no drift), or null. Compare-and-set on nextRunAt: a user's edit or another replica's
+ * advance in between wins, and this one changes nothing.
+ */
+async function advance(
+  this: SchedulerService,
+  automation: Automation,
+  dueAt: string,
+  now: number,
+  run: AutomationRun,
+): Promise<void> {
+  const automations = this.store.collection<Automation>(AUTOMATIONS);
+  const next = nextDueAfter(Date.parse(dueAt), everyMs(automation.repeatInterval), now);
+  await automations.updateOne(
+    { _id: automation._id, nextRunAt: dueAt },
+    { $set: { nextRunAt: next === null ? null : iso(next) } },
+  );
+  // What the run did is recorded whatever became of nextRunAt meanwhile.
+  if (run.state === "started")
+    await automations.updateOne(
+      { _id: automation._id },
+      { $set: { lastRunAt: run.startedAt, lastJobId: run.jobId, lastError: null } },
+    );
+  if (run.state === "failed")
+    await automations.updateOne({ _id: automation._id }, { $set: { lastError: run.reason } });
+}

@@ -1,0 +1,62 @@
+/**
+ * scheduler: automations and their schedules (spec operation 10; docs/scheduler.md). Every replica
+ * runs the same timer; which replica fires a slot is settled in the store (firing.ts), never in a
+ * process, so any number of replicas fire each due time exactly once.
+ *
+ * Collections:
+ *   automations      { _id, name (unique), workflow, variables, groups, nextRunAt, repeatInterval,
+ *                      disabled, missedRuns, catchUpWindow, overlap, lastRunAt, lastJobId, lastError, ... }
+ *   automation_runs  { _id: "<automation id>@<due time>", automationId, dueAt, state, jobId, ... }
+ */
+import { scheduler as contract } from "../../shared/contracts/scheduler";
+import { configOf } from "../../shared/runtime";
+import { contractActions, storeMixin, typedService } from "../../shared/service";
+import {
+  createAutomation,
+  deleteAutomation,
+  getAutomation,
+  listAutomations,
+  listRuns,
+  tick,
+  updateAutomation,
+  updateSchedule,
+  type SchedulerService,
+} from "./automations";
+import { AUTOMATIONS, RUNS } from "./firing";
+
+export default typedService<SchedulerService>({
+  name: contract.name,
+  mixins: [storeMixin],
+
+  actions: contractActions<typeof contract.name, typeof contract.actions, SchedulerService>(contract, {
+    createAutomation,
+    listAutomations,
+    getAutomation,
+    updateAutomation,
+    updateSchedule,
+    deleteAutomation,
+    listRuns,
+    tick,
+  }),
+
+  created() {
+    this.limits = { ...configOf(this.broker).scheduler };
+    this.clock = Date.now;
+  },
+
+  async started() {
+    await this.store.collection(AUTOMATIONS).createIndex({ keys: { name: 1 }, unique: true });
+    await this.store.collection(AUTOMATIONS).createIndex({ keys: { disabled: 1, nextRunAt: 1 } });
+    await this.store.collection(RUNS).createIndex({ keys: { automationId: 1, dueAt: -1 } });
+    await this.store.collection(RUNS).createIndex({ keys: { state: 1, leaseUntil: 1 } });
+    this.timer = setInterval(() => {
+      tick.call(this).catch((err: Error) => this.logger.warn(`scheduler pass failed: ${err.message}`));
+    }, this.limits.tickMs);
+    this.timer.unref();
+  },
+
+  async stopped() {
+    clearInterval(this.timer);
+    await this.ticking?.catch(() => undefined);
+  },
+});
