@@ -73,7 +73,11 @@ async function checkReferences(this: SchedulerService, ctx: Context, fields: Edi
       await call(ctx, "engine.getWorkflow", { name: fields.workflow });
     } catch (err) {
       if (!(err instanceof NotFoundError) && (err as { code?: number }).code !== 404) throw err;
-      throw invalidField(`${prefix}workflow`, `Workflow '${fields.workflow}' does not exist`, "unknownWorkflow");
+      throw invalidField(
+        `${prefix}workflow`,
+        `Workflow '${fields.workflow}' does not exist`,
+        "unknownWorkflow",
+      );
     }
   }
   if (fields.groups?.length) {
@@ -82,7 +86,11 @@ async function checkReferences(this: SchedulerService, ctx: Context, fields: Edi
     if (missing.length > 0)
       throw new BadRequestError(
         `Unknown group(s): ${missing.join(", ")}`,
-        missing.map((g) => ({ field: `${prefix}groups`, message: `Unknown group '${g}'`, type: "unknownGroup" })),
+        missing.map((g) => ({
+          field: `${prefix}groups`,
+          message: `Unknown group '${g}'`,
+          type: "unknownGroup",
+        })),
       );
   }
 }
@@ -112,7 +120,9 @@ export async function createAutomation(this: SchedulerService, ctx: Ctx<"createA
     last_updated: now,
     last_updated_by: by,
   };
-  return answer(await uniqueName(p.name, () => this.store.collection<Automation>(AUTOMATIONS).insertOne(automation)));
+  return answer(
+    await uniqueName(p.name, () => this.store.collection<Automation>(AUTOMATIONS).insertOne(automation)),
+  );
 }
 
 export async function listAutomations(this: SchedulerService, ctx: Ctx<"listAutomations">) {

@@ -120,7 +120,11 @@ export const scheduler = defineService("scheduler", {
   createAutomation: {
     params: {
       ...automationMembers,
-      nextRunAt: { ...automationMembers.nextRunAt, custom: fieldCheck("nextRunAt"), messages: scheduleMessages },
+      nextRunAt: {
+        ...automationMembers.nextRunAt,
+        custom: fieldCheck("nextRunAt"),
+        messages: scheduleMessages,
+      },
       repeatInterval: {
         ...intervalText,
         custom: fieldCheck("repeatInterval"),
