@@ -114,7 +114,11 @@ export const engine = defineService("engine", {
       automation: {
         type: "object",
         strict: "remove",
-        props: { _id: objectId, name: { type: "string", min: 1, max: 256 }, dueAt: { type: "string", max: 64 } },
+        props: {
+          _id: objectId,
+          name: { type: "string", min: 1, max: 256 },
+          dueAt: { type: "string", max: 64 },
+        },
       },
       options: {
         type: "object",

@@ -1,0 +1,258 @@
+/**
+ * Scheduler firing lag: `npm run bench:scheduler` (docs/scheduler.md).
+ *
+ * BENCH_SCHEDULES automations (10,000) whose due times are spread evenly over BENCH_SPREAD_S (60 s),
+ * each running a one-task workflow (a zero delay), fired by one and then by two scheduler replicas.
+ * Each shape runs over NATS: the store, the engine and the scheduler replicas in processes of their
+ * own; this process seeds the automations and reads the jobs. Reports, per shape, the firing lag
+ * (job created minus due time) p50 / p99 / max, duplicate fires (an automation with more than one
+ * job) and missed fires (none) — both must be 0 —, and the two-replica p99 as a ratio of the
+ * one-replica p99 of the same run. Table on stdout, JSON in bench/results/scheduler.json.
+ *
+ * Env: BENCH_SCHEDULES (10000), BENCH_SPREAD_S (60), BENCH_LEAD_S (first due time after seeding, 5),
+ * BENCH_ONLY (one,two), NATS_URL.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { ServiceBroker } from "moleculer";
+import { ObjectId } from "mongodb";
+import { acquireStore, releaseStore } from "../shared/runtime";
+import { scratchSpace, stopAllChildren, stopChild } from "./support/children";
+import { ADMIN_PASSWORD, httpUrl, platformEnv, spawnPlatformNode, startPlatform } from "./support/platform";
+import { latency, type Latency } from "./engine/stats";
+
+function intEnv(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  const n = raw ? Number(raw) : fallback;
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}`);
+  return n;
+}
+
+const SCHEDULES = intEnv("BENCH_SCHEDULES", 10_000, 10);
+const SPREAD_MS = intEnv("BENCH_SPREAD_S", 60, 1) * 1000;
+const LEAD_MS = intEnv("BENCH_LEAD_S", 5, 1) * 1000;
+const NATS_URL = process.env.NATS_URL || "nats://127.0.0.1:4222";
+const ONLY = process.env.BENCH_ONLY?.split(",").map((s) => s.trim());
+const RUN_ID = `sched-bench-${process.pid}-${Date.now().toString(36)}`;
+/** The issue's aim: p99 firing lag under one second. */
+const AIM_P99_MS = 1000;
+
+interface Result {
+  id: string;
+  replicas: number;
+  schedules: number;
+  fired: number;
+  duplicates: number;
+  missed: number;
+  lag: Latency & { maxMs: number };
+}
+
+const results: Result[] = [];
+const dataDir = scratchSpace("scheduler-bench-");
+
+async function withStore<T>(
+  broker: ServiceBroker,
+  fn: (store: Awaited<ReturnType<typeof acquireStore>>) => Promise<T>,
+) {
+  const store = await acquireStore(broker);
+  try {
+    return await fn(store);
+  } finally {
+    await releaseStore(broker);
+  }
+}
+
+async function createWorkflow(broker: ServiceBroker): Promise<void> {
+  const base = httpUrl(broker);
+  const login = await fetch(`${base}/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ user: { username: "admin", password: ADMIN_PASSWORD } }),
+  });
+  const token = await login.text();
+  const workflow = {
+    name: "Bench tick",
+    tasks: {
+      workflow_start: { name: "workflow_start", summary: "Start" },
+      wait: {
+        type: "operation",
+        name: "delay",
+        summary: "delay",
+        variables: { incoming: { time: 0 }, outgoing: {} },
+      },
+      workflow_end: { name: "workflow_end", summary: "End" },
+    },
+    transitions: {
+      workflow_start: { wait: { state: "success", type: "standard" } },
+      wait: { workflow_end: { state: "success", type: "standard" } },
+      workflow_end: {},
+    },
+  };
+  const reply = await fetch(`${base}/workflow_builder/workflows`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+    body: JSON.stringify({ workflow }),
+  });
+  if (reply.status !== 200) throw new Error(`workflow: ${reply.status} ${await reply.text()}`);
+}
+
+/** Automations straight into the store (seeding 10,000 over HTTP would measure HTTP, not firing). */
+async function seed(broker: ServiceBroker, firstDue: number): Promise<Map<string, number>> {
+  const due = new Map<string, number>();
+  const now = new Date().toISOString();
+  const docs = Array.from({ length: SCHEDULES }, (_, i) => {
+    const _id = new ObjectId().toHexString();
+    const dueAt = firstDue + Math.floor((i * SPREAD_MS) / SCHEDULES);
+    due.set(_id, dueAt);
+    return {
+      _id,
+      name: `bench-${i}`,
+      description: "",
+      workflow: "Bench tick",
+      variables: {},
+      groups: [],
+      nextRunAt: new Date(dueAt).toISOString(),
+      repeatInterval: null,
+      disabled: false,
+      missedRuns: "once",
+      catchUpWindow: null,
+      overlap: "allow",
+      lastRunAt: null,
+      lastJobId: null,
+      lastError: null,
+      created: now,
+      created_by: "bench",
+      last_updated: now,
+      last_updated_by: "bench",
+    };
+  });
+  await withStore(broker, async (store) => {
+    for (let i = 0; i < docs.length; i += 1000)
+      await store.collection("automations").insertMany(docs.slice(i, i + 1000));
+  });
+  return due;
+}
+
+async function measure(id: string, replicas: number): Promise<void> {
+  const NAMESPACE = `${RUN_ID}-${id}`;
+  const common = { TRANSPORTER: NATS_URL, NAMESPACE };
+  const store = spawnPlatformNode(platformEnv({ ...common, SERVICES: "store", DATA_DIR: dataDir() }));
+  const engine = spawnPlatformNode(platformEnv({ ...common, SERVICES: "engine", DATA_DIR: dataDir() }));
+  const schedulers = Array.from({ length: replicas }, (_, i) =>
+    spawnPlatformNode(
+      platformEnv({
+        ...common,
+        SERVICES: "scheduler",
+        NODE_ID: `${NAMESPACE}-sched-${i}`,
+        DATA_DIR: dataDir(),
+      }),
+    ),
+  );
+  const broker = await startPlatform(
+    platformEnv({ ...common, SERVICES: "gateway,accounts", DATA_DIR: dataDir() }),
+  );
+  try {
+    const until = Date.now() + 30_000;
+    while ((broker.registry.getActionEndpoints("scheduler.tick")?.count() ?? 0) < replicas) {
+      if (Date.now() > until) throw new Error(`${replicas} scheduler replicas did not join within 30 s`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await broker.waitForServices(["engine", "store"], 30_000);
+    await createWorkflow(broker);
+    process.stdout.write(`- ${replicas} scheduler replica(s): seeding ${SCHEDULES} ... `);
+    const due = await seed(broker, Date.now() + LEAD_MS);
+    process.stdout.write("firing ... ");
+
+    const last = Math.max(...due.values());
+    const deadline = last + 60_000;
+    let count = 0;
+    while (Date.now() < deadline) {
+      count = await withStore(broker, (s) => s.collection("jobs").count({ type: "automation" }));
+      if (count >= SCHEDULES && Date.now() > last) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    await new Promise((r) => setTimeout(r, 2000)); // a late duplicate would show up here
+    const jobs = await withStore(broker, (s) =>
+      s.collection("jobs").find({ type: "automation" }, { projection: { automation: 1, created: 1 } }),
+    );
+    const perAutomation = new Map<string, number>();
+    const lags: number[] = [];
+    for (const job of jobs) {
+      const a = job.automation._id as string;
+      perAutomation.set(a, (perAutomation.get(a) ?? 0) + 1);
+      lags.push(Date.parse(job.created) - due.get(a)!);
+    }
+    const result: Result = {
+      id,
+      replicas,
+      schedules: SCHEDULES,
+      fired: jobs.length,
+      duplicates: [...perAutomation.values()].filter((n) => n > 1).length,
+      missed: [...due.keys()].filter((a) => !perAutomation.has(a)).length,
+      lag: { ...latency(lags), maxMs: Math.max(...lags) },
+    };
+    results.push(result);
+    console.log(
+      `lag p50 ${result.lag.p50Ms} ms, p99 ${result.lag.p99Ms} ms, max ${result.lag.maxMs} ms; ` +
+        `${result.duplicates} duplicate, ${result.missed} missed`,
+    );
+  } finally {
+    await broker.stop();
+    await Promise.all(schedulers.map((c) => stopChild(c)));
+    await stopChild(engine);
+    await stopChild(store);
+  }
+}
+
+function report(): void {
+  console.log("\n| scheduler replicas | schedules | fired | lag p50 / p99 / max | duplicates | missed |");
+  console.log("|---|---|---|---|---|---|");
+  for (const r of results)
+    console.log(
+      `| ${r.replicas} | ${r.schedules} | ${r.fired} | ${r.lag.p50Ms} / ${r.lag.p99Ms} / ${r.lag.maxMs} ms | ${r.duplicates} | ${r.missed} |`,
+    );
+  const [one, two] = [results.find((r) => r.replicas === 1), results.find((r) => r.replicas === 2)];
+  if (one && two)
+    console.log(`\np99 lag, two replicas / one: ${(two.lag.p99Ms / Math.max(one.lag.p99Ms, 1)).toFixed(2)}x`);
+  const out = path.resolve(__dirname, "../../bench/results/scheduler.json");
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(
+    out,
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
+        settings: { schedules: SCHEDULES, spreadMs: SPREAD_MS },
+        results,
+      },
+      null,
+      2,
+    ) + "\n",
+  );
+  console.log(`written: ${path.relative(process.cwd(), out)}`);
+}
+
+async function main(): Promise<void> {
+  const wanted = (id: string) => !ONLY || ONLY.includes(id);
+  try {
+    if (wanted("one")) await measure("one", 1);
+    if (wanted("two")) await measure("two", 2);
+  } finally {
+    await stopAllChildren();
+  }
+  report();
+  const bad = results.filter((r) => r.duplicates > 0 || r.missed > 0 || r.lag.p99Ms >= AIM_P99_MS);
+  if (bad.length > 0)
+    console.log(
+      `aim missed (p99 < ${AIM_P99_MS} ms, 0 duplicate, 0 missed): ${bad.map((r) => r.id).join(", ")}`,
+    );
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    void stopAllChildren().finally(() => process.exit(1));
+  },
+);
