@@ -2,7 +2,7 @@
  * adapters: adapter instances (spec operation 19, docs/platform-rules.md#supporting-operations). An instance is what
  * later operations name by `adapterId` (its `name`). Credentials in its settings are stored
  * encrypted (./credentials.ts has the one rule) and answered only in that stored form.
- * The orchestrator proxy (operations 1 and 2) belongs to a later issue and still answers 501.
+ * The orchestrator proxy (operations 1 and 2) is in ./orchestrator/ (docs/orchestrator.md).
  *
  * Collection `adapters` (layout in ./documents.ts), `name` unique.
  */
@@ -13,6 +13,7 @@ import { loadKey } from "../../shared/secrets";
 import { contractActions, storeMixin, typedService } from "../../shared/service";
 import type { StoredAdapter } from "./documents";
 import { create, get, list, remove, type AdaptersService } from "./handlers";
+import { restAction, restQuery } from "./orchestrator/handlers";
 
 const COLLECTION = "adapters";
 
@@ -20,8 +21,9 @@ export default typedService<AdaptersService>({
   name: contract.name,
   mixins: [storeMixin],
 
-  // The orchestrator actions have no handler here yet: they answer 501 until issue 9 builds them.
   actions: contractActions<typeof contract.name, typeof contract.actions, AdaptersService>(contract, {
+    restAction,
+    restQuery,
     create,
     list,
     get,

@@ -66,13 +66,18 @@ export const adapters = defineService("adapters", {
         strict: "remove",
         props: {
           ...orchestratorParams,
-          method: { type: "enum", values: ["GET", "POST", "PUT", "PATCH", "DELETE"], optional: true },
+          method: {
+            type: "string",
+            optional: true,
+            pattern: /^(get|post|put|patch|delete)$/i,
+            description: "GET, POST, PUT, PATCH or DELETE, any case (default POST)",
+          },
           contentType: optString,
         },
       },
       body: { type: "object" },
     },
-    result: returns<{ result: string }[]>(),
+    result: returns<{ result: string; body?: unknown }[]>(),
     http: {
       method: "POST",
       path: "/orchestrator_manager/restAction/:adapterId",
@@ -87,7 +92,7 @@ export const adapters = defineService("adapters", {
       adapterId: adapterName,
       params: { type: "object", strict: true, props: orchestratorParams },
     },
-    result: returns<Record<string, unknown>>(),
+    result: returns<Record<string, unknown> | string>(),
     http: {
       method: "POST",
       path: "/orchestrator_manager/restQuery/:adapterId",

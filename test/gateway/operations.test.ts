@@ -1,8 +1,8 @@
 /**
  * The 20 operations of the spec over HTTP: for each, a valid request and at least three invalid
  * ones, each answered with the status and error body of docs/platform-rules.md#errors. A valid request to
- * an operation whose handler belongs to later work (the orchestrator proxy, the configuration
- * manager, device lookup) answers 501 NOT_IMPLEMENTED — after routing, authentication,
+ * an operation whose handler belongs to later work (the configuration manager, device lookup)
+ * answers 501 NOT_IMPLEMENTED — after routing, authentication,
  * the role check and validation all passed. The others succeed on fixtures made in beforeAll.
  */
 import { chain, manual } from "../support/engine-fixtures";
@@ -38,7 +38,7 @@ const OPERATIONS: Record<
         params: { path: "/api/running/devices", accept: "application/yang-data+json", method: "POST" },
         body: {},
       },
-      status: 501,
+      status: 404,
     },
     invalid: [
       {
@@ -84,7 +84,7 @@ const OPERATIONS: Record<
       method: "POST",
       url: "/orchestrator_manager/restQuery/nso",
       body: { params: { path: "/api/running/devices?deep", accept: "application/vnd.yang.collection+json" } },
-      status: 501,
+      status: 404,
     },
     invalid: [
       {

@@ -1,0 +1,32 @@
+/**
+ * restAction (operation 1) and restQuery (operation 2): answer shapes in docs/orchestrator.md.
+ */
+import type { adapters as contract } from "../../../shared/contracts/adapters";
+import type { HandlerContext } from "../../../shared/service";
+import type { AdaptersService } from "../handlers";
+import { send } from "./proxy";
+import { targetOf } from "./target";
+
+type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
+
+/** `[{result: "<upstream status>"}]`, plus `body` when the orchestrator answered one. */
+export async function restAction(this: AdaptersService, ctx: Ctx<"restAction">) {
+  const target = targetOf(await this.adapters().get(ctx.params.adapterId), this.secretKey);
+  const { path, accept, method, contentType } = ctx.params.params;
+  const reply = await send(target, {
+    method: (method ?? "POST").toUpperCase(),
+    path,
+    accept,
+    contentType,
+    body: ctx.params.body,
+  });
+  return [{ result: String(reply.status), ...(reply.body !== undefined && { body: reply.body }) }];
+}
+
+/** The upstream JSON body as it came (`{}` when empty); the text for XML and other media types. */
+export async function restQuery(this: AdaptersService, ctx: Ctx<"restQuery">) {
+  const target = targetOf(await this.adapters().get(ctx.params.adapterId), this.secretKey);
+  const { path, accept } = ctx.params.params;
+  const reply = await send(target, { method: "GET", path, accept });
+  return (reply.body ?? {}) as Record<string, unknown> | string;
+}

@@ -1,0 +1,148 @@
+/**
+ * An orchestrator adapter's target: where its requests go and with what, read from the stored
+ * adapter (docs/orchestrator.md#the-orchestrator-adapter-type). Credentials are unsealed here, in
+ * memory, only to build the Authorization header; they never leave this process in an answer,
+ * an error or a log line.
+ */
+import { Errors } from "moleculer";
+import { BadRequestError, invalidField } from "../../../shared/errors";
+import { decrypt, isEncrypted } from "../../../shared/secrets";
+import type { StoredAdapter } from "../documents";
+
+/** `properties.type` values that make an adapter an orchestrator adapter (compared lowercased). */
+export const ORCHESTRATOR_TYPES = ["nso", "orchestrator"];
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const MAX_TIMEOUT_MS = 600_000;
+export const DEFAULT_MAX_IN_FLIGHT = 8;
+export const DEFAULT_MAX_QUEUE = 32;
+
+export interface Target {
+  name: string;
+  /** protocol://host:port/basePath, without a trailing slash. */
+  base: URL;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  maxInFlight: number;
+  maxQueue: number;
+}
+
+export function isOrchestrator(doc: StoredAdapter): boolean {
+  return ORCHESTRATOR_TYPES.includes(String(doc.properties.type).toLowerCase());
+}
+
+function boundedInt(value: unknown, fallback: number, min: number, max: number): number {
+  return typeof value === "number" && Number.isInteger(value) && value >= min && value <= max
+    ? value
+    : fallback;
+}
+
+function plain(key: Buffer, value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  return isEncrypted(value) ? decrypt(key, value) : value;
+}
+
+/** The target of an adapter, or 400 when it is not an orchestrator adapter or names no host. */
+export function targetOf(doc: StoredAdapter, key: Buffer): Target {
+  if (!isOrchestrator(doc))
+    throw new BadRequestError(
+      `Adapter '${doc.name}' is of type '${doc.properties.type}', not an orchestrator adapter`,
+      [{ field: "adapterId", message: "not an orchestrator adapter", type: "adapterType" }],
+    );
+  const s = (doc.properties.properties ?? {}) as Record<string, any>;
+  const protocol = s.protocol === "https" ? "https" : "http";
+  if (typeof s.host !== "string" || s.host === "")
+    throw invalidField("adapterId", `Adapter '${doc.name}' names no host`, "adapterTarget");
+  const port = boundedInt(s.port, protocol === "https" ? 443 : 80, 1, 65535);
+  const basePath = typeof s.base_path === "string" ? s.base_path.replace(/\/+$/, "") : "";
+  let base: URL;
+  try {
+    base = new URL(
+      `${protocol}://${s.host}:${port}${basePath.startsWith("/") || basePath === "" ? "" : "/"}${basePath}`,
+    );
+  } catch {
+    throw invalidField("adapterId", `Adapter '${doc.name}' has an invalid base URL`, "adapterTarget");
+  }
+  const headers: Record<string, string> = {};
+  if (s.headers && typeof s.headers === "object")
+    for (const [k, v] of Object.entries(s.headers)) if (typeof v === "string") headers[k.toLowerCase()] = v;
+  const username = typeof s.username === "string" ? s.username : undefined;
+  const password = plain(key, s.password);
+  if (username !== undefined && password !== undefined)
+    headers.authorization = "Basic " + Buffer.from(`${username}:${password}`).toString("base64");
+  const token = plain(key, s.token);
+  if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  return {
+    name: doc.name,
+    base,
+    headers,
+    timeoutMs: boundedInt(s.timeout, DEFAULT_TIMEOUT_MS, 1, MAX_TIMEOUT_MS),
+    maxInFlight: boundedInt(s.maxInFlight, DEFAULT_MAX_IN_FLIGHT, 1, 1024),
+    maxQueue: boundedInt(s.maxQueue, DEFAULT_MAX_QUEUE, 0, 10_000),
+  };
+}
+
+/**
+ * The absolute URL of `path` under the target's base, or 400. A path cannot leave the base URL:
+ * it must start with one `/`, and neither it nor its percent-decoded form (decoded until stable,
+ * so `%252e` counts) may hold a scheme, a backslash, a control character, an encoded slash, or a
+ * `.`/`..` segment. The result is checked once more: same origin, under the base path.
+ */
+export function resolvePath(target: Target, path: string): URL {
+  const refuse = (why: string) => invalidField("params.path", `params.path ${why}`, "pathEscape");
+  if (!path.startsWith("/") || path.startsWith("//")) throw refuse("must start with a single '/'");
+  let decoded = path;
+  for (let i = 0; i < 5; i++) {
+    let next: string;
+    try {
+      next = decodeURIComponent(decoded);
+    } catch {
+      throw refuse("holds an invalid percent-encoding");
+    }
+    if (next === decoded) break;
+    if (/%2f|%5c/i.test(decoded)) throw refuse("may not hold an encoded slash");
+    decoded = next;
+  }
+  if (/%/.test(decoded) && decoded !== decodeURIComponent(decoded)) throw refuse("is encoded too deeply");
+  // eslint-disable-next-line no-control-regex
+  if (/[\\\u0000-\u001f\u007f]/.test(decoded)) throw refuse("may not hold a backslash or control character");
+  if (/^[a-z][a-z0-9+.-]*:/i.test(decoded.slice(1)) || decoded.includes("://"))
+    throw refuse("may not name a scheme");
+  const pathOnly = decoded.split(/[?#]/)[0];
+  if (pathOnly.split("/").some((seg) => seg === ".." || seg === "."))
+    throw refuse("may not hold '.' or '..' segments");
+  const url = new URL(target.base.href.replace(/\/$/, "") + path);
+  const basePath = target.base.pathname.replace(/\/$/, "");
+  if (
+    url.origin !== target.base.origin ||
+    !(url.pathname === basePath || url.pathname.startsWith(basePath + "/"))
+  )
+    throw refuse("leaves the adapter's base URL");
+  return url;
+}
+
+/** 504: the orchestrator did not answer within the adapter's timeout. */
+export class GatewayTimeoutError extends Errors.MoleculerError {
+  constructor(adapter: string, timeoutMs: number) {
+    super(
+      `Adapter '${adapter}': the orchestrator did not answer within ${timeoutMs} ms`,
+      504,
+      "GATEWAY_TIMEOUT",
+      {
+        adapter,
+        timeoutMs,
+      },
+    );
+    this.name = "GatewayTimeoutError";
+  }
+}
+
+/** 503: the adapter's in-flight limit and queue are both full. */
+export class OverloadedError extends Errors.MoleculerRetryableError {
+  constructor(adapter: string) {
+    super(`Adapter '${adapter}' is at its in-flight limit and its queue is full`, 503, "ADAPTER_BUSY", {
+      adapter,
+    });
+    this.name = "OverloadedError";
+  }
+}

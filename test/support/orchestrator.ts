@@ -1,0 +1,81 @@
+/**
+ * A test orchestrator on 127.0.0.1: NSO-style RESTCONF and legacy REST routes, plus one slow,
+ * one failing, one XML and one connection-closing route. It records the headers it received.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface TestOrchestrator {
+  port: number;
+  /** Every request seen: method, url, headers, body. */
+  seen: { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }[];
+  close(): Promise<void>;
+}
+
+export const DEVICES = {
+  "tailf-ncs:devices": {
+    device: [
+      {
+        name: "ce0",
+        address: "127.0.0.1",
+        port: 10022,
+        authgroup: "default",
+        state: { "admin-state": "unlocked" },
+      },
+      {
+        name: "pe1",
+        address: "127.0.0.2",
+        port: 10023,
+        authgroup: "default",
+        state: { "admin-state": "locked" },
+      },
+    ],
+  },
+};
+
+export async function startOrchestrator(): Promise<TestOrchestrator> {
+  const seen: TestOrchestrator["seen"] = [];
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      seen.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body });
+      const url = req.url ?? "";
+      const json = (status: number, value: unknown, type = "application/yang-data+json") => {
+        res.writeHead(status, { "content-type": type });
+        res.end(JSON.stringify(value));
+      };
+      if (url.startsWith("/restconf/data/tailf-ncs:devices")) return json(200, DEVICES);
+      if (url.startsWith("/api/running/devices"))
+        return json(
+          200,
+          { "tailf-ncs:device": DEVICES["tailf-ncs:devices"].device },
+          "application/vnd.yang.collection+json",
+        );
+      if (url.startsWith("/restconf/data/change")) {
+        res.writeHead(204);
+        return res.end();
+      }
+      if (url.startsWith("/restconf/operations/echo")) return json(200, { echo: JSON.parse(body || "{}") });
+      if (url.startsWith("/slow")) return setTimeout(() => json(200, { slow: true }), 1500);
+      if (url.startsWith("/failing")) return json(500, { errors: { error: [{ "error-message": "boom" }] } });
+      if (url.startsWith("/missing")) return json(404, { errors: "no such node" });
+      if (url.startsWith("/xml")) {
+        res.writeHead(200, { "content-type": "application/yang-data+xml" });
+        return res.end("<devices><device><name>ce0</name></device></devices>");
+      }
+      if (url.startsWith("/close")) return req.socket.destroy();
+      json(404, { errors: "unknown route" });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
