@@ -173,9 +173,20 @@ async function measure(id: string, replicas: number): Promise<void> {
       await new Promise((r) => setTimeout(r, 500));
     }
     await new Promise((r) => setTimeout(r, 2000)); // a late duplicate would show up here
-    const jobs = await withStore(broker, (s) =>
-      s.collection("jobs").find({ type: "automation" }, { projection: { automation: 1, created: 1 } }),
-    );
+    // Paged: one answer over the bus must stay under NATS's payload limit (1 MiB by default).
+    const jobs: { automation: { _id: string }; created: string }[] = [];
+    await withStore(broker, async (s) => {
+      for (let skip = 0; ; skip += 1000) {
+        const page = await s
+          .collection("jobs")
+          .find(
+            { type: "automation" },
+            { sort: { _id: 1 }, skip, limit: 1000, projection: { automation: 1, created: 1 } },
+          );
+        jobs.push(...(page as typeof jobs));
+        if (page.length < 1000) break;
+      }
+    });
     const perAutomation = new Map<string, number>();
     const lags: number[] = [];
     for (const job of jobs) {
