@@ -47,9 +47,13 @@ export async function onTick(this: SchedulerService): Promise<TickResult> {
       { disabled: false, nextRunAt: { $ne: null, $lte: iso(now) } },
       { sort: { nextRunAt: 1 }, limit: this.limits.batch },
     );
+  // Replicas see the same due list: each starts at its own random place in it, so they mostly
+  // claim different slots instead of racing for the same ones in the same order.
+  const start = Math.floor(Math.random() * due.length);
+  const mine = [...due.slice(start), ...due.slice(0, start)];
   // One automation's failure is recorded on it and never stops the others.
   const outcomes = await Promise.all(
-    due.map((automation) =>
+    mine.map((automation) =>
       fireSlot.call(this, automation, now).catch((err: Error) => {
         this.logger.warn(`automation ${automation._id}: ${err.message}`);
         return "failed" as const;
@@ -84,8 +88,10 @@ async function fireSlot(this: SchedulerService, automation: Automation, now: num
     await runs.insertOne(claim);
   } catch (err) {
     if (!(err instanceof DuplicateKeyError)) throw err;
-    // Someone else has this slot. If they finished it but did not live to advance the automation,
-    // advancing here is the same compare-and-set they would have made.
+    // Someone else has this slot. A fresh slot is theirs to finish; an older one may be finished
+    // by a claimer that did not live to advance the automation: advancing here is the same
+    // compare-and-set they would have made.
+    if (now - Date.parse(dueAt) < this.limits.claimTtlMs) return "none";
     const existing = await runs.findOne({ _id: claim._id });
     if (existing && existing.state !== "claimed") await advance.call(this, automation, dueAt, now, existing);
     return "none";
