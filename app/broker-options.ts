@@ -4,6 +4,7 @@
  */
 import { Errors, type BrokerOptions } from "moleculer";
 import type { PlatformConfig } from "../shared/config";
+import { inputBoundsMiddleware } from "../shared/input-bounds";
 import { tracingOptions } from "../shared/telemetry";
 
 /** NATS gets explicit options (reconnect forever, no echo of our own messages); other URIs pass through. */
@@ -52,6 +53,8 @@ export function brokerOptions(config: PlatformConfig): BrokerOptions {
     },
     logLevel: config.logLevel as BrokerOptions["logLevel"],
     validator: true,
+    // Every action call, from the gateway or another service, keeps within the input bounds.
+    middlewares: [inputBoundsMiddleware(config.inputLimits)],
     tracing: tracingOptions(config.telemetry),
     metrics: { enabled: false },
   };

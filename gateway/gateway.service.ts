@@ -32,6 +32,7 @@ import {
 import { sendError } from "./error-response";
 import { buildOpenApi } from "./openapi";
 import { buildParams } from "./request-params";
+import { assertWithinBounds } from "../shared/input-bounds";
 import { applySessionEffect } from "./session-cookie";
 import { API_VERSION } from "../shared/version";
 
@@ -125,7 +126,10 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
             if (!mayCall(op.access, caller.roles)) throw new ForbiddenError();
             ctx.meta.caller = caller;
           }
+          // Before anything crosses the bus: a value too deep for the bus would not even serialize.
+          assertWithinBounds(req.body, config.inputLimits);
           req.$params = buildParams(op, req, alias.match(req.parsedUrl) || {});
+          assertWithinBounds(req.$params, config.inputLimits);
         },
         async onAfterCall(
           this: GatewayService,

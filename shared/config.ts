@@ -35,6 +35,8 @@ export interface PlatformConfig {
   requestTimeout: number;
   /** Largest accepted request body, in body-parser notation ("1mb"). */
   bodyLimit: string;
+  /** Bounds on every input's shape, at the gateway and on every action call (docs/security.md#limits). */
+  inputLimits: { maxDepth: number; maxNodes: number };
   /** Requests per client per window; 0 disables rate limiting. */
   rateLimit: number;
   rateLimitWindowMs: number;
@@ -128,6 +130,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
       serializer: process.env.SERIALIZER || "JSON",
       requestTimeout: int("REQUEST_TIMEOUT", 10_000, 1),
       bodyLimit: process.env.BODY_LIMIT || "1mb",
+      inputLimits: {
+        maxDepth: int("MAX_INPUT_DEPTH", 64, 2),
+        maxNodes: int("MAX_INPUT_NODES", 100_000, 10),
+      },
       rateLimit: int("RATE_LIMIT", 1200),
       rateLimitWindowMs: int("RATE_LIMIT_WINDOW", 60_000, 1),
       corsOrigins: list("CORS_ORIGINS") ?? (process.env.CORS_ORIGINS === "all" ? ["*"] : []),

@@ -10,7 +10,9 @@ import {
   type ServiceSchema,
   type ServiceSettingSchema,
 } from "moleculer";
+import type { InputLimits } from "../../shared/input-bounds";
 import { configOf } from "../../shared/runtime";
+import { STORED_DOCUMENT_LIMITS } from "../../shared/store/embedded/backend";
 import {
   DUPLICATE_KEY,
   DuplicateKeyError,
@@ -18,6 +20,12 @@ import {
   type Collection,
   type Store,
 } from "../../shared/store";
+
+/** A stored document's bound, plus the levels of the call that carries it (filter, update, list). */
+const STORE_CALL_LIMITS: InputLimits = {
+  maxDepth: STORED_DOCUMENT_LIMITS.maxDepth + 4,
+  maxNodes: STORED_DOCUMENT_LIMITS.maxNodes,
+};
 
 interface StoreVars {
   store?: Store;
@@ -32,8 +40,10 @@ function collectionAction(
   params: Record<string, unknown>,
   run: (coll: Collection, p: Params) => Promise<unknown>,
 ): ActionSchema<StoreService> {
-  return {
+  const action: ActionSchema<StoreService> & { inputLimits: InputLimits } = {
     visibility: "public",
+    // Stored documents wrap inputs in levels of their own: the store keeps its own, wider bound.
+    inputLimits: STORE_CALL_LIMITS,
     params: { collection: { type: "string", empty: false }, ...params },
     async handler(this: StoreService, ctx: Context<Params>) {
       if (!this.store)
@@ -52,6 +62,7 @@ function collectionAction(
       }
     },
   };
+  return action;
 }
 
 const storeService: ServiceSchema<ServiceSettingSchema, Record<string, never>, StoreVars, StoreService> = {

@@ -9,6 +9,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { boundsViolation, type InputLimits } from "../../input-bounds";
 import type { Collection, Doc, Store } from "../types";
 import { acquireLock, releaseLock } from "./lock";
 import { Table, type NamedIndex, type StoredDoc } from "./table";
@@ -55,7 +56,8 @@ export class EmbeddedBackend implements Store {
     this.fsync = options.fsync ?? false;
     this.compactBytes = options.compactBytes ?? DEFAULT_COMPACT_BYTES;
     this.nextCompactionAt = this.compactBytes;
-    fs.mkdirSync(this.dir, { recursive: true });
+    // The store holds password hashes and session ids: only its owner may read it.
+    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     this.lockFile = path.join(this.dir, "LOCK");
     acquireLock(this.lockFile, this.dir);
     try {
@@ -96,6 +98,12 @@ export class EmbeddedBackend implements Store {
   /** @internal Logs one mutation batch, then applies it. Callers have validated it already. */
   commit(collection: string, change: Omit<LogEntry, "s" | "c">): void {
     this.assertOpen();
+    // All or nothing: a document the store could not read back is refused before its line is written.
+    for (const doc of change.put ?? []) {
+      const violation = boundsViolation(doc, STORED_DOCUMENT_LIMITS);
+      if (violation)
+        throw new DocumentShapeError(collection, `nests deeper than ${violation.limit} levels at '${violation.path}'`);
+    }
     const line = JSON.stringify({ s: this.seq + 1, c: collection, ...change }) + "\n";
     this.append(line);
     this.seq++;
@@ -171,7 +179,8 @@ export class EmbeddedBackend implements Store {
       }
       goodBytes = start = end + 1;
     }
-    const fd = fs.openSync(log, "a");
+    const fd = fs.openSync(log, "a", 0o600);
+    fs.fchmodSync(fd, 0o600); // a log made by an older version was 0644
     if (goodBytes < content.length) fs.ftruncateSync(fd, goodBytes);
     this.logBytes = goodBytes;
     fsyncDirectory(this.dir);
@@ -186,7 +195,7 @@ export class EmbeddedBackend implements Store {
       for (const [name, table] of this.tables) {
         snap.collections[name] = { docs: [...table.docs.values()], indexes: [...table.indexes.values()] };
       }
-      const fd = fs.openSync(tmp, "w");
+      const fd = fs.openSync(tmp, "w", 0o600);
       try {
         fs.writeFileSync(fd, JSON.stringify(snap));
         fs.fsyncSync(fd);
@@ -215,5 +224,20 @@ function fsyncDirectory(dir: string): void {
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/**
+ * The deepest document the store keeps. Inputs are bounded at 64 levels (MAX_INPUT_DEPTH) where
+ * they enter; a stored document wraps them in a few levels of its own (a job's variables, a task's
+ * outgoing values), well within this.
+ */
+export const STORED_DOCUMENT_LIMITS: InputLimits = { maxDepth: 200, maxNodes: Number.MAX_SAFE_INTEGER };
+
+/** A write the store refuses whole: nothing of it is logged or kept. */
+export class DocumentShapeError extends Error {
+  constructor(collection: string, what: string) {
+    super(`refused a document for ${collection}: it ${what}`);
+    this.name = "DocumentShapeError";
   }
 }

@@ -63,8 +63,10 @@ export class EmbeddedCollection implements Collection<Doc> {
   async insertMany(docs: Doc[]): Promise<Doc[]> {
     const prepared = docs.map(withId);
     this.table.check(this.name, prepared, true);
+    // The answer is copied before the write: a failure here must leave nothing stored.
+    const answer = prepared.map((doc) => structuredClone(doc));
     this.store.commit(this.name, { put: prepared });
-    return prepared.map((doc) => structuredClone(doc));
+    return answer;
   }
 
   async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {

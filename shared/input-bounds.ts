@@ -1,0 +1,88 @@
+/**
+ * Bounds on the shape of any input: how deep it nests and how many values it holds
+ * (docs/security.md#limits). One check, three places: the gateway on every request (before anything
+ * is sent over the bus, where a deep value would not even serialize), a broker middleware on every
+ * action call (services call each other directly), and the embedded store on every write (nothing
+ * is logged that could not be read back).
+ *
+ * The walk is iterative, never recursive, so a value nested 100,000 deep is measured, not a stack
+ * overflow.
+ */
+import type { Middleware } from "moleculer";
+import { BadRequestError } from "./errors";
+
+export interface InputLimits {
+  /** Deepest nesting of objects and arrays (a flat object is depth 1). */
+  maxDepth: number;
+  /** Most values (object members and array items, at every level) in one input. */
+  maxNodes: number;
+}
+
+export interface BoundsViolation {
+  kind: "depth" | "nodes";
+  /** Where the limit was passed, as a dotted path from the input's root. */
+  path: string;
+  limit: number;
+}
+
+/** The first place `value` passes a limit, or null when it keeps within them. */
+export function boundsViolation(value: unknown, limits: InputLimits): BoundsViolation | null {
+  if (value === null || typeof value !== "object") return null;
+  const stack: { node: object; depth: number; path: string }[] = [{ node: value, depth: 1, path: "" }];
+  let nodes = 0;
+  while (stack.length > 0) {
+    const { node, depth, path } = stack.pop()!;
+    if (depth > limits.maxDepth) return { kind: "depth", path, limit: limits.maxDepth };
+    for (const key in node) {
+      if (!Object.prototype.hasOwnProperty.call(node, key)) continue;
+      if (++nodes > limits.maxNodes) return { kind: "nodes", path, limit: limits.maxNodes };
+      const child = (node as Record<string, unknown>)[key];
+      if (child !== null && typeof child === "object")
+        stack.push({ node: child, depth: depth + 1, path: path ? `${path}.${key}` : key });
+    }
+  }
+  return null;
+}
+
+/** The 400 for a violation: names the field where it happened and the limit, and the setting. */
+export function boundsError(violation: BoundsViolation, root = ""): BadRequestError {
+  const full = [root, violation.path].filter(Boolean).join(".") || "body";
+  // A path 64 levels long says nothing more than its start does.
+  const field = full.length > 120 ? `${full.slice(0, 120)}...` : full;
+  const message =
+    violation.kind === "depth"
+      ? `Input nests deeper than ${violation.limit} levels (MAX_INPUT_DEPTH) at '${field}'`
+      : `Input holds more than ${violation.limit} values (MAX_INPUT_NODES)`;
+  return new BadRequestError(message, [
+    { field, message, type: violation.kind === "depth" ? "depth" : "size" },
+  ]);
+}
+
+/** Throws the 400 when `value` passes a limit. */
+export function assertWithinBounds(value: unknown, limits: InputLimits, root = ""): void {
+  const violation = boundsViolation(value, limits);
+  if (violation) throw boundsError(violation, root);
+}
+
+/**
+ * Every action call, local or from the bus, is checked before its params are validated or its
+ * handler runs. Calls that carry a stream (none do today) are left to their handler.
+ */
+export function inputBoundsMiddleware(limits: InputLimits): Middleware {
+  return {
+    name: "InputBounds",
+    localAction(
+      next: (ctx: any) => Promise<unknown>,
+      action: { params?: unknown; inputLimits?: InputLimits },
+    ) {
+      // Actions without a params schema take no data input (moleculer-web's `rest` takes the request itself).
+      if (!action.params) return next;
+      // An action that carries stored documents (the store service) declares its own, wider bound.
+      const own = action.inputLimits ?? limits;
+      return function checkBounds(ctx: any) {
+        const violation = boundsViolation(ctx.params, own);
+        return violation ? Promise.reject(boundsError(violation)) : next(ctx);
+      };
+    },
+  } as Middleware;
+}
