@@ -3,6 +3,7 @@
  * `code` equal to the HTTP status. Never a stack trace; a 5xx body carries the request id.
  */
 import { Errors } from "moleculer";
+import ApiGateway from "moleculer-web";
 import type { ServerResponse } from "node:http";
 import type { FieldError } from "../shared/errors";
 import type { GatewayService, Req } from "./types";
@@ -58,6 +59,47 @@ function bodyParserError(err: any): ErrorBody | undefined {
   }
 }
 
+/**
+ * moleculer-web's own errors (its `Errors`: a path parameter that is not valid percent-encoding, no
+ * or a bad token, a CORS origin refused, no route, a rate limit, a body too large): each answers its
+ * status in our shape and vocabulary. Their `data` (the raw parameter, the origin) is not echoed.
+ */
+const FRAMEWORK_ERRORS: Record<string, { status: number; type: string; message: string }> = {
+  UNABLE_DECODE_PARAM: {
+    status: 400,
+    type: "INVALID_REQUEST",
+    message: "A path parameter is not valid percent-encoding",
+  },
+  NO_TOKEN: { status: 401, type: "UNAUTHORIZED", message: "Credentials are required" },
+  INVALID_TOKEN: { status: 401, type: "UNAUTHORIZED", message: "The credentials are not valid" },
+  ORIGIN_NOT_FOUND: { status: 403, type: "FORBIDDEN", message: "The request has no Origin" },
+  ORIGIN_NOT_ALLOWED: { status: 403, type: "FORBIDDEN", message: "The request's Origin is not allowed" },
+};
+
+const WEB_ERRORS = (ApiGateway as unknown as { Errors: Record<string, new (...args: any[]) => Error> })
+  .Errors;
+const WEB_ERROR_CLASSES = Object.values(WEB_ERRORS).filter((v) => typeof v === "function");
+
+function frameworkError(err: any): ErrorBody | undefined {
+  const known = typeof err?.type === "string" ? FRAMEWORK_ERRORS[err.type] : undefined;
+  if (known) return body(err.name ?? "Error", known.status, known.type, known.message);
+  // Any other moleculer-web error: its status, our type for it, its message, not its data.
+  if (WEB_ERROR_CLASSES.some((cls) => err instanceof cls) && typeof err.code === "number" && err.code < 500) {
+    const type = CLIENT_ERROR_TYPES[err.code] ?? "INVALID_REQUEST";
+    return body(err.name ?? "Error", err.code, type, err.message);
+  }
+  return undefined;
+}
+
+const CLIENT_ERROR_TYPES: Record<number, string> = {
+  400: "INVALID_REQUEST",
+  401: "UNAUTHORIZED",
+  403: "FORBIDDEN",
+  404: "NOT_FOUND",
+  413: "PAYLOAD_TOO_LARGE",
+  429: "RATE_LIMITED",
+};
+
 export function toErrorBody(err: any, requestId: string | undefined): ErrorBody {
   const parsed = bodyParserError(err);
   if (parsed) return parsed;
@@ -92,7 +134,21 @@ export function toErrorBody(err: any, requestId: string | undefined): ErrorBody 
       { requestId },
     );
   }
-  if (err instanceof Errors.RequestTimeoutError || err?.type === "REQUEST_TIMEOUT") {
+  // The call was dropped before it ran (its time was up) or its node left mid-call: the same to a caller.
+  if (err?.type === "REQUEST_REJECTED" || err?.name === "BrokerDisconnectedError") {
+    return body(
+      "ServiceUnavailableError",
+      503,
+      "SERVICE_UNAVAILABLE",
+      "The service behind this operation is not available; try again shortly",
+      { requestId },
+    );
+  }
+  if (
+    err instanceof Errors.RequestTimeoutError ||
+    err?.type === "REQUEST_TIMEOUT" ||
+    err?.type === "REQUEST_SKIPPED"
+  ) {
     return body("TimeoutError", 504, "TIMEOUT", "The operation did not finish within the request timeout", {
       requestId,
     });
@@ -113,12 +169,17 @@ export function toErrorBody(err: any, requestId: string | undefined): ErrorBody 
       err.message === "Not found" ? "No operation at this path" : err.message,
     );
   }
+  const framework = frameworkError(err);
+  if (framework) return framework;
   const known: Record<number, string> = {
+    400: "INVALID_REQUEST",
     401: "UNAUTHORIZED",
     403: "FORBIDDEN",
     404: "NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
     409: "CONFLICT",
     413: "PAYLOAD_TOO_LARGE",
+    414: "URI_TOO_LONG",
     415: "UNSUPPORTED_MEDIA_TYPE",
     501: "NOT_IMPLEMENTED",
     502: "BAD_GATEWAY",
