@@ -5,7 +5,7 @@
  */
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { ActionContract, ServiceContract } from "./contracts/define";
-import type { Infer } from "./contracts/schema";
+import { dropNullOptionals, type Infer } from "./contracts/schema";
 import type { Caller } from "./contracts/resources";
 import { NotImplementedError } from "./errors";
 import { acquireStore, releaseStore } from "./runtime";
@@ -67,11 +67,19 @@ export function contractActions<
       params: def.params as any,
       // Only routed actions are published to the gateway; the rest are for other services.
       visibility: def.http ? "published" : "public",
-      handler: handler ? (handler as any) : placeholder(action),
+      handler: handler ? withNullRule(def.params, handler as any) : placeholder(action),
       ...(def.task && { task: def.task }),
     };
   }
   return actions;
+}
+
+/** The handler, after the one rule for null on optional fields (dropNullOptionals). */
+function withNullRule(props: ActionContract["params"], handler: (this: unknown, ctx: Context) => unknown) {
+  return function (this: unknown, ctx: Context<Record<string, unknown>>) {
+    dropNullOptionals(props, ctx.params);
+    return handler.call(this, ctx);
+  };
 }
 
 /** Gives a service `this.store` (the broker's shared store) from `started` to `stopped`. */

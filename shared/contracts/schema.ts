@@ -112,6 +112,41 @@ export const optBool = { type: "boolean", optional: true } as const;
 export const anyObject = { type: "object", optional: true } as const;
 export const sortOrder = { type: "enum", values: [1, -1], optional: true } as const;
 
+/**
+ * One rule for `null` (docs/security.md#null): on an optional field that is not `nullable`, null
+ * means absent. fastest-validator lets null through an optional field; this drops it before any
+ * handler sees it, so a handler's defaults apply and no null is stored where the resource says
+ * array, string or object. A `nullable` field keeps its null (operation 10's nextRunAt: null clears
+ * it). Walks the declared object props (and arrays of them) only: free-form values (job variables)
+ * keep their nulls.
+ */
+export function dropNullOptionals(props: Props, params: Record<string, unknown> | null | undefined): void {
+  if (!params || typeof params !== "object") return;
+  for (const [key, raw] of Object.entries(props)) {
+    if (key.startsWith("$$") || !(key in params)) continue;
+    const rule: Rule | undefined =
+      typeof raw === "object"
+        ? raw
+        : typeof raw === "string"
+          ? { type: raw.split("|")[0], optional: raw.includes("optional") }
+          : undefined;
+    if (!rule) continue;
+    const value = params[key];
+    if (value === null) {
+      if (rule.optional && !rule.nullable) delete params[key];
+      continue;
+    }
+    dropNullOptionalsIn(rule, value);
+  }
+}
+
+function dropNullOptionalsIn(rule: Rule, value: unknown): void {
+  if (rule.type === "object" && rule.props && value && typeof value === "object" && !Array.isArray(value))
+    dropNullOptionals(rule.props as Props, value as Record<string, unknown>);
+  else if (rule.type === "array" && rule.items && Array.isArray(value))
+    for (const item of value) dropNullOptionalsIn(rule.items, item);
+}
+
 /** A phantom value carrying a result type in a contract (never read at run time). */
 export function returns<T>(): T {
   return undefined as unknown as T;
