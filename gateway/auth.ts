@@ -103,8 +103,9 @@ export class CallerCache {
             password: credentials.password,
           });
     if (this.ttlMs > 0) {
-      // A session's own expiry bounds how long it may be cached.
-      const until = Math.min(now + this.ttlMs, caller.expiresAt ?? Infinity);
+      // A session's own expiry bounds how long it may be cached, and only half the time left is
+      // cached: a request after that reaches accounts and slides the session (a short TTL too).
+      const until = Math.min(now + this.ttlMs, now + ((caller.expiresAt ?? Infinity) - now) / 2);
       if (this.entries.size >= MAX_CACHED) this.entries.delete(this.entries.keys().next().value as string);
       this.entries.set(key, { caller, until });
     }

@@ -183,6 +183,7 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
     events: {
       [SESSIONS_REVOKED_EVENT](this: GatewayService, ctx: Context<SessionsRevokedEvent>) {
         this.callers.revoke(ctx.params.sessionIds);
+        this.streams.endSessions(ctx.params.sessionIds);
       },
       [ENGINE_EVENTS.job](this: GatewayService, ctx: Context<JobChangedEvent>) {
         this.streams.publish("job", ctx.params);
@@ -233,7 +234,12 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
 
     created(this: GatewayService) {
       this.callers = new CallerCache(config.authCacheMs);
-      this.streams = new EventStreams();
+      this.streams = new EventStreams(config.eventStreams, (caller) =>
+        call(this.broker, "accounts.refreshCaller", {
+          accountId: caller.accountId,
+          ...(caller.sessionId && { sessionId: caller.sessionId }),
+        }),
+      );
       this.openApiDocument = buildOpenApi(API_VERSION);
     },
 

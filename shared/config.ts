@@ -35,6 +35,8 @@ export interface PlatformConfig {
   requestTimeout: number;
   /** Largest accepted request body, in body-parser notation ("1mb"). */
   bodyLimit: string;
+  /** Server-Sent Event streams (GET /events): caps and how often their callers are re-read. */
+  eventStreams: { perSession: number; total: number; recheckMs: number };
   /** Bounds on every input's shape, at the gateway and on every action call (docs/security.md#limits). */
   inputLimits: { maxDepth: number; maxNodes: number };
   /** Requests per client per window; 0 disables rate limiting. */
@@ -130,6 +132,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
       serializer: process.env.SERIALIZER || "JSON",
       requestTimeout: int("REQUEST_TIMEOUT", 10_000, 1),
       bodyLimit: process.env.BODY_LIMIT || "1mb",
+      eventStreams: {
+        perSession: int("EVENTS_MAX_PER_SESSION", 5, 1),
+        total: int("EVENTS_MAX_STREAMS", 1000, 1),
+        recheckMs: int("EVENTS_RECHECK_MS", 5000, 100),
+      },
       inputLimits: {
         maxDepth: int("MAX_INPUT_DEPTH", 64, 2),
         maxNodes: int("MAX_INPUT_NODES", 100_000, 10),

@@ -13,7 +13,7 @@ import type { Store } from "../../shared/store/types";
 import { changePassword, create, list, setPassword } from "./accounts";
 import { ensureBootstrapAdmin } from "./bootstrap";
 import { createGroup, listGroups } from "./groups";
-import { authenticate, authenticateBasic, login, logout, myTtl, whoami } from "./sessions";
+import { authenticate, authenticateBasic, login, logout, myTtl, refreshCaller, whoami } from "./sessions";
 
 /** `this` of the accounts service: a platform service with its session sweep timer. */
 export type AccountsService = PlatformService<{ sweepTimer?: NodeJS.Timeout }>;
@@ -36,6 +36,7 @@ export default typedService<AccountsService>({
     myTtl,
     authenticate,
     authenticateBasic,
+    refreshCaller,
     list,
     create,
     setPassword,

@@ -70,7 +70,19 @@ export async function changePassword(this: AccountsService, ctx: Ctx<"changePass
       { field: "currentPassword", message: "Current password is wrong", type: "password" },
     ]);
   }
-  await storePassword(this, caller.accountId, ctx.params.newPassword);
+  // Compare-and-set on the hash that was verified: of two changes from the same current password,
+  // one wins; the other finds the hash changed and changes nothing.
+  const changed = await this.store
+    .collection("account_credentials")
+    .updateOne(
+      { _id: caller.accountId, hash: credentials.hash },
+      { $set: { hash: await hashPassword(ctx.params.newPassword), updated: nowIso() } },
+    );
+  if (changed.matchedCount === 0)
+    throw new ConflictError("The password was changed by another request meanwhile; sign in again");
+  await this.store
+    .collection("accounts")
+    .updateOne({ _id: caller.accountId }, { $set: { "_meta.updated": nowIso() } });
   await revokeSessions(this, { accountId: caller.accountId, _id: { $ne: caller.sessionId ?? "" } });
   return { status: "OK", message: "Password changed; your other sessions ended" };
 }

@@ -28,7 +28,8 @@ export interface Session {
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
 
 /** Sliding expiry is written at most this often per session, not on every request. */
-const SLIDE_GRANULARITY_MS = 60_000;
+/** Sliding writes at most once a minute, and at least four times per session TTL (a short TTL still slides). */
+const slideGranularityMs = (ttl: number) => Math.min(60_000, Math.floor(ttl / 4));
 
 const ACCOUNT_FIELDS = [
   "_id",
@@ -106,7 +107,7 @@ export async function authenticate(this: AccountsService, ctx: Ctx<"authenticate
   let session = await sessions.findOne({ _id: sessionId, expiresAt: { $gt: now } });
   if (!session) throw new UnauthorizedError("Invalid or expired token");
   const expiresAt = now + ttlMs(this);
-  if (expiresAt - session.expiresAt >= SLIDE_GRANULARITY_MS) {
+  if (expiresAt - session.expiresAt >= slideGranularityMs(ttlMs(this))) {
     session =
       (await sessions.findOneAndUpdate(
         { _id: sessionId, expiresAt: { $gt: now } },
@@ -115,6 +116,18 @@ export async function authenticate(this: AccountsService, ctx: Ctx<"authenticate
     if (!session) throw new UnauthorizedError("Invalid or expired token");
   }
   return { ...(await callerOf(this, session.accountId)), sessionId, expiresAt: session.expiresAt };
+}
+
+export async function refreshCaller(this: AccountsService, ctx: Ctx<"refreshCaller">) {
+  const { accountId, sessionId } = ctx.params;
+  if (sessionId) {
+    const session = await this.store
+      .collection<Session>("sessions")
+      .findOne({ _id: sessionId, accountId, expiresAt: { $gt: Date.now() } });
+    if (!session) throw new UnauthorizedError("The session has ended");
+    return { ...(await callerOf(this, accountId)), sessionId, expiresAt: session.expiresAt };
+  }
+  return callerOf(this, accountId);
 }
 
 export async function authenticateBasic(this: AccountsService, ctx: Ctx<"authenticateBasic">) {

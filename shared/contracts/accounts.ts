@@ -79,6 +79,15 @@ export const accounts = defineService("accounts", {
     result: returns<Caller>(),
     description: "Resolve a session token to a caller; slides the session's expiry. Used by the gateway.",
   },
+  refreshCaller: {
+    params: {
+      accountId: { type: "string", min: 1, max: 64 },
+      sessionId: { type: "string", min: 1, max: 128, optional: true },
+    },
+    result: returns<Caller>(),
+    description:
+      "The caller of a session (or, for Basic, of an account) as it is now: 401 once the session ended or the account is inactive. Does not slide the session. Used by the gateway to keep open event streams honest.",
+  },
   authenticateBasic: {
     params: {
       username: { type: "string", min: 1, max: 128 },

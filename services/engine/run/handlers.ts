@@ -11,7 +11,7 @@ import { configOf } from "../../../shared/runtime";
 import { loadKey } from "../../../shared/secrets";
 import { typedMixin } from "../../../shared/service";
 import type { EngineHandlers, EngineService } from "../types";
-import { maySeeJob } from "../../../shared/job-visibility";
+import { assertOwnGroups, maySeeJob } from "../../../shared/job-visibility";
 import { JOBS } from "../collections";
 import { listManualTasks } from "../jobs/manual-tasks";
 import { DISPATCH_EVENT, Runner } from "./runner";
@@ -43,7 +43,10 @@ export const runHandlers: EngineHandlers = {
     const workflow = await loadWorkflow(this.store, name);
     const variables = prepareVariables(workflow, options.variables ?? {}, () => this.secretKey());
     let groups = [...new Set(options.groups ?? workflow.groups ?? [])];
-    if (options.groups) await checkGroups(ctx, groups);
+    if (options.groups) {
+      assertOwnGroups(caller, groups, "options.groups");
+      await checkGroups(ctx, groups);
+    }
     // A job nobody but admins could see is of no use to the person who started it.
     if (groups.length === 0 && caller) groups = [...caller.groupIds];
     const job = buildJob(

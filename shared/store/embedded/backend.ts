@@ -102,7 +102,10 @@ export class EmbeddedBackend implements Store {
     for (const doc of change.put ?? []) {
       const violation = boundsViolation(doc, STORED_DOCUMENT_LIMITS);
       if (violation)
-        throw new DocumentShapeError(collection, `nests deeper than ${violation.limit} levels at '${violation.path}'`);
+        throw new DocumentShapeError(
+          collection,
+          `nests deeper than ${violation.limit} levels at '${violation.path}'`,
+        );
     }
     const line = JSON.stringify({ s: this.seq + 1, c: collection, ...change }) + "\n";
     this.append(line);
