@@ -32,6 +32,7 @@ import {
 import { sendError } from "./error-response";
 import { buildOpenApi } from "./openapi";
 import { buildParams } from "./request-params";
+import { rateLimits } from "./rate-limit";
 import { assertWithinBounds } from "../shared/input-bounds";
 import { applySessionEffect } from "./session-cookie";
 import { API_VERSION } from "../shared/version";
@@ -56,6 +57,68 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
   const ops = operations();
   const byAction = new Map(ops.map((op) => [op.action, op]));
 
+  // Rate limits are the gateway's own (rate-limit.ts): per operation kind, which one route of
+  // moleculer-web's cannot express, and moleculer-web serves one route per path.
+  const limits = rateLimits(config);
+  const route = {
+    path: "/",
+    mappingPolicy: "restrict",
+    autoAliases: false,
+    aliases: aliasesOf(ops),
+    bodyParsers: {
+      json: { limit: config.bodyLimit, strict: true, type: ["application/json", "application/*+json"] },
+      urlencoded: false,
+    },
+    callOptions: { timeout: config.requestTimeout },
+    async onBeforeCall(
+      this: GatewayService,
+      ctx: Context<unknown, PlatformMeta>,
+      _route: unknown,
+      req: Req,
+      _res: ServerResponse,
+      alias: any,
+    ) {
+      const op = byAction.get(alias.action)!;
+      limits.take(op, req.socket.remoteAddress ?? "unknown");
+      if (
+        (op.method === "POST" || op.method === "PUT") &&
+        hasBody(req) &&
+        !JSON_TYPE.test(req.headers["content-type"] ?? "")
+      ) {
+        throw new Errors.MoleculerClientError(
+          "Request body must be JSON (Content-Type: application/json)",
+          415,
+          "UNSUPPORTED_MEDIA_TYPE",
+        );
+      }
+      if (op.access !== "public") {
+        const credentials = readCredentials(req, this.cookieName());
+        if (!credentials) throw new UnauthorizedError();
+        const caller = await this.callers.resolve(ctx, credentials);
+        if (!mayCall(op.access, caller.roles)) throw new ForbiddenError();
+        ctx.meta.caller = caller;
+      }
+      // Before anything crosses the bus: a value too deep for the bus would not even serialize.
+      assertWithinBounds(req.body, config.inputLimits);
+      req.$params = buildParams(op, req, alias.match(req.parsedUrl) || {});
+      assertWithinBounds(req.$params, config.inputLimits);
+    },
+    async onAfterCall(
+      this: GatewayService,
+      ctx: Context<unknown, PlatformMeta>,
+      _route: unknown,
+      req: Req,
+      _res: ServerResponse,
+      data: any,
+    ) {
+      const op = byAction.get(req.$alias!.action)!;
+      return applySessionEffect(op.session, this.cookieName(), ctx.meta, data);
+    },
+    onError(this: GatewayService, req: Req, res: ServerResponse, err: unknown) {
+      sendError.call(this, req, res, err);
+    },
+  };
+
   const settings: Record<string, unknown> = {
     port: config.port,
     ip: config.host,
@@ -79,74 +142,7 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
             maxAge: 600,
           }
         : undefined,
-    routes: [
-      {
-        path: "/",
-        mappingPolicy: "restrict",
-        autoAliases: false,
-        aliases: aliasesOf(ops),
-        bodyParsers: {
-          json: { limit: config.bodyLimit, strict: true, type: ["application/json", "application/*+json"] },
-          urlencoded: false,
-        },
-        callOptions: { timeout: config.requestTimeout },
-        rateLimit:
-          config.rateLimit > 0
-            ? {
-                window: config.rateLimitWindowMs,
-                limit: config.rateLimit,
-                headers: true,
-                key: (req: IncomingMessage) => req.socket.remoteAddress ?? "unknown",
-              }
-            : undefined,
-        async onBeforeCall(
-          this: GatewayService,
-          ctx: Context<unknown, PlatformMeta>,
-          _route: unknown,
-          req: Req,
-          _res: ServerResponse,
-          alias: any,
-        ) {
-          const op = byAction.get(alias.action)!;
-          if (
-            (op.method === "POST" || op.method === "PUT") &&
-            hasBody(req) &&
-            !JSON_TYPE.test(req.headers["content-type"] ?? "")
-          ) {
-            throw new Errors.MoleculerClientError(
-              "Request body must be JSON (Content-Type: application/json)",
-              415,
-              "UNSUPPORTED_MEDIA_TYPE",
-            );
-          }
-          if (op.access !== "public") {
-            const credentials = readCredentials(req, this.cookieName());
-            if (!credentials) throw new UnauthorizedError();
-            const caller = await this.callers.resolve(ctx, credentials);
-            if (!mayCall(op.access, caller.roles)) throw new ForbiddenError();
-            ctx.meta.caller = caller;
-          }
-          // Before anything crosses the bus: a value too deep for the bus would not even serialize.
-          assertWithinBounds(req.body, config.inputLimits);
-          req.$params = buildParams(op, req, alias.match(req.parsedUrl) || {});
-          assertWithinBounds(req.$params, config.inputLimits);
-        },
-        async onAfterCall(
-          this: GatewayService,
-          ctx: Context<unknown, PlatformMeta>,
-          _route: unknown,
-          req: Req,
-          _res: ServerResponse,
-          data: any,
-        ) {
-          const op = byAction.get(req.$alias!.action)!;
-          return applySessionEffect(op.session, this.cookieName(), ctx.meta, data);
-        },
-        onError(this: GatewayService, req: Req, res: ServerResponse, err: unknown) {
-          sendError.call(this, req, res, err);
-        },
-      },
-    ],
+    routes: [route],
     onError(this: GatewayService, req: Req, res: ServerResponse, err: unknown) {
       sendError.call(this, req, res, err);
     },

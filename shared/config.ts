@@ -35,6 +35,11 @@ export interface PlatformConfig {
   requestTimeout: number;
   /** Largest accepted request body, in body-parser notation ("1mb"). */
   bodyLimit: string;
+  /** Sign-in attempts per client address per rate-limit window (stricter than RATE_LIMIT). */
+  loginRateLimit: number;
+  /** Failed sign-ins of one account within loginFailureWindowMs before it is refused for the rest of the window. */
+  loginMaxFailures: number;
+  loginFailureWindowMs: number;
   /** Server-Sent Event streams (GET /events): caps and how often their callers are re-read. */
   eventStreams: { perSession: number; total: number; recheckMs: number };
   /** Bounds on every input's shape, at the gateway and on every action call (docs/security.md#limits). */
@@ -132,6 +137,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
       serializer: process.env.SERIALIZER || "JSON",
       requestTimeout: int("REQUEST_TIMEOUT", 10_000, 1),
       bodyLimit: process.env.BODY_LIMIT || "1mb",
+      loginRateLimit: int("LOGIN_RATE_LIMIT", 60, 1),
+      loginMaxFailures: int("LOGIN_MAX_FAILURES", 10, 1),
+      loginFailureWindowMs: int("LOGIN_FAILURE_WINDOW_MS", 900_000, 1000),
       eventStreams: {
         perSession: int("EVENTS_MAX_PER_SESSION", 5, 1),
         total: int("EVENTS_MAX_STREAMS", 1000, 1),

@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { call } from "../../shared/contracts";
 import type { accounts as contract } from "../../shared/contracts/accounts";
+import { Errors } from "moleculer";
 import { SESSIONS_REVOKED_EVENT } from "../../shared/contracts/events";
 import type { Account, Caller, Group, Profile } from "../../shared/contracts/resources";
 import { UnauthorizedError } from "../../shared/errors";
@@ -45,13 +46,16 @@ export const accountProjection: Projection = Object.fromEntries(ACCOUNT_FIELDS.m
 
 export async function login(this: AccountsService, ctx: Ctx<"login">) {
   const { username, password } = ctx.params.user;
+  await refuseWhileLocked(this, username);
   const account = await this.store.collection("accounts").findOne({ username });
   const credentials = account
     ? await this.store.collection("account_credentials").findOne({ _id: account._id })
     : null;
   const valid = await verifyPassword(password, credentials?.hash ?? (await decoyHash()));
-  if (!account || !credentials || !valid || account.inactive)
+  if (!account || !credentials || !valid || account.inactive) {
+    await countFailure(this, username);
     throw new UnauthorizedError("Invalid username or password");
+  }
 
   const token = randomBytes(32).toString("base64url");
   const now = Date.now();
@@ -68,6 +72,40 @@ export async function login(this: AccountsService, ctx: Ctx<"login">) {
   await this.store.collection("accounts").updateOne({ _id: account._id }, { $set: { lastLogin: nowIso() } });
   this.logger.info(`login: ${username}`);
   return { token, expiresAt: session.expiresAt };
+}
+
+/**
+ * Password guessing, per account across every gateway and replica (the count lives in the store):
+ * after LOGIN_MAX_FAILURES failed sign-ins within LOGIN_FAILURE_WINDOW_MS, sign-in to that username
+ * is refused (429) until the window ends. Unknown usernames are counted too, so the answer does not
+ * tell which exist. The gateway also limits sign-ins per client address (LOGIN_RATE_LIMIT).
+ */
+const LOGIN_FAILURES = "login_failures";
+
+async function refuseWhileLocked(service: AccountsService, username: string): Promise<void> {
+  const { loginMaxFailures } = configOf(service.broker);
+  const record = await service.store
+    .collection(LOGIN_FAILURES)
+    .findOne({ _id: username, until: { $gt: Date.now() } });
+  if (record && record.count >= loginMaxFailures)
+    throw new Errors.MoleculerClientError(
+      "Too many failed sign-ins for this account; try again later",
+      429,
+      "RATE_LIMITED",
+    );
+}
+
+async function countFailure(service: AccountsService, username: string): Promise<void> {
+  const now = Date.now();
+  const failures = service.store.collection(LOGIN_FAILURES);
+  // One atomic write: a window that ran out starts again, otherwise the count goes up.
+  const counted = await failures.updateOne({ _id: username, until: { $gt: now } }, { $inc: { count: 1 } });
+  if (counted.matchedCount === 0)
+    await failures.updateOne(
+      { _id: username },
+      { $set: { count: 1, until: now + configOf(service.broker).loginFailureWindowMs } },
+      { upsert: true },
+    );
 }
 
 export async function logout(this: AccountsService, ctx: Ctx<"logout">) {

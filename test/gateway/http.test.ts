@@ -200,9 +200,10 @@ describe("rate limit", () => {
   });
   afterAll(() => limited.stop());
 
-  test("over the limit -> 429 with Retry-After", async () => {
-    for (let i = 0; i < 3; i++) expect((await request(limited.baseUrl, "GET", "/health")).status).toBe(200);
-    const reply = await request(limited.baseUrl, "GET", "/health");
+  test("over the limit -> 429 with Retry-After (probes are never limited: test/security/rate-limits.test.ts)", async () => {
+    for (let i = 0; i < 3; i++)
+      expect((await request(limited.baseUrl, "GET", "/user-management/accounts")).status).toBe(401);
+    const reply = await request(limited.baseUrl, "GET", "/user-management/accounts");
     expectError(reply, 429, "RATE_LIMITED");
     expect(Number(reply.headers.get("retry-after"))).toBeGreaterThan(0);
   });
