@@ -5,7 +5,8 @@
  */
 import type { Context } from "moleculer";
 import { call } from "../../shared/contracts";
-import type { Automation, AutomationRun } from "../../shared/contracts/resources";
+import type { Automation, AutomationRun, Caller } from "../../shared/contracts/resources";
+import { assertOwnGroups } from "../../shared/job-visibility";
 import { intervalMs, scheduler as contract } from "../../shared/contracts/scheduler";
 import { BadRequestError, ConflictError, invalidField, NotFoundError } from "../../shared/errors";
 import { DuplicateKeyError } from "../../shared/store/types";
@@ -81,6 +82,8 @@ async function checkReferences(this: SchedulerService, ctx: Context, fields: Edi
     }
   }
   if (fields.groups?.length) {
+    // Its jobs start into these groups: a caller names only its own (shared/job-visibility.ts).
+    assertOwnGroups(ctx.meta.caller as Caller | undefined, fields.groups, `${prefix}groups`);
     const known = new Set((await call(ctx, "accounts.listGroups", {})).map((g) => g._id));
     const missing = fields.groups.filter((g) => !known.has(g));
     if (missing.length > 0)
