@@ -5,13 +5,13 @@
  */
 import type { Context } from "moleculer";
 import { call } from "../../shared/contracts";
-import type { Automation, AutomationRun, Caller } from "../../shared/contracts/resources";
+import type { Automation, AutomationRun } from "../../shared/contracts/resources";
 import { assertOwnGroups } from "../../shared/job-visibility";
 import { intervalMs, scheduler as contract } from "../../shared/contracts/scheduler";
 import { BadRequestError, ConflictError, invalidField, NotFoundError } from "../../shared/errors";
 import { DuplicateKeyError } from "../../shared/store/types";
 import { pageLimit } from "../../shared/paging";
-import type { HandlerContext, PlatformService } from "../../shared/service";
+import type { HandlerContext, PlatformMeta, PlatformService } from "../../shared/service";
 import { nowIso } from "../../shared/text";
 import { AUTOMATIONS, onTick, RUNS, type TickResult } from "./firing";
 import { iso, preview } from "./schedule";
@@ -83,7 +83,7 @@ async function checkReferences(this: SchedulerService, ctx: Context, fields: Edi
   }
   if (fields.groups?.length) {
     // Its jobs start into these groups: a caller names only its own (shared/job-visibility.ts).
-    assertOwnGroups(ctx.meta.caller as Caller | undefined, fields.groups, `${prefix}groups`);
+    assertOwnGroups((ctx.meta as PlatformMeta).caller, fields.groups, `${prefix}groups`);
     const known = new Set((await call(ctx, "accounts.listGroups", {})).map((g) => g._id));
     const missing = fields.groups.filter((g) => !known.has(g));
     if (missing.length > 0)
