@@ -5,6 +5,7 @@
 import { Errors, type BrokerOptions } from "moleculer";
 import type { PlatformConfig } from "../shared/config";
 import { inputBoundsMiddleware } from "../shared/input-bounds";
+import { RedactingValidator } from "../shared/validator";
 import { tracingOptions } from "../shared/telemetry";
 
 /** NATS gets explicit options (reconnect forever, no echo of our own messages); other URIs pass through. */
@@ -52,7 +53,8 @@ export function brokerOptions(config: PlatformConfig): BrokerOptions {
       options: { level: config.logLevel, formatter: "short", colors: process.stdout.isTTY === true },
     },
     logLevel: config.logLevel as BrokerOptions["logLevel"],
-    validator: true,
+    // fastest-validator, with rejected values kept out of errors (and so out of every log line).
+    validator: new RedactingValidator(),
     // Every action call, from the gateway or another service, keeps within the input bounds.
     middlewares: [inputBoundsMiddleware(config.inputLimits)],
     tracing: tracingOptions(config.telemetry),

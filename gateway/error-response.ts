@@ -210,3 +210,27 @@ export function sendError(this: GatewayService, req: Req, res: ServerResponse, e
   res.writeHead(body.code, { "Content-Type": "application/json; charset=utf-8" });
   res.end(JSON.stringify(body));
 }
+
+/**
+ * Requests Node's HTTP parser rejects before any route sees them: a request line and headers over
+ * Node's limit (16 KB, `--max-http-header-size`) is 431, anything else malformed 400 — each with
+ * the error body, then the connection closes.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: import("node:stream").Duplex): void {
+  if (!socket.writable) return void socket.destroy();
+  const tooLarge = err.code === "HPE_HEADER_OVERFLOW";
+  const error = tooLarge
+    ? body(
+        "RequestHeaderFieldsTooLargeError",
+        431,
+        "HEADERS_TOO_LARGE",
+        "The request line and headers are larger than the server accepts (16 KB)",
+      )
+    : body("BadRequestError", 400, "INVALID_REQUEST", "The request is not valid HTTP");
+  const text = JSON.stringify(error);
+  socket.end(
+    `HTTP/1.1 ${error.code} ${tooLarge ? "Request Header Fields Too Large" : "Bad Request"}\r\n` +
+      "Content-Type: application/json; charset=utf-8\r\n" +
+      `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
+}

@@ -29,7 +29,7 @@ import {
   type SessionsRevokedEvent,
   type TaskChangedEvent,
 } from "../shared/contracts/events";
-import { sendError } from "./error-response";
+import { answerClientError, sendError } from "./error-response";
 import { buildOpenApi } from "./openapi";
 import { buildParams } from "./request-params";
 import { rateLimits } from "./rate-limit";
@@ -250,6 +250,9 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       // activation broadcast in that window would be missed, so the active profile is re-read now and then.
       this.profileTimer = setInterval(() => void this.refreshCookieName(), 30_000);
       this.profileTimer.unref();
+      // Malformed requests and oversized request heads never reach a route: Node would answer them
+      // with an empty body; they get the one error shape like everything else.
+      this.server.on("clientError", answerClientError);
       // Access log without query strings: they may carry a token.
       this.server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
         const start = process.hrtime.bigint();

@@ -141,3 +141,16 @@ describe("over HTTP", () => {
       expectError(await api.get(url), 400, "INVALID_REQUEST");
   });
 });
+
+describe("requests Node's parser refuses", () => {
+  let platform: Platform;
+  beforeAll(async () => {
+    platform = await startPlatform();
+  });
+  afterAll(() => platform.stop());
+
+  test("a URL over 16 KB is 431 with the error body, not an empty one", async () => {
+    const reply = await client(platform.baseUrl).get(`/adapters?x=${"a".repeat(20_000)}`);
+    expectError(reply, 431, "HEADERS_TOO_LARGE");
+  });
+});
