@@ -6,8 +6,8 @@
  * credential when its key, lowercased with everything but letters and digits dropped, ENDS WITH
  * one of CREDENTIAL_SUFFIXES: `password`, `adminPassword`, `db_password`, `token`, `authToken`,
  * `client_secret`, `apiKey`, `api-key`, `privateKey`, `ssh_private_key`, `passphrase`,
- * `community`, `snmpCommunity`, `credential` ... but not `tokenUrl`, `passwordPolicy` or
- * `username`. A credential's string or number value is sealed; when it is an object or array,
+ * `community`, `snmpCommunity`, `credential`, `pwd`, `pass`, `secretKey`, `accessKey`,
+ * `sshKey` ... but not `tokenUrl`, `passwordPolicy` or `username`. A credential's string or number value is sealed; when it is an object or array,
  * every string and number inside it is sealed (a `credentials: {...}` block is secret as a whole).
  */
 import { sealValue } from "../../shared/pointers";
@@ -15,7 +15,13 @@ import { sealValue } from "../../shared/pointers";
 export const CREDENTIAL_SUFFIXES = [
   "password",
   "passwd",
+  "pwd",
+  "pass",
   "passphrase",
+  "secretkey",
+  "accesskey",
+  "sshkey",
+  "privkey",
   "secret",
   "token",
   "apikey",

@@ -73,7 +73,8 @@ export const profileProps = {
     express_https: obj({
       enable: optBool,
       port,
-      key: optString,
+      // The TLS private key: a secret like the passphrase that unlocks it.
+      key: secret,
       cert: optString,
       secureProtocol: optString,
       client_reneg_limit: nonNegInt,
@@ -190,6 +191,7 @@ export const profileProps = {
 
 /** Profile fields stored encrypted (docs/platform-rules.md#secrets), as JSON pointers. */
 export const PROFILE_ENCRYPTED_POINTERS = [
+  "/expressProps/express_https/key",
   "/expressProps/express_https/passphrase",
   "/redisProps/password",
   "/rabbitmq/password",

@@ -25,6 +25,7 @@ import {
 
 const SECRETS = {
   passphrase: "https-passphrase-plain-7f3a",
+  tlsKey: "-----BEGIN PRIVATE KEY----- tls-key-plain-5e5e",
   redis: "redis-password-plain-91bc",
   rabbit: "rabbit-password-plain-44de",
   community0: "snmp-community-plain-0aa1",
@@ -57,7 +58,7 @@ const FULL = {
     express_https: {
       enable: true,
       port: 3443,
-      key: "/etc/tls/key.pem",
+      key: SECRETS.tlsKey,
       cert: "/etc/tls/cert.pem",
       secureProtocol: "TLSv1_2_method",
       client_reneg_limit: 3,
@@ -164,6 +165,7 @@ const FULL = {
 /** FULL as stored: the decorator fields in their encrypted form (checked separately). */
 function withoutSecrets(p: any) {
   const copy = structuredClone(p);
+  delete copy.expressProps.express_https.key;
   delete copy.expressProps.express_https.passphrase;
   delete copy.redisProps.password;
   delete copy.rabbitmq.password;
@@ -295,6 +297,7 @@ describeInBothShapes("profiles", (platform) => {
             location: "/bundles/0",
             properties: {
               encrypted: [
+                "/expressProps/express_https/key",
                 "/expressProps/express_https/passphrase",
                 "/redisProps/password",
                 "/rabbitmq/password",

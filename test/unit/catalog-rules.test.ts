@@ -14,6 +14,7 @@ import {
 } from "../../shared/pointers";
 import { holdsCredentials, isCredentialKey, sealCredentials } from "../../services/adapters/credentials";
 import { depthOf, restoreContainers } from "../../services/forms/preserve";
+import { profileProps, PROFILE_ENCRYPTED_POINTERS } from "../../shared/contracts/profiles";
 
 const key = randomBytes(32);
 
@@ -87,6 +88,14 @@ describe("adapter credentials: one rule", () => {
     "community",
     "snmpCommunity",
     "credentials",
+    // Issue 8, defect 10: names users expect hidden.
+    "pwd",
+    "pass",
+    "enable_pass",
+    "secretKey",
+    "aws_secret_key",
+    "accessKey",
+    "sshKey",
   ])("%s is a credential", (k) => expect(isCredentialKey(k)).toBe(true));
 
   test.each(["username", "tokenUrl", "passwordPolicy", "host", "keyFile", "secretName", "auth_method"])(
@@ -150,5 +159,25 @@ describe("preserveFormData's container restoration", () => {
     expect(depthOf("s")).toBe(0);
     expect(depthOf([])).toBe(1);
     expect(depthOf({ a: [{ b: 1 }] })).toBe(3);
+  });
+});
+
+describe("profile secrets: the schema's own marking", () => {
+  /** JSON pointers of every field the profile schema marks `secret` (`*` for record and array members). */
+  function markedSecret(rule: any, pointer = ""): string[] {
+    if (!rule || typeof rule !== "object") return [];
+    if (rule.secret) return [pointer];
+    if (rule.props) return Object.entries(rule.props).flatMap(([k, r]) => markedSecret(r, `${pointer}/${k}`));
+    if (rule.type === "record") return markedSecret(rule.value, `${pointer}/*`);
+    if (rule.type === "array") return markedSecret(rule.items, `${pointer}/*`);
+    return [];
+  }
+
+  test("every field marked secret is stored encrypted, the TLS key and its passphrase among them", () => {
+    const marked = markedSecret({ props: profileProps });
+    expect(marked).toEqual(
+      expect.arrayContaining(["/expressProps/express_https/key", "/expressProps/express_https/passphrase"]),
+    );
+    expect([...PROFILE_ENCRYPTED_POINTERS].sort()).toEqual(expect.arrayContaining(marked.sort()));
   });
 });
