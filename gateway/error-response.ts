@@ -118,24 +118,17 @@ export function toErrorBody(err: any, requestId: string | undefined): ErrorBody 
       err.type === "VALIDATION_ERROR" ? fieldErrors(err.data) : undefined,
     );
   }
-  // No node hosts the service (or it left while we waited): the call can't be served now.
+  // No node hosts the service, it left while we waited or mid-call (the request was rejected), or
+  // this node lost the bus: the call can't be served now.
   if (
     err instanceof Errors.ServiceNotFoundError ||
     err instanceof Errors.ServiceNotAvailableError ||
     err?.type === "SERVICE_NOT_FOUND" ||
     err?.type === "SERVICE_NOT_AVAILABLE" ||
+    err?.type === "REQUEST_REJECTED" ||
+    err?.name === "BrokerDisconnectedError" ||
     err?.name === "ServiceUnavailableError"
   ) {
-    return body(
-      "ServiceUnavailableError",
-      503,
-      "SERVICE_UNAVAILABLE",
-      "The service behind this operation is not available; try again shortly",
-      { requestId },
-    );
-  }
-  // The call was dropped before it ran (its time was up) or its node left mid-call: the same to a caller.
-  if (err?.type === "REQUEST_REJECTED" || err?.name === "BrokerDisconnectedError") {
     return body(
       "ServiceUnavailableError",
       503,
