@@ -111,6 +111,25 @@ describe("the embedded store", () => {
     await store.close();
   });
 
+  test("tightens the files of a store made before they were private", async () => {
+    const dir = tempDir();
+    const first = await openEmbeddedStore(dir);
+    await first.collection("things").insertOne({ n: 1 });
+    await first.close();
+    const storeDir = path.join(dir, "store");
+    fs.writeFileSync(path.join(storeDir, "snapshot.json"), JSON.stringify({ s: 0, collections: {} }));
+    fs.chmodSync(storeDir, 0o755);
+    for (const file of ["store.log", "snapshot.json"]) fs.chmodSync(path.join(storeDir, file), 0o644);
+    const reopened = await openEmbeddedStore(dir);
+    await reopened.close();
+    expect((fs.statSync(storeDir).mode & 0o777).toString(8)).toBe("700");
+    for (const file of ["store.log", "snapshot.json"])
+      expect({ file, mode: (fs.statSync(path.join(storeDir, file)).mode & 0o777).toString(8) }).toEqual({
+        file,
+        mode: "600",
+      });
+  });
+
   test("keeps its files readable by their owner only", async () => {
     const dir = tempDir();
     const store = await openEmbeddedStore(dir);

@@ -151,6 +151,9 @@ export class EmbeddedBackend implements Store {
     const { log, snapshot, tmp } = this.paths;
     // A leftover temp snapshot is a compaction that died before its rename: the log still has everything.
     fs.rmSync(tmp, { force: true });
+    // A store made by an older version had a 0755 folder and a 0644 snapshot: private from now on.
+    tighten(this.dir, 0o700);
+    if (fs.existsSync(snapshot)) tighten(snapshot, 0o600);
     if (fs.existsSync(snapshot)) {
       const snap = JSON.parse(fs.readFileSync(snapshot, "utf8")) as Snapshot;
       for (const [name, { docs, indexes }] of Object.entries(snap.collections)) {
@@ -183,7 +186,7 @@ export class EmbeddedBackend implements Store {
       goodBytes = start = end + 1;
     }
     const fd = fs.openSync(log, "a", 0o600);
-    fs.fchmodSync(fd, 0o600); // a log made by an older version was 0644
+    tighten(log, 0o600); // a log made by an older version was 0644
     if (goodBytes < content.length) fs.ftruncateSync(fd, goodBytes);
     this.logBytes = goodBytes;
     fsyncDirectory(this.dir);
@@ -242,5 +245,17 @@ export class DocumentShapeError extends Error {
   constructor(collection: string, what: string) {
     super(`refused a document for ${collection}: it ${what}`);
     this.name = "DocumentShapeError";
+  }
+}
+
+/**
+ * Sets a file's mode where this process may; a data folder owned by another user (a volume mounted
+ * with its own owner) keeps the mode it was given there rather than stopping the store from opening.
+ */
+function tighten(file: string, mode: number): void {
+  try {
+    fs.chmodSync(file, mode);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EPERM") throw err;
   }
 }
