@@ -33,13 +33,7 @@ import {
   taskService,
   warmUp,
 } from "./engine/workload";
-
-function intEnv(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  const n = raw ? Number(raw) : fallback;
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}`);
-  return n;
-}
+import { intEnv } from "./support/env";
 
 const JOBS = intEnv("BENCH_JOBS", 1500, 10);
 const NATS_JOBS = intEnv("BENCH_NATS_JOBS", 800, 10);

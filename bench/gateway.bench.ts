@@ -50,13 +50,7 @@ import {
   tuningVerdict,
   type Row,
 } from "./support/report";
-
-function intEnv(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  const n = raw ? Number(raw) : fallback;
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}`);
-  return n;
-}
+import { intEnv } from "./support/env";
 
 const settings: LoadSettings = {
   connections: intEnv("BENCH_CONNECTIONS", 32, 1),

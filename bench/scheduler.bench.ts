@@ -21,13 +21,7 @@ import { acquireStore, releaseStore } from "../shared/runtime";
 import { scratchSpace, stopAllChildren, stopChild } from "./support/children";
 import { ADMIN_PASSWORD, httpUrl, platformEnv, spawnPlatformNode, startPlatform } from "./support/platform";
 import { latency, type Latency } from "./engine/stats";
-
-function intEnv(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  const n = raw ? Number(raw) : fallback;
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}`);
-  return n;
-}
+import { intEnv } from "./support/env";
 
 const SCHEDULES = intEnv("BENCH_SCHEDULES", 10_000, 10);
 const SPREAD_MS = intEnv("BENCH_SPREAD_S", 60, 1) * 1000;

@@ -26,13 +26,7 @@ import { serviceSchemas } from "../app/services";
 import { inMemorySearch, type BaselineGroup } from "./search/baseline";
 import { waitQuiet, watchCpu } from "./support/cpu";
 import { makeCatalog, makeQueries, makeTags, MIX, type BenchQuery } from "./search/data";
-
-function intEnv(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  const n = raw ? Number(raw) : fallback;
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}`);
-  return n;
-}
+import { intEnv } from "./support/env";
 
 const OBJECTS = intEnv("BENCH_OBJECTS", 100_000, 100);
 const ROUNDS = intEnv("BENCH_ROUNDS", 15, 1);

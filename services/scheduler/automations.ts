@@ -6,9 +6,10 @@
 import type { Context } from "moleculer";
 import { call } from "../../shared/contracts";
 import type { Automation, AutomationRun } from "../../shared/contracts/resources";
+import { checkGroupsExist } from "../../shared/groups";
 import { assertOwnGroups } from "../../shared/job-visibility";
 import { intervalMs, scheduler as contract } from "../../shared/contracts/scheduler";
-import { BadRequestError, ConflictError, invalidField, NotFoundError } from "../../shared/errors";
+import { ConflictError, invalidField, NotFoundError } from "../../shared/errors";
 import { DuplicateKeyError } from "../../shared/store/types";
 import { pageLimit } from "../../shared/paging";
 import type { HandlerContext, PlatformMeta, PlatformService } from "../../shared/service";
@@ -84,17 +85,7 @@ async function checkReferences(this: SchedulerService, ctx: Context, fields: Edi
   if (fields.groups?.length) {
     // Its jobs start into these groups: a caller names only its own (shared/job-visibility.ts).
     assertOwnGroups((ctx.meta as PlatformMeta).caller, fields.groups, `${prefix}groups`);
-    const known = new Set((await call(ctx, "accounts.listGroups", {})).map((g) => g._id));
-    const missing = fields.groups.filter((g) => !known.has(g));
-    if (missing.length > 0)
-      throw new BadRequestError(
-        `Unknown group(s): ${missing.join(", ")}`,
-        missing.map((g) => ({
-          field: `${prefix}groups`,
-          message: `Unknown group '${g}'`,
-          type: "unknownGroup",
-        })),
-      );
+    await checkGroupsExist(ctx, fields.groups, `${prefix}groups`);
   }
 }
 

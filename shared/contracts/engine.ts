@@ -81,6 +81,14 @@ const workflowDocument = {
   },
 } as const;
 
+/** What a job starts with, from a person (startJob) or a schedule (startScheduledJob). */
+const jobStartOptions = {
+  description: { type: "string", max: 4096, optional: true },
+  variables: { type: "object", optional: true },
+  // Group ids are UUIDs (docs/platform-rules.md#identifiers-and-time), not object ids; unknown ones answer 400.
+  groups: { type: "array", items: { type: "string", min: 1, max: 128 }, max: 100, optional: true },
+} as const;
+
 export const engine = defineService("engine", {
   startJob: {
     params: {
@@ -88,13 +96,7 @@ export const engine = defineService("engine", {
       options: {
         type: "object",
         strict: "remove",
-        props: {
-          description: { type: "string", max: 4096, optional: true },
-          type: { type: "string", optional: true },
-          variables: { type: "object", optional: true },
-          // Group ids are UUIDs (docs/platform-rules.md#identifiers-and-time), not object ids; unknown ones answer 400.
-          groups: { type: "array", items: { type: "string", min: 1, max: 128 }, max: 100, optional: true },
-        },
+        props: { ...jobStartOptions, type: { type: "string", optional: true } },
       },
     },
     result: returns<Job>(),
@@ -123,11 +125,7 @@ export const engine = defineService("engine", {
       options: {
         type: "object",
         strict: "remove",
-        props: {
-          description: { type: "string", max: 4096, optional: true },
-          variables: { type: "object", optional: true },
-          groups: { type: "array", items: { type: "string", min: 1, max: 128 }, max: 100, optional: true },
-        },
+        props: jobStartOptions,
       },
     },
     result: returns<Job>(),

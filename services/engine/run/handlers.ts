@@ -16,7 +16,8 @@ import { JOBS } from "../collections";
 import { listManualTasks } from "../jobs/manual-tasks";
 import { DISPATCH_EVENT, Runner } from "./runner";
 import { runnerSettings } from "./settings";
-import { checkGroups, loadWorkflow, prepareVariables } from "./start";
+import { loadWorkflow, prepareVariables } from "./start";
+import { checkGroupsExist } from "../../../shared/groups";
 import { buildJob } from "./new-job";
 import { cancelRun, finishManual, isWaitingManual } from "./transitions";
 import type { RunJob } from "./types";
@@ -45,7 +46,7 @@ export const runHandlers: EngineHandlers = {
     let groups = [...new Set(options.groups ?? workflow.groups ?? [])];
     if (options.groups) {
       assertOwnGroups(caller, groups, "options.groups");
-      await checkGroups(ctx, groups);
+      await checkGroupsExist(ctx, groups, "options.groups");
     }
     // A job nobody but admins could see is of no use to the person who started it.
     if (groups.length === 0 && caller) groups = [...caller.groupIds];

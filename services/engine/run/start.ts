@@ -3,8 +3,6 @@
  * its variables checked against the workflow's inputSchema and sealed where its decorators say,
  * and its groups. Shared by POST /operations-manager/jobs/start and childJob tasks.
  */
-import type { Context } from "moleculer";
-import { call } from "../../../shared/contracts";
 import { BadRequestError, NotFoundError, invalidField, type FieldError } from "../../../shared/errors";
 import { sealPointers } from "../../../shared/pointers";
 import type { Store } from "../../../shared/store/types";
@@ -66,19 +64,4 @@ export function prepareVariables(
       "decorator",
     );
   }
-}
-
-/**
- * The job's groups exist (by id): an unknown one is a 400. Groups belong to accounts: asked through
- * `accounts.listGroups`, never read from its collection (docs/architecture.md).
- */
-export async function checkGroups(ctx: Context, groups: string[], field = "options.groups"): Promise<void> {
-  if (groups.length === 0) return;
-  const known = new Set((await call(ctx, "accounts.listGroups", {})).map((g) => g._id));
-  const missing = groups.filter((g) => !known.has(g));
-  if (missing.length > 0)
-    throw new BadRequestError(
-      `Unknown group(s): ${missing.join(", ")}`,
-      missing.map((g) => ({ field, message: `Unknown group '${g}'`, type: "unknownGroup" })),
-    );
 }
