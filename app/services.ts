@@ -8,7 +8,7 @@ import createGatewayService from "../gateway/gateway.service";
 import accounts from "../services/accounts/accounts.service";
 import adapters from "../services/adapters/adapters.service";
 import configuration from "../services/configuration.service";
-import devices from "../services/devices.service";
+import devices from "../services/devices/devices.service";
 import engine from "../services/engine/engine.service";
 import forms from "../services/forms/forms.service";
 import prebuilts from "../services/prebuilts/prebuilts.service";

@@ -72,6 +72,13 @@ export interface PlatformConfig {
     /** How long an automatic task's action call may take. */
     taskTimeoutMs: number;
   };
+  /** Adapter health checks and device lookup (docs/orchestrator.md). */
+  adapters: {
+    /** How often each adapters replica looks for adapters whose health check is due. */
+    healthTickMs: number;
+    /** How long device lookup (operation 15) waits for one adapter's devices before leaving them out. */
+    deviceLookupTimeoutMs: number;
+  };
   /** Scheduler timings and limits (docs/scheduler.md). */
   scheduler: {
     /** How often each scheduler replica looks for due slots. */
@@ -163,6 +170,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
         sweepIntervalMs: int("ENGINE_SWEEP_INTERVAL_MS", 1000, 100),
         maxLocalTasks: int("ENGINE_MAX_LOCAL_TASKS", 1000, 1),
         taskTimeoutMs: int("ENGINE_TASK_TIMEOUT_MS", 600_000, 1000),
+      },
+      adapters: {
+        healthTickMs: int("ADAPTER_HEALTH_TICK_MS", 1000, 50),
+        deviceLookupTimeoutMs: int("DEVICE_LOOKUP_TIMEOUT_MS", 10_000, 100),
       },
       scheduler: {
         tickMs: int("SCHEDULER_TICK_MS", 500, 50),

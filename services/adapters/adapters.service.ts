@@ -2,9 +2,11 @@
  * adapters: adapter instances (spec operation 19, docs/platform-rules.md#supporting-operations). An instance is what
  * later operations name by `adapterId` (its `name`). Credentials in its settings are stored
  * encrypted (./credentials.ts has the one rule) and answered only in that stored form.
- * The orchestrator proxy (operations 1 and 2) is in ./orchestrator/ (docs/orchestrator.md).
+ * The orchestrator proxy (operations 1 and 2) and device lists (operation 15, through the devices
+ * service) are in ./orchestrator/, lifecycle (stop/start/restart) in ./lifecycle.ts, health checks
+ * and GET /health/adapters in ./health/ (docs/orchestrator.md).
  *
- * Collection `adapters` (layout in ./documents.ts), `name` unique.
+ * Collections `adapters` (layout in ./documents.ts), `name` unique; `adapter_health` (./health/checks.ts).
  */
 import { adapters as contract } from "../../shared/contracts/adapters";
 import { ensureNameIndex, namedDocuments } from "../../shared/named-documents";
@@ -13,6 +15,11 @@ import { loadKey } from "../../shared/secrets";
 import { contractActions, storeMixin, typedService } from "../../shared/service";
 import type { StoredAdapter } from "./documents";
 import { create, get, list, remove, type AdaptersService } from "./handlers";
+import { HEALTH, healthPass } from "./health/checks";
+import { checkHealth, healthGet, healthList } from "./health/handlers";
+import { restart, start, stop } from "./lifecycle";
+import { closePools } from "./orchestrator/connections";
+import { deviceSources, listDevices } from "./orchestrator/devices";
 import { restAction, restQuery } from "./orchestrator/handlers";
 
 const COLLECTION = "adapters";
@@ -28,6 +35,14 @@ export default typedService<AdaptersService>({
     list,
     get,
     delete: remove,
+    stop,
+    start,
+    restart,
+    healthList,
+    healthGet,
+    checkHealth,
+    deviceSources,
+    listDevices,
   }),
 
   methods: {
@@ -42,5 +57,21 @@ export default typedService<AdaptersService>({
 
   async started() {
     await ensureNameIndex(this.store, COLLECTION);
+    await this.store.collection(HEALTH).createIndex({ keys: { nextCheckAt: 1 } });
+    // Every replica runs the same timer; the store decides which one checks a due adapter.
+    const tickMs = configOf(this.broker).adapters.healthTickMs;
+    this.healthTimer = setInterval(() => {
+      if (this.checking) return;
+      this.checking = healthPass(this)
+        .catch((err: Error) => this.logger.warn(`adapter health pass failed: ${err.message}`))
+        .finally(() => (this.checking = undefined));
+    }, tickMs);
+    this.healthTimer.unref();
+  },
+
+  async stopped() {
+    clearInterval(this.healthTimer);
+    await this.checking;
+    await closePools();
   },
 });

@@ -3,7 +3,8 @@
  *
  * Stored (collection `adapters`, `name` unique):
  *   { _id, name, type, description, tags, properties: {id, type, properties (credentials sealed),
- *     brokers, groups}, loggerProps, isEncrypted, model, _meta: {created, updated, createdBy} }
+ *     brokers, groups}, loggerProps, isEncrypted, model, state, generation,
+ *     _meta: {created, updated, createdBy} }
  * `profiling` and `virtual` are answered, never stored: they follow from the stored settings, so
  * they cannot disagree with them (docs/catalog.md):
  *   profiling  the adapter writes per-call timing metrics: `loggerProps.metrics_filename` is set.
@@ -24,6 +25,10 @@ export interface StoredAdapter {
   loggerProps?: Record<string, unknown>;
   isEncrypted: boolean;
   model?: string;
+  /** Lifecycle (PUT /adapters/:name/stop|start): absent or RUNNING answers calls; STOPPED does not. */
+  state?: "RUNNING" | "STOPPED";
+  /** Bumped by every restart; each replica drops connections made for an older generation. */
+  generation?: number;
   _meta: { created: string; updated: string; createdBy: string };
 }
 

@@ -6,13 +6,20 @@ import type { adapters as contract } from "../../shared/contracts/adapters";
 import type { NamedDocuments } from "../../shared/named-documents";
 import type { HandlerContext, PlatformService } from "../../shared/service";
 import { nowIso } from "../../shared/text";
+import { ADAPTER_DELETED_EVENT, type AdapterDeletedEvent } from "../../shared/contracts/events";
 import { holdsCredentials, sealCredentials } from "./credentials";
 import { toAdapter, type StoredAdapter } from "./documents";
+import { checkSoon, HEALTH } from "./health/checks";
+import { healthEntries } from "./health/handlers";
+import { resetCircuit } from "./orchestrator/breaker";
+import { dropPool } from "./orchestrator/connections";
 
 /** `this` of the adapters service: what adapters.service.ts adds to a platform service. */
 export type AdaptersService = PlatformService<{
   secretKey: Buffer;
   adapters(): NamedDocuments<StoredAdapter>;
+  healthTimer?: NodeJS.Timeout;
+  checking?: Promise<unknown>;
 }>;
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
@@ -37,6 +44,7 @@ export async function create(this: AdaptersService, ctx: Ctx<"create">) {
     _meta: { created: now, updated: now, createdBy: ctx.meta.caller?.accountId ?? "system" },
   };
   const stored = await this.adapters().insert(doc);
+  await checkSoon(this, name);
   return { status: "OK", message: `Adapter '${name}' created`, data: toAdapter(stored) };
 }
 
@@ -44,11 +52,19 @@ export async function list(this: AdaptersService) {
   return (await this.adapters().list()).map(toAdapter);
 }
 
+/** The adapter with its lifecycle `state` and the last check's `connection` (docs/orchestrator.md#health). */
 export async function get(this: AdaptersService, ctx: Ctx<"get">) {
-  return toAdapter(await this.adapters().get(ctx.params.name));
+  const doc = await this.adapters().get(ctx.params.name);
+  const [health] = await healthEntries(this, [doc]);
+  return { ...toAdapter(doc), state: health.state, connection: health.connection };
 }
 
 export async function remove(this: AdaptersService, ctx: Ctx<"delete">) {
-  await this.adapters().remove(ctx.params.name);
+  const doc = await this.adapters().remove(ctx.params.name);
+  await this.store.collection(HEALTH).deleteOne({ _id: doc.name });
+  dropPool(doc.name);
+  resetCircuit(doc.name);
+  const event: AdapterDeletedEvent = { name: doc.name, id: doc._id };
+  this.broker.broadcast(ADAPTER_DELETED_EVENT, event);
   return { status: "OK", message: `Adapter '${ctx.params.name}' deleted` };
 }

@@ -1,7 +1,7 @@
 /** adapters: adapter instances and the orchestrator proxy through them (spec operations 1, 2, 19). */
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
 import { optBool, optString, returns } from "./schema";
-import type { Adapter, Message, StatusResult } from "./resources";
+import type { Adapter, AdapterHealth, Device, Message, StatusResult } from "./resources";
 import { syslogProps } from "./profiles";
 import { tagIds } from "./forms";
 
@@ -57,6 +57,34 @@ export const adapterProps = {
   model: optString,
 } as const;
 
+/** An adapter that can list devices (operation 15), as the devices service sees it. */
+export interface DeviceSource {
+  name: string;
+  /** The adapter's `_id`: inventory devices are kept under it, so a re-created adapter starts empty. */
+  id: string;
+  kind: "orchestrator" | "inventory";
+  stopped: boolean;
+}
+
+/** PUT /adapters/:name/stop|start|restart, as the real product's clients and CLI send them. */
+function lifecycle(verb: "stop" | "start" | "restart", summary: string) {
+  return {
+    params: { name: adapterName },
+    result: returns<StatusResult<{ name: string; state: string }>>(),
+    http: { method: "PUT", path: `/adapters/:name/${verb}`, access: SUPPORT_WRITE, summary },
+  } as const;
+}
+
+/** `GET /health/adapters` query, as the real product takes it (docs/orchestrator.md#health). */
+const healthQuery = {
+  equals: { type: "string", max: 256, optional: true },
+  equalsField: { type: "enum", values: ["id", "package_id", "state"], optional: true },
+  skip: { type: "number", integer: true, min: 0, optional: true, convert: true },
+  limit: { type: "number", integer: true, min: 1, optional: true, convert: true },
+  sort: { type: "enum", values: ["id", "package_id", "state"], optional: true },
+  order: { type: "enum", values: [1, -1], optional: true, convert: true },
+} as const;
+
 export const adapters = defineService("adapters", {
   restAction: {
     params: {
@@ -85,6 +113,17 @@ export const adapters = defineService("adapters", {
       spec: 1,
       summary: "A REST action on the orchestrator through an adapter",
     },
+    task: {
+      displayName: "Orchestrator REST action",
+      summary: "Send a change to the network orchestrator through an adapter",
+      description:
+        "Operation 1 as a task: sends `body` to `params.path` of the adapter's orchestrator with `params.method`; the outgoing value is `[{result: <upstream status>, body?}]` (docs/orchestrator.md).",
+      location: "Adapter",
+      variables: {
+        incoming: { adapterId: "", params: { path: "", accept: "application/yang-data+json", method: "POST" }, body: {} },
+        outgoing: { result: null },
+      },
+    },
   },
   restQuery: {
     params: {
@@ -99,6 +138,17 @@ export const adapters = defineService("adapters", {
       access: ["admin"],
       spec: 2,
       summary: "A REST query on the orchestrator through an adapter",
+    },
+    task: {
+      displayName: "Orchestrator REST query",
+      summary: "Read from the network orchestrator through an adapter",
+      description:
+        "Operation 2 as a task: a GET of `params.path` on the adapter's orchestrator; the outgoing value is the upstream JSON body, or its text for XML (docs/orchestrator.md).",
+      location: "Adapter",
+      variables: {
+        incoming: { adapterId: "", params: { path: "", accept: "application/yang-data+json" } },
+        outgoing: { result: null },
+      },
     },
   },
   create: {
@@ -150,5 +200,44 @@ export const adapters = defineService("adapters", {
     params: { name: adapterName },
     result: returns<Message>(),
     http: { method: "DELETE", path: "/adapters/:name", access: SUPPORT_WRITE, summary: "Delete an adapter" },
+  },
+  stop: lifecycle("stop", "Stop an adapter: it answers no proxy call and is not health-checked"),
+  start: lifecycle("start", "Start a stopped adapter"),
+  restart: lifecycle("restart", "Restart an adapter: drop its connections and re-read its settings"),
+  healthList: {
+    params: healthQuery,
+    result: returns<{ results: AdapterHealth[]; total: number }>(),
+    http: {
+      method: "GET",
+      path: "/health/adapters",
+      access: "authenticated",
+      summary: "Adapter instances, their state and connection state",
+    },
+  },
+  healthGet: {
+    params: { name: adapterName },
+    result: returns<{ results: AdapterHealth[]; total: number }>(),
+    http: {
+      method: "GET",
+      path: "/health/adapters/:name",
+      access: "authenticated",
+      summary: "One adapter's state and connection state",
+    },
+  },
+  deviceSources: {
+    params: { entity: { ...adapterName, optional: true } },
+    result: returns<DeviceSource[]>(),
+    description:
+      "Internal (the devices service): adapters that can list devices, with their kind and whether they are stopped; 404 when `entity` names no such adapter.",
+  },
+  listDevices: {
+    params: { name: adapterName },
+    result: returns<Device[]>(),
+    description: "Internal (the devices service): an orchestrator adapter's devices, read from its REST API.",
+  },
+  checkHealth: {
+    params: { name: adapterName },
+    result: returns<AdapterHealth>(),
+    description: "Internal: checks one adapter now and stores the outcome (the periodic pass calls the same code).",
   },
 });

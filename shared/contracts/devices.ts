@@ -1,7 +1,14 @@
-/** devices: device lookup for change procedures (spec operation 15). */
-import { defineService } from "./define";
-import { int, optString, returns } from "./schema";
-import type { Device } from "./resources";
+/**
+ * devices: device lookup for change procedures (spec operation 15) over every adapter that can list
+ * devices, and the devices of inventory adapters, kept by the platform (docs/orchestrator.md#device-lookup).
+ */
+import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
+import { int, returns } from "./schema";
+import type { Device, Message } from "./resources";
+
+const adapterName = { type: "string", min: 1, max: 128, pattern: /^[A-Za-z0-9._ -]+$/ } as const;
+const deviceName = { type: "string", min: 1, max: 255, pattern: /^[^\s/\\?#%]+$/ } as const;
+const text = (max: number) => ({ type: "string", max, optional: true }) as const;
 
 export const devices = defineService("devices", {
   find: {
@@ -12,11 +19,12 @@ export const devices = defineService("devices", {
         props: {
           start: int(0),
           limit: int(1),
-          entity: optString,
-          filter: optString,
+          entity: { ...adapterName, optional: true },
+          filter: { type: "string", max: 255, optional: true },
           sort: {
             type: "array",
             optional: true,
+            max: 1,
             items: { type: "object", strict: "remove", props: { name: { type: "enum", values: [1, -1] } } },
           },
         },
@@ -30,5 +38,54 @@ export const devices = defineService("devices", {
       spec: 15,
       summary: "Devices whose name matches the options",
     },
+    task: {
+      displayName: "Device lookup",
+      summary: "Find devices by name across every adapter that lists devices",
+      description:
+        "Operation 15 as a task: the Device objects of every orchestrator and inventory adapter whose name holds `options.filter` (case-insensitive); an adapter that fails is left out (docs/orchestrator.md#device-lookup).",
+      location: "Application",
+      variables: { incoming: { options: { filter: "", limit: 25 } }, outgoing: { devices: null } },
+    },
+  },
+  listInventory: {
+    params: { adapter: adapterName, start: int(0), limit: int(1) },
+    result: returns<Device[]>(),
+    http: {
+      method: "GET",
+      path: "/adapters/:adapter/devices",
+      access: SUPPORT_READ,
+      summary: "The devices of an inventory adapter",
+    },
+  },
+  putInventoryDevice: {
+    params: {
+      adapter: adapterName,
+      name: deviceName,
+      address: { type: "string", min: 1, max: 255 },
+      port: { type: "number", integer: true, min: 1, max: 65535, optional: true, convert: true },
+      authgroup: text(255),
+      "device-type": text(64),
+      ned: text(255),
+      admin: { type: "boolean", optional: true },
+      groups: { type: "array", items: { type: "string", min: 1, max: 255 }, max: 100, optional: true },
+    },
+    result: returns<Device>(),
+    http: {
+      method: "PUT",
+      path: "/adapters/:adapter/devices/:name",
+      access: SUPPORT_WRITE,
+      summary: "Create or replace a device of an inventory adapter",
+    },
+  },
+  deleteInventoryDevice: {
+    params: { adapter: adapterName, name: deviceName },
+    result: returns<Message>(),
+    http: {
+      method: "DELETE",
+      path: "/adapters/:adapter/devices/:name",
+      access: SUPPORT_WRITE,
+      summary: "Delete a device of an inventory adapter",
+    },
   },
 });
+

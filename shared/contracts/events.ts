@@ -38,3 +38,10 @@ export interface TaskChangedEvent extends JobChangedEvent {
   taskStatus: TaskStatus;
   finish_state?: FinishState;
 }
+
+/** adapters -> devices: an adapter instance was deleted; its inventory devices go with it. */
+export const ADAPTER_DELETED_EVENT = "adapters.deleted";
+export interface AdapterDeletedEvent {
+  name: string;
+  id: string;
+}

@@ -197,6 +197,27 @@ export type Adapter = Record<string, any> & {
   profiling: boolean;
   virtual: boolean;
 };
+/**
+ * An adapter's health, in the real product's shape (`GET /health/adapters`): `state` is the
+ * lifecycle (RUNNING, STOPPED, DEAD when its checks keep failing), `connection.state` what the last
+ * check found (ONLINE, OFFLINE, or NOT_CHECKED where the adapter type has nothing to check; then
+ * `connection.reason` says why). docs/orchestrator.md#health.
+ */
+export interface AdapterHealth {
+  id: string;
+  package_id: string;
+  type: string;
+  state: "RUNNING" | "STOPPED" | "DEAD";
+  connection: {
+    state: "ONLINE" | "OFFLINE" | "NOT_CHECKED";
+    reason?: string;
+    lastCheck?: string | null;
+    lastSuccess?: string | null;
+    lastError?: string | null;
+    latencyMs?: number | null;
+    failures?: number;
+  };
+}
 export type RepositoryConfig = Record<string, any> & { name: string };
 /** An automation: a workflow to run, with its schedule and what its runs did (docs/scheduler.md). */
 export interface Automation {

@@ -678,10 +678,18 @@ const OPERATIONS: Record<
     valid: {
       method: "POST",
       url: "/mop/deviceObjects",
-      body: { options: { start: 0, limit: 10, entity: "device", filter: "rtr", sort: [{ name: 1 }] } },
-      status: 501,
+      body: { options: { start: 0, limit: 10, filter: "rtr", sort: [{ name: 1 }] } },
+      status: 200,
     },
     invalid: [
+      {
+        name: "entity names no adapter",
+        method: "POST",
+        url: "/mop/deviceObjects",
+        body: { options: { entity: "no-such-adapter" } },
+        status: 404,
+        type: "NOT_FOUND",
+      },
       {
         name: "start negative",
         method: "POST",

@@ -7,6 +7,10 @@ import type { AddressInfo } from "node:net";
 
 export interface TestOrchestrator {
   port: number;
+  /** "up" answers; "failing" answers 503 to everything (health goes down, the breaker opens). */
+  mode: "up" | "failing";
+  /** TCP connections accepted so far (a restart of the adapter opens new ones). */
+  connections: number;
   /** Every request seen: method, url, headers, body. */
   seen: { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }[];
   close(): Promise<void>;
@@ -20,6 +24,7 @@ export const DEVICES = {
         address: "127.0.0.1",
         port: 10022,
         authgroup: "default",
+        "device-type": { cli: { "ned-id": "cisco-ios-cli-6.42:cisco-ios-cli-6.42" } },
         state: { "admin-state": "unlocked" },
       },
       {
@@ -27,14 +32,20 @@ export const DEVICES = {
         address: "127.0.0.2",
         port: 10023,
         authgroup: "default",
+        "device-type": { netconf: { "ned-id": "juniper-junos-nc-4.6:juniper-junos-nc-4.6" } },
         state: { "admin-state": "locked" },
       },
     ],
   },
 };
 
+export const DEVICE_GROUPS = {
+  collection: { "tailf-ncs:device-group": [{ name: "core", "device-name": ["pe1"] }] },
+};
+
 export async function startOrchestrator(): Promise<TestOrchestrator> {
   const seen: TestOrchestrator["seen"] = [];
+  const self = { mode: "up", connections: 0 } as TestOrchestrator;
   const server = http.createServer((req, res) => {
     let body = "";
     req.on("data", (c) => (body += c));
@@ -45,7 +56,11 @@ export async function startOrchestrator(): Promise<TestOrchestrator> {
         res.writeHead(status, { "content-type": type });
         res.end(JSON.stringify(value));
       };
+      if (self.mode === "failing") return json(503, { errors: "maintenance" });
+      if (url === "/" || url === "/health") return json(200, { version: "6.1" });
       if (url.startsWith("/restconf/data/tailf-ncs:devices")) return json(200, DEVICES);
+      if (url.startsWith("/api/running/devices/device-group"))
+        return json(200, DEVICE_GROUPS, "application/vnd.yang.collection+json");
       if (url.startsWith("/api/running/devices"))
         return json(
           200,
@@ -68,8 +83,9 @@ export async function startOrchestrator(): Promise<TestOrchestrator> {
       json(404, { errors: "unknown route" });
     });
   });
+  server.on("connection", () => self.connections++);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
+  return Object.assign(self, {
     port: (server.address() as AddressInfo).port,
     seen,
     close: () =>
@@ -77,5 +93,5 @@ export async function startOrchestrator(): Promise<TestOrchestrator> {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
-  };
+  });
 }

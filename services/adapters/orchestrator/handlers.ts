@@ -1,17 +1,27 @@
 /**
  * restAction (operation 1) and restQuery (operation 2): answer shapes in docs/orchestrator.md.
+ * A stopped adapter answers neither (503 naming it).
  */
 import type { adapters as contract } from "../../../shared/contracts/adapters";
 import type { HandlerContext } from "../../../shared/service";
 import type { AdaptersService } from "../handlers";
+import { assertRunning } from "../lifecycle";
 import { send } from "./proxy";
-import { targetOf } from "./target";
+import { targetOf, type Target } from "./target";
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
 
+/** The target of a running orchestrator adapter: 404 unknown, 400 another type, 503 stopped. */
+export async function runningTarget(service: AdaptersService, name: string): Promise<Target> {
+  const doc = await service.adapters().get(name);
+  const target = targetOf(doc, service.secretKey);
+  assertRunning(doc);
+  return target;
+}
+
 /** `[{result: "<upstream status>"}]`, plus `body` when the orchestrator answered one. */
 export async function restAction(this: AdaptersService, ctx: Ctx<"restAction">) {
-  const target = targetOf(await this.adapters().get(ctx.params.adapterId), this.secretKey);
+  const target = await runningTarget(this, ctx.params.adapterId);
   const { path, accept, method, contentType } = ctx.params.params;
   const reply = await send(target, {
     method: (method ?? "POST").toUpperCase(),
@@ -25,7 +35,7 @@ export async function restAction(this: AdaptersService, ctx: Ctx<"restAction">) 
 
 /** The upstream JSON body as it came (`{}` when empty); the text for XML and other media types. */
 export async function restQuery(this: AdaptersService, ctx: Ctx<"restQuery">) {
-  const target = targetOf(await this.adapters().get(ctx.params.adapterId), this.secretKey);
+  const target = await runningTarget(this, ctx.params.adapterId);
   const { path, accept } = ctx.params.params;
   const reply = await send(target, { method: "GET", path, accept });
   return (reply.body ?? {}) as Record<string, unknown> | string;

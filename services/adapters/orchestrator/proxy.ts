@@ -1,11 +1,15 @@
 /**
  * Operations 1 and 2 (docs/orchestrator.md): one request to an orchestrator adapter's target,
- * through the adapter's in-flight limit, with its timeout, and the upstream answer mapped:
- * 2xx/3xx -> answered; 4xx/5xx -> 502 with `{status, body}`; unreachable -> 502; too slow -> 504.
- * Idempotent methods (GET, PUT, DELETE) are retried on a connection failure, with backoff; POST
- * and PATCH never, since the first attempt may have committed.
+ * through the adapter's circuit breaker and in-flight limit, over its connection pool, with its
+ * timeout, and the upstream answer mapped: 2xx/3xx -> answered; 4xx/5xx -> 502 with
+ * `{status, body}`; unreachable -> 502; too slow -> 504. Idempotent methods (GET, PUT, DELETE) are
+ * retried on a connection failure, with backoff; POST and PATCH never, since the first attempt may
+ * have committed.
  */
+import { request } from "undici";
 import { BadGatewayError } from "../../../shared/errors";
+import { abandonTrial, admit, recordFailure, recordSuccess } from "./breaker";
+import { poolFor } from "./connections";
 import { limiterFor } from "./limiter";
 import { GatewayTimeoutError, OverloadedError, resolvePath, type Target } from "./target";
 
@@ -31,70 +35,124 @@ export interface UpstreamReply {
 
 const isJsonType = (type: string) => /[/+]json\b/i.test(type);
 
-async function readBody(res: Response): Promise<unknown> {
-  const declared = Number(res.headers.get("content-length") ?? 0);
-  if (declared > MAX_UPSTREAM_BODY) throw new Error("upstream body too large");
-  const text = await res.text();
-  if (text.length > MAX_UPSTREAM_BODY) throw new Error("upstream body too large");
-  if (text === "") return undefined;
-  if (isJsonType(res.headers.get("content-type") ?? "")) {
-    try {
-      return JSON.parse(text);
-    } catch {
-      return text;
+class BodyTooLarge extends Error {}
+
+/** The body, read up to MAX_UPSTREAM_BODY (the stream is dropped past it). */
+async function readBody(body: AsyncIterable<Buffer> & { destroy(): void }, contentType: string) {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > MAX_UPSTREAM_BODY) {
+      body.destroy();
+      throw new BodyTooLarge("upstream body too large");
     }
+    chunks.push(chunk);
   }
-  return text;
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (text === "") return undefined;
+  if (!isJsonType(contentType)) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
-async function attempt(target: Target, url: URL, req: UpstreamRequest): Promise<UpstreamReply> {
+async function attempt(target: Target, url: URL, req: UpstreamRequest, signal: AbortSignal) {
   const headers: Record<string, string> = { ...target.headers, accept: req.accept };
   let payload: string | undefined;
   if (req.body !== undefined && req.method !== "GET") {
     payload = JSON.stringify(req.body);
     headers["content-type"] = req.contentType ?? req.accept;
   }
-  const res = await fetch(url, {
-    method: req.method,
+  // undici follows no redirect unless told to: a redirect could point outside the base URL.
+  const res = await request(url, {
+    method: req.method as any,
     headers,
     body: payload,
-    redirect: "manual", // a redirect could point outside the base URL
-    signal: AbortSignal.timeout(target.timeoutMs),
+    signal,
+    dispatcher: poolFor(target),
   });
-  return { status: res.status, body: await readBody(res) };
+  const type = res.headers["content-type"];
+  return { status: res.statusCode, body: await readBody(res.body, Array.isArray(type) ? type[0] : (type ?? "")) };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Sends one request; answers the upstream status and body, or throws the mapped error. */
-export async function send(target: Target, req: UpstreamRequest): Promise<UpstreamReply> {
+function unreachable(target: Target, err: any): BadGatewayError {
+  // The cause's code or message only: it names no credential (they travel in a header, not the URL).
+  return new BadGatewayError(`Adapter '${target.name}': the orchestrator could not be reached`, {
+    body: { adapter: target.name, cause: String(err?.code ?? err?.cause?.code ?? err?.message ?? err) },
+  });
+}
+
+/** One request within the adapter's timeout (all retries included); throws the mapped error. */
+async function exchange(target: Target, url: URL, req: UpstreamRequest): Promise<UpstreamReply> {
+  const signal = AbortSignal.timeout(target.timeoutMs);
+  for (let tries = 0; ; tries++) {
+    try {
+      return await attempt(target, url, req, signal);
+    } catch (err: any) {
+      if (signal.aborted) throw new GatewayTimeoutError(target.name, target.timeoutMs);
+      if (err instanceof BodyTooLarge) throw unreachable(target, err);
+      if (IDEMPOTENT.has(req.method) && tries < RETRIES) {
+        await sleep(BACKOFF_MS * 2 ** tries);
+        continue;
+      }
+      throw unreachable(target, err);
+    }
+  }
+}
+
+/**
+ * Sends one request; answers the upstream status and body (any status), or throws for a
+ * transport failure. The breaker counts transport failures, timeouts and 5xx answers.
+ */
+export async function exchangeGuarded(target: Target, req: UpstreamRequest): Promise<UpstreamReply> {
   const url = resolvePath(target, req.path);
   const method = req.method.toUpperCase();
+  admit(target);
   const limiter = limiterFor(target.name, target.maxInFlight, target.maxQueue);
-  const reply = await limiter.run(
-    async () => {
-      for (let tries = 0; ; tries++) {
-        try {
-          return await attempt(target, url, { ...req, method });
-        } catch (err: any) {
-          if (err?.name === "TimeoutError") throw new GatewayTimeoutError(target.name, target.timeoutMs);
-          if (IDEMPOTENT.has(method) && tries < RETRIES) {
-            await sleep(BACKOFF_MS * 2 ** tries);
-            continue;
-          }
-          // The cause's message only: it names no credential (they travel in a header, not the URL).
-          throw new BadGatewayError(`Adapter '${target.name}': the orchestrator could not be reached`, {
-            body: { adapter: target.name, cause: String(err?.cause?.code ?? err?.message ?? err) },
-          });
-        }
-      }
-    },
-    () => new OverloadedError(target.name),
-  );
+  let reply: UpstreamReply;
+  try {
+    reply = await limiter.run(
+      () => exchange(target, url, { ...req, method }),
+      () => new OverloadedError(target.name),
+    );
+  } catch (err) {
+    if (err instanceof OverloadedError) abandonTrial(target.name);
+    else recordFailure(target);
+    throw err;
+  }
+  if (reply.status >= 500) recordFailure(target);
+  else recordSuccess(target.name);
+  return reply;
+}
+
+/** Sends one request; answers a 2xx/3xx reply, or throws the mapped error (4xx/5xx -> 502). */
+export async function send(target: Target, req: UpstreamRequest): Promise<UpstreamReply> {
+  const reply = await exchangeGuarded(target, req);
   if (reply.status >= 400)
     throw new BadGatewayError(`Adapter '${target.name}': the orchestrator answered ${reply.status}`, {
       status: reply.status,
       body: reply.body,
     });
   return reply;
+}
+
+/**
+ * A health check's GET: one attempt within the adapter's timeout, over its pool, past the breaker
+ * and the in-flight limit (a check must see a recovery the breaker is still refusing calls for).
+ * Any status is answered; a transport failure or timeout throws.
+ */
+export async function probe(target: Target, path: string): Promise<UpstreamReply> {
+  const url = resolvePath(target, path);
+  const signal = AbortSignal.timeout(target.timeoutMs);
+  try {
+    return await attempt(target, url, { method: "GET", path, accept: "application/json" }, signal);
+  } catch (err) {
+    if (signal.aborted) throw new GatewayTimeoutError(target.name, target.timeoutMs);
+    throw unreachable(target, err);
+  }
 }

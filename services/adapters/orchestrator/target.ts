@@ -16,6 +16,12 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 export const MAX_TIMEOUT_MS = 600_000;
 export const DEFAULT_MAX_IN_FLIGHT = 8;
 export const DEFAULT_MAX_QUEUE = 32;
+export const DEFAULT_HEALTH_INTERVAL_MS = 60_000;
+export const MIN_HEALTH_INTERVAL_MS = 200;
+export const DEFAULT_BREAKER_THRESHOLD = 5;
+export const DEFAULT_BREAKER_COOLDOWN_MS = 30_000;
+/** A PEM bundle larger than this is not a CA bundle. */
+const MAX_CA_BYTES = 256 * 1024;
 
 export interface Target {
   name: string;
@@ -25,6 +31,13 @@ export interface Target {
   timeoutMs: number;
   maxInFlight: number;
   maxQueue: number;
+  /** TLS: extra CA certificates (PEM) and whether a certificate that fails verification is refused. */
+  tls: { ca?: string; rejectUnauthorized: boolean };
+  /** Bumped by a restart: every replica drops its connections to the old generation. */
+  generation: number;
+  breaker: { threshold: number; cooldownMs: number };
+  health: { path: string; intervalMs: number };
+  devices: { path: string; accept: string; groupsPath: string };
 }
 
 export function isOrchestrator(doc: StoredAdapter): boolean {
@@ -72,6 +85,8 @@ export function targetOf(doc: StoredAdapter, key: Buffer): Target {
     headers.authorization = "Basic " + Buffer.from(`${username}:${password}`).toString("base64");
   const token = plain(key, s.token);
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  const ca = typeof s.ca === "string" && s.ca.length <= MAX_CA_BYTES ? s.ca : undefined;
+  const devicesPath = typeof s.devicesPath === "string" ? s.devicesPath : "/api/running/devices/device";
   return {
     name: doc.name,
     base,
@@ -79,6 +94,23 @@ export function targetOf(doc: StoredAdapter, key: Buffer): Target {
     timeoutMs: boundedInt(s.timeout, DEFAULT_TIMEOUT_MS, 1, MAX_TIMEOUT_MS),
     maxInFlight: boundedInt(s.maxInFlight, DEFAULT_MAX_IN_FLIGHT, 1, 1024),
     maxQueue: boundedInt(s.maxQueue, DEFAULT_MAX_QUEUE, 0, 10_000),
+    tls: { ...(ca !== undefined && { ca }), rejectUnauthorized: s.rejectUnauthorized !== false },
+    generation: typeof doc.generation === "number" ? doc.generation : 0,
+    breaker: {
+      threshold: boundedInt(s.breakerThreshold, DEFAULT_BREAKER_THRESHOLD, 1, 1000),
+      cooldownMs: boundedInt(s.breakerCooldown, DEFAULT_BREAKER_COOLDOWN_MS, 100, 3_600_000),
+    },
+    health: {
+      path: typeof s.healthPath === "string" ? s.healthPath : "/",
+      intervalMs: boundedInt(s.healthCheckInterval, DEFAULT_HEALTH_INTERVAL_MS, MIN_HEALTH_INTERVAL_MS, 86_400_000),
+    },
+    devices: {
+      path: devicesPath,
+      accept: /^\/(restconf|data)\b/.test(devicesPath)
+        ? "application/yang-data+json"
+        : "application/vnd.yang.collection+json",
+      groupsPath: typeof s.deviceGroupsPath === "string" ? s.deviceGroupsPath : "/api/running/devices/device-group",
+    },
   };
 }
 
@@ -134,6 +166,27 @@ export class GatewayTimeoutError extends Errors.MoleculerError {
       },
     );
     this.name = "GatewayTimeoutError";
+  }
+}
+
+/** 503: the adapter was stopped (PUT /adapters/:name/stop); it answers nothing until started. */
+export class AdapterStoppedError extends Errors.MoleculerError {
+  constructor(adapter: string) {
+    super(`Adapter '${adapter}' is stopped`, 503, "ADAPTER_STOPPED", { adapter });
+    this.name = "AdapterStoppedError";
+  }
+}
+
+/** 503: the adapter's circuit is open: its target kept failing, so calls are refused for a while. */
+export class CircuitOpenError extends Errors.MoleculerError {
+  constructor(adapter: string, retryInMs: number) {
+    super(
+      `Adapter '${adapter}': the orchestrator kept failing; calls are refused for ${Math.ceil(retryInMs / 1000)} s`,
+      503,
+      "CIRCUIT_OPEN",
+      { adapter, retryInMs },
+    );
+    this.name = "CircuitOpenError";
   }
 }
 

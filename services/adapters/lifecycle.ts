@@ -1,0 +1,66 @@
+/**
+ * Adapter lifecycle: PUT /adapters/:name/stop, /start, /restart (docs/orchestrator.md#lifecycle).
+ * The state lives on the stored adapter, which every proxy call reads, so every replica obeys a
+ * stop at once. A restart bumps the adapter's `generation`: each replica drops its connection pool
+ * for the old generation on its next call (./orchestrator/connections.ts) and re-reads the settings
+ * (they are read from the store on every call anyway). Start and restart ask for a health check now.
+ */
+import { Errors } from "moleculer";
+import type { adapters as contract } from "../../shared/contracts/adapters";
+import { NotFoundError } from "../../shared/errors";
+import type { HandlerContext } from "../../shared/service";
+import { nowIso } from "../../shared/text";
+import type { StoredAdapter } from "./documents";
+import type { AdaptersService } from "./handlers";
+import { checkSoon } from "./health/checks";
+import { resetCircuit } from "./orchestrator/breaker";
+import { dropPool } from "./orchestrator/connections";
+
+type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
+
+/** 503 naming the adapter when it was stopped. */
+export function assertRunning(doc: StoredAdapter): void {
+  if (doc.state === "STOPPED")
+    throw new Errors.MoleculerError(`Adapter '${doc.name}' is stopped`, 503, "ADAPTER_STOPPED", {
+      adapter: doc.name,
+    });
+}
+
+async function setState(
+  service: AdaptersService,
+  name: string,
+  update: Record<string, unknown>,
+): Promise<StoredAdapter> {
+  const doc = await service
+    .adapters()
+    .collection.findOneAndUpdate({ name }, { ...update, $set: { ...(update.$set as object), "_meta.updated": nowIso() } });
+  if (!doc) throw new NotFoundError("Adapter", name);
+  return doc;
+}
+
+const answer = (doc: StoredAdapter, message: string) => ({
+  status: "OK",
+  message,
+  data: { name: doc.name, state: doc.state ?? "RUNNING" },
+});
+
+export async function stop(this: AdaptersService, ctx: Ctx<"stop">) {
+  const doc = await setState(this, ctx.params.name, { $set: { state: "STOPPED" } });
+  dropPool(doc.name);
+  return answer(doc, `Adapter '${doc.name}' stopped`);
+}
+
+export async function start(this: AdaptersService, ctx: Ctx<"start">) {
+  const doc = await setState(this, ctx.params.name, { $set: { state: "RUNNING" } });
+  resetCircuit(doc.name);
+  await checkSoon(this, doc.name);
+  return answer(doc, `Adapter '${doc.name}' started`);
+}
+
+export async function restart(this: AdaptersService, ctx: Ctx<"restart">) {
+  const doc = await setState(this, ctx.params.name, { $set: { state: "RUNNING" }, $inc: { generation: 1 } });
+  dropPool(doc.name);
+  resetCircuit(doc.name);
+  await checkSoon(this, doc.name);
+  return answer(doc, `Adapter '${doc.name}' restarted`);
+}

@@ -1,0 +1,44 @@
+/**
+ * devices: device lookup for change procedures (spec operation 15; docs/orchestrator.md#device-lookup).
+ * It asks the adapters service which adapters can list devices, then gathers their devices: an
+ * orchestrator's over the bus (the adapters service talks to the orchestrator), an inventory
+ * adapter's from its own collection.
+ *
+ * Collection `inventory_devices`: { _id, adapterId (the adapter's _id), adapter (its name), name,
+ *   address, port, authgroup, deviceType, ned, admin, groups, _meta: {created, updated} };
+ *   unique { adapterId, name }.
+ */
+import type { Context } from "moleculer";
+import { devices as contract } from "../../shared/contracts/devices";
+import { ADAPTER_DELETED_EVENT, type AdapterDeletedEvent } from "../../shared/contracts/events";
+import { configOf } from "../../shared/runtime";
+import { contractActions, storeMixin, typedService } from "../../shared/service";
+import { deleteInventoryDevice, INVENTORY, listInventory, putInventoryDevice } from "./inventory";
+import { find, type DevicesService } from "./lookup";
+
+export default typedService<DevicesService>({
+  name: contract.name,
+  mixins: [storeMixin],
+
+  actions: contractActions<typeof contract.name, typeof contract.actions, DevicesService>(contract, {
+    find,
+    listInventory,
+    putInventoryDevice,
+    deleteInventoryDevice,
+  }),
+
+  events: {
+    /** A deleted adapter's inventory goes with it (a re-created adapter has a new _id, so it starts empty either way). */
+    async [ADAPTER_DELETED_EVENT](this: DevicesService, ctx: Context<AdapterDeletedEvent>) {
+      await this.store.collection(INVENTORY).deleteMany({ adapterId: ctx.params.id });
+    },
+  },
+
+  created() {
+    this.lookupTimeoutMs = configOf(this.broker).adapters.deviceLookupTimeoutMs;
+  },
+
+  async started() {
+    await this.store.collection(INVENTORY).createIndex({ keys: { adapterId: 1, name: 1 }, unique: true });
+  },
+});
