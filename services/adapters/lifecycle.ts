@@ -33,7 +33,10 @@ async function setState(
 ): Promise<StoredAdapter> {
   const doc = await service
     .adapters()
-    .collection.findOneAndUpdate({ name }, { ...update, $set: { ...(update.$set as object), "_meta.updated": nowIso() } });
+    .collection.findOneAndUpdate(
+      { name },
+      { ...update, $set: { ...(update.$set as object), "_meta.updated": nowIso() } },
+    );
   if (!doc) throw new NotFoundError("Adapter", name);
   return doc;
 }

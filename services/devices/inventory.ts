@@ -101,7 +101,9 @@ export async function putInventoryDevice(this: DevicesService, ctx: Ctx<"putInve
 
 export async function deleteInventoryDevice(this: DevicesService, ctx: Ctx<"deleteInventoryDevice">) {
   const source = await inventoryAdapter(ctx);
-  const gone = await this.store.collection(INVENTORY).deleteOne({ adapterId: source.id, name: ctx.params.name });
+  const gone = await this.store
+    .collection(INVENTORY)
+    .deleteOne({ adapterId: source.id, name: ctx.params.name });
   if (gone === 0) throw new NotFoundError("Device", ctx.params.name);
   return { status: "OK", message: `Device '${ctx.params.name}' deleted from adapter '${source.name}'` };
 }

@@ -38,7 +38,12 @@ export async function find(this: DevicesService, ctx: Ctx<"find">): Promise<Devi
     }
     try {
       if (source.kind === "inventory") return await inventoryOf(this, source);
-      return await call(ctx, "adapters.listDevices", { name: source.name }, { timeout: this.lookupTimeoutMs });
+      return await call(
+        ctx,
+        "adapters.listDevices",
+        { name: source.name },
+        { timeout: this.lookupTimeoutMs },
+      );
     } catch (err) {
       failed.push(`${source.name} (${reasonOf(err)})`);
       this.logger.warn(`device lookup: adapter '${source.name}' left out: ${reasonOf(err)}`);
@@ -53,6 +58,9 @@ export async function find(this: DevicesService, ctx: Ctx<"find">): Promise<Devi
   const direction = sort?.[0]?.name ?? 1;
   found.sort((a, b) => direction * (a.name.localeCompare(b.name) || a.host.localeCompare(b.host)));
   if (failed.length > 0)
-    ctx.meta.$responseHeaders = { ...ctx.meta.$responseHeaders, [FAILED_ADAPTERS_HEADER]: failed.sort().join(", ") };
+    ctx.meta.$responseHeaders = {
+      ...ctx.meta.$responseHeaders,
+      [FAILED_ADAPTERS_HEADER]: failed.sort().join(", "),
+    };
   return found.slice(start, start + pageLimit(limit));
 }

@@ -120,7 +120,11 @@ export const adapters = defineService("adapters", {
         "Operation 1 as a task: sends `body` to `params.path` of the adapter's orchestrator with `params.method`; the outgoing value is `[{result: <upstream status>, body?}]` (docs/orchestrator.md).",
       location: "Adapter",
       variables: {
-        incoming: { adapterId: "", params: { path: "", accept: "application/yang-data+json", method: "POST" }, body: {} },
+        incoming: {
+          adapterId: "",
+          params: { path: "", accept: "application/yang-data+json", method: "POST" },
+          body: {},
+        },
         outgoing: { result: null },
       },
     },
@@ -238,6 +242,7 @@ export const adapters = defineService("adapters", {
   checkHealth: {
     params: { name: adapterName },
     result: returns<AdapterHealth>(),
-    description: "Internal: checks one adapter now and stores the outcome (the periodic pass calls the same code).",
+    description:
+      "Internal: checks one adapter now and stores the outcome (the periodic pass calls the same code).",
   },
 });

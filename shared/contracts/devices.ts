@@ -88,4 +88,3 @@ export const devices = defineService("devices", {
     },
   },
 });
-

@@ -245,7 +245,12 @@ describeInBothShapes("adapters", (platform) => {
     test("GET /adapters/:name reads one; unknown -> 404; operator -> 403", async () => {
       const reply = await writer.get("/adapters/nso-lab");
       expect(reply.status).toBe(200);
-      expect(reply.body).toEqual(created.body.data);
+      // A read adds the lifecycle state and the last health check's connection (docs/orchestrator.md#health).
+      expect(reply.body).toEqual({
+        ...created.body.data,
+        state: "RUNNING",
+        connection: expect.objectContaining({ state: expect.any(String) }),
+      });
       expectError(await writer.get("/adapters/nope"), 404, "NOT_FOUND");
       expectError(await writer.get("/adapters/bad*name"), 400, "VALIDATION_ERROR");
       expectError(await operator.get("/adapters/nso-lab"), 403, "FORBIDDEN");

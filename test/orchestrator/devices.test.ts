@@ -80,7 +80,12 @@ describe("device lookup (operation 15)", () => {
       groups: [],
     });
     const pe1 = reply.body.find((d: any) => d.host === "nso" && d.name === "pe1");
-    expect(pe1).toMatchObject({ "device-type": "netconf", ned: "juniper-junos-nc-4.6", admin: false, groups: ["core"] });
+    expect(pe1).toMatchObject({
+      "device-type": "netconf",
+      ned: "juniper-junos-nc-4.6",
+      admin: false,
+      groups: ["core"],
+    });
     // nso-rc's group path answers 404: its devices come without groups, the lookup does not fail.
     expect(reply.body.find((d: any) => d.host === "nso-rc" && d.name === "pe1").groups).toEqual([]);
     expect(reply.body[4]).toEqual({

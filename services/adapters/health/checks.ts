@@ -46,7 +46,9 @@ function notChecked(doc: StoredAdapter): string | undefined {
 
 /** Asks for a check on the next pass of any replica. */
 export async function checkSoon(service: AdaptersService, name: string): Promise<void> {
-  await service.store.collection<HealthDoc>(HEALTH).updateOne({ _id: name }, { $set: { nextCheckAt: 0 } }, { upsert: true });
+  await service.store
+    .collection<HealthDoc>(HEALTH)
+    .updateOne({ _id: name }, { $set: { nextCheckAt: 0 } }, { upsert: true });
 }
 
 /** Checks one adapter now and stores the outcome. */
@@ -97,7 +99,9 @@ export async function runCheck(service: AdaptersService, doc: StoredAdapter): Pr
 async function claimCheck(service: AdaptersService, name: string, intervalMs: number, now: number) {
   const health = service.store.collection<HealthDoc>(HEALTH);
   const next = now + intervalMs;
-  if (await health.findOneAndUpdate({ _id: name, nextCheckAt: { $lte: now } }, { $set: { nextCheckAt: next } }))
+  if (
+    await health.findOneAndUpdate({ _id: name, nextCheckAt: { $lte: now } }, { $set: { nextCheckAt: next } })
+  )
     return true;
   if (await health.findOne({ _id: name }, { projection: { _id: 1 } })) return false;
   try {

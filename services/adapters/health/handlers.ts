@@ -15,7 +15,10 @@ import { HEALTH, healthOf, runCheck, type HealthDoc } from "./checks";
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
 
 /** Each adapter's health, joined with its stored check. */
-export async function healthEntries(service: AdaptersService, docs: StoredAdapter[]): Promise<AdapterHealth[]> {
+export async function healthEntries(
+  service: AdaptersService,
+  docs: StoredAdapter[],
+): Promise<AdapterHealth[]> {
   const checks = await service.store
     .collection<HealthDoc>(HEALTH)
     .find({ _id: { $in: docs.map((d) => d.name) } });

@@ -91,12 +91,19 @@ function sourceOf(doc: StoredAdapter): DeviceSource | undefined {
 }
 
 /** Adapters that can list devices; `entity` narrows to one (404 unknown, 400 when it cannot list devices). */
-export async function deviceSources(this: AdaptersService, ctx: Ctx<"deviceSources">): Promise<DeviceSource[]> {
+export async function deviceSources(
+  this: AdaptersService,
+  ctx: Ctx<"deviceSources">,
+): Promise<DeviceSource[]> {
   const { entity } = ctx.params;
   if (entity === undefined)
     return (await this.adapters().list()).map(sourceOf).filter((s): s is DeviceSource => !!s);
   const source = sourceOf(await this.adapters().get(entity));
   if (!source)
-    throw invalidField("options.entity", `Adapter '${entity}' cannot list devices (not an orchestrator or inventory adapter)`, "adapterType");
+    throw invalidField(
+      "options.entity",
+      `Adapter '${entity}' cannot list devices (not an orchestrator or inventory adapter)`,
+      "adapterType",
+    );
   return [source];
 }

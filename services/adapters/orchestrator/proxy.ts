@@ -75,7 +75,10 @@ async function attempt(target: Target, url: URL, req: UpstreamRequest, signal: A
     dispatcher: poolFor(target),
   });
   const type = res.headers["content-type"];
-  return { status: res.statusCode, body: await readBody(res.body, Array.isArray(type) ? type[0] : (type ?? "")) };
+  return {
+    status: res.statusCode,
+    body: await readBody(res.body, Array.isArray(type) ? type[0] : (type ?? "")),
+  };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -102,14 +102,20 @@ export function targetOf(doc: StoredAdapter, key: Buffer): Target {
     },
     health: {
       path: typeof s.healthPath === "string" ? s.healthPath : "/",
-      intervalMs: boundedInt(s.healthCheckInterval, DEFAULT_HEALTH_INTERVAL_MS, MIN_HEALTH_INTERVAL_MS, 86_400_000),
+      intervalMs: boundedInt(
+        s.healthCheckInterval,
+        DEFAULT_HEALTH_INTERVAL_MS,
+        MIN_HEALTH_INTERVAL_MS,
+        86_400_000,
+      ),
     },
     devices: {
       path: devicesPath,
       accept: /^\/(restconf|data)\b/.test(devicesPath)
         ? "application/yang-data+json"
         : "application/vnd.yang.collection+json",
-      groupsPath: typeof s.deviceGroupsPath === "string" ? s.deviceGroupsPath : "/api/running/devices/device-group",
+      groupsPath:
+        typeof s.deviceGroupsPath === "string" ? s.deviceGroupsPath : "/api/running/devices/device-group",
     },
   };
 }
