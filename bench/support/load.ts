@@ -39,17 +39,25 @@ export interface LoadResult {
 
 const AUTOCANNON = path.join(path.dirname(require.resolve("autocannon/package.json")), "autocannon.js");
 
+/** A request other than a plain GET: method and body text (sent with the given headers). */
+export interface LoadRequest {
+  method: string;
+  body?: string;
+}
+
 async function autocannon(
   url: string,
   headers: Record<string, string>,
   connections: number,
   durationS: number,
   onSpawn: (pid: number) => void = () => undefined,
+  request?: LoadRequest,
 ): Promise<Omit<LoadResult, "cpu" | "serverCpuUsPerReq">> {
   const u = new URL(url);
   if (u.hostname !== "127.0.0.1") throw new Error(`the bench only targets 127.0.0.1, not ${u.hostname}`);
   const args = [AUTOCANNON, "-c", String(connections), "-d", String(durationS), "-j"];
   for (const [k, v] of Object.entries(headers)) args.push("-H", `${k}=${v}`);
+  if (request) args.push("-m", request.method, ...(request.body !== undefined ? ["-b", request.body] : []));
   args.push(url);
   const child = spawnTracked(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
   if (child.pid) onSpawn(child.pid);
@@ -76,9 +84,11 @@ export async function measure(
   url: string,
   headers: Record<string, string>,
   settings: LoadSettings,
+  request?: LoadRequest,
 ): Promise<LoadResult> {
   if (settings.quietWaitS > 0) await waitQuiet(settings.quietWaitS * 1000);
-  if (settings.warmupS > 0) await autocannon(url, headers, settings.connections, settings.warmupS);
+  if (settings.warmupS > 0)
+    await autocannon(url, headers, settings.connections, settings.warmupS, undefined, request);
   const watch = watchCpu(childPids);
   let generator = 0;
   const run = await autocannon(
@@ -87,6 +97,7 @@ export async function measure(
     settings.connections,
     settings.durationS,
     (pid) => (generator = pid),
+    request,
   );
   const { byPid, natsPids, ...cpu } = watch.stop();
   const cpuMs = { bench: 0, children: 0, natsServer: 0, generator: 0 };
