@@ -35,13 +35,14 @@ const MEMBERS_OF = {
 
 /** An interval in ms as text human-interval reads back exactly ("2 days", "90 seconds"). */
 export function intervalText(ms: number): string {
-  for (const [unit, size] of [
-    ["weeks", 604_800_000],
-    ["days", 86_400_000],
-    ["hours", 3_600_000],
-    ["minutes", 60_000],
-  ] as const)
-    if (ms % size === 0) return `${ms / size} ${unit}`;
+  const units = [
+    ["week", 604_800_000],
+    ["day", 86_400_000],
+    ["hour", 3_600_000],
+    ["minute", 60_000],
+  ] as const;
+  for (const [unit, size] of units)
+    if (ms % size === 0) return `${ms / size} ${unit}${ms === size ? "" : "s"}`;
   return `${ms / 1000} seconds`;
 }
 

@@ -150,6 +150,8 @@ export function client(baseUrl: string, token?: string) {
     get: (url: string, options?: RequestOptions) => send("GET", url, options),
     post: (url: string, body?: unknown, options?: RequestOptions) => send("POST", url, { body, ...options }),
     put: (url: string, body?: unknown, options?: RequestOptions) => send("PUT", url, { body, ...options }),
+    patch: (url: string, body?: unknown, options?: RequestOptions) =>
+      send("PATCH", url, { body, ...options }),
     delete: (url: string, options?: RequestOptions) => send("DELETE", url, options),
     send,
   };
