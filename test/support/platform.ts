@@ -188,6 +188,7 @@ export function tracked(api: Client, seen: Reply[]): Client {
     get: wrap(api.get),
     post: wrap(api.post),
     put: wrap(api.put),
+    patch: wrap(api.patch),
     delete: wrap(api.delete),
     send: wrap(api.send),
   };
