@@ -16,6 +16,7 @@ import type { PlatformConfig } from "../shared/config";
 import { ForbiddenError, UnauthorizedError } from "../shared/errors";
 import { contractActions, isActionAvailable, typedService, type PlatformMeta } from "../shared/service";
 import { gateway as contract } from "../shared/contracts/gateway";
+import { BODY_METHODS } from "../shared/contracts/define";
 import { CallerCache, mayCall, readCredentials } from "./auth";
 import { events, health, openapi, readiness, version } from "./probes";
 import type { GatewayService, Req } from "./types";
@@ -81,7 +82,7 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       const op = byAction.get(alias.action)!;
       limits.take(op, req.socket.remoteAddress ?? "unknown");
       if (
-        (op.method === "POST" || op.method === "PUT") &&
+        BODY_METHODS.includes(op.method) &&
         hasBody(req) &&
         !JSON_TYPE.test(req.headers["content-type"] ?? "")
       ) {
@@ -135,7 +136,7 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       config.corsOrigins.length > 0
         ? {
             origin: config.corsOrigins.includes("*") ? "*" : config.corsOrigins,
-            methods: ["GET", "POST", "PUT", "DELETE", "OPTIONS"],
+            methods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
             allowedHeaders: ["Content-Type", "Authorization", "X-Request-ID"],
             exposedHeaders: ["X-Request-ID", "Retry-After"],
             credentials: !config.corsOrigins.includes("*"),

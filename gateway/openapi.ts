@@ -1,6 +1,7 @@
 /** GET /openapi.json: an OpenAPI 3.1 document of every route, from the same schemas that validate requests. */
 import { operations, type Operation } from "../shared/contracts";
 import { propsToJsonSchema, ruleToJsonSchema, type Rule } from "../shared/contracts/schema";
+import { BODY_METHODS } from "../shared/contracts/define";
 
 const errorBody = {
   type: "object",
@@ -48,11 +49,11 @@ function operationObject(op: Operation): Record<string, unknown> {
   }));
   const bodyProps = Object.fromEntries(Object.entries(params).filter(([k]) => !pathParams.includes(k)));
   let requestBody: Record<string, unknown> | undefined;
-  if (op.method === "POST" || op.method === "PUT") {
-    requestBody = {
-      required: true,
-      content: { "application/json": { schema: propsToJsonSchema(bodyProps) } },
-    };
+  if (BODY_METHODS.includes(op.method)) {
+    const schema = op.bodyParam
+      ? ruleToJsonSchema(params[op.bodyParam] as Rule)
+      : propsToJsonSchema(bodyProps);
+    requestBody = { required: !op.bodyParam, content: { "application/json": { schema } } };
   } else if (op.objectParam) {
     parameters.push({
       name: op.objectParam,

@@ -1,7 +1,8 @@
 /**
  * Turns an HTTP request into the params of the action behind it.
  *
- * POST/PUT: the JSON body's top-level properties, plus path parameters (which win).
+ * POST/PUT/PATCH: the JSON body's top-level properties, plus path parameters (which win); with
+ *   `bodyParam`, the whole body as that one param.
  * GET/DELETE: query keys (nested with brackets, `equals[status]=running`), plus path parameters.
  * An operation with one object parameter (docs/platform-rules.md#object-parameters-on-get) accepts it in every form:
  *   flattened   ?limit=10&equals[status]=running
@@ -11,6 +12,7 @@
  * The `token` query key carries credentials and never reaches an action.
  */
 import type { Operation } from "../shared/contracts";
+import { BODY_METHODS } from "../shared/contracts/define";
 import type { Props, Rule } from "../shared/contracts/schema";
 import { BadRequestError } from "../shared/errors";
 import { isPlainObject } from "../shared/objects";
@@ -117,7 +119,10 @@ export function buildParams(
   const { token: _credentials, ...query } = req.query ?? {};
   const props = op.contract.params;
 
-  if (op.method === "POST" || op.method === "PUT") return { ...(body ?? {}), ...pathParams };
+  if (BODY_METHODS.includes(op.method)) {
+    if (op.bodyParam) return { [op.bodyParam]: body ?? {}, ...pathParams };
+    return { ...(body ?? {}), ...pathParams };
+  }
 
   if (op.objectParam) {
     const name = op.objectParam;

@@ -14,7 +14,7 @@ import { DuplicateKeyError } from "../../shared/store/types";
 import { pageLimit } from "../../shared/paging";
 import type { HandlerContext, PlatformMeta, PlatformService } from "../../shared/service";
 import { nowIso } from "../../shared/text";
-import { AUTOMATIONS, onTick, RUNS, type TickResult } from "./firing";
+import { AUTOMATIONS, onTick, RUNS, TRIGGERS, type TickResult } from "./firing";
 import { iso, preview } from "./schedule";
 
 export interface SchedulerLimits {
@@ -36,7 +36,7 @@ export type SchedulerService = PlatformService<{
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
 
-type Editable = Partial<
+export type Editable = Partial<
   Pick<
     Automation,
     | "name"
@@ -50,6 +50,7 @@ type Editable = Partial<
     | "missedRuns"
     | "catchUpWindow"
     | "overlap"
+    | "componentId"
   >
 >;
 
@@ -59,8 +60,16 @@ const answer = (automation: Automation): Automation => ({ ...automation, preview
 const canonicalTime = (text: string | null | undefined) =>
   text === undefined ? undefined : text === null ? null : iso(Date.parse(text));
 
-/** Checks what only a running platform knows: the interval floor, the workflow, the groups. */
-async function checkReferences(this: SchedulerService, ctx: Context, fields: Editable, prefix: string) {
+/**
+ * Checks what only a running platform knows: the interval floor, the workflow, the groups. Answers
+ * the workflow's `_id` when it checked one (the real product's `componentId`).
+ */
+export async function checkReferences(
+  this: SchedulerService,
+  ctx: Context,
+  fields: Editable,
+  prefix: string,
+): Promise<string | undefined> {
   if (fields.repeatInterval) {
     const ms = intervalMs(fields.repeatInterval);
     if (ms < this.limits.minIntervalMs)
@@ -70,9 +79,10 @@ async function checkReferences(this: SchedulerService, ctx: Context, fields: Edi
         "intervalFloor",
       );
   }
-  if (fields.workflow !== undefined) {
+  let componentId: string | undefined;
+  if (fields.workflow !== undefined && fields.workflow !== null) {
     try {
-      await call(ctx, "engine.getWorkflow", { name: fields.workflow });
+      componentId = (await call(ctx, "engine.getWorkflow", { name: fields.workflow }))._id;
     } catch (err) {
       if (!(err instanceof NotFoundError) && (err as { code?: number }).code !== 404) throw err;
       throw invalidField(
@@ -87,17 +97,19 @@ async function checkReferences(this: SchedulerService, ctx: Context, fields: Edi
     assertOwnGroups((ctx.meta as PlatformMeta).caller, fields.groups, `${prefix}groups`);
     await checkGroupsExist(ctx, fields.groups, `${prefix}groups`);
   }
+  return componentId;
 }
 
 export async function createAutomation(this: SchedulerService, ctx: Ctx<"createAutomation">) {
   const p = ctx.params;
-  await checkReferences.call(this, ctx, p, "");
+  const componentId = await checkReferences.call(this, ctx, p, "");
   const by = ctx.meta.caller?.accountId ?? "system";
   const now = nowIso();
   const automation: Omit<Automation, "_id"> = {
     name: p.name,
     description: p.description ?? "",
     workflow: p.workflow,
+    componentId: componentId ?? null,
     variables: p.variables ?? {},
     groups: [...new Set(p.groups ?? ctx.meta.caller?.groupIds ?? [])],
     nextRunAt: canonicalTime(p.nextRunAt) ?? null,
@@ -142,14 +154,13 @@ export async function updateSchedule(this: SchedulerService, ctx: Ctx<"updateSch
 
 export async function updateAutomation(this: SchedulerService, ctx: Ctx<"updateAutomation">) {
   const { id, changes } = ctx.params;
-  await checkReferences.call(this, ctx, changes, "changes.");
-  return answer(await edit.call(this, ctx, id, changes));
+  const componentId = await checkReferences.call(this, ctx, changes, "changes.");
+  return answer(await edit.call(this, ctx, id, componentId ? { ...changes, componentId } : changes));
 }
 
 export async function deleteAutomation(this: SchedulerService, ctx: Ctx<"deleteAutomation">) {
   // Deleted, it is no longer due: its schedule stops. A claim in flight finds it gone and is skipped.
-  const gone = await this.store.collection(AUTOMATIONS).findOneAndDelete({ _id: ctx.params.id });
-  if (!gone) throw new NotFoundError("Automation", ctx.params.id);
+  await removeAutomation.call(this, ctx.params.id);
   return { status: "OK", message: `Automation ${ctx.params.id} deleted` };
 }
 
@@ -172,14 +183,27 @@ export async function tick(this: SchedulerService) {
   return this.ticking;
 }
 
-async function load(this: SchedulerService, id: string): Promise<Automation> {
+/** Deletes an automation and then its triggers (a trigger without its automation starts nothing). */
+export async function removeAutomation(this: SchedulerService, id: string): Promise<Automation> {
+  const gone = await this.store.collection<Automation>(AUTOMATIONS).findOneAndDelete({ _id: id });
+  if (!gone) throw new NotFoundError("Automation", id);
+  await this.store.collection(TRIGGERS).deleteMany({ actionId: id });
+  return gone;
+}
+
+export async function load(this: SchedulerService, id: string): Promise<Automation> {
   const automation = await this.store.collection<Automation>(AUTOMATIONS).findOne({ _id: id });
   if (!automation) throw new NotFoundError("Automation", id);
   return automation;
 }
 
-/** One write: the changed members, stamped. */
-async function edit(this: SchedulerService, ctx: Context, id: string, fields: Editable): Promise<Automation> {
+/** One write: the changed members, stamped. A schedule trigger shows whether its schedule is on. */
+export async function edit(
+  this: SchedulerService,
+  ctx: Context,
+  id: string,
+  fields: Editable,
+): Promise<Automation> {
   const set: Record<string, unknown> = {
     ...fields,
     last_updated: nowIso(),
@@ -190,11 +214,15 @@ async function edit(this: SchedulerService, ctx: Context, id: string, fields: Ed
     this.store.collection<Automation>(AUTOMATIONS).findOneAndUpdate({ _id: id }, { $set: set }),
   );
   if (!updated) throw new NotFoundError("Automation", id);
+  if (fields.disabled !== undefined)
+    await this.store
+      .collection(TRIGGERS)
+      .updateMany({ actionId: id, type: "schedule" }, { $set: { enabled: !fields.disabled } });
   return updated;
 }
 
 /** Automation names are unique (a unique index): a taken one is 409. */
-async function uniqueName<T>(name: string | undefined, write: () => Promise<T>): Promise<T> {
+export async function uniqueName<T>(name: string | undefined, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {

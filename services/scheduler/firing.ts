@@ -18,6 +18,8 @@ import type { SchedulerService } from "./automations";
 
 export const AUTOMATIONS = "automations";
 export const RUNS = "automation_runs";
+/** The automations' triggers (/operations-manager/triggers); a schedule trigger mirrors its automation's schedule. */
+export const TRIGGERS = "automation_triggers";
 
 export interface TickResult {
   started: number;
@@ -138,6 +140,8 @@ async function startClaimed(
   let outcome: Outcome;
   let finished: AutomationRun;
   try {
+    // An automation made through /operations-manager may have no workflow yet: a failed run says so.
+    if (!automation.workflow) throw new Error("the automation has no workflow to run (set its componentId)");
     const job = await this.broker.call("engine.startScheduledJob", {
       workflow: automation.workflow,
       jobId: claim.jobId!,

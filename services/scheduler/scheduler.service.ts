@@ -7,6 +7,8 @@
  *   automations      { _id, name (unique), workflow, variables, groups, nextRunAt, repeatInterval,
  *                      disabled, missedRuns, catchUpWindow, overlap, lastRunAt, lastJobId, lastError, ... }
  *   automation_runs  { _id: "<automation id>@<due time>", automationId, dueAt, state, jobId, ... }
+ *   automation_triggers { _id, name (unique per automation), type, enabled, actionId, routeKey (unique),
+ *                      scheduleKey (unique: one schedule trigger per automation), ... } (triggers.ts)
  */
 import { scheduler as contract } from "../../shared/contracts/scheduler";
 import { configOf } from "../../shared/runtime";
@@ -22,7 +24,16 @@ import {
   updateSchedule,
   type SchedulerService,
 } from "./automations";
-import { AUTOMATIONS, RUNS } from "./firing";
+import { AUTOMATIONS, RUNS, TRIGGERS } from "./firing";
+import {
+  omCreateAutomation,
+  omDeleteAutomation,
+  omGetAutomation,
+  omListAutomations,
+  omUpdateAutomation,
+} from "./operations-manager";
+import { runEndpointTrigger, runManualTrigger } from "./trigger-runs";
+import { createTrigger, deleteTrigger, getTrigger, listTriggers, updateTrigger } from "./triggers";
 
 export default typedService<SchedulerService>({
   name: contract.name,
@@ -37,6 +48,18 @@ export default typedService<SchedulerService>({
     deleteAutomation,
     listRuns,
     tick,
+    omCreateAutomation,
+    omListAutomations,
+    omGetAutomation,
+    omUpdateAutomation,
+    omDeleteAutomation,
+    createTrigger,
+    listTriggers,
+    getTrigger,
+    updateTrigger,
+    deleteTrigger,
+    runEndpointTrigger,
+    runManualTrigger,
   }),
 
   created() {
@@ -49,6 +72,11 @@ export default typedService<SchedulerService>({
     await this.store.collection(AUTOMATIONS).createIndex({ keys: { disabled: 1, nextRunAt: 1 } });
     await this.store.collection(RUNS).createIndex({ keys: { automationId: 1, dueAt: -1 } });
     await this.store.collection(RUNS).createIndex({ keys: { state: 1, leaseUntil: 1 } });
+    // The atomic uniqueness of triggers: a name per automation, a route, one schedule per automation.
+    const triggers = this.store.collection(TRIGGERS);
+    await triggers.createIndex({ keys: { actionId: 1, name: 1 }, unique: true });
+    await triggers.createIndex({ keys: { routeKey: 1 }, unique: true });
+    await triggers.createIndex({ keys: { scheduleKey: 1 }, unique: true });
     this.timer = setInterval(() => {
       tick.call(this).catch((err: Error) => this.logger.warn(`scheduler pass failed: ${err.message}`));
     }, this.limits.tickMs);

@@ -28,7 +28,10 @@ export type Access = "public" | "authenticated" | readonly Role[];
 export const SUPPORT_READ: readonly Role[] = ["admin", "apiwrite", "engineering", "apiread"];
 export const SUPPORT_WRITE: readonly Role[] = ["admin", "apiwrite", "engineering"];
 
-export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** Methods whose JSON body carries the params (docs/platform-rules.md#object-parameters-on-get covers GET). */
+export const BODY_METHODS: readonly HttpMethod[] = ["POST", "PUT", "PATCH"];
 
 export interface HttpBinding {
   method: HttpMethod;
@@ -40,6 +43,11 @@ export interface HttpBinding {
   spec?: number;
   /** GET operations with one object parameter (docs/platform-rules.md#object-parameters-on-get) name it here. */
   objectParam?: string;
+  /**
+   * A body-taking operation whose whole JSON body is one param (an endpoint trigger's input): the
+   * body goes under this name, whatever members it has, instead of its members becoming params.
+   */
+  bodyParam?: string;
   /** What a success body is: JSON (default), plain text (login's token) or a Server-Sent Events stream. */
   produces?: "json" | "text" | "sse";
   /**

@@ -280,6 +280,12 @@ export const engine = defineService("engine", {
       summary: "Read a workflow",
     },
   },
+  getWorkflowById: {
+    params: { id: objectId },
+    result: returns<Workflow>(),
+    description:
+      "Reads a workflow by its _id (an automation's componentId names a workflow this way, as the real product's does).",
+  },
   updateWorkflow: {
     params: { name: workflowName, workflow: workflowDocument },
     result: returns<Workflow>(),

@@ -224,7 +224,10 @@ export interface Automation {
   _id: string;
   name: string;
   description: string;
-  workflow: string;
+  /** The workflow's name; null for an automation made through /operations-manager without a component. */
+  workflow: string | null;
+  /** The workflow's `_id` (the real product's `componentId`), when known. */
+  componentId?: string | null;
   variables: Record<string, unknown>;
   groups: string[];
   /** When the next run is due (ISO 8601 UTC), or null. */
@@ -258,4 +261,52 @@ export interface AutomationRun {
   reason: string | null;
   claimedBy: string;
   leaseUntil: number;
+}
+
+/** An automation as /operations-manager answers it: the real product's view of the same document. */
+export interface OmAutomation {
+  _id: string;
+  name: string;
+  description: string;
+  componentType: "workflows";
+  componentId: string | null;
+  componentName: string | null;
+  gbac: { read: string[]; write: string[] };
+  created: string;
+  createdBy: string;
+  lastUpdated: string;
+  lastUpdatedBy: string;
+}
+
+/** A trigger of an automation (docs/scheduler.md#triggers): what starts its jobs. */
+export interface Trigger {
+  _id: string;
+  name: string;
+  description: string;
+  type: "manual" | "endpoint" | "schedule";
+  enabled: boolean;
+  actionType: "automations";
+  /** The automation's `_id`. */
+  actionId: string;
+  /** Epoch ms of the last job this trigger started, or null. */
+  lastExecuted: number | null;
+  created: string;
+  createdBy: string;
+  lastUpdated: string;
+  lastUpdatedBy: string;
+  // endpoint
+  verb?: "POST";
+  routeName?: string;
+  schema?: Record<string, unknown>;
+  // manual
+  formId?: string | null;
+  formData?: Record<string, unknown>;
+  legacyWrapper?: boolean;
+  // schedule (live values read from the automation's schedule)
+  firstRunAt?: number;
+  repeatUnit?: string | null;
+  repeatFrequency?: number | null;
+  repeatInterval?: number | null;
+  processMissedRuns?: "none" | "last";
+  nextRunAt?: number | null;
 }

@@ -7,6 +7,7 @@ import humanInterval from "human-interval";
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
 import { int, objectId, optBool, returns } from "./schema";
 import type { Automation, AutomationRun, Message } from "./resources";
+import { operationsManagerActions } from "./operations-manager";
 
 /** ISO 8601 date-time in UTC, e.g. 2026-11-21T10:00:00Z or with milliseconds. */
 const isoDateTime = {
@@ -96,6 +97,7 @@ const automationMembers = {
 } as const;
 
 export const scheduler = defineService("scheduler", {
+  ...operationsManagerActions,
   updateSchedule: {
     params: {
       id: objectId,

@@ -71,7 +71,7 @@ async function call(op: Operation, token?: string): Promise<Reply> {
   return client(platform.baseUrl, token).send(
     op.method,
     urlOf(op),
-    op.method === "POST" || op.method === "PUT" ? { body: {} } : {},
+    op.method === "POST" || op.method === "PUT" || op.method === "PATCH" ? { body: {} } : {},
   );
 }
 

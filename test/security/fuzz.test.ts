@@ -116,7 +116,7 @@ test.each(routes.map((op) => [`${op.method} ${op.path}`, op] as const))("%s", as
   const g = generator(SEED ^ [...op.action].reduce((h, c) => Math.imul(h, 31) + c.charCodeAt(0), 7));
   for (let i = 0; i < CASES; i++) {
     const url = op.path.replace(/:[A-Za-z]+/g, () => segment(g));
-    const hasBody = op.method === "POST" || op.method === "PUT";
+    const hasBody = op.method === "POST" || op.method === "PUT" || op.method === "PATCH";
     const sentBody = hasBody ? body(g, op) : undefined;
     const before = fs.statSync(logFile).size;
     const reply = await admin.send(op.method, hasBody ? url : `${url}?${query(g, op)}`, {

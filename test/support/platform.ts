@@ -150,6 +150,8 @@ export function client(baseUrl: string, token?: string) {
     get: (url: string, options?: RequestOptions) => send("GET", url, options),
     post: (url: string, body?: unknown, options?: RequestOptions) => send("POST", url, { body, ...options }),
     put: (url: string, body?: unknown, options?: RequestOptions) => send("PUT", url, { body, ...options }),
+    patch: (url: string, body?: unknown, options?: RequestOptions) =>
+      send("PATCH", url, { body, ...options }),
     delete: (url: string, options?: RequestOptions) => send("DELETE", url, options),
     send,
   };
@@ -186,6 +188,7 @@ export function tracked(api: Client, seen: Reply[]): Client {
     get: wrap(api.get),
     post: wrap(api.post),
     put: wrap(api.put),
+    patch: wrap(api.patch),
     delete: wrap(api.delete),
     send: wrap(api.send),
   };

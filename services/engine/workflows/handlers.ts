@@ -92,6 +92,12 @@ export const workflowHandlers: EngineHandlers = {
     return (await findWorkflow(this.store, ctx.params.name)) as Workflow;
   },
 
+  async getWorkflowById(this: EngineService, ctx) {
+    const doc = await this.store.collection(WORKFLOWS).findOne({ _id: ctx.params.id });
+    if (!doc) throw new NotFoundError("Workflow", ctx.params.id);
+    return doc as Workflow;
+  },
+
   async updateWorkflow(this: EngineService, ctx) {
     const fields = definition(ctx.params.workflow);
     await ensureWorkflowIndexes(this.store);

@@ -1,0 +1,154 @@
+/**
+ * /operations-manager/automations: the real product's view of the scheduler's automations, so its
+ * clients (itential-mcp, ipctl) work on the same documents /automation_catalog serves. A component
+ * is a workflow named by `componentId` (its `_id`, or its name); `gbac` groups become the
+ * automation's groups (its jobs' groups). Answers use the `{message, data, metadata}` envelope.
+ */
+import type { Context } from "moleculer";
+import { call } from "../../shared/contracts";
+import type { Automation, OmAutomation } from "../../shared/contracts/resources";
+import { scheduler as contract } from "../../shared/contracts/scheduler";
+import { itemEnvelope, pageEnvelope } from "../../shared/envelope";
+import { invalidField } from "../../shared/errors";
+import type { HandlerContext } from "../../shared/service";
+import { nowIso } from "../../shared/text";
+import {
+  checkReferences,
+  edit,
+  load,
+  removeAutomation,
+  uniqueName,
+  type Editable,
+  type SchedulerService,
+} from "./automations";
+import { AUTOMATIONS } from "./firing";
+import { readListQuery } from "./list-query";
+
+type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
+
+/** The real product's field -> where this platform stores it. */
+const STORED: Record<string, string> = { componentName: "workflow" };
+
+export function omView(a: Automation): OmAutomation {
+  return {
+    _id: a._id,
+    name: a.name,
+    description: a.description,
+    componentType: "workflows",
+    componentId: a.componentId ?? null,
+    componentName: a.workflow,
+    gbac: { read: [], write: a.groups },
+    created: a.created,
+    createdBy: a.created_by,
+    lastUpdated: a.last_updated,
+    lastUpdatedBy: a.last_updated_by,
+  };
+}
+
+/** The workflow a componentId names: by `_id` when it is one, else by name. 400 when none. */
+async function resolveComponent(ctx: Context, componentId: string) {
+  const notFound = (err: unknown) => (err as { code?: number }).code === 404;
+  try {
+    if (/^[0-9a-f]{24}$/i.test(componentId))
+      return await call(ctx, "engine.getWorkflowById", { id: componentId }).catch(async (err) => {
+        if (!notFound(err)) throw err;
+        return call(ctx, "engine.getWorkflow", { name: componentId });
+      });
+    return await call(ctx, "engine.getWorkflow", { name: componentId });
+  } catch (err) {
+    if (!notFound(err)) throw err;
+    throw invalidField("componentId", `No workflow has the _id or name '${componentId}'`, "unknownWorkflow");
+  }
+}
+
+/** The automation members a create or PATCH body sets. */
+interface Members {
+  name?: string;
+  description?: string;
+  componentId?: string | null;
+  gbac?: { read?: string[]; write?: string[] };
+}
+
+async function members(this: SchedulerService, ctx: Context, p: Members) {
+  const fields: Editable = {};
+  if (p.name !== undefined) fields.name = p.name;
+  if (p.description !== undefined) fields.description = p.description;
+  if (p.componentId === null) Object.assign(fields, { workflow: null, componentId: null });
+  else if (p.componentId !== undefined) {
+    const workflow = await resolveComponent(ctx, p.componentId);
+    Object.assign(fields, { workflow: workflow.name, componentId: workflow._id });
+  }
+  if (p.gbac) fields.groups = [...new Set([...(p.gbac.write ?? []), ...(p.gbac.read ?? [])])];
+  await checkReferences.call(this, ctx, { groups: fields.groups }, "gbac.");
+  return fields;
+}
+
+export async function omCreateAutomation(this: SchedulerService, ctx: Ctx<"omCreateAutomation">) {
+  const fields = await members.call(this, ctx, ctx.params);
+  const by = ctx.meta.caller?.accountId ?? "system";
+  const now = nowIso();
+  const automation: Omit<Automation, "_id"> = {
+    name: ctx.params.name,
+    description: fields.description ?? "",
+    workflow: fields.workflow ?? null,
+    componentId: fields.componentId ?? null,
+    variables: {},
+    groups: fields.groups ?? [...new Set(ctx.meta.caller?.groupIds ?? [])],
+    nextRunAt: null,
+    repeatInterval: null,
+    disabled: false,
+    missedRuns: "once",
+    catchUpWindow: null,
+    overlap: "allow",
+    lastRunAt: null,
+    lastJobId: null,
+    lastError: null,
+    created: now,
+    created_by: by,
+    last_updated: now,
+    last_updated_by: by,
+  };
+  const created = await uniqueName(ctx.params.name, () =>
+    this.store.collection<Automation>(AUTOMATIONS).insertOne(automation),
+  );
+  return itemEnvelope("Successfully created automation", omView(created));
+}
+
+export async function omListAutomations(this: SchedulerService, ctx: Ctx<"omListAutomations">) {
+  const { filter, sort, skip, limit } = readListQuery(ctx.params, (f) => STORED[f] ?? f);
+  // Every automation here runs a workflow: componentType matches "workflows" or nothing.
+  const where = { ...filter };
+  if ("componentType" in where) {
+    const wanted = where.componentType;
+    delete where.componentType;
+    if (wanted !== "workflows") where._id = { $in: [] };
+  }
+  const automations = this.store.collection<Automation>(AUTOMATIONS);
+  const [found, total] = await Promise.all([
+    automations.find(where, { sort, skip, limit }),
+    automations.count(where),
+  ]);
+  return pageEnvelope("Successfully retrieved automations", found.map(omView), { skip, limit, total });
+}
+
+export async function omGetAutomation(this: SchedulerService, ctx: Ctx<"omGetAutomation">) {
+  return itemEnvelope("Successfully retrieved automation", omView(await load.call(this, ctx.params.id)));
+}
+
+export async function omUpdateAutomation(this: SchedulerService, ctx: Ctx<"omUpdateAutomation">) {
+  const { id, ...body } = ctx.params;
+  if (Object.values(body).every((v) => v === undefined))
+    throw invalidField(
+      "name",
+      "Give at least one of name, description, componentType, componentId, gbac",
+      "required",
+    );
+  const fields = await members.call(this, ctx, ctx.params);
+  if (Object.keys(fields).length === 0) return omGetAutomation.call(this, ctx);
+  return itemEnvelope("Successfully updated automation", omView(await edit.call(this, ctx, id, fields)));
+}
+
+export async function omDeleteAutomation(this: SchedulerService, ctx: Ctx<"omDeleteAutomation">) {
+  await removeAutomation.call(this, ctx.params.id);
+  return itemEnvelope("Successfully deleted automation", null);
+}
