@@ -45,8 +45,9 @@ describe("error model", () => {
   });
 
   test("a 5xx body carries the request id; a 4xx body never carries a stack", async () => {
-    const reply = await request(platform.baseUrl, "GET", "/configuration_manager/configurations/parser", {
+    const reply = await request(platform.baseUrl, "POST", "/mop/deviceObjects", {
       token,
+      body: { options: { start: 0, limit: 10 } },
       headers: { "x-request-id": "trace-501-check" },
     });
     expect(expectError(reply, 501, "NOT_IMPLEMENTED").data.requestId).toBe("trace-501-check");
