@@ -7,7 +7,7 @@ import type { PlatformConfig } from "../shared/config";
 import createGatewayService from "../gateway/gateway.service";
 import accounts from "../services/accounts/accounts.service";
 import adapters from "../services/adapters/adapters.service";
-import configuration from "../services/configuration.service";
+import configuration from "../services/configuration/configuration.service";
 import devices from "../services/devices/devices.service";
 import engine from "../services/engine/engine.service";
 import forms from "../services/forms/forms.service";

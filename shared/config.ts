@@ -92,6 +92,15 @@ export interface PlatformConfig {
     /** Due automations one pass takes at most (the next pass takes the rest). */
     batch: number;
   };
+  /** Compliance batch worker (docs/configuration-manager.md#batches). */
+  compliance: {
+    /** How often each configuration replica looks for batches to run. */
+    sweepMs: number;
+    /** How long a claim on a batch holds without renewal; a dead replica's batch resumes after it. */
+    leaseMs: number;
+    /** Devices checked between two progress writes. */
+    chunk: number;
+  };
 }
 
 function int(name: string, fallback: number, min = 0): number {
@@ -181,6 +190,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
         minIntervalMs: int("SCHEDULE_MIN_INTERVAL_MS", 10_000, 1000),
         graceMs: int("SCHEDULER_GRACE_MS", 60_000, 0),
         batch: int("SCHEDULER_BATCH", 500, 1),
+      },
+      compliance: {
+        sweepMs: int("COMPLIANCE_SWEEP_MS", 1000, 50),
+        leaseMs: int("COMPLIANCE_LEASE_MS", 15_000, 1000),
+        chunk: int("COMPLIANCE_CHUNK", 100, 1),
       },
     };
   } finally {

@@ -1,10 +1,153 @@
-/** configuration: config parsers, golden config trees, backups and compliance (spec operations 6, 9, 11). */
-import { defineService, SUPPORT_WRITE } from "./define";
-import { int, objectId, optString, optionalObjectId, returns } from "./schema";
-import type { ComplianceHistoryEntry, GoldenConfigExportEntry, StatusResult } from "./resources";
+/**
+ * configuration: config parsers, golden config trees, backups and compliance (spec operations 6, 9,
+ * 11 and the supporting routes of DECISIONS.md section 6; docs/configuration-manager.md). Spec lines
+ * are free-form in depth, so their schema bounds size and count here and the service checks each
+ * line (services/configuration/spec-model.ts), naming the bad field in a 400.
+ */
+import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
+import { int, objectId, optionalObjectId, pathName, returns, sortOrder } from "./schema";
+import type { ComplianceHistoryEntry, GoldenConfigExportEntry, Message, StatusResult } from "./resources";
 
-const name = { type: "string", min: 1, max: 256 } as const;
-const sortDir = { type: "enum", values: [1, -1], optional: true } as const;
+const name = pathName;
+const versionName = {
+  type: "string",
+  min: 1,
+  max: 128,
+  pattern: /^[^/]+$/,
+  messages: { stringPattern: "The '{field}' field must not contain '/'." },
+} as const;
+/** `base`, `base/dc1`, `base/dc1/rtr`: segments of letters, digits and `_ . -`, under the root `base`. */
+const nodePath = {
+  type: "string",
+  min: 1,
+  max: 1024,
+  pattern: /^base(\/[A-Za-z0-9_.-]{1,128}){0,31}$/,
+  messages: {
+    stringPattern: "The '{field}' field must be a slash path under 'base' (base, base/dc1, base/dc1/rtr).",
+  },
+} as const;
+const deviceName = { type: "string", min: 1, max: 256, pattern: /^\S+$/ } as const;
+const deviceList = { type: "array", items: deviceName, max: 10_000, optional: true } as const;
+/** The lexer tokens a rule can name (docs/configuration-manager.md#parsers). */
+export const LEX_TOKENS = ["comment", "word", "end_line", "whitespace", "block_start", "block_end"] as const;
+/** `[regex, token]` pairs; the token is checked against LEX_TOKENS by the service (a field error names it). */
+const lexRules = {
+  type: "array",
+  max: 100,
+  optional: true,
+  items: { type: "array", length: 2, items: { type: "string", min: 1, max: 512 } },
+} as const;
+/** JSON spec lines; each is checked in depth by the service. */
+const specLines = { type: "array", items: { type: "object" }, max: 10_000, optional: true } as const;
+const variables = { type: "object", optional: true } as const;
+
+export interface ParserRecord {
+  _id: string;
+  name: string;
+  template: string | null;
+  lexRules: [string, string][];
+  builtIn: boolean;
+  /** How lines nest: `indent` (IOS family) or `braces` (Junos), from the built-in at the root of its templates. */
+  style: "indent" | "braces";
+  created: string;
+  lastUpdated: string;
+}
+
+export interface GoldenConfigTree {
+  _id: string;
+  name: string;
+  deviceType: string;
+  parser: string;
+  description: string;
+  versions: string[];
+  created: string;
+  lastUpdated: string;
+}
+
+export interface TreeNode {
+  _id: string;
+  treeId: string;
+  version: string;
+  path: string;
+  spec: Record<string, any>[];
+  variables: Record<string, string>;
+  devices: string[];
+  created: string;
+  lastUpdated: string;
+}
+
+export interface Backup {
+  _id: string;
+  deviceName: string;
+  description: string;
+  config: string;
+  timestamp: string;
+}
+
+export interface ComplianceBatch {
+  _id: string;
+  treeId: string;
+  version: string;
+  nodePath: string;
+  state: "queued" | "running" | "complete" | "error";
+  targets: { deviceName: string; nodePath: string; backupId: string }[];
+  done: number;
+  totals: { errors: number; warnings: number; infos: number; passes: number };
+  claimedBy: string | null;
+  leaseUntil: number;
+  created: string;
+  finished: string | null;
+  error: string | null;
+}
+
+export interface ComplianceReport extends ComplianceHistoryEntry {
+  backupId: string;
+  score: number;
+  compliant: boolean;
+  issues: Record<string, any>[];
+  remediation: string;
+}
+
+/** An export entry as import takes it back: the spec's members, the parser and every node. */
+export type TreeExportEntry = GoldenConfigExportEntry & {
+  parser?: string;
+  description?: string;
+  nodes?: {
+    version: string;
+    path: string;
+    spec: Record<string, any>[];
+    variables: Record<string, string>;
+    devices: string[];
+  }[];
+};
+
+const complianceTask = {
+  summary: "Check a device's latest backup against a golden config node",
+  description:
+    "Evaluates the device's latest backup (or the given backup) against the effective config spec of a node " +
+    "of a golden config tree version, and answers the report: compliant, totals, score, issues and the " +
+    "remediation text. Nothing is stored and nothing is pushed to the device.",
+  displayName: "Check compliance",
+  location: "Application",
+  variables: {
+    incoming: {
+      treeId: { type: "string" },
+      version: { type: "string" },
+      nodePath: { type: "string" },
+      deviceName: { type: "string" },
+      backupId: { type: "string" },
+    },
+    outgoing: {
+      compliant: { type: "boolean" },
+      totals: { type: "object" },
+      score: { type: "number" },
+      issues: { type: "array" },
+      remediation: { type: "string" },
+    },
+  },
+} as const;
+
+const parserMembers = { template: { type: "string", min: 1, max: 256, optional: true }, lexRules } as const;
 
 export const configuration = defineService("configuration", {
   listParsers: {
@@ -17,12 +160,22 @@ export const configuration = defineService("configuration", {
           start: int(0),
           limit: int(1),
           regex: { type: "boolean", optional: true },
-          filter: { type: "object", optional: true, strict: "remove", props: { name: optString } },
-          sort: { type: "object", optional: true, strict: "remove", props: { name: sortDir, date: sortDir } },
+          filter: {
+            type: "object",
+            optional: true,
+            strict: "remove",
+            props: { name: { type: "string", max: 512, optional: true } },
+          },
+          sort: {
+            type: "object",
+            optional: true,
+            strict: "remove",
+            props: { name: sortOrder, date: sortOrder },
+          },
         },
       },
     },
-    result: returns<Record<string, any>[]>(),
+    result: returns<ParserRecord[]>(),
     http: {
       method: "GET",
       path: "/configuration_manager/configurations/parser",
@@ -33,23 +186,48 @@ export const configuration = defineService("configuration", {
     },
   },
   createParser: {
-    params: {
-      name,
-      description: { type: "string", max: 4096, optional: true },
-      template: { type: "string", optional: true },
-      rules: { type: "array", items: { type: "object" }, optional: true },
-    },
-    result: returns<Record<string, any>>(),
+    params: { name, description: { type: "string", max: 4096, optional: true }, ...parserMembers },
+    result: returns<ParserRecord>(),
     http: {
       method: "POST",
       path: "/configuration_manager/configurations/parser",
       access: SUPPORT_WRITE,
-      summary: "Create a config parser",
+      summary: "Create a config parser (extends a template parser with lex rules)",
+    },
+  },
+  getParser: {
+    params: { name },
+    result: returns<ParserRecord>(),
+    http: {
+      method: "GET",
+      path: "/configuration_manager/configurations/parser/:name",
+      access: SUPPORT_READ,
+      summary: "Read a config parser",
+    },
+  },
+  updateParser: {
+    params: { name, ...parserMembers },
+    result: returns<ParserRecord>(),
+    http: {
+      method: "PUT",
+      path: "/configuration_manager/configurations/parser/:name",
+      access: SUPPORT_WRITE,
+      summary: "Change a config parser's template or lex rules (built-in parsers are read-only)",
+    },
+  },
+  deleteParser: {
+    params: { name },
+    result: returns<Message>(),
+    http: {
+      method: "DELETE",
+      path: "/configuration_manager/configurations/parser/:name",
+      access: SUPPORT_WRITE,
+      summary: "Delete a config parser (not a built-in, not one a tree or parser uses)",
     },
   },
   exportGoldenConfig: {
     params: { treeId: objectId },
-    result: returns<StatusResult<GoldenConfigExportEntry[]>>(),
+    result: returns<Omit<StatusResult<TreeExportEntry[]>, "message"> & { message?: string }>(),
     http: {
       method: "POST",
       path: "/configuration_manager/export/goldenconfigs",
@@ -58,53 +236,124 @@ export const configuration = defineService("configuration", {
       summary: "Export a golden config tree",
     },
   },
+  importGoldenConfig: {
+    params: {
+      data: { type: "array", min: 1, max: 20, items: { type: "object" } },
+    },
+    result: returns<StatusResult<TreeExportEntry[]>>(),
+    http: {
+      method: "POST",
+      path: "/configuration_manager/import/goldenconfigs",
+      access: SUPPORT_WRITE,
+      summary: "Import golden config trees from an export (new ids; a taken name answers 409)",
+    },
+  },
   createTree: {
     params: {
       name,
       deviceType: { type: "string", min: 1, max: 128 },
+      parser: { type: "string", min: 1, max: 256, optional: true },
       description: { type: "string", max: 4096, optional: true },
     },
-    result: returns<Record<string, any>>(),
+    result: returns<GoldenConfigTree>(),
     http: {
       method: "POST",
       path: "/configuration_manager/configs",
       access: SUPPORT_WRITE,
-      summary: "Create a golden config tree",
+      summary: "Create a golden config tree (version 'initial' with its root node 'base')",
+    },
+  },
+  listTrees: {
+    params: { skip: int(0), limit: int(1) },
+    result: returns<GoldenConfigTree[]>(),
+    http: {
+      method: "GET",
+      path: "/configuration_manager/configs",
+      access: SUPPORT_READ,
+      summary: "List golden config trees",
+    },
+  },
+  getTree: {
+    params: { treeId: objectId },
+    result: returns<GoldenConfigTree & { nodes: Record<string, Pick<TreeNode, "path" | "devices">[]> }>(),
+    http: {
+      method: "GET",
+      path: "/configuration_manager/configs/:treeId",
+      access: SUPPORT_READ,
+      summary: "Read a golden config tree, with each version's node paths and devices",
+    },
+  },
+  deleteTree: {
+    params: { treeId: objectId },
+    result: returns<Message>(),
+    http: {
+      method: "DELETE",
+      path: "/configuration_manager/configs/:treeId",
+      access: SUPPORT_WRITE,
+      summary: "Delete a golden config tree, its versions and nodes",
     },
   },
   createVersion: {
-    params: { treeId: objectId, version: { type: "string", min: 1, max: 128 }, base: optString },
-    result: returns<Record<string, any>>(),
+    params: { treeId: objectId, version: versionName, base: { ...versionName, optional: true } },
+    result: returns<GoldenConfigTree>(),
     http: {
       method: "POST",
       path: "/configuration_manager/configs/:treeId/versions",
       access: SUPPORT_WRITE,
-      summary: "Add a version to a golden config tree",
+      summary: "Add a version to a tree, cloned from a base version (default: the latest)",
     },
   },
-  setNodeConfig: {
+  setNode: {
     params: {
       treeId: objectId,
-      version: { type: "string", min: 1, max: 128 },
-      nodePath: { type: "string", min: 1, max: 1024 },
-      config: { type: "string", max: 1_000_000 },
-      devices: { type: "array", items: { type: "string", min: 1 }, optional: true },
+      version: versionName,
+      nodePath,
+      config: { type: "string", max: 1_000_000, optional: true },
+      spec: specLines,
+      variables,
+      devices: deviceList,
     },
-    result: returns<Record<string, any>>(),
+    result: returns<TreeNode & { config: string }>(),
     http: {
       method: "PUT",
       path: "/configuration_manager/configs/:treeId/versions/:version/nodes",
       access: SUPPORT_WRITE,
-      summary: "Set a node's config spec and devices in a tree version",
+      summary:
+        "Create or replace a node: its config spec (text `config` or JSON `spec`), variables and devices",
+    },
+  },
+  getNode: {
+    params: { treeId: objectId, version: versionName, nodePath },
+    result: returns<
+      TreeNode & {
+        config: string;
+        effective: { spec: Record<string, any>[]; config: string; variables: Record<string, string> };
+      }
+    >(),
+    http: {
+      method: "GET",
+      path: "/configuration_manager/configs/:treeId/versions/:version/node",
+      access: SUPPORT_READ,
+      summary: "Read a node with its effective spec (its ancestors' specs and variables merged in)",
+    },
+  },
+  deleteNode: {
+    params: { treeId: objectId, version: versionName, nodePath },
+    result: returns<Message>(),
+    http: {
+      method: "DELETE",
+      path: "/configuration_manager/configs/:treeId/versions/:version/node",
+      access: SUPPORT_WRITE,
+      summary: "Delete a node and the nodes under it (not the root)",
     },
   },
   createBackup: {
     params: {
-      deviceName: { type: "string", min: 1, max: 256 },
-      config: { type: "string", max: 5_000_000 },
-      description: optString,
+      deviceName,
+      config: { type: "string", min: 1, max: 1_000_000 },
+      description: { type: "string", max: 4096, optional: true },
     },
-    result: returns<Record<string, any>>(),
+    result: returns<Omit<Backup, "config"> & { lines: number }>(),
     http: {
       method: "POST",
       path: "/configuration_manager/backups",
@@ -112,18 +361,60 @@ export const configuration = defineService("configuration", {
       summary: "Store a device's config text as a backup",
     },
   },
+  getBackup: {
+    params: { id: objectId },
+    result: returns<Backup>(),
+    http: {
+      method: "GET",
+      path: "/configuration_manager/backups/:id",
+      access: SUPPORT_READ,
+      summary: "Read a backup",
+    },
+  },
   runCompliance: {
     params: {
       treeId: objectId,
-      version: { type: "string", min: 1 },
-      devices: { type: "array", items: { type: "string", min: 1 }, optional: true },
+      version: versionName,
+      nodePath: { ...nodePath, optional: true },
+      devices: deviceList,
+      backups: { type: "array", items: objectId, max: 10_000, optional: true },
     },
-    result: returns<{ batchId: string }>(),
+    result: returns<{ batchId: string; devices: number }>(),
     http: {
       method: "POST",
       path: "/configuration_manager/compliance_reports",
       access: SUPPORT_WRITE,
-      summary: "Check device backups against a golden config version",
+      summary: "Check devices against a tree version's node as a background batch; answers the batch id",
+    },
+  },
+  getBatch: {
+    params: { batchId: objectId },
+    result: returns<Omit<ComplianceBatch, "targets" | "claimedBy" | "leaseUntil"> & { devices: number }>(),
+    http: {
+      method: "GET",
+      path: "/configuration_manager/compliance_reports/batches/:batchId",
+      access: SUPPORT_READ,
+      summary: "A compliance batch: state, progress and totals",
+    },
+  },
+  listBatchReports: {
+    params: { batchId: objectId, skip: int(0), limit: int(1) },
+    result: returns<ComplianceReport[]>(),
+    http: {
+      method: "GET",
+      path: "/configuration_manager/compliance_reports/batches/:batchId/reports",
+      access: SUPPORT_READ,
+      summary: "The device reports of a batch (issues and remediation included), by device name",
+    },
+  },
+  getReport: {
+    params: { id: objectId },
+    result: returns<ComplianceReport>(),
+    http: {
+      method: "GET",
+      path: "/configuration_manager/compliance_reports/:id",
+      access: SUPPORT_READ,
+      summary: "One device's compliance report: totals, score, issues and remediation",
     },
   },
   complianceHistory: {
@@ -133,10 +424,10 @@ export const configuration = defineService("configuration", {
         strict: "remove",
         props: {
           treeId: optionalObjectId,
-          version: optString,
-          nodePath: optString,
-          devices: { type: "array", items: { type: "string", min: 1 }, optional: true },
-          backups: { type: "array", items: objectId, optional: true },
+          version: { ...versionName, optional: true },
+          nodePath: { ...nodePath, optional: true },
+          devices: { ...deviceList, max: 1000 },
+          backups: { type: "array", items: objectId, max: 1000, optional: true },
           limit: int(1),
         },
       },
@@ -147,7 +438,31 @@ export const configuration = defineService("configuration", {
       path: "/configuration_manager/compliance_reports/history/backups",
       access: ["admin", "apiread"],
       spec: 11,
-      summary: "Compliance report totals for backups",
+      summary: "Compliance report totals for backups, newest first",
     },
+  },
+  checkCompliance: {
+    params: {
+      treeId: objectId,
+      version: versionName,
+      nodePath,
+      deviceName,
+      backupId: optionalObjectId,
+    },
+    result:
+      returns<
+        Pick<
+          ComplianceReport,
+          "deviceName" | "backupId" | "totals" | "score" | "compliant" | "issues" | "remediation"
+        >
+      >(),
+    description: "One device checked at once (a workflow task); nothing is stored.",
+    task: complianceTask,
+  },
+  sweep: {
+    params: {},
+    result: returns<{ batches: number }>(),
+    description:
+      "One pass of the batch worker: claims batches whose lease ran out and runs them. The timer calls it; tests call it.",
   },
 });

@@ -45,11 +45,28 @@ describe("error model", () => {
   });
 
   test("a 5xx body carries the request id; a 4xx body never carries a stack", async () => {
-    const reply = await request(platform.baseUrl, "GET", "/configuration_manager/configurations/parser", {
+    // A 5xx on demand: an orchestrator adapter whose target refuses connections answers 502.
+    const created = await request(platform.baseUrl, "POST", "/adapters", {
       token,
-      headers: { "x-request-id": "trace-501-check" },
+      body: {
+        properties: {
+          name: "refusing",
+          type: "Application",
+          properties: {
+            id: "refusing",
+            type: "NSO",
+            properties: { host: "127.0.0.1", port: 1, timeout: 3000 },
+          },
+        },
+      },
     });
-    expect(expectError(reply, 501, "NOT_IMPLEMENTED").data.requestId).toBe("trace-501-check");
+    expect(created.status).toBe(200);
+    const reply = await request(platform.baseUrl, "POST", "/orchestrator_manager/restQuery/refusing", {
+      token,
+      body: { params: { path: "/restconf/data", accept: "application/yang-data+json" } },
+      headers: { "x-request-id": "trace-5xx-check" },
+    });
+    expect(expectError(reply, 502, "BAD_GATEWAY").data.requestId).toBe("trace-5xx-check");
   });
 
   test("unknown top-level properties are ignored and not stored where the spec does not forbid them", async () => {

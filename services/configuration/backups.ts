@@ -1,0 +1,45 @@
+/**
+ * Backups (docs/configuration-manager.md#backups): a device's config text as it was at a time, with
+ * an id. Compliance reads a device's latest backup unless the caller names backups. The text is
+ * parsed when stored only to refuse what no parser could read (over the line or depth bounds).
+ */
+import type { Backup } from "../../shared/contracts/configuration";
+import { invalidField, NotFoundError } from "../../shared/errors";
+import { nowIso } from "../../shared/text";
+import { MAX_CONFIG_LINES } from "./config-tree";
+import { BACKUPS, type ConfigurationService, type Ctx } from "./types";
+
+export async function createBackup(this: ConfigurationService, ctx: Ctx<"createBackup">) {
+  const { deviceName, config, description = "" } = ctx.params;
+  const lines = config.split("\n").length;
+  if (lines > MAX_CONFIG_LINES)
+    throw invalidField("config", `A backup holds at most ${MAX_CONFIG_LINES} lines.`, "count");
+  const stored = await this.store
+    .collection<Backup>(BACKUPS)
+    .insertOne({ deviceName, description, config, timestamp: nowIso() });
+  const { config: _text, ...summary } = stored;
+  return { ...summary, lines };
+}
+
+export async function getBackup(this: ConfigurationService, ctx: Ctx<"getBackup">) {
+  const backup = await this.store.collection<Backup>(BACKUPS).findOne({ _id: ctx.params.id });
+  if (!backup) throw new NotFoundError("Backup", ctx.params.id);
+  return backup;
+}
+
+/** The latest backup id of each device (absent devices are missing from the map). */
+export async function latestBackups(
+  this: ConfigurationService,
+  devices: string[],
+): Promise<Map<string, string>> {
+  const latest = new Map<string, string>();
+  const backups = this.store.collection<Backup>(BACKUPS);
+  for (const deviceName of devices) {
+    const found = await backups.findOne(
+      { deviceName },
+      { sort: { timestamp: -1, _id: -1 }, projection: { _id: 1 } },
+    );
+    if (found) latest.set(deviceName, found._id);
+  }
+  return latest;
+}

@@ -1,0 +1,264 @@
+/**
+ * Compliance batches (docs/configuration-manager.md#batches): `runCompliance` stores a batch of
+ * targets (device, node, backup) and answers its id at once; the run happens in the background, in
+ * whichever replica claims it. Nothing about a run lives in a process: a claim is a lease in the
+ * batch document (compare-and-set on `leaseUntil`), progress (`done`) and totals advance by
+ * compare-and-set on the `done` the claimer read, and reports are unique per (batch, device). A
+ * replica that dies mid-run stops renewing its lease; when it runs out, any replica resumes the batch
+ * at `done`, and a report the dead replica had already written is kept, not written twice.
+ */
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
+import type {
+  Backup,
+  ComplianceBatch,
+  ComplianceReport,
+  TreeNode,
+} from "../../shared/contracts/configuration";
+import { invalidField, NotFoundError } from "../../shared/errors";
+import { pageLimit } from "../../shared/paging";
+import { nowIso } from "../../shared/text";
+import { DuplicateKeyError } from "../../shared/store/types";
+import { latestBackups } from "./backups";
+import { checker, checkText, type Checker } from "./check";
+import { nodeChain, requireVersion, ROOT_NODE } from "./trees";
+import { BACKUPS, BATCHES, NODES, REPORTS, type ConfigurationService, type Ctx } from "./types";
+
+type Target = ComplianceBatch["targets"][number];
+const ZERO = { errors: 0, warnings: 0, infos: 0, passes: 0 };
+
+export async function runCompliance(this: ConfigurationService, ctx: Ctx<"runCompliance">) {
+  const { treeId, version, nodePath = ROOT_NODE, devices, backups } = ctx.params;
+  await requireVersion.call(this, treeId, version);
+  await nodeChain.call(this, treeId, version, nodePath);
+  const targets = await targetsOf.call(this, treeId, version, nodePath, devices, backups);
+  const batch = await this.store.collection<ComplianceBatch>(BATCHES).insertOne({
+    treeId,
+    version,
+    nodePath,
+    state: "queued",
+    targets,
+    done: 0,
+    totals: { ...ZERO },
+    claimedBy: null,
+    leaseUntil: 0,
+    created: nowIso(),
+    finished: null,
+    error: null,
+  });
+  // This replica starts at once; the others would find it on their next sweep anyway.
+  setImmediate(() => sweepInBackground.call(this));
+  return { batchId: batch._id, devices: targets.length };
+}
+
+/** Named backups, named devices (their latest backup), or else the devices assigned at and under the node. */
+async function targetsOf(
+  this: ConfigurationService,
+  treeId: string,
+  version: string,
+  nodePath: string,
+  devices: string[] | undefined,
+  backupIds: string[] | undefined,
+): Promise<Target[]> {
+  const targets = new Map<string, Target>();
+  for (const id of new Set(backupIds ?? [])) {
+    const backup = await this.store
+      .collection<Backup>(BACKUPS)
+      .findOne({ _id: id }, { projection: { config: 0 } });
+    if (!backup) throw new NotFoundError("Backup", id);
+    targets.set(backup.deviceName, { deviceName: backup.deviceName, nodePath, backupId: id });
+  }
+  let wanted: { deviceName: string; nodePath: string }[];
+  if (devices) wanted = devices.map((deviceName) => ({ deviceName, nodePath }));
+  else if (backupIds) wanted = [];
+  else wanted = await assignedDevices.call(this, treeId, version, nodePath);
+  wanted = wanted.filter((w) => !targets.has(w.deviceName));
+  const latest = await latestBackups.call(this, [...new Set(wanted.map((w) => w.deviceName))]);
+  const without = wanted.filter((w) => !latest.has(w.deviceName)).map((w) => w.deviceName);
+  if (without.length > 0)
+    throw invalidField("devices", `No backup for device(s): ${without.slice(0, 20).join(", ")}.`, "noBackup");
+  for (const w of wanted) targets.set(w.deviceName, { ...w, backupId: latest.get(w.deviceName)! });
+  if (targets.size === 0)
+    throw invalidField(
+      "devices",
+      `Node '${nodePath}' and the nodes under it have no devices assigned; name devices or backups.`,
+      "empty",
+    );
+  return [...targets.values()];
+}
+
+async function assignedDevices(
+  this: ConfigurationService,
+  treeId: string,
+  version: string,
+  nodePath: string,
+) {
+  const nodes = await this.store
+    .collection<TreeNode>(NODES)
+    .find({ treeId, version }, { projection: { path: 1, devices: 1 }, sort: { path: 1 } });
+  return nodes
+    .filter((n) => n.path === nodePath || n.path.startsWith(`${nodePath}/`))
+    .flatMap((n) => n.devices.map((deviceName) => ({ deviceName, nodePath: n.path })));
+}
+
+/** The timer's and runCompliance's entry: one sweep at a time per replica, failures logged. */
+export function sweepInBackground(this: ConfigurationService): void {
+  if (this.sweeping || this.stopping) return;
+  this.sweeping = sweep
+    .call(this)
+    .catch((err: Error) => this.logger.warn(`compliance sweep failed: ${err.message}`))
+    .finally(() => {
+      this.sweeping = undefined;
+    });
+}
+
+/** Claims and runs every batch that is queued or whose claimer's lease ran out. */
+export async function sweep(this: ConfigurationService): Promise<{ batches: number }> {
+  let batches = 0;
+  while (!this.stopping) {
+    const now = this.clock();
+    const claimed = await this.store
+      .collection<ComplianceBatch>(BATCHES)
+      .findOneAndUpdate(
+        { state: { $in: ["queued", "running"] }, leaseUntil: { $lt: now } },
+        { $set: { state: "running", claimedBy: this.broker.nodeID, leaseUntil: now + this.limits.leaseMs } },
+        { sort: { created: 1 } },
+      );
+    if (!claimed) break;
+    batches++;
+    await runBatch.call(this, claimed);
+  }
+  return { batches };
+}
+
+async function runBatch(this: ConfigurationService, batch: ComplianceBatch): Promise<void> {
+  const batches = this.store.collection<ComplianceBatch>(BATCHES);
+  let check: Checker;
+  try {
+    check = await checker.call(this, batch.treeId, batch.version);
+  } catch (err) {
+    await batches.updateOne(
+      { _id: batch._id, claimedBy: this.broker.nodeID },
+      { $set: { state: "error", error: (err as Error).message, finished: nowIso() } },
+    );
+    return;
+  }
+  for (let done = batch.done; done < batch.targets.length;) {
+    if (this.stopping) {
+      // Handing the batch back at once: another replica (or this one restarted) resumes at `done`.
+      await batches.updateOne({ _id: batch._id, claimedBy: this.broker.nodeID }, { $set: { leaseUntil: 0 } });
+      return;
+    }
+    const chunk = batch.targets.slice(done, done + this.limits.chunk);
+    const reports = await checkChunk.call(this, batch, check, chunk);
+    await storeReports.call(this, reports);
+    const totals = { ...ZERO };
+    for (const r of reports)
+      for (const k of Object.keys(ZERO) as (keyof typeof ZERO)[]) totals[k] += r.totals[k];
+    const advanced = await batches.findOneAndUpdate(
+      { _id: batch._id, claimedBy: this.broker.nodeID, done },
+      {
+        $set: { done: done + chunk.length, leaseUntil: this.clock() + this.limits.leaseMs },
+        $inc: Object.fromEntries(Object.entries(totals).map(([k, v]) => [`totals.${k}`, v])),
+      },
+    );
+    if (!advanced) return; // our lease ran out and another replica took the batch over
+    done += chunk.length;
+    await yieldToEventLoop();
+  }
+  await batches.updateOne(
+    { _id: batch._id, claimedBy: this.broker.nodeID },
+    { $set: { state: "complete", finished: nowIso() } },
+  );
+}
+
+async function checkChunk(
+  this: ConfigurationService,
+  batch: ComplianceBatch,
+  check: Checker,
+  chunk: Target[],
+): Promise<Omit<ComplianceReport, "id">[]> {
+  const ids = chunk.map((t) => t.backupId);
+  const backups = await this.store.collection<Backup>(BACKUPS).find({ _id: { $in: ids } });
+  const byId = new Map(backups.map((b) => [b._id, b]));
+  const reports: Omit<ComplianceReport, "id">[] = [];
+  for (const target of chunk) {
+    const backup = byId.get(target.backupId);
+    const spec = await check.specOf(target.nodePath).catch(() => null);
+    const result =
+      backup && spec
+        ? checkText(check.reader, spec, backup.config)
+        : unreadable(
+            backup ? `node '${target.nodePath}' was deleted` : `backup ${target.backupId} was deleted`,
+          );
+    reports.push({
+      batchId: batch._id,
+      treeId: batch.treeId,
+      version: batch.version,
+      nodePath: target.nodePath,
+      deviceName: target.deviceName,
+      backupId: target.backupId,
+      timestamp: nowIso(),
+      ...result,
+    });
+  }
+  return reports;
+}
+
+function unreadable(reason: string) {
+  return {
+    totals: { errors: 1, warnings: 0, infos: 0, passes: 0 },
+    score: 0,
+    compliant: false,
+    issues: [{ kind: "unreadable", severity: "error", specLine: "(config)", path: [], found: reason }],
+    remediation: "",
+  };
+}
+
+/** Inserts a chunk's reports; those a dead claimer already wrote (same batch and device) stay as they are. */
+async function storeReports(
+  this: ConfigurationService,
+  reports: Omit<ComplianceReport, "id">[],
+): Promise<void> {
+  const collection = this.store.collection(REPORTS);
+  try {
+    await collection.insertMany(reports);
+  } catch (err) {
+    if (!(err instanceof DuplicateKeyError)) throw err;
+    for (const report of reports) {
+      try {
+        await collection.insertOne(report);
+      } catch (inner) {
+        if (!(inner instanceof DuplicateKeyError)) throw inner;
+      }
+    }
+  }
+}
+
+export async function getBatch(this: ConfigurationService, ctx: Ctx<"getBatch">) {
+  const batch = await this.store.collection<ComplianceBatch>(BATCHES).findOne({ _id: ctx.params.batchId });
+  if (!batch) throw new NotFoundError("Compliance batch", ctx.params.batchId);
+  const { targets, claimedBy: _c, leaseUntil: _l, ...rest } = batch;
+  return { ...rest, devices: targets.length };
+}
+
+/** A stored report as answered: `id` for `_id`, as the spec's history entries name it. */
+export function asReport(doc: Record<string, any>): ComplianceReport {
+  const { _id, ...rest } = doc;
+  return { id: _id, ...rest } as ComplianceReport;
+}
+
+export async function listBatchReports(this: ConfigurationService, ctx: Ctx<"listBatchReports">) {
+  const { batchId, skip = 0, limit } = ctx.params;
+  if (!(await this.store.collection(BATCHES).findOne({ _id: batchId }, { projection: { _id: 1 } })))
+    throw new NotFoundError("Compliance batch", batchId);
+  const docs = await this.store
+    .collection(REPORTS)
+    .find({ batchId }, { sort: { deviceName: 1 }, skip, limit: pageLimit(limit) });
+  return docs.map(asReport);
+}
+
+export async function getReport(this: ConfigurationService, ctx: Ctx<"getReport">) {
+  const doc = await this.store.collection(REPORTS).findOne({ _id: ctx.params.id });
+  if (!doc) throw new NotFoundError("Compliance report", ctx.params.id);
+  return asReport(doc);
+}

@@ -1,0 +1,93 @@
+/**
+ * configuration: config parsers, golden config trees, backups, compliance batches and reports (spec
+ * operations 6, 9, 11; docs/configuration-manager.md). Every replica runs the same batch worker on a
+ * timer; which replica runs a batch is settled by a lease in the store (batches.ts), so any number of
+ * replicas share the work and a dead replica's batch resumes elsewhere.
+ */
+import { configuration as contract } from "../../shared/contracts/configuration";
+import { configOf } from "../../shared/runtime";
+import { contractActions, storeMixin, typedService } from "../../shared/service";
+import { createBackup, getBackup } from "./backups";
+import { getBatch, getReport, listBatchReports, runCompliance, sweep, sweepInBackground } from "./batches";
+import { exportGoldenConfig, importGoldenConfig } from "./export";
+import { complianceHistory } from "./history";
+import {
+  createParser,
+  deleteParser,
+  getParser,
+  listParsers,
+  seedBuiltInParsers,
+  updateParser,
+} from "./parsers";
+import { checkCompliance } from "./tasks";
+import {
+  createTree,
+  createVersion,
+  deleteNode,
+  deleteTree,
+  getNode,
+  getTree,
+  listTrees,
+  setNode,
+} from "./trees";
+import { BACKUPS, BATCHES, NODES, PARSERS, REPORTS, TREES, type ConfigurationService } from "./types";
+
+export default typedService<ConfigurationService>({
+  name: contract.name,
+  mixins: [storeMixin],
+
+  actions: contractActions<typeof contract.name, typeof contract.actions, ConfigurationService>(contract, {
+    listParsers,
+    createParser,
+    getParser,
+    updateParser,
+    deleteParser,
+    exportGoldenConfig,
+    importGoldenConfig,
+    createTree,
+    listTrees,
+    getTree,
+    deleteTree,
+    createVersion,
+    setNode,
+    getNode,
+    deleteNode,
+    createBackup,
+    getBackup,
+    runCompliance,
+    getBatch,
+    listBatchReports,
+    getReport,
+    complianceHistory,
+    checkCompliance,
+    sweep,
+  }),
+
+  created() {
+    this.limits = { ...configOf(this.broker).compliance };
+    this.clock = Date.now;
+  },
+
+  async started() {
+    const index = (name: string, keys: Record<string, 1 | -1>, unique = false) =>
+      this.store.collection(name).createIndex({ keys, unique });
+    await index(PARSERS, { name: 1 }, true);
+    await index(TREES, { name: 1 }, true);
+    await index(NODES, { treeId: 1, version: 1, path: 1 }, true);
+    await index(BACKUPS, { deviceName: 1, timestamp: -1 });
+    await index(BATCHES, { state: 1, leaseUntil: 1 });
+    await index(REPORTS, { batchId: 1, deviceName: 1 }, true);
+    await index(REPORTS, { timestamp: -1 });
+    await seedBuiltInParsers.call(this);
+    this.stopping = false;
+    this.timer = setInterval(() => sweepInBackground.call(this), this.limits.sweepMs);
+    this.timer.unref();
+    sweepInBackground.call(this);
+  },
+
+  async stopped() {
+    this.stopping = true;
+    clearInterval(this.timer);
+    await this.sweeping?.catch(() => undefined);
+  },
+});

@@ -1,0 +1,166 @@
+/**
+ * Export and import of golden config trees (spec operation 9; docs/configuration-manager.md#export-and-import).
+ * Export answers `{status, message, data}`, `data` the tree's export entry: the spec's members (id,
+ * name, deviceType, versions, created, lastUpdated) plus what import needs to rebuild it elsewhere
+ * (parser, description, every node of every version). Import checks every entry in full before it
+ * writes anything, gives the trees new ids, and undoes its own writes if one of them fails (a taken
+ * name answers 409), so a refused import leaves nothing behind.
+ */
+import type { GoldenConfigTree, TreeExportEntry, TreeNode } from "../../shared/contracts/configuration";
+import { ConflictError, invalidField } from "../../shared/errors";
+import { nowIso } from "../../shared/text";
+import { DuplicateKeyError } from "../../shared/store/types";
+import { defaultParserFor } from "./parsers";
+import { checkSpec, checkVariables } from "./spec-model";
+import { findTree, ROOT_NODE } from "./trees";
+import { NODES, PARSERS, TREES, type ConfigurationService, type Ctx } from "./types";
+
+export async function exportGoldenConfig(this: ConfigurationService, ctx: Ctx<"exportGoldenConfig">) {
+  const tree = await findTree.call(this, ctx.params.treeId);
+  const nodes = await this.store
+    .collection<TreeNode>(NODES)
+    .find({ treeId: tree._id }, { sort: { version: 1, path: 1 } });
+  const entry: TreeExportEntry = {
+    id: tree._id,
+    name: tree.name,
+    deviceType: tree.deviceType,
+    versions: tree.versions,
+    created: tree.created,
+    lastUpdated: tree.lastUpdated,
+    parser: tree.parser,
+    description: tree.description,
+    nodes: nodes.map((n) => ({
+      version: n.version,
+      path: n.path,
+      spec: n.spec,
+      variables: n.variables,
+      devices: n.devices,
+    })),
+  };
+  return { status: "success", message: `Golden config tree '${tree.name}' exported`, data: [entry] };
+}
+
+const NAME = /^[^/]{1,256}$/;
+const VERSION = /^[^/]{1,128}$/;
+const PATH = /^base(\/[A-Za-z0-9_.-]{1,128}){0,31}$/;
+const DEVICE = /^\S{1,256}$/;
+const MAX_NODES = 5000;
+
+type Prepared = { tree: Omit<GoldenConfigTree, "_id">; nodes: Omit<TreeNode, "_id" | "treeId">[] };
+
+function text(value: unknown, pattern: RegExp, field: string): string {
+  if (typeof value !== "string" || !pattern.test(value))
+    throw invalidField(field, `The '${field}' field is missing or not valid.`);
+  return value;
+}
+
+function prepareEntry(raw: Record<string, any>, at: string, now: string, parsers: Set<string>): Prepared {
+  const name = text(raw.name, NAME, `${at}.name`);
+  const deviceType = text(raw.deviceType, /^.{1,128}$/, `${at}.deviceType`);
+  const parser =
+    raw.parser === undefined ? defaultParserFor(deviceType) : text(raw.parser, NAME, `${at}.parser`);
+  if (!parsers.has(parser))
+    throw invalidField(`${at}.parser`, `Config parser '${parser}' does not exist.`, "notFound");
+  if (!Array.isArray(raw.versions) || raw.versions.length === 0 || raw.versions.length > 200)
+    throw invalidField(`${at}.versions`, `The '${at}.versions' field must be 1-200 version names.`);
+  const versions = raw.versions.map((v: unknown, i: number) => text(v, VERSION, `${at}.versions[${i}]`));
+  if (new Set(versions).size !== versions.length)
+    throw invalidField(`${at}.versions`, "Version names must be unique.", "unique");
+  const rawNodes = raw.nodes ?? [];
+  if (!Array.isArray(rawNodes) || rawNodes.length > MAX_NODES)
+    throw invalidField(`${at}.nodes`, `The '${at}.nodes' field must be at most ${MAX_NODES} nodes.`);
+  const nodes = rawNodes.map((n: Record<string, any>, j: number) => {
+    const where = `${at}.nodes[${j}]`;
+    if (!n || typeof n !== "object") throw invalidField(where, `The '${where}' field must be an object.`);
+    const version = text(n.version, VERSION, `${where}.version`);
+    if (!versions.includes(version))
+      throw invalidField(`${where}.version`, `Version '${version}' is not in ${at}.versions.`, "notFound");
+    const devices = n.devices ?? [];
+    if (!Array.isArray(devices) || devices.length > 10_000)
+      throw invalidField(
+        `${where}.devices`,
+        `The '${where}.devices' field must be an array of device names.`,
+      );
+    return {
+      version,
+      path: text(n.path, PATH, `${where}.path`),
+      spec: checkSpec(n.spec ?? [], `${where}.spec`) as unknown as TreeNode["spec"],
+      variables: checkVariables(n.variables, `${where}.variables`),
+      devices: [
+        ...new Set(devices.map((d: unknown, k: number) => text(d, DEVICE, `${where}.devices[${k}]`))),
+      ],
+      created: now,
+      lastUpdated: now,
+    };
+  });
+  const paths = new Set<string>();
+  for (const node of nodes) {
+    const key = `${node.version}\n${node.path}`;
+    if (paths.has(key))
+      throw invalidField(`${at}.nodes`, `Node '${node.path}' of '${node.version}' appears twice.`, "unique");
+    paths.add(key);
+  }
+  for (const version of versions)
+    if (!paths.has(`${version}\n${ROOT_NODE}`)) {
+      nodes.push({
+        version,
+        path: ROOT_NODE,
+        spec: [],
+        variables: {},
+        devices: [],
+        created: now,
+        lastUpdated: now,
+      });
+      paths.add(`${version}\n${ROOT_NODE}`);
+    }
+  for (const node of nodes) {
+    const parent = node.path.split("/").slice(0, -1).join("/");
+    if (parent && !paths.has(`${node.version}\n${parent}`))
+      throw invalidField(
+        `${at}.nodes`,
+        `Node '${node.path}' of '${node.version}' has no parent '${parent}'.`,
+        "notFound",
+      );
+  }
+  const description = typeof raw.description === "string" ? raw.description.slice(0, 4096) : "";
+  return { tree: { name, deviceType, parser, description, versions, created: now, lastUpdated: now }, nodes };
+}
+
+export async function importGoldenConfig(this: ConfigurationService, ctx: Ctx<"importGoldenConfig">) {
+  const now = nowIso();
+  const parsers = new Set(
+    (await this.store.collection(PARSERS).find({}, { projection: { name: 1 } })).map((p) => String(p.name)),
+  );
+  const prepared = ctx.params.data.map((raw: Record<string, any>, i: number) =>
+    prepareEntry(raw, `data[${i}]`, now, parsers),
+  );
+  const names = prepared.map((p) => p.tree.name);
+  if (new Set(names).size !== names.length)
+    throw invalidField("data", "Two entries have the same name.", "unique");
+  const trees = this.store.collection<GoldenConfigTree>(TREES);
+  const nodes = this.store.collection<TreeNode>(NODES);
+  const created: GoldenConfigTree[] = [];
+  try {
+    for (const entry of prepared) {
+      const tree = await trees.insertOne(entry.tree);
+      created.push(tree);
+      await nodes.insertMany(entry.nodes.map((n) => ({ ...n, treeId: tree._id })));
+    }
+  } catch (err) {
+    for (const tree of created) {
+      await nodes.deleteMany({ treeId: tree._id });
+      await trees.deleteOne({ _id: tree._id });
+    }
+    if (err instanceof DuplicateKeyError)
+      throw new ConflictError(
+        `A golden config tree named in the import already exists (${names.join(", ")})`,
+      );
+    throw err;
+  }
+  const data = await Promise.all(
+    created.map(
+      async (tree) => (await exportGoldenConfig.call(this, { params: { treeId: tree._id } } as any)).data[0],
+    ),
+  );
+  return { status: "success", message: `${created.length} golden config tree(s) imported`, data };
+}
