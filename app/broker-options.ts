@@ -5,6 +5,10 @@
 import { Errors, type BrokerOptions } from "moleculer";
 import type { PlatformConfig } from "../shared/config";
 import { inputBoundsMiddleware } from "../shared/input-bounds";
+import { loggerOptions } from "../shared/observability/logging";
+import { requestScopeMiddleware } from "../shared/observability/request-scope";
+import { metricsOptions } from "../shared/observability/metrics";
+import { retryLeftNodeMiddleware } from "../shared/retry-left-node";
 import { RedactingValidator } from "../shared/validator";
 import { tracingOptions } from "../shared/telemetry";
 
@@ -45,19 +49,19 @@ export function brokerOptions(config: PlatformConfig): BrokerOptions {
       halfOpenTime: 5000,
       check: (err: Error) => err instanceof Errors.RequestTimeoutError,
     },
-    // Graceful shutdown: on SIGTERM a node stops taking calls and waits for those in flight.
+    // Graceful shutdown: a stopping node tells the others its services are gone, then waits for the
+    // calls in flight. Signals are handled by app/shutdown.ts, which drains HTTP first.
     tracking: { enabled: true, shutdownTimeout: config.shutdownTimeout },
+    skipProcessEventRegistration: true,
     contextParamsCloning: false,
-    logger: {
-      type: "Console",
-      options: { level: config.logLevel, formatter: "short", colors: process.stdout.isTTY === true },
-    },
+    logger: loggerOptions(config.logLevel, config.logFormat),
     logLevel: config.logLevel as BrokerOptions["logLevel"],
     // fastest-validator, with rejected values kept out of errors (and so out of every log line).
     validator: new RedactingValidator(),
-    // Every action call, from the gateway or another service, keeps within the input bounds.
-    middlewares: [inputBoundsMiddleware(config.inputLimits)],
+    // Every action call, from the gateway or another service, keeps within the input bounds; log
+    // lines name the request they were written for; a call refused by a leaving node goes elsewhere.
+    middlewares: [inputBoundsMiddleware(config.inputLimits), requestScopeMiddleware(), retryLeftNodeMiddleware()],
     tracing: tracingOptions(config.telemetry),
-    metrics: { enabled: false },
+    metrics: metricsOptions(config.metricsPort),
   };
 }

@@ -4,11 +4,13 @@
  */
 import { ServiceBroker } from "moleculer";
 import { loadConfig, type PlatformConfig } from "../shared/config";
+import { registerPlatformMetrics } from "../shared/observability/metrics";
 import { bindConfig } from "../shared/runtime";
 import { brokerOptions } from "./broker-options";
 
 export function createBroker(config: PlatformConfig = loadConfig()): ServiceBroker {
   const broker = new ServiceBroker(brokerOptions(config));
   bindConfig(broker, config);
+  registerPlatformMetrics(broker);
   return broker;
 }

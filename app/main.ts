@@ -2,12 +2,13 @@
  * Starts the platform: `node dist/app/main.js`.
  * Embedded default: every service and the gateway in one process, in-process transporter, embedded
  * store in DATA_DIR. SERVICES=gateway,accounts,... and TRANSPORTER=nats://... give one process per
- * service (docs/deployment.md). The broker stops gracefully on SIGTERM/SIGINT.
+ * service (docs/deployment.md). SIGTERM/SIGINT drain, then stop the broker (./shutdown.ts).
  */
 import { loadConfig } from "../shared/config";
 import { createBroker } from "./broker";
 import { startTelemetry } from "../shared/telemetry";
 import { serviceSchemas } from "./services";
+import { stopOnSignals } from "./shutdown";
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
   // Flush the last spans when the broker stops (SIGTERM included).
   if (telemetry) broker.localBus.once("$broker.stopped", () => void telemetry.shutdown());
   for (const schema of serviceSchemas(config)) broker.createService(schema);
+  stopOnSignals(broker, config.shutdownTimeout);
   await broker.start();
   const where = config.transporter
     ? `over ${config.transporter.replace(/\/\/[^@/]*@/, "//***@")}`

@@ -21,6 +21,8 @@ import { CallerCache, mayCall, readCredentials } from "./auth";
 import { events, health, openapi, readiness, version } from "./probes";
 import type { GatewayService, Req } from "./types";
 import { EventStreams, isEventStream, sendEventStream } from "./event-stream";
+import { HttpDrain } from "./drain";
+import { count, gauge as setGauge, observe } from "../shared/observability/metrics";
 import {
   ENGINE_EVENTS,
   PROFILE_ACTIVATED_EVENT,
@@ -227,6 +229,11 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       retryAfterSeconds(): number {
         return Math.ceil(config.rateLimitWindowMs / 1000);
       },
+      /** The gateway's drain (./drain.ts): app/shutdown.ts calls it before the broker stops. */
+      async drain(this: GatewayService): Promise<void> {
+        this.streams.close();
+        if (this.server) await this.httpDrain.drain(this.server, config.shutdownTimeout);
+      },
     },
 
     created(this: GatewayService) {
@@ -238,11 +245,12 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
         }),
       );
       this.openApiDocument = buildOpenApi(API_VERSION);
+      this.httpDrain = new HttpDrain();
     },
 
-    stopped(this: GatewayService) {
+    async stopped(this: GatewayService) {
       clearInterval(this.profileTimer);
-      this.streams.close();
+      await this.drain();
     },
 
     async started(this: GatewayService) {
@@ -254,11 +262,21 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       // Malformed requests and oversized request heads never reach a route: Node would answer them
       // with an empty body; they get the one error shape like everything else.
       this.server.on("clientError", answerClientError);
-      // Access log without query strings: they may carry a token.
-      this.server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
+      this.httpDrain.attach(this.server);
+      // Per request: the drain follows it; metrics count it by route (the alias, never the URL:
+      // ids would make labels unbounded); the access log names it without the query string,
+      // which may carry a token.
+      let active = 0;
+      this.server.prependListener("request", (req: Req, res: ServerResponse) => {
         const start = process.hrtime.bigint();
-        res.once("finish", () => {
+        this.httpDrain.track(res);
+        setGauge(this.broker, "httpActive", ++active);
+        res.once("close", () => {
+          setGauge(this.broker, "httpActive", --active);
           const ms = Number(process.hrtime.bigint() - start) / 1e6;
+          const route = req.$alias?.fullPath ?? "unmatched";
+          count(this.broker, "httpRequests", { method: req.method ?? "", route, status: res.statusCode });
+          observe(this.broker, "httpTime", ms, { method: req.method ?? "", route });
           const path = (req.url ?? "").split("?")[0];
           this.logger.debug(
             `${req.method} ${path} ${res.statusCode} ${ms.toFixed(1)}ms ${res.getHeader("X-Request-ID") ?? ""}`,

@@ -19,6 +19,11 @@ export function health() {
 /** `ready` for the routes `ops`: each service behind them must have a node, and the store answer. */
 export function readiness(ops: Operation[]) {
   return async function ready(this: GatewayService, ctx: Ctx<"ready">) {
+    // Draining (or the broker stopping): not ready at once, so the load balancer stops sending.
+    if (this.httpDrain?.draining || !this.broker.started)
+      throw new Errors.MoleculerError("Not ready: shutting down", 503, "SERVICE_UNAVAILABLE", {
+        checks: { gateway: "draining" },
+      });
     const checks: Record<string, string> = {};
     if (this.broker.transit) checks.bus = this.broker.transit.connected ? "ok" : "disconnected";
     for (const service of new Set(ops.map((op) => op.service))) {

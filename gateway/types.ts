@@ -10,6 +10,8 @@ export type GatewayService = Service & {
   callers: CallerCache;
   streams: EventStreams;
   openApiDocument: Record<string, unknown>;
+  httpDrain: import("./drain").HttpDrain;
+  drain(): Promise<void>;
   activeCookieName?: string;
   profileTimer?: NodeJS.Timeout;
   cookieName(): string;
@@ -23,6 +25,6 @@ export type Req = IncomingMessage & {
   parsedUrl?: string;
   $params?: Record<string, unknown>;
   $ctx?: Context;
-  $alias?: { action: string };
+  $alias?: { action: string; fullPath?: string };
   _body?: boolean;
 };

@@ -28,6 +28,10 @@ export interface PlatformConfig {
   /** 32-byte AES-256-GCM key (hex or base64); generated into DATA_DIR when unset. */
   encryptionKey?: string;
   logLevel: string;
+  /** `text` (readable, the default) or `json` (one object a line: docs/operations-guide.md#logs). */
+  logFormat: "text" | "json";
+  /** Port of the Prometheus `/metrics` endpoint; 0 picks a free one; null (METRICS_PORT=off) turns metrics off. */
+  metricsPort: number | null;
   nodeId?: string;
   namespace: string;
   serializer: string;
@@ -126,6 +130,12 @@ function bool(name: string, fallback: boolean): boolean {
   return ["1", "true", "yes", "on"].includes(raw.toLowerCase());
 }
 
+function logFormat(): "text" | "json" {
+  const raw = process.env.LOG_FORMAT || "text";
+  if (raw !== "text" && raw !== "json") throw new Error(`LOG_FORMAT must be text or json, got "${raw}"`);
+  return raw;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig {
   const saved = process.env;
   process.env = env;
@@ -148,6 +158,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
       storeFsync: bool("STORE_FSYNC", false),
       encryptionKey: process.env.ENCRYPTION_KEY || undefined,
       logLevel: process.env.LOG_LEVEL || "info",
+      logFormat: logFormat(),
+      metricsPort: process.env.METRICS_PORT === "off" ? null : int("METRICS_PORT", 3031),
       nodeId: process.env.NODE_ID || undefined,
       namespace: process.env.NAMESPACE || "",
       serializer: process.env.SERIALIZER || "JSON",

@@ -6,6 +6,7 @@ import type { ServiceBroker } from "moleculer";
 import { loadConfig, type PlatformConfig } from "./config";
 import { createStore } from "./store";
 import type { Store } from "./store/types";
+import { timedStore } from "./observability/store-timing";
 
 const configs = new WeakMap<ServiceBroker, PlatformConfig>();
 const stores = new WeakMap<ServiceBroker, { store: Promise<Store>; users: number }>();
@@ -38,7 +39,9 @@ export function acquireStore(broker: ServiceBroker): Promise<Store> {
   if (!entry) {
     const config = configOf(broker);
     entry = {
-      store: createStore(config, { broker, hostsStoreService: hostsStoreService(config) }),
+      store: createStore(config, { broker, hostsStoreService: hostsStoreService(config) }).then((store) =>
+        timedStore(store, broker),
+      ),
       users: 0,
     };
     stores.set(broker, entry);

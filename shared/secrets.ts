@@ -54,3 +54,43 @@ export function decrypt(key: Buffer, stored: string): string {
   decipher.setAuthTag(tag);
   return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString("utf8");
 }
+
+/**
+ * The one rule for which keys hold credentials (adapter settings, logged objects): the key,
+ * lowercased with everything but letters and digits dropped, ends with one of these suffixes
+ * (services/adapters/credentials.ts lists examples).
+ */
+export const CREDENTIAL_SUFFIXES = [
+  "password",
+  "passwd",
+  "pwd",
+  "pass",
+  "passphrase",
+  "secretkey",
+  "accesskey",
+  "sshkey",
+  "privkey",
+  "secret",
+  "token",
+  "apikey",
+  "privatekey",
+  "community",
+  "credential",
+  "credentials",
+] as const;
+
+export function isCredentialKey(key: string): boolean {
+  const normalized = key.toLowerCase().replace(/[^a-z0-9]/g, "");
+  return CREDENTIAL_SUFFIXES.some((suffix) => normalized.endsWith(suffix));
+}
+
+/** A copy of `value` with every credential member's value replaced by "[redacted]", at any depth (bounded). */
+export function redactCredentials(value: unknown, depth = 0): unknown {
+  if (depth > 20) return "[deep]";
+  if (Array.isArray(value)) return value.map((v) => redactCredentials(v, depth + 1));
+  if (typeof value !== "object" || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value))
+    out[k] = isCredentialKey(k) ? "[redacted]" : redactCredentials(v, depth + 1);
+  return out;
+}

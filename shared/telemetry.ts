@@ -54,7 +54,7 @@ function hexId(id: string, length: 32 | 16): string {
     ? hex.slice(0, length)
     : createHash("sha256").update(id).digest("hex").slice(0, length);
 }
-const traceIdOf = (id: string) => hexId(id, 32);
+export const traceIdOf = (id: string) => hexId(id, 32);
 const spanIdOf = (id: string) => hexId(id, 16);
 
 function attributesOf(tags: Record<string, unknown>, prefix = ""): Attributes {

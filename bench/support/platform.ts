@@ -30,6 +30,8 @@ export function platformEnv(extra: Record<string, string>): Record<string, strin
     ADMIN_PASSWORD,
     RATE_LIMIT: "0",
     LOG_LEVEL: "warn",
+    // Off unless a scenario turns them on (bench:gateway measures their cost on against off).
+    METRICS_PORT: "off",
     ...extra,
   };
 }

@@ -1,5 +1,5 @@
 /**
- * The one rule for which adapter settings are credentials (docs/platform-rules.md#secrets: "adapter
+ * Which adapter settings are credentials (docs/platform-rules.md#secrets: "adapter
  * passwords"), so they are stored encrypted and never answered in plain text.
  *
  * A member of `properties.properties`, at any depth (inside nested objects and arrays too), is a
@@ -11,30 +11,9 @@
  * every string and number inside it is sealed (a `credentials: {...}` block is secret as a whole).
  */
 import { sealValue } from "../../shared/pointers";
+import { CREDENTIAL_SUFFIXES, isCredentialKey } from "../../shared/secrets";
 
-export const CREDENTIAL_SUFFIXES = [
-  "password",
-  "passwd",
-  "pwd",
-  "pass",
-  "passphrase",
-  "secretkey",
-  "accesskey",
-  "sshkey",
-  "privkey",
-  "secret",
-  "token",
-  "apikey",
-  "privatekey",
-  "community",
-  "credential",
-  "credentials",
-] as const;
-
-export function isCredentialKey(key: string): boolean {
-  const normalized = key.toLowerCase().replace(/[^a-z0-9]/g, "");
-  return CREDENTIAL_SUFFIXES.some((suffix) => normalized.endsWith(suffix));
-}
+export { CREDENTIAL_SUFFIXES, isCredentialKey };
 
 type Json = unknown;
 

@@ -9,6 +9,7 @@
  * same id, which the engine starts at most once. Only then does the automation's `nextRunAt` move on,
  * by compare-and-set on the due time it had, so no slot is advanced twice or skipped.
  */
+import { count, observe } from "../../shared/observability/metrics";
 import { ObjectId } from "mongodb";
 import type { Automation, AutomationRun } from "../../shared/contracts/resources";
 import { intervalMs } from "../../shared/contracts/scheduler";
@@ -35,13 +36,13 @@ export const slotId = (automationId: string, dueAt: string) => `${automationId}@
 export async function onTick(this: SchedulerService): Promise<TickResult> {
   const now = this.clock();
   const result: TickResult = { started: 0, skipped: 0, failed: 0 };
-  const count = (o: Outcome) => {
+  const tally = (o: Outcome) => {
     if (o !== "none") result[o]++;
   };
   const orphans = await this.store
     .collection<AutomationRun>(RUNS)
     .find({ state: "claimed", leaseUntil: { $lt: now } }, { limit: this.limits.batch });
-  for (const run of orphans) count(await resumeClaim.call(this, run, now));
+  for (const run of orphans) tally(await resumeClaim.call(this, run, now));
 
   const due = await this.store
     .collection<Automation>(AUTOMATIONS)
@@ -62,7 +63,7 @@ export async function onTick(this: SchedulerService): Promise<TickResult> {
       }),
     ),
   );
-  outcomes.forEach(count);
+  outcomes.forEach(tally);
   return result;
 }
 
@@ -100,6 +101,7 @@ async function fireSlot(this: SchedulerService, automation: Automation, now: num
   }
   if (!decision.fire) {
     await advance.call(this, automation, dueAt, now, claim);
+    count(this.broker, "schedulerSkips", { reason: "missed" });
     return "skipped";
   }
   return startClaimed.call(this, automation, claim, now);
@@ -117,6 +119,7 @@ async function resumeClaim(this: SchedulerService, run: AutomationRun, now: numb
   const automation = await this.store.collection<Automation>(AUTOMATIONS).findOne({ _id: run.automationId });
   if (!automation) {
     await finishRun.call(this, taken, { state: "skipped", reason: "the automation was deleted" });
+    count(this.broker, "schedulerSkips", { reason: "deleted" });
     return "skipped";
   }
   return startClaimed.call(this, automation, taken, now);
@@ -135,6 +138,7 @@ async function startClaimed(
       reason: `the previous job ${automation.lastJobId} is still running; overlap policy 'skip'`,
     });
     await advance.call(this, automation, claim.dueAt, now, skipped);
+    count(this.broker, "schedulerSkips", { reason: "overlap" });
     return "skipped";
   }
   let outcome: Outcome;
@@ -158,10 +162,12 @@ async function startClaimed(
       startedAt: iso(this.clock()),
     });
     outcome = "started";
+    observe(this.broker, "schedulerLag", this.clock() - Date.parse(claim.dueAt));
   } catch (err) {
     finished = await finishRun.call(this, claim, { state: "failed", reason: (err as Error).message });
     outcome = "failed";
   }
+  count(this.broker, "schedulerFires", { outcome });
   await advance.call(this, automation, claim.dueAt, now, finished);
   return outcome;
 }

@@ -2,6 +2,7 @@
  * RemoteBackend: the Store interface as calls to the `store` service, which holds the embedded
  * store in its own process. Every method is exactly one call, so each stays atomic over there.
  */
+import { currentContext } from "../observability/request-scope";
 import type { ServiceBroker } from "moleculer";
 import {
   DuplicateKeyError,
@@ -65,7 +66,13 @@ export class RemoteBackend implements Store {
     });
     await this.discovered;
     try {
-      return await this.broker.call<R, Record<string, unknown>>(`${this.service}.${method}`, params);
+      // A child of the action being run, when there is one: the store's spans join its trace.
+      const current = currentContext();
+      const parent = current?.broker === this.broker ? current : undefined;
+      const action = `${this.service}.${method}`;
+      return parent
+        ? await parent.call<R, Record<string, unknown>>(action, params)
+        : await this.broker.call<R, Record<string, unknown>>(action, params);
     } catch (err) {
       const e = err as { type?: string; data?: { collection?: string; key?: Record<string, unknown> } };
       if (e?.type === DUPLICATE_KEY) throw new DuplicateKeyError(e.data?.collection ?? "", e.data?.key ?? {});

@@ -1,6 +1,8 @@
 /**
- * Tracing: one HTTP request through the gateway and over NATS to accounts gives one trace whose
- * spans form a tree across both brokers; no span carries a password, a token or a query string.
+ * Tracing: one HTTP request through the gateway, over NATS to accounts, and from there over NATS
+ * to the store service gives one trace whose spans form a tree across the three brokers (three
+ * nodes on the bus; one OS process, so one in-memory exporter sees every span); no span carries a
+ * password, a token or a query string.
  */
 import { randomUUID } from "node:crypto";
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace";
@@ -12,6 +14,7 @@ const exporter = new InMemorySpanExporter();
 let sdk: NodeSDK;
 let gateway: Platform;
 let accounts: Platform;
+let store: Platform;
 
 beforeAll(async () => {
   sdk = startTelemetry("telemetry-test", { spanProcessors: [new SimpleSpanProcessor({ exporter })] });
@@ -21,13 +24,15 @@ beforeAll(async () => {
     NAMESPACE: `o-${randomUUID().slice(0, 8)}`,
     OTEL_TRACES_EXPORTER: "otlp",
   };
-  accounts = await startPlatform({ services: ["store", "accounts"], env });
+  store = await startPlatform({ services: ["store"], env });
+  accounts = await startPlatform({ services: ["accounts"], env });
   gateway = await startPlatform({ services: ["gateway"], env: { ...env, AUTH_CACHE_MS: "0" } });
   await gateway.broker.waitForServices(["accounts"], 10_000);
 });
 afterAll(async () => {
   await gateway.stop();
   await accounts.stop();
+  await store.stop();
   await sdk.shutdown();
 });
 
@@ -67,6 +72,12 @@ test("a request's spans share one trace and nest across the bus", async () => {
   };
   expect(ancestors(list)).toContain("GET /user-management/accounts");
   expect(ancestors(authenticate)).toContain("GET /user-management/accounts");
+  // The third node: the store's spans hang under the accounts action that called them.
+  const storeSpans = inTrace.filter((s) => /^action 'store\./.test(s.name));
+  expect(storeSpans.length).toBeGreaterThan(0);
+  const underList = storeSpans.filter((s) => ancestors(s).includes("action 'accounts.list'"));
+  expect(underList.length).toBeGreaterThan(0);
+  expect(ancestors(underList[0]).at(-1)).toBe("GET /user-management/accounts");
 });
 
 test("no span carries a password, a token or a query string", async () => {

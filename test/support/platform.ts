@@ -45,6 +45,8 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     ADMIN_PASSWORD,
     LOG_LEVEL: "warn",
     RATE_LIMIT: "0",
+    // Metrics on, as in production, on a free port (many brokers share one test process).
+    METRICS_PORT: "0",
     // Brokers in one process would otherwise share the default hostname-pid node id on the bus.
     NODE_ID: `test-${randomUUID().slice(0, 8)}`,
     ...(options.services && { SERVICES: options.services.join(",") }),

@@ -17,7 +17,7 @@ export interface ServiceProcess {
 
 export function spawnServices(env: Record<string, string>): ServiceProcess {
   const child = spawn(process.execPath, [RUNNER], {
-    env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", RATE_LIMIT: "0", ...env },
+    env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", RATE_LIMIT: "0", METRICS_PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let log = "";

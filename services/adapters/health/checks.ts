@@ -10,6 +10,7 @@
  *   lastCheck, lastSuccess, lastError, latencyMs}, failures (in a row) }
  */
 import type { AdapterHealth } from "../../../shared/contracts/resources";
+import { gauge } from "../../../shared/observability/metrics";
 import { DuplicateKeyError } from "../../../shared/store/types";
 import { nowIso } from "../../../shared/text";
 import type { StoredAdapter } from "../documents";
@@ -129,6 +130,18 @@ export async function healthPass(service: AdaptersService): Promise<void> {
     if (await claimCheck(service, doc.name, intervalMs, now)) due.push(doc);
   }
   await Promise.all(due.map((doc) => runCheck(service, doc)));
+  await reportUp(service, docs.filter(isOrchestrator));
+}
+
+/** Every replica reports every orchestrator adapter's last check, so any scrape sees them all. */
+async function reportUp(service: AdaptersService, docs: StoredAdapter[]): Promise<void> {
+  if (!service.broker.isMetricsEnabled() || docs.length === 0) return;
+  const checks = await service.store
+    .collection<HealthDoc>(HEALTH)
+    .find({ _id: { $in: docs.map((d) => d.name) } });
+  for (const check of checks)
+    if (check.connection)
+      gauge(service.broker, "adapterUp", check.connection.state === "ONLINE" ? 1 : 0, { adapter: check._id });
 }
 
 /** The real product's health entry for an adapter and its stored check. */

@@ -3,6 +3,7 @@
  * A stopped adapter answers neither (503 naming it).
  */
 import type { adapters as contract } from "../../../shared/contracts/adapters";
+import { observe } from "../../../shared/observability/metrics";
 import type { HandlerContext } from "../../../shared/service";
 import type { AdaptersService } from "../handlers";
 import { assertRunning } from "../lifecycle";
@@ -16,6 +17,8 @@ export async function runningTarget(service: AdaptersService, name: string): Pro
   const doc = await service.adapters().get(name);
   const target = targetOf(doc, service.secretKey);
   assertRunning(doc);
+  target.onUpstream = (outcome, ms) =>
+    observe(service.broker, "upstreamTime", ms, { adapter: name, outcome });
   return target;
 }
 

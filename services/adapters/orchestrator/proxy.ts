@@ -92,6 +92,19 @@ function unreachable(target: Target, err: any): BadGatewayError {
 
 /** One request within the adapter's timeout (all retries included); throws the mapped error. */
 async function exchange(target: Target, url: URL, req: UpstreamRequest): Promise<UpstreamReply> {
+  const started = performance.now();
+  const timed = (outcome: string) => target.onUpstream?.(outcome, performance.now() - started);
+  try {
+    const reply = await exchangeUntimed(target, url, req);
+    timed(`${Math.floor(reply.status / 100)}xx`);
+    return reply;
+  } catch (err) {
+    timed(err instanceof GatewayTimeoutError ? "timeout" : "unreachable");
+    throw err;
+  }
+}
+
+async function exchangeUntimed(target: Target, url: URL, req: UpstreamRequest): Promise<UpstreamReply> {
   const signal = AbortSignal.timeout(target.timeoutMs);
   for (let tries = 0; ; tries++) {
     try {

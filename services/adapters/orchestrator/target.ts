@@ -38,6 +38,8 @@ export interface Target {
   breaker: { threshold: number; cooldownMs: number };
   health: { path: string; intervalMs: number };
   devices: { path: string; accept: string; groupsPath: string };
+  /** Told each upstream exchange's outcome (`2xx`..`5xx`, `timeout`, `unreachable`) and latency. */
+  onUpstream?: (outcome: string, ms: number) => void;
 }
 
 export function isOrchestrator(doc: StoredAdapter): boolean {

@@ -5,6 +5,7 @@
  */
 import type { ServiceBroker } from "moleculer";
 import { ENGINE_EVENTS, type JobChangedEvent, type TaskChangedEvent } from "../../../shared/contracts/events";
+import { count } from "../../../shared/observability/metrics";
 import type { RunJob } from "./types";
 
 /** Broadcasts what changed between two versions of a job (`before` null: the job is new). */
@@ -31,7 +32,9 @@ export function emitChanges(broker: ServiceBroker, before: RunJob | null, job: R
       ...(task.finish_state && { finish_state: task.finish_state }),
     };
     broker.broadcast(ENGINE_EVENTS.task, event);
+    count(broker, "tasks", { status: task.status });
   }
+  if (!before || before.status !== job.status) count(broker, "jobs", { status: job.status });
   if (!before || before.status !== job.status || before.metrics.progress !== job.metrics.progress)
     broker.broadcast(ENGINE_EVENTS.job, base);
 }

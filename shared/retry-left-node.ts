@@ -1,0 +1,64 @@
+/**
+ * Calls that land on a node that is leaving (docs/operations-guide.md#rolling-restarts). A stopping
+ * node first tells the others its services are gone, but a call already on its way gets refused
+ * with ServiceNotAvailableError naming that node: it never ran, so it is sent again, to another
+ * replica, whatever the action. A read is also sent again when the node left with the call
+ * pending (RequestRejectedError) or never answered (RequestTimeoutError): running a read twice is
+ * harmless; a write in that state may have committed, so its caller gets the error.
+ *
+ * Caller side (`remoteAction`), so it covers the gateway and every service calling another.
+ * Bounded: RETRIES attempts, DELAY_MS apart, doubling.
+ */
+import { Errors, type Context, type Middleware, type ServiceBroker } from "moleculer";
+import { operations } from "./contracts";
+
+const RETRIES = 3;
+const DELAY_MS = 50;
+
+/** The store service's reads (its other actions write). */
+const STORE_READS = ["store.find", "store.findOne", "store.count", "store.aggregate", "store.ping"];
+
+/** Actions safe to run twice: every GET route's action, and the store's reads. */
+export function readActions(): Set<string> {
+  return new Set([
+    ...operations()
+      .filter((op) => op.method === "GET")
+      .map((op) => op.action),
+    ...STORE_READS,
+  ]);
+}
+
+function neverRan(err: any, self: string): boolean {
+  return err instanceof Errors.ServiceNotAvailableError && !!err.data?.nodeID && err.data.nodeID !== self;
+}
+
+function nodeLost(err: unknown): boolean {
+  return err instanceof Errors.RequestRejectedError || err instanceof Errors.RequestTimeoutError;
+}
+
+export function retryLeftNodeMiddleware(reads: Set<string> = readActions()): Middleware {
+  let broker: ServiceBroker;
+  return {
+    name: "RetryLeftNode",
+    created(b: ServiceBroker) {
+      broker = b;
+    },
+    remoteAction(handler: (ctx: Context) => Promise<unknown>, action: { name: string }) {
+      const isRead = reads.has(action.name);
+      return function retryOnLeftNode(ctx: Context & { _leftNodeRetries?: number }): Promise<unknown> {
+        return handler(ctx).catch((err: unknown) => {
+          const tries = ctx._leftNodeRetries ?? 0;
+          const retry = neverRan(err, broker.nodeID) || (isRead && nodeLost(err));
+          if (!retry || tries >= RETRIES) throw err;
+          broker.logger.info(`'${action.name}' refused by a leaving node; sending it again`);
+          // The copy carries the count, so the call's own pass through this middleware goes on counting.
+          const again = ctx.copy() as Context & { _leftNodeRetries?: number };
+          again._leftNodeRetries = tries + 1;
+          return new Promise((resolve) => setTimeout(resolve, DELAY_MS * 2 ** tries)).then(() =>
+            broker.call(action.name, ctx.params, { ctx: again } as any),
+          );
+        });
+      };
+    },
+  } as unknown as Middleware;
+}
