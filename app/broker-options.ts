@@ -60,7 +60,11 @@ export function brokerOptions(config: PlatformConfig): BrokerOptions {
     validator: new RedactingValidator(),
     // Every action call, from the gateway or another service, keeps within the input bounds; log
     // lines name the request they were written for; a call refused by a leaving node goes elsewhere.
-    middlewares: [inputBoundsMiddleware(config.inputLimits), requestScopeMiddleware(), retryLeftNodeMiddleware()],
+    middlewares: [
+      inputBoundsMiddleware(config.inputLimits),
+      requestScopeMiddleware(),
+      retryLeftNodeMiddleware(),
+    ],
     tracing: tracingOptions(config.telemetry),
     metrics: metricsOptions(config.metricsPort),
   };

@@ -104,6 +104,8 @@ export function metricsOptions(port: number | null): BrokerOptions["metrics"] {
   if (port === null) return { enabled: false };
   return {
     enabled: true,
+    // Moleculer leaves Node's process metrics out under NODE_ENV=test; they are part of the contract.
+    collectProcessMetrics: true,
     reporter: [{ type: "Prometheus", options: { port, path: "/metrics" } }],
   };
 }

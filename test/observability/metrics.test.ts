@@ -1,0 +1,84 @@
+/**
+ * GET /metrics on the metrics port after a known sequence of requests and a job: the gateway's
+ * per-route counts, Moleculer's per-action counts and errors, jobs and tasks by status, store
+ * operations, the bus gauge and process metrics, in Prometheus text.
+ */
+import type { ServiceBroker } from "moleculer";
+import { auto, chain, createWorkflow, taskService, waitForJob } from "../support/engine-fixtures";
+import { client, login, startPlatform, type Client, type Platform } from "../support/platform";
+
+let platform: Platform;
+let api: Client;
+
+function metricsUrl(broker: ServiceBroker): string {
+  const reporter = (broker.metrics as any).reporter[0];
+  return `http://127.0.0.1:${reporter.server.address().port}/metrics`;
+}
+
+/** Sum of a metric's samples whose labels include every given label. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number {
+  let total = 0;
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(name + "{")) continue;
+    if (!Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) continue;
+    total += Number(line.slice(line.lastIndexOf(" ") + 1));
+  }
+  return total;
+}
+
+beforeAll(async () => {
+  platform = await startPlatform();
+  platform.broker.createService(taskService("metricstest").schema);
+  api = client(platform.baseUrl, await login(platform.baseUrl));
+});
+afterAll(() => platform?.stop());
+
+test("the scrape counts what was done, by route, action, status and collection", async () => {
+  for (let i = 0; i < 3; i++) expect((await api.get("/user-management/accounts?limit=1")).status).toBe(200);
+  expect((await api.get("/no/such/route")).status).toBe(404);
+  expect((await client(platform.baseUrl, "wrong-token").get("/whoami")).status).toBe(401);
+  await createWorkflow(
+    api,
+    platform.broker,
+    chain("metrics-flow", [["t1", auto("metricstest", "echo", { value: 1 })]]),
+  );
+  const started = await api.post("/operations-manager/jobs/start", { workflow: "metrics-flow", options: {} });
+  expect(started.status).toBe(200);
+  expect((await waitForJob(platform.broker, started.body._id)).status).toBe("complete");
+
+  const scrape = await fetch(metricsUrl(platform.broker));
+  expect(scrape.status).toBe(200);
+  expect(scrape.headers.get("content-type")).toContain("text/plain");
+  const text = await scrape.text();
+
+  const http = "platform_http_requests_total";
+  expect(sample(text, http, { method: "GET", route: "/user-management/accounts", status: "200" })).toBe(3);
+  expect(sample(text, http, { route: "unmatched", status: "404" })).toBe(1);
+  expect(sample(text, http, { route: "/whoami", status: "401" })).toBe(1);
+  expect(
+    sample(text, "platform_http_request_time_bucket", { route: "/user-management/accounts", le: "+Inf" }),
+  ).toBe(3);
+  expect(sample(text, "moleculer_request_total", { action: "accounts.list" })).toBe(3);
+  expect(
+    sample(text, "moleculer_request_error_total", { action: "accounts.authenticate" }),
+  ).toBeGreaterThanOrEqual(1);
+  expect(sample(text, "platform_jobs_total", { status: "running" })).toBe(1);
+  expect(sample(text, "platform_jobs_total", { status: "complete" })).toBe(1);
+  expect(sample(text, "platform_tasks_total", { status: "complete" })).toBeGreaterThanOrEqual(1);
+  expect(
+    sample(text, "platform_store_operation_time_bucket", { collection: "jobs", le: "+Inf" }),
+  ).toBeGreaterThan(0);
+  expect(sample(text, "platform_bus_connected")).toBe(1);
+  // Labels name routes, never a token or an id from a URL.
+  expect(text).not.toContain("wrong-token");
+});
+
+test("Node process metrics are there once Moleculer has collected them (every 5 s)", async () => {
+  const until = Date.now() + 8000;
+  let text = "";
+  while (Date.now() < until && !/^process_memory_heap_size_used\{/m.test(text)) {
+    await new Promise((r) => setTimeout(r, 250));
+    text = await (await fetch(metricsUrl(platform.broker))).text();
+  }
+  expect(sample(text, "process_memory_heap_size_used")).toBeGreaterThan(0);
+});
