@@ -13,7 +13,6 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { ALL_SERVICES } from "../../app/services";
 import { loadConfig } from "../../shared/config";
-import { operations } from "../../shared/contracts";
 import { chooseBackend } from "../../shared/store";
 import { startPlatform, type Platform } from "../support/platform";
 import {

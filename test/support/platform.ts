@@ -85,6 +85,8 @@ async function startSplitPlatform(options: PlatformOptions): Promise<Platform> {
     NAMESPACE: namespace,
     // Every process must share the key (docs/deployment.md); one generated each would not.
     ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+    // A dozen brokers in one process: each its own metrics port, never the fixed default.
+    METRICS_PORT: "0",
     ...(mongoUrl ? { MONGO_URL: mongoUrl, MONGO_DB: mongoDb, STORE: "mongo" } : {}),
     ...options.env,
   };
