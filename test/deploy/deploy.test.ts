@@ -1,45 +1,35 @@
 /**
- * The deployment artifacts (deploy/Dockerfile, .dockerignore, docker-compose.yml, deploy/k8s) can't be
- * built or applied here (no Docker engine, no cluster), so they are parsed and checked against the
- * code: the services they run, the env names shared/config.ts reads, the probes the gateway serves,
- * the built entrypoint, and the security and secret rules of docs/deployment.md.
+ * The container artifacts (deploy/Dockerfile, .dockerignore, docker-compose.yml) can't be built or
+ * run here (no Docker engine), so they are parsed and checked against the code: the services they
+ * run, the env names shared/config.ts reads, the health checks against a real gateway and metrics
+ * endpoint, the drain's time, the built entrypoint, and the secret rules of docs/deployment.md.
+ * deploy/k8s is checked in k8s.test.ts.
  */
 import { execFile } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
 import net from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
-import YAML from "yaml";
 import { ALL_SERVICES } from "../../app/services";
 import { loadConfig } from "../../shared/config";
-import { operations } from "../../shared/contracts";
 import { chooseBackend } from "../../shared/store";
 import { startPlatform, type Platform } from "../support/platform";
+import {
+  CONFIG_NAMES,
+  METRICS_IN_CODE,
+  ROOT,
+  drainSeconds,
+  knownEnv,
+  metricsPort,
+  parseYaml,
+  read,
+} from "./manifests";
 
-const ROOT = path.resolve(__dirname, "../..");
-const K8S_DIR = path.join(ROOT, "deploy/k8s");
-const read = (rel: string) => fs.readFileSync(path.join(ROOT, rel), "utf8");
 const PLATFORM_SERVICES = ALL_SERVICES.filter((s) => s !== "store");
 const SECRET_NAME = /PASSWORD|SECRET|TOKEN|KEY|MONGO_URL/;
 /** A valid stand-in for a required secret, so loadConfig can run on the deployed env. */
 const DUMMY_KEY = "0".repeat(64);
-
-/** The env names shared/config.ts reads: `process.env.X` and the names given to its int/list/bool helpers. */
-function configEnvNames(): Set<string> {
-  const text = read("shared/config.ts");
-  const names = new Set<string>();
-  for (const m of text.matchAll(/process\.env\.([A-Z][A-Z0-9_]*)/g)) names.add(m[1]);
-  for (const m of text.matchAll(/\b(?:int|list|bool)\("([A-Z][A-Z0-9_]*)"/g)) names.add(m[1]);
-  return names;
-}
-const CONFIG_NAMES = configEnvNames();
-
-function parseYaml(rel: string): any[] {
-  return YAML.parseAllDocuments(read(rel), { merge: true }).map((doc) => {
-    expect({ file: rel, errors: doc.errors.map((e) => e.message) }).toEqual({ file: rel, errors: [] });
-    return doc.toJS();
-  });
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -50,17 +40,6 @@ function freePort(): Promise<number> {
     srv.once("error", reject);
   });
 }
-
-/** Kubernetes quantities, enough to compare requests with limits: "250m", "1", "512Mi", "1Gi". */
-function quantity(q: string | number): number {
-  const m = /^([\d.]+)(m|Ki|Mi|Gi)?$/.exec(String(q));
-  if (!m) throw new Error(`unparsed quantity ${q}`);
-  const scale = { m: 1e-3, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30 }[m[2] ?? ""] ?? 1;
-  return Number(m[1]) * scale;
-}
-
-const isSubset = (small: Record<string, string>, big: Record<string, string>) =>
-  Object.entries(small).every(([k, v]) => big?.[k] === v);
 
 test("the config env scan finds the settings deployments rely on", () => {
   // Guards against a regex that silently matches nothing and makes the env checks vacuous.
@@ -118,25 +97,49 @@ describe("Dockerfile", () => {
     expect(all(runtime, "RUN").join("\n")).toContain(`chown ${user} ${runtimeEnv.DATA_DIR}`);
   });
 
-  test("defaults: production, every service, EXPOSE matching the gateway's PORT", () => {
+  test("defaults: production, every service, EXPOSE matching the gateway's PORT and METRICS_PORT", () => {
     expect(runtimeEnv.NODE_ENV).toBe("production");
     expect(loadConfig({ SERVICES: runtimeEnv.SERVICES }).services).toBeUndefined(); // = all
     const port = loadConfig({ PORT: runtimeEnv.PORT }).port;
     expect(port).toBe(loadConfig({}).port);
-    expect(all(runtime, "EXPOSE")).toEqual([String(port)]);
+    const metrics = metricsPort({ METRICS_PORT: runtimeEnv.METRICS_PORT });
+    expect(metrics).toBe(metricsPort({}));
+    expect(all(runtime, "EXPOSE").flatMap((a) => a.split(/\s+/))).toEqual([String(port), String(metrics)]);
   });
 
-  describe("HEALTHCHECK, run against a real gateway", () => {
+  describe("HEALTHCHECK, run against a real gateway and a metrics endpoint", () => {
     const healthcheck = last(runtime, "HEALTHCHECK")!;
     const cmd: string[] = JSON.parse(healthcheck.slice(healthcheck.indexOf("CMD") + 3).trim());
     let platform: Platform;
     let gatewayPort: number;
+    let metrics: { port: number; stop(): Promise<unknown> };
+
+    /**
+     * A process without the gateway: the real /metrics of a broker once the code serves it, else a
+     * stand-in that answers /metrics only, as Moleculer's Prometheus reporter does.
+     */
+    async function metricsEndpoint(): Promise<typeof metrics> {
+      const port = await freePort();
+      if (METRICS_IN_CODE) {
+        const p = await startPlatform({ services: ["store"], env: { METRICS_PORT: String(port) } });
+        return { port, stop: () => p.stop() };
+      }
+      const server = http.createServer((req, res) => {
+        res.writeHead(req.url === "/metrics" ? 200 : 404).end();
+      });
+      await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+      return { port, stop: () => new Promise((resolve) => server.close(resolve)) };
+    }
 
     beforeAll(async () => {
-      platform = await startPlatform({ services: ["gateway"] });
+      platform = await startPlatform({ services: ["gateway"], env: { METRICS_PORT: "off" } });
       gatewayPort = Number(new URL(platform.baseUrl).port);
+      metrics = await metricsEndpoint();
     });
-    afterAll(() => platform?.stop());
+    afterAll(async () => {
+      await platform?.stop();
+      await metrics?.stop();
+    });
 
     async function exitCode(env: Record<string, string>): Promise<number> {
       const [bin, ...args] = cmd;
@@ -150,9 +153,10 @@ describe("Dockerfile", () => {
       }
     }
 
-    test("uses node (slim images have no curl or wget) and /health", () => {
+    test("uses node (slim images have no curl or wget), /health and /metrics", () => {
       expect(cmd[0]).toBe("node");
       expect(healthcheck).toContain("/health");
+      expect(healthcheck).toContain("/metrics");
       expect(healthcheck).not.toMatch(/\b(curl|wget)\b/);
     });
 
@@ -165,8 +169,18 @@ describe("Dockerfile", () => {
       expect(await exitCode({ PORT: closed })).toBe(1); // unset SERVICES = all, gateway included
     });
 
-    test("a container without the gateway has no HTTP server and reports healthy", async () => {
-      expect(await exitCode({ SERVICES: "engine", PORT: String(await freePort()) })).toBe(0);
+    test("without the gateway: healthy when /metrics answers on METRICS_PORT, unhealthy when not", async () => {
+      const closed = String(await freePort());
+      expect(await exitCode({ SERVICES: "engine", PORT: closed, METRICS_PORT: String(metrics.port) })).toBe(
+        0,
+      );
+      expect(await exitCode({ SERVICES: "engine", PORT: closed, METRICS_PORT: closed })).toBe(1);
+      // Metrics turned off: no HTTP server at all; nothing to ask beyond the process being alive.
+      expect(await exitCode({ SERVICES: "engine", PORT: closed, METRICS_PORT: "off" })).toBe(0);
+      // The gateway's check is /health on PORT, not /metrics.
+      expect(await exitCode({ SERVICES: "gateway", PORT: closed, METRICS_PORT: String(metrics.port) })).toBe(
+        1,
+      );
     });
   });
 
@@ -220,7 +234,7 @@ describe("docker-compose.yml", () => {
   test("every env name given to a container is one shared/config.ts reads", () => {
     for (const [name, s] of platform) {
       for (const key of Object.keys(s.environment)) {
-        expect({ service: name, env: key, known: CONFIG_NAMES.has(key) }).toEqual({
+        expect({ service: name, env: key, known: knownEnv(key) }).toEqual({
           service: name,
           env: key,
           known: true,
@@ -244,6 +258,38 @@ describe("docker-compose.yml", () => {
       });
       const mongo = new URL(config.mongoUrl!);
       expect(services[mongo.hostname]?.image).toMatch(/^mongo:7/);
+    }
+  });
+
+  test("every container sets the required env: its service, the bus, MongoDB, the key, metrics, the drain", () => {
+    for (const [name, s] of platform) {
+      const env = resolvedEnv(s.environment);
+      for (const required of [
+        "SERVICES",
+        "TRANSPORTER",
+        "STORE",
+        "MONGO_URL",
+        "ENCRYPTION_KEY",
+        "METRICS_PORT",
+        "SHUTDOWN_TIMEOUT",
+        ...(env.SERVICES === "accounts" ? ["ADMIN_PASSWORD"] : []),
+      ])
+        expect({ name, required, set: env[required] !== undefined }).toEqual({ name, required, set: true });
+      // The image's HEALTHCHECK asks /metrics there (it is not turned off), and on the port the image exposes.
+      expect({ name, metrics: metricsPort(env) }).toEqual({ name, metrics: metricsPort({}) });
+    }
+  });
+
+  test("the image's HEALTHCHECK applies to every container, and stop_grace_period outlasts the drain", () => {
+    for (const [name, s] of platform) {
+      expect({ name, healthcheck: s.healthcheck }).toEqual({ name, healthcheck: undefined });
+      const grace = /^(\d+)s$/.exec(s.stop_grace_period)?.[1];
+      const needed = drainSeconds(resolvedEnv(s.environment));
+      expect({ name, grace: Number(grace), over: Number(grace) > needed }).toEqual({
+        name,
+        grace: Number(grace),
+        over: true,
+      });
     }
   });
 
@@ -288,210 +334,5 @@ describe("docker-compose.yml", () => {
     expect(
       platform.find(([, s]) => s.environment.SERVICES === "accounts")![1].environment.ADMIN_PASSWORD,
     ).toBeDefined();
-  });
-});
-
-describe("deploy/k8s", () => {
-  const files = fs.readdirSync(K8S_DIR).filter((f) => f.endsWith(".yaml"));
-  const docs = files.flatMap((f) => parseYaml(`deploy/k8s/${f}`).map((doc) => ({ file: f, doc })));
-  const objects = docs.filter(({ doc }) => doc && doc.kind);
-  const ofKind = (kind: string) => objects.filter(({ doc }) => doc.kind === kind).map(({ doc }) => doc);
-  const deployments = ofKind("Deployment");
-  const configMaps = ofKind("ConfigMap");
-  const secrets = ofKind("Secret");
-  const namespace = ofKind("Namespace")[0]?.metadata.name;
-
-  const container = (d: any) => d.spec.template.spec.containers[0];
-  const servicesOf = (d: any) => container(d).env?.find((e: any) => e.name === "SERVICES")?.value;
-  const byService = (name: string) => deployments.filter((d) => servicesOf(d) === name);
-
-  /** The env a Deployment's container gets: its ConfigMaps, Secrets (placeholders swapped) and env. */
-  function podEnv(d: any): Record<string, string> {
-    const env: Record<string, string> = {};
-    for (const from of container(d).envFrom ?? []) {
-      if (from.configMapRef) {
-        const cm = configMaps.find((c) => c.metadata.name === from.configMapRef.name);
-        expect({ deployment: d.metadata.name, configMap: from.configMapRef.name, found: !!cm }).toEqual({
-          deployment: d.metadata.name,
-          configMap: from.configMapRef.name,
-          found: true,
-        });
-        Object.assign(env, cm.data);
-      }
-      if (from.secretRef) {
-        const secret = secrets.find((s) => s.metadata.name === from.secretRef.name);
-        expect({ deployment: d.metadata.name, secret: from.secretRef.name, found: !!secret }).toEqual({
-          deployment: d.metadata.name,
-          secret: from.secretRef.name,
-          found: true,
-        });
-        for (const key of Object.keys(secret.stringData)) {
-          env[key] = key === "MONGO_URL" ? "mongodb://user:pass@mongo:27017" : DUMMY_KEY;
-        }
-      }
-    }
-    for (const e of container(d).env ?? []) env[e.name] = e.value ?? "from-ref";
-    return env;
-  }
-
-  test("kustomization applies every manifest except the Secret template", () => {
-    const kustomization = objects.find(({ doc }) => doc.kind === "Kustomization")!.doc;
-    const template = objects.find(({ doc }) => doc.kind === "Secret")!.file;
-    expect([...kustomization.resources].sort()).toEqual(
-      files.filter((f) => f !== "kustomization.yaml" && f !== template).sort(),
-    );
-    expect(kustomization.namespace).toBe(namespace);
-  });
-
-  test("one Namespace, and every object lives in it", () => {
-    expect(ofKind("Namespace")).toHaveLength(1);
-    for (const { file, doc } of objects) {
-      if (doc.kind === "Namespace" || doc.kind === "Kustomization") continue;
-      expect({ file, name: doc.metadata.name, ns: doc.metadata.namespace }).toEqual({
-        file,
-        name: doc.metadata.name,
-        ns: namespace,
-      });
-    }
-  });
-
-  test("one Deployment per platform service, none for the embedded store, all one image", () => {
-    for (const name of PLATFORM_SERVICES)
-      expect({ name, count: byService(name).length }).toEqual({ name, count: 1 });
-    expect(deployments.map(servicesOf).sort()).toEqual([...PLATFORM_SERVICES].sort());
-    expect(new Set(deployments.map((d) => container(d).image)).size).toBe(1);
-    for (const d of deployments)
-      expect(isSubset(d.spec.selector.matchLabels, d.spec.template.metadata.labels)).toBe(true);
-  });
-
-  test("every env name is one shared/config.ts reads, and each pod's env loads as intended", () => {
-    const names = [
-      ...configMaps.flatMap((c) => Object.keys(c.data)),
-      ...secrets.flatMap((s) => Object.keys(s.stringData)),
-      ...deployments.flatMap((d) => (container(d).env ?? []).map((e: any) => e.name)),
-    ];
-    for (const name of names) expect({ name, known: CONFIG_NAMES.has(name) }).toEqual({ name, known: true });
-    for (const d of deployments) {
-      const config = loadConfig(podEnv(d));
-      expect(config.services).toEqual([servicesOf(d)]);
-      expect(config.transporter).toMatch(/^nats:\/\//);
-      expect(chooseBackend(config, { hostsStoreService: false })).toBe("mongo");
-      // The root filesystem is read-only: DATA_DIR must sit on a writable mount.
-      const mounts = container(d).volumeMounts.map((m: any) => m.mountPath as string);
-      expect(mounts.some((m: string) => config.dataDir.startsWith(m + "/"))).toBe(true);
-    }
-  });
-
-  test("the Secret is a template of placeholders; no secret is in the ConfigMap or inline", () => {
-    expect(secrets).toHaveLength(1);
-    const [secret] = secrets;
-    expect(secret.data).toBeUndefined(); // base64 `data` would hide real values from review
-    expect(Object.keys(secret.stringData).sort()).toEqual(["ADMIN_PASSWORD", "ENCRYPTION_KEY", "MONGO_URL"]);
-    for (const value of Object.values<string>(secret.stringData)) expect(value).toMatch(/^<CHANGE-ME\b.*>$/);
-    for (const cm of configMaps) {
-      for (const key of Object.keys(cm.data))
-        expect({ key, secret: SECRET_NAME.test(key) }).toEqual({ key, secret: false });
-    }
-    for (const d of deployments) {
-      for (const e of container(d).env ?? []) {
-        if (SECRET_NAME.test(e.name))
-          expect({ name: e.name, inline: e.value !== undefined }).toEqual({ name: e.name, inline: false });
-      }
-    }
-  });
-
-  test("every Deployment has resources, a locked-down securityContext and a writable /tmp", () => {
-    for (const d of deployments) {
-      const pod = d.spec.template.spec;
-      const c = container(d);
-      const { requests, limits } = c.resources;
-      for (const r of ["cpu", "memory"]) {
-        expect({ d: d.metadata.name, r, ok: quantity(requests[r]) <= quantity(limits[r]) }).toEqual({
-          d: d.metadata.name,
-          r,
-          ok: true,
-        });
-      }
-      expect(pod.securityContext.runAsNonRoot).toBe(true);
-      expect(pod.securityContext.runAsUser).toBeGreaterThan(0);
-      expect(c.securityContext).toEqual(
-        expect.objectContaining({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false }),
-      );
-      const tmp = c.volumeMounts.find((m: any) => m.mountPath === "/tmp");
-      expect(pod.volumes.find((v: any) => v.name === tmp?.name)?.emptyDir).toBeDefined();
-      // Long enough for a preStop pause and broker.stop(); the default 30 s is stated explicitly.
-      expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(15);
-    }
-  });
-
-  describe("gateway", () => {
-    const [gateway] = byService("gateway");
-    const c = container(gateway);
-    const port = (ref: string | number) =>
-      typeof ref === "number" ? ref : c.ports.find((p: any) => p.name === ref)?.containerPort;
-
-    test("listens on the container port that PORT configures", () => {
-      expect(c.ports).toHaveLength(1);
-      expect(c.ports[0].containerPort).toBe(loadConfig(podEnv(gateway)).port);
-    });
-
-    test("readiness on /ready and liveness on /health, the gateway's own routes, on that port", () => {
-      const routes = new Map(operations().map((op) => [`${op.method} ${op.path}`, op.action]));
-      expect(c.readinessProbe.httpGet.path).toBe("/ready");
-      expect(c.livenessProbe.httpGet.path).toBe("/health");
-      expect(routes.get("GET /ready")).toBe("gateway.ready");
-      expect(routes.get("GET /health")).toBe("gateway.health");
-      for (const probe of [c.readinessProbe, c.livenessProbe]) {
-        expect(port(probe.httpGet.port)).toBe(c.ports[0].containerPort);
-      }
-    });
-
-    test("a Service routes to it; a PodDisruptionBudget keeps one up without blocking drains", () => {
-      const labels = gateway.spec.template.metadata.labels;
-      const [svc] = ofKind("Service").filter((s) => isSubset(s.spec.selector, labels));
-      expect(port(svc.spec.ports[0].targetPort)).toBe(c.ports[0].containerPort);
-      const [pdb] = ofKind("PodDisruptionBudget");
-      expect(isSubset(pdb.spec.selector.matchLabels, labels)).toBe(true);
-      // It must select the gateway alone.
-      for (const d of deployments) {
-        if (d !== gateway)
-          expect(isSubset(pdb.spec.selector.matchLabels, d.spec.template.metadata.labels)).toBe(false);
-      }
-      const hpa = ofKind("HorizontalPodAutoscaler").find(
-        (h) => h.spec.scaleTargetRef.name === gateway.metadata.name,
-      );
-      expect(pdb.spec.minAvailable).toBeLessThan(hpa.spec.minReplicas);
-    });
-  });
-
-  test("services other than the gateway open no port and have no HTTP probe", () => {
-    for (const d of deployments.filter((x) => servicesOf(x) !== "gateway")) {
-      const c = container(d);
-      expect({
-        d: d.metadata.name,
-        ports: c.ports,
-        probes: [c.livenessProbe, c.readinessProbe].filter((p) => p?.httpGet),
-      }).toEqual({
-        d: d.metadata.name,
-        ports: undefined,
-        probes: [],
-      });
-    }
-  });
-
-  test("gateway and engine autoscale on CPU; the HPA, not the manifest, owns their replicas", () => {
-    const hpas = ofKind("HorizontalPodAutoscaler");
-    for (const name of ["gateway", "engine"]) {
-      const [d] = byService(name);
-      const hpa = hpas.find(
-        (h) => h.spec.scaleTargetRef.kind === "Deployment" && h.spec.scaleTargetRef.name === d.metadata.name,
-      );
-      expect(hpa).toBeDefined();
-      expect(hpa.spec.minReplicas).toBeLessThanOrEqual(hpa.spec.maxReplicas);
-      expect(d.spec.replicas).toBeUndefined();
-      // CPU utilization is relative to the request, so one must be set.
-      expect(hpa.spec.metrics[0].resource.name).toBe("cpu");
-      expect(container(d).resources.requests.cpu).toBeDefined();
-    }
   });
 });

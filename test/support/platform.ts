@@ -3,8 +3,11 @@
  *  - startPlatform(): every service in one broker, no transporter (the embedded default).
  *  - with `transporter`, `services` and a shared `namespace`, several brokers form one cluster
  *    over a real NATS, as separate deployments would.
+ *  - TEST_TOPOLOGY=split (the container suite, `npm run test:containers`): startPlatform() for the
+ *    whole platform starts every service in a broker of its own over NATS_URL, on MongoDB when
+ *    MONGO_URL is set (a database per platform, dropped on stop), else on a `store` broker.
  */
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -13,7 +16,7 @@ import type { AddressInfo } from "node:net";
 import type { ServiceBroker } from "moleculer";
 import { loadConfig, type PlatformConfig } from "../../shared/config";
 import { createBroker } from "../../app/broker";
-import { serviceSchemas } from "../../app/services";
+import { ALL_SERVICES, serviceSchemas } from "../../app/services";
 
 export const ADMIN_PASSWORD = "admin-test-password";
 
@@ -37,6 +40,8 @@ export function tempDir(prefix = "platform-test-"): string {
 }
 
 export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
+  if (process.env.TEST_TOPOLOGY === "split" && !options.services && !options.dataDir)
+    return startSplitPlatform(options);
   const dataDir = options.dataDir ?? tempDir();
   const config = loadConfig({
     PORT: "0",
@@ -65,6 +70,57 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     baseUrl: port ? `http://127.0.0.1:${port}` : "",
     stop: () => broker.stop(),
   };
+}
+
+/**
+ * The whole platform as separate deployments run it: one broker per service, one namespace on a
+ * real NATS, the store shared (MongoDB, or the `store` service over the bus). The Platform returned
+ * is the gateway's; its broker reaches every service over the bus. Resolves once /ready answers 200.
+ */
+async function startSplitPlatform(options: PlatformOptions): Promise<Platform> {
+  const dataDir = tempDir("platform-split-");
+  const namespace = `split-${randomUUID().slice(0, 8)}`;
+  const mongoUrl = process.env.MONGO_URL;
+  const mongoDb = `test_${namespace.replace(/-/g, "_")}`;
+  const env: Record<string, string> = {
+    TRANSPORTER: process.env.NATS_URL || "nats://127.0.0.1:4222",
+    NAMESPACE: namespace,
+    // Every process must share the key (docs/deployment.md); one generated each would not.
+    ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+    // A dozen brokers in one process: each its own metrics port, never the fixed default.
+    METRICS_PORT: "0",
+    ...(mongoUrl ? { MONGO_URL: mongoUrl, MONGO_DB: mongoDb, STORE: "mongo" } : {}),
+    ...options.env,
+  };
+  const start = (service: string) => startPlatform({ services: [service], dataDir, env });
+  const parts: Platform[] = [];
+  const stopAll = async () => {
+    await Promise.allSettled(parts.reverse().map((p) => p.stop()));
+    if (mongoUrl) {
+      const { MongoClient } = await import("mongodb");
+      const admin = new MongoClient(mongoUrl);
+      await admin.db(mongoDb).dropDatabase();
+      await admin.close();
+    }
+  };
+  try {
+    if (!mongoUrl) parts.push(await start("store"));
+    const rest = ALL_SERVICES.filter((s) => s !== "store" && s !== "gateway");
+    parts.push(...(await Promise.all(rest.map(start))));
+    const gateway = await start("gateway");
+    parts.push(gateway);
+    const until = Date.now() + 30_000;
+    for (;;) {
+      const ready = await fetch(`${gateway.baseUrl}/ready`).catch(() => undefined);
+      if (ready?.status === 200) break;
+      if (Date.now() > until) throw new Error(`split platform not ready: ${ready && (await ready.text())}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return { ...gateway, stop: stopAll };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
 }
 
 export interface Reply {
