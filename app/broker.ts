@@ -5,6 +5,7 @@
 import { ServiceBroker } from "moleculer";
 import { loadConfig, type PlatformConfig } from "../shared/config";
 import { registerPlatformMetrics } from "../shared/observability/metrics";
+import { attachProcessProbes } from "../shared/observability/process-probes";
 import { bindConfig } from "../shared/runtime";
 import { brokerOptions } from "./broker-options";
 
@@ -12,5 +13,6 @@ export function createBroker(config: PlatformConfig = loadConfig()): ServiceBrok
   const broker = new ServiceBroker(brokerOptions(config));
   bindConfig(broker, config);
   registerPlatformMetrics(broker);
+  attachProcessProbes(broker);
   return broker;
 }

@@ -258,18 +258,21 @@ describe.each([
     expect(portNamed(gateway, svc.spec.ports[0].targetPort)).toBe(portNamed(gateway, "http"));
   });
 
-  test("the other services are probed on /metrics of their metrics port, and have no Service", () => {
+  test("the other services are probed on /ready and /health of their metrics port, and have no Service", () => {
     for (const d of deployments.filter((x) => servicesOf(x) !== "gateway")) {
       const c = container(d);
       expect({ d: label(d), ports: c.ports.map((p: any) => p.name) }).toEqual({
         d: label(d),
         ports: ["metrics"],
       });
-      for (const probe of [c.readinessProbe, c.livenessProbe])
-        expect({ d: label(d), probe: probe?.httpGet }).toEqual({
-          d: label(d),
-          probe: { path: "/metrics", port: "metrics" },
-        });
+      expect({ d: label(d), probe: c.readinessProbe?.httpGet }).toEqual({
+        d: label(d),
+        probe: { path: "/ready", port: "metrics" },
+      });
+      expect({ d: label(d), probe: c.livenessProbe?.httpGet }).toEqual({
+        d: label(d),
+        probe: { path: "/health", port: "metrics" },
+      });
     }
     for (const svc of ofKind(objects, "Service")) {
       const targets = deployments.filter((d) => isSubset(svc.spec.selector, d.spec.template.metadata.labels));

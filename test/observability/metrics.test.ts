@@ -82,3 +82,12 @@ test("Node process metrics are there once Moleculer has collected them (every 5 
   }
   expect(sample(text, "process_memory_heap_size_used")).toBeGreaterThan(0);
 });
+
+test("the metrics port also answers /health and /ready for probes of processes without the gateway", async () => {
+  const base = metricsUrl(platform.broker).replace(/\/metrics$/, "");
+  expect((await fetch(`${base}/health`)).status).toBe(200);
+  const ready = await fetch(`${base}/ready`);
+  expect(ready.status).toBe(200);
+  expect(await ready.json()).toEqual({ status: "ready", checks: { broker: "ok" } });
+  expect((await fetch(`${base}/other`)).status).toBe(404);
+});
