@@ -28,8 +28,7 @@ export function processReadiness(broker: ServiceBroker): { ready: boolean; check
 export function attachProcessProbes(broker: ServiceBroker): void {
   if (!broker.isMetricsEnabled()) return;
   const reporter = ((broker.metrics as any).reporter ?? []).find((r: PrometheusReporter) => r.server) as
-    | PrometheusReporter
-    | undefined;
+    PrometheusReporter | undefined;
   if (!reporter?.server) return;
   reporter.server.removeAllListeners("request");
   reporter.server.on("request", (req: IncomingMessage, res: ServerResponse) => {
