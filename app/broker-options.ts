@@ -65,7 +65,7 @@ export function brokerOptions(config: PlatformConfig): BrokerOptions {
       requestScopeMiddleware(),
       retryLeftNodeMiddleware(),
     ],
-    tracing: tracingOptions(config.telemetry),
+    tracing: tracingOptions(config.telemetry, config.traceSampleRate),
     metrics: metricsOptions(config.metricsPort),
   };
 }

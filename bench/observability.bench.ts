@@ -3,8 +3,10 @@
  *
  * The gateway read of `bench:gateway` (GET /user-management/accounts?limit=10, authenticated, the
  * whole platform on one broker in this process) measured twice per round, interleaved, same load:
- *   off   METRICS_PORT=off, no tracing (bench:gateway's "ours")
- *   on    metrics on (Prometheus reporter on a free port, scraped once a second as Prometheus
+ *   off      METRICS_PORT=off, no tracing (bench:gateway's "ours")
+ *   metrics  metrics on (scraped once a second), no tracing
+ *   sampled  as `on` with TRACE_SAMPLE_RATE=0.1
+ *   on       metrics on (Prometheus reporter on a free port, scraped once a second as Prometheus
  *         would) and tracing on, every request sampled, exported over OTLP/HTTP to a local
  *         receiver in another process
  * Each judged by its best round; the figure is the cost: 1 - on/off in req/s and in server CPU per
@@ -75,14 +77,31 @@ async function main(): Promise<void> {
   const endpoint = `http://127.0.0.1:${sink.port}`;
   process.env.OTEL_EXPORTER_OTLP_ENDPOINT = endpoint;
   const sdk = startTelemetry("bench-observability");
-  const runs: Record<"off" | "on", LoadResult[]> = { off: [], on: [] };
+  const runs: Record<"off" | "metrics" | "on" | "sampled", LoadResult[]> = {
+    off: [],
+    metrics: [],
+    on: [],
+    sampled: [],
+  };
   try {
     for (let round = 1; round <= ROUNDS; round++) {
       console.log(`round ${round}/${ROUNDS}`);
       runs.off.push(await scenario(platformEnv({ DATA_DIR: dataDir() }), false));
+      runs.metrics.push(await scenario(platformEnv({ DATA_DIR: dataDir(), METRICS_PORT: "0" }), true));
       runs.on.push(
         await scenario(
           platformEnv({ DATA_DIR: dataDir(), METRICS_PORT: "0", OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }),
+          true,
+        ),
+      );
+      runs.sampled.push(
+        await scenario(
+          platformEnv({
+            DATA_DIR: dataDir(),
+            METRICS_PORT: "0",
+            OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+            TRACE_SAMPLE_RATE: "0.1",
+          }),
           true,
         ),
       );
@@ -93,17 +112,29 @@ async function main(): Promise<void> {
   const stats = await sink.stats();
   const off = best(runs.off);
   const on = best(runs.on);
+  const metrics = best(runs.metrics);
+  const sampled = best(runs.sampled);
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   const costReq = 1 - on.reqPerSec / off.reqPerSec;
   const costCpu =
     off.serverCpuUsPerReq && on.serverCpuUsPerReq ? on.serverCpuUsPerReq / off.serverCpuUsPerReq - 1 : null;
   const row = (name: string, r: LoadResult) =>
-    `${name.padEnd(4)} ${String(Math.round(r.reqPerSec)).padStart(7)} req/s  p50 ${r.p50Ms} ms  p99 ${r.p99Ms} ms  CPU ${r.serverCpuUsPerReq ?? "?"} µs/req`;
+    `${name.padEnd(7)} ${String(Math.round(r.reqPerSec)).padStart(7)} req/s  p50 ${r.p50Ms} ms  p99 ${r.p99Ms} ms  CPU ${r.serverCpuUsPerReq ?? "?"} µs/req`;
   console.log(
     `\nbest of ${ROUNDS} rounds, ${settings.connections} connections, ${settings.durationS} s each`,
   );
   console.log(row("off", off));
+  console.log(row("metrics", metrics));
   console.log(row("on", on));
+  console.log(row("sampled", sampled));
+  const cpuCost = (r: LoadResult) =>
+    off.serverCpuUsPerReq && r.serverCpuUsPerReq ? pct(r.serverCpuUsPerReq / off.serverCpuUsPerReq - 1) : "?";
+  console.log(
+    `cost of metrics alone: ${pct(1 - metrics.reqPerSec / off.reqPerSec)} of req/s, ${cpuCost(metrics)} CPU`,
+  );
+  console.log(
+    `cost of metrics + 10% sampled tracing: ${pct(1 - sampled.reqPerSec / off.reqPerSec)} of req/s, ${cpuCost(sampled)} CPU`,
+  );
   console.log(
     `cost of metrics + tracing: ${pct(costReq)} of req/s, ${costCpu === null ? "?" : pct(costCpu)} more CPU per request (aim < 10%)`,
   );
@@ -112,7 +143,11 @@ async function main(): Promise<void> {
   fs.mkdirSync(out, { recursive: true });
   fs.writeFileSync(
     path.join(out, "observability.json"),
-    JSON.stringify({ settings, rounds: ROUNDS, off, on, costReq, costCpu, exports: stats, runs }, null, 2),
+    JSON.stringify(
+      { settings, rounds: ROUNDS, off, metrics, on, costReq, costCpu, exports: stats, runs },
+      null,
+      2,
+    ),
   );
   await stopAllChildren();
 }

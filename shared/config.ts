@@ -65,6 +65,8 @@ export interface PlatformConfig {
   shutdownTimeout: number;
   /** OpenTelemetry tracing is on (an OTLP endpoint or a traces exporter is configured). */
   telemetry: boolean;
+  /** Share of requests traced when telemetry is on (TRACE_SAMPLE_RATE, 0..1). */
+  traceSampleRate: number;
   /** Workflow engine timings and limits (docs/engine.md). */
   engine: {
     /** How long a claim on a running task holds without renewal: a dead replica's tasks resume after it. */
@@ -130,6 +132,14 @@ function bool(name: string, fallback: boolean): boolean {
   return ["1", "true", "yes", "on"].includes(raw.toLowerCase());
 }
 
+function fraction(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!(n >= 0 && n <= 1)) throw new Error(`${name} must be a number from 0 to 1, got "${raw}"`);
+  return n;
+}
+
 function logFormat(): "text" | "json" {
   const raw = process.env.LOG_FORMAT || "text";
   if (raw !== "text" && raw !== "json") throw new Error(`LOG_FORMAT must be text or json, got "${raw}"`);
@@ -186,6 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
       heartbeatTimeoutSeconds: int("HEARTBEAT_TIMEOUT", 6, 2),
       shutdownTimeout: int("SHUTDOWN_TIMEOUT", 10_000),
       telemetry: telemetryEnabled(process.env),
+      traceSampleRate: fraction("TRACE_SAMPLE_RATE", 1),
       engine: {
         claimTtlMs: int("ENGINE_CLAIM_TTL_MS", 6000, 1000),
         sweepIntervalMs: int("ENGINE_SWEEP_INTERVAL_MS", 1000, 100),

@@ -122,10 +122,15 @@ export class OpenTelemetryExporter extends TracerExporters.Base {
   }
 }
 
-/** Moleculer's tracing options: on with telemetry, and never a param or meta value in a span. */
-export function tracingOptions(enabled: boolean): BrokerOptions["tracing"] {
+/**
+ * Moleculer's tracing options: on with telemetry, and never a param or meta value in a span.
+ * `sampleRate` (TRACE_SAMPLE_RATE) is the share of requests traced; the decision is taken once per
+ * request at its root and carried to every node, so a trace is whole or absent.
+ */
+export function tracingOptions(enabled: boolean, sampleRate = 1): BrokerOptions["tracing"] {
   return {
     enabled,
+    sampling: { rate: sampleRate },
     // Moleculer accepts exporter instances; its typings only list names and {type, options}.
     exporter: enabled ? [new OpenTelemetryExporter({}) as never] : [],
     events: true,

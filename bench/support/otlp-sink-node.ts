@@ -7,15 +7,15 @@ import "./watchdog";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
-let exports = 0;
+let received = 0;
 let bytes = 0;
 const server = http.createServer((req, res) => {
   req.on("data", (chunk: Buffer) => (bytes += chunk.length));
   req.on("end", () => {
-    exports++;
+    received++;
     res.writeHead(200, { "content-type": "application/json" });
     res.end("{}");
   });
 });
 server.listen(0, "127.0.0.1", () => process.send?.({ port: (server.address() as AddressInfo).port }));
-process.on("message", () => process.send?.({ exports, bytes }));
+process.on("message", () => process.send?.({ exports: received, bytes }));

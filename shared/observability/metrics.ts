@@ -110,9 +110,43 @@ export function metricsOptions(port: number | null): BrokerOptions["metrics"] {
   };
 }
 
+/**
+ * Moleculer's per-action metrics, re-registered lean: the same names and labels, without the
+ * per-call rate meters and the sliding-window quantiles (Prometheus computes rates and quantiles
+ * from counters and buckets itself). They are updated on every action call, so this is most of
+ * what metrics cost a request (docs/operations-guide.md#cost).
+ */
+function leanActionMetrics(broker: ServiceBroker): void {
+  const labels = ["service", "action", "type", "caller"];
+  const lean = [
+    {
+      name: "moleculer.request.total",
+      type: "counter",
+      labelNames: labels,
+      description: "Number of requests",
+    },
+    {
+      name: "moleculer.request.error.total",
+      type: "counter",
+      labelNames: [...labels, "errorName", "errorCode", "errorType"],
+      description: "Number of request errors",
+    },
+    {
+      name: "moleculer.request.time",
+      type: "histogram",
+      labelNames: labels,
+      buckets: MS_BUCKETS,
+      unit: "millisecond",
+      description: "Request times in milliseconds",
+    },
+  ];
+  for (const def of lean) if (broker.metrics.getMetric(def.name)) broker.metrics.register(def as any);
+}
+
 /** Registers the platform's metrics on this broker (once) and follows the bus's state. */
 export function registerPlatformMetrics(broker: ServiceBroker): void {
   if (!broker.isMetricsEnabled()) return;
+  leanActionMetrics(broker);
   for (const def of Object.values(PLATFORM_METRICS))
     if (!broker.metrics.getMetric(def.name))
       broker.metrics.register({
