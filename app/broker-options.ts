@@ -54,7 +54,7 @@ export function brokerOptions(config: PlatformConfig): BrokerOptions {
     tracking: { enabled: true, shutdownTimeout: config.shutdownTimeout },
     skipProcessEventRegistration: true,
     contextParamsCloning: false,
-    logger: loggerOptions(config.logLevel, config.logFormat),
+    logger: loggerOptions(config.logLevel, config.logFormat, config.logFile),
     logLevel: config.logLevel as BrokerOptions["logLevel"],
     // fastest-validator, with rejected values kept out of errors (and so out of every log line).
     validator: new RedactingValidator(),

@@ -30,6 +30,8 @@ export interface PlatformConfig {
   logLevel: string;
   /** `text` (readable, the default) or `json` (one object a line: docs/operations-guide.md#logs). */
   logFormat: "text" | "json";
+  /** LOG_FILE: also append JSON log lines to this file, at LOG_FILE_LEVEL (default LOG_LEVEL). */
+  logFile?: { path: string; level: string };
   /** Port of the Prometheus `/metrics` endpoint; 0 picks a free one; null (METRICS_PORT=off) turns metrics off. */
   metricsPort: number | null;
   nodeId?: string;
@@ -169,6 +171,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
       encryptionKey: process.env.ENCRYPTION_KEY || undefined,
       logLevel: process.env.LOG_LEVEL || "info",
       logFormat: logFormat(),
+      ...(process.env.LOG_FILE && {
+        logFile: {
+          path: process.env.LOG_FILE,
+          level: process.env.LOG_FILE_LEVEL || process.env.LOG_LEVEL || "info",
+        },
+      }),
       metricsPort: process.env.METRICS_PORT === "off" ? null : int("METRICS_PORT", 3031),
       nodeId: process.env.NODE_ID || undefined,
       namespace: process.env.NAMESPACE || "",

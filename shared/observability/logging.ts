@@ -10,6 +10,7 @@
  * What a line may hold: messages are written by our code and name no secret; objects passed to the
  * logger are printed with credential members redacted (shared/secrets' rule), as a last guard.
  */
+import path from "node:path";
 import type { BrokerOptions } from "moleculer";
 import { redactCredentials } from "../secrets";
 import { traceIdOf } from "../telemetry";
@@ -42,11 +43,36 @@ function jsonFormatter(type: string, args: unknown[], bindings: Record<string, a
   ];
 }
 
-export function loggerOptions(level: string, format: "text" | "json"): BrokerOptions["logger"] {
+function consoleLogger(level: string, format: "text" | "json") {
   if (format === "json")
     return {
       type: "Console",
       options: { level, formatter: jsonFormatter, colors: false, moduleColors: false },
     };
   return { type: "Console", options: { level, formatter: "short", colors: process.stdout.isTTY === true } };
+}
+
+/**
+ * The console logger, and with LOG_FILE also JSON lines appended to that file at LOG_FILE_LEVEL
+ * (for a host without a log collector, and for the test run's check that no secret is ever logged).
+ */
+export function loggerOptions(
+  level: string,
+  format: "text" | "json",
+  file?: { path: string; level: string },
+): BrokerOptions["logger"] {
+  const loggers: unknown[] = [consoleLogger(level, format)];
+  if (file)
+    loggers.push({
+      type: "File",
+      options: {
+        level: file.level,
+        folder: path.dirname(file.path),
+        filename: path.basename(file.path),
+        formatter: jsonFormatter,
+        colors: false,
+        interval: 200,
+      },
+    });
+  return loggers as BrokerOptions["logger"];
 }

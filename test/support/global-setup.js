@@ -2,7 +2,10 @@
  * Jest global setup.
  * 1. Builds dist/ (incremental tsc, no type check: that is `npm run lint`'s job): tests that spawn
  *    processes run the built runner, as production does.
- * 2. Makes sure a real NATS answers at NATS_URL (default nats://127.0.0.1:4222). When none does and
+ * 2. Gives the run a folder: every platform the tests start appends its log lines to run.log there
+ *    (LOG_FILE, at info), and `login` notes each session token in secrets.txt; global-teardown.js
+ *    fails the run if any line of the log holds one of them or a fixed test secret.
+ * 3. Makes sure a real NATS answers at NATS_URL (default nats://127.0.0.1:4222). When none does and
  *    `nats-server` is installed, starts a private one on a free port for this run. Tests over NATS
  *    never skip: without a NATS server the run fails here, saying why.
  */
@@ -44,6 +47,11 @@ module.exports = async function globalSetup() {
       stdio: "inherit",
     },
   );
+
+  const run = fs.mkdtempSync(path.join(os.tmpdir(), "platform-run-"));
+  process.env.TEST_LOG_FILE = path.join(run, "run.log");
+  process.env.TEST_SECRETS_FILE = path.join(run, "secrets.txt");
+  globalThis.__RUN_DIR__ = run;
 
   const url = process.env.NATS_URL || "nats://127.0.0.1:4222";
   if (await reachable(url)) {

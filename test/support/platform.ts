@@ -54,6 +54,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     METRICS_PORT: "0",
     // Brokers in one process would otherwise share the default hostname-pid node id on the bus.
     NODE_ID: `test-${randomUUID().slice(0, 8)}`,
+    ...runLogEnv(),
     ...(options.services && { SERVICES: options.services.join(",") }),
     ...options.env,
   });
@@ -218,7 +219,18 @@ export function client(baseUrl: string, token?: string) {
 export async function login(baseUrl: string, username = "admin", password = ADMIN_PASSWORD): Promise<string> {
   const reply = await request(baseUrl, "POST", "/login", { body: { user: { username, password } } });
   if (reply.status !== 200) throw new Error(`login as ${username} failed: ${reply.status} ${reply.text}`);
+  noteSecret(reply.text);
   return reply.text;
+}
+
+/** Notes a secret the run used: the run's log must never hold it (test/support/global-teardown.js). */
+export function noteSecret(secret: string): void {
+  if (process.env.TEST_SECRETS_FILE) fs.appendFileSync(process.env.TEST_SECRETS_FILE, secret + "\n");
+}
+
+/** Every platform of the run appends its log lines to the run's log at info (global-setup.js). */
+export function runLogEnv(): Record<string, string> {
+  return process.env.TEST_LOG_FILE ? { LOG_FILE: process.env.TEST_LOG_FILE, LOG_FILE_LEVEL: "info" } : {};
 }
 
 /** Asserts docs/platform-rules.md#errors's error body and returns it. */

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
+import { runLogEnv } from "./platform";
 
 const RUNNER = path.resolve(__dirname, "../../dist/app/main.js");
 
@@ -17,7 +18,14 @@ export interface ServiceProcess {
 
 export function spawnServices(env: Record<string, string>): ServiceProcess {
   const child = spawn(process.execPath, [RUNNER], {
-    env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", RATE_LIMIT: "0", METRICS_PORT: "0", ...env },
+    env: {
+      PATH: process.env.PATH ?? "",
+      LOG_LEVEL: "warn",
+      RATE_LIMIT: "0",
+      METRICS_PORT: "0",
+      ...runLogEnv(),
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let log = "";
