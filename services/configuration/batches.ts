@@ -100,9 +100,17 @@ async function assignedDevices(
     .flatMap((n) => n.devices.map((deviceName) => ({ deviceName, nodePath: n.path })));
 }
 
+/**
+ * Whether this replica is leaving: its service stopping, or its broker (which turns `started` off
+ * the moment a stop begins, before services stop) — so a batch is handed back at once.
+ */
+function leaving(service: ConfigurationService): boolean {
+  return service.stopping || !service.broker.started;
+}
+
 /** The timer's and runCompliance's entry: one sweep at a time per replica, failures logged. */
 export function sweepInBackground(this: ConfigurationService): void {
-  if (this.sweeping || this.stopping) return;
+  if (this.sweeping || leaving(this)) return;
   this.sweeping = sweep
     .call(this)
     .catch((err: Error) => this.logger.warn(`compliance sweep failed: ${err.message}`))
@@ -114,7 +122,7 @@ export function sweepInBackground(this: ConfigurationService): void {
 /** Claims and runs every batch that is queued or whose claimer's lease ran out. */
 export async function sweep(this: ConfigurationService): Promise<{ batches: number }> {
   let batches = 0;
-  while (!this.stopping) {
+  while (!leaving(this)) {
     const now = this.clock();
     const claimed = await this.store
       .collection<ComplianceBatch>(BATCHES)
@@ -143,7 +151,7 @@ async function runBatch(this: ConfigurationService, batch: ComplianceBatch): Pro
     return;
   }
   for (let done = batch.done; done < batch.targets.length;) {
-    if (this.stopping) {
+    if (leaving(this)) {
       // Handing the batch back at once: another replica (or this one restarted) resumes at `done`.
       await batches.updateOne({ _id: batch._id, claimedBy: this.broker.nodeID }, { $set: { leaseUntil: 0 } });
       return;
