@@ -19,7 +19,7 @@ import {
   seedBuiltInParsers,
   updateParser,
 } from "./parsers";
-import { checkCompliance } from "./tasks";
+import { checkCompliance, remediate } from "./tasks";
 import {
   createTree,
   createVersion,
@@ -60,6 +60,7 @@ export default typedService<ConfigurationService>({
     getReport,
     complianceHistory,
     checkCompliance,
+    remediate,
     sweep,
   }),
 

@@ -360,6 +360,22 @@ export const configuration = defineService("configuration", {
       access: SUPPORT_WRITE,
       summary: "Store a device's config text as a backup",
     },
+    task: {
+      summary: "Store a device's config text as a backup",
+      description:
+        "Stores `config` as the latest backup of `deviceName`, so a later compliance check reads it. The " +
+        "outgoing value is the stored backup's id and line count.",
+      displayName: "Back up a config",
+      location: "Application",
+      variables: {
+        incoming: {
+          deviceName: { type: "string" },
+          config: { type: "string" },
+          description: { type: "string" },
+        },
+        outgoing: { _id: { type: "string" }, lines: { type: "number" } },
+      },
+    },
   },
   getBackup: {
     params: { id: objectId },
@@ -458,6 +474,32 @@ export const configuration = defineService("configuration", {
       >(),
     description: "One device checked at once (a workflow task); nothing is stored.",
     task: complianceTask,
+  },
+  remediate: {
+    params: {
+      treeId: objectId,
+      version: versionName,
+      nodePath,
+      deviceName,
+      backupId: optionalObjectId,
+    },
+    result: returns<Pick<ComplianceReport, "deviceName" | "backupId" | "compliant" | "remediation">>(),
+    description:
+      "The commands that would bring one device to compliance (a workflow task); nothing is pushed.",
+    task: {
+      summary: "The config lines that would bring a device to compliance",
+      description:
+        "Checks the device's latest backup (or the given backup) against a node's effective spec, as 'Check " +
+        "compliance' does, and answers only whether it complies and the remediation text: missing lines added " +
+        "under their parents, disallowed lines negated, strict-order blocks rewritten. Text to review: nothing " +
+        "is pushed to the device.",
+      displayName: "Remediation",
+      location: "Application",
+      variables: {
+        incoming: complianceTask.variables.incoming,
+        outgoing: { compliant: { type: "boolean" }, remediation: { type: "string" } },
+      },
+    },
   },
   sweep: {
     params: {},
