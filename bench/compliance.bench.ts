@@ -7,7 +7,13 @@
  * all in this process. Reports devices/s (batch created to batch complete, reports stored) and the
  * peak RSS of the process. Table on stdout, JSON in bench/results/compliance.json.
  *
- * Env: BENCH_DEVICES (1000), COMPLIANCE_CHUNK (100).
+ * Two scenarios: one replica (the service in this process), and two (a second configuration
+ * process over NATS, sharing the store through the `store` service on the bus). The devices are
+ * queued as BENCH_BATCHES batches: a batch is one replica's at a time (its lease), so batches are
+ * how replicas share work. Every device must have exactly one report (duplicates and missing are
+ * counted).
+ *
+ * Env: BENCH_DEVICES (1000), BENCH_BATCHES (4), BENCH_ONLY (one,two), COMPLIANCE_CHUNK (100), NATS_URL.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -16,6 +22,7 @@ import type { ServiceBroker } from "moleculer";
 import { ObjectId } from "mongodb";
 import { acquireStore, releaseStore } from "../shared/runtime";
 import { intEnv } from "./support/env";
+import { spawnTracked, stopAllChildren, stopChild } from "./support/children";
 import { platformEnv, startPlatform } from "./support/platform";
 
 const DEVICES = intEnv("BENCH_DEVICES", 1000, 1);
@@ -66,101 +73,176 @@ async function withStore<T>(
   }
 }
 
-async function main() {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "compliance-bench-"));
-  const broker = await startPlatform(
-    platformEnv({ DATA_DIR: dataDir, SERVICES: "store,accounts,configuration" }),
-  );
-  try {
-    const tree: any = await broker.call("configuration.createTree", {
-      name: "Bench",
-      deviceType: "cisco-ios",
-    });
-    const spec = baseSpec();
-    await broker.call("configuration.setNode", {
-      treeId: tree._id,
-      version: "initial",
-      nodePath: "base",
-      config: spec,
-    });
-    await broker.call("configuration.setNode", {
-      treeId: tree._id,
-      version: "initial",
-      nodePath: "base/dc1",
-      config: read("ios-dc1.spec"),
-      variables: { site: "dc1", ntp1: "10.10.1.10", ntp2: "10.10.1.11" },
-    });
-    const devices = Array.from({ length: DEVICES }, (_, i) => `edge-rtr${i}`);
-    await broker.call("configuration.setNode", {
-      treeId: tree._id,
-      version: "initial",
-      nodePath: "base/dc1/edge",
-      config: read("ios-dc1-edge.spec"),
-      variables: { asn: "65000" },
-      devices,
-    });
-    const specLines =
-      spec.split("\n").length +
-      read("ios-dc1.spec").split("\n").length +
-      read("ios-dc1-edge.spec").split("\n").length;
-    const configLines = deviceConfig(1).split("\n").length;
-    await withStore(broker, async (store) => {
-      const docs = devices.map((deviceName, i) => ({
-        _id: new ObjectId().toHexString(),
-        deviceName,
-        description: "",
-        config: deviceConfig(i),
-        timestamp: new Date().toISOString(),
-      }));
-      for (let i = 0; i < docs.length; i += 200)
-        await store.collection("config_backups").insertMany(docs.slice(i, i + 200));
-    });
+const BATCHES = intEnv("BENCH_BATCHES", 4, 1);
+const NATS_URL = process.env.NATS_URL || "nats://127.0.0.1:4222";
 
+/** Peak RSS of a child process (VmHWM from /proc: Linux only; null elsewhere). */
+function childPeakRssMiB(pid: number | undefined): number | null {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1]);
+    return Number.isFinite(kb) ? Math.round(kb / 1024) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The tree, its three nodes and one backup per device, written through the service and the store. */
+async function seedTree(
+  broker: ServiceBroker,
+  devices: string[],
+): Promise<{ treeId: string; specLines: number }> {
+  const tree: any = await broker.call("configuration.createTree", { name: "Bench", deviceType: "cisco-ios" });
+  const spec = baseSpec();
+  await broker.call("configuration.setNode", {
+    treeId: tree._id,
+    version: "initial",
+    nodePath: "base",
+    config: spec,
+  });
+  await broker.call("configuration.setNode", {
+    treeId: tree._id,
+    version: "initial",
+    nodePath: "base/dc1",
+    config: read("ios-dc1.spec"),
+    variables: { site: "dc1", ntp1: "10.10.1.10", ntp2: "10.10.1.11" },
+  });
+  await broker.call("configuration.setNode", {
+    treeId: tree._id,
+    version: "initial",
+    nodePath: "base/dc1/edge",
+    config: read("ios-dc1-edge.spec"),
+    variables: { asn: "65000" },
+    devices,
+  });
+  await withStore(broker, async (store) => {
+    const docs = devices.map((deviceName, i) => ({
+      _id: new ObjectId().toHexString(),
+      deviceName,
+      description: "",
+      config: deviceConfig(i),
+      timestamp: new Date().toISOString(),
+    }));
+    for (let i = 0; i < docs.length; i += 200)
+      await store.collection("config_backups").insertMany(docs.slice(i, i + 200));
+  });
+  const specLines = [spec, read("ios-dc1.spec"), read("ios-dc1-edge.spec")].reduce(
+    (n, text) => n + text.split("\n").length,
+    0,
+  );
+  return { treeId: tree._id, specLines };
+}
+
+/**
+ * One scenario: the devices checked as BATCHES batches (a batch is one replica's at a time, so
+ * batches are how replicas share the work). `replicas` 2 adds the configuration service in a second
+ * process over NATS, sharing the store through the `store` service on the bus.
+ */
+async function scenario(replicas: 1 | 2) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "compliance-bench-"));
+  const namespace = `bench-compliance-${process.pid}-${replicas}`;
+  // Every replica sweeps often: queued batches are picked up by whichever replica is free.
+  const bus: Record<string, string> = {
+    COMPLIANCE_SWEEP_MS: "50",
+    ...(replicas === 2 && { TRANSPORTER: NATS_URL, NAMESPACE: namespace }),
+  };
+  const broker = await startPlatform(
+    platformEnv({ DATA_DIR: dataDir, SERVICES: "store,accounts,configuration", ...bus }),
+  );
+  let child: ReturnType<typeof spawnTracked> | undefined;
+  try {
+    const devices = Array.from({ length: DEVICES }, (_, i) => `edge-rtr${i}`);
+    const { treeId, specLines } = await seedTree(broker, devices);
+    if (replicas === 2) {
+      child = spawnTracked(process.execPath, [path.resolve(__dirname, "../app/main.js")], {
+        stdio: ["ignore", "inherit", "inherit"],
+        env: {
+          ...process.env,
+          ...platformEnv({ SERVICES: "configuration", ...bus }),
+          NODE_ID: `${namespace}-b`,
+        },
+      });
+      // Both replicas on the bus before the batches are queued, so both can claim from the start.
+      for (let i = 0; i < 200; i++) {
+        const nodes = broker.registry
+          .getServiceList({ onlyAvailable: true })
+          .filter((s: any) => s.name === "configuration");
+        if (nodes.length >= 2) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
     let peakRss = process.memoryUsage().rss;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
     const started = performance.now();
-    const run: any = await broker.call("configuration.runCompliance", {
-      treeId: tree._id,
-      version: "initial",
-      nodePath: "base",
-    });
-    let batch: any;
+    const size = Math.ceil(DEVICES / BATCHES);
+    const batchIds: string[] = [];
+    for (let b = 0; b < BATCHES; b++) {
+      const run: any = await broker.call("configuration.runCompliance", {
+        treeId,
+        version: "initial",
+        nodePath: "base",
+        devices: devices.slice(b * size, (b + 1) * size),
+      });
+      batchIds.push(run.batchId);
+    }
+    let batches: any[] = [];
     for (;;) {
-      batch = await withStore(broker, (store) =>
-        store.collection("compliance_batches").findOne({ _id: run.batchId }),
+      batches = await withStore(broker, (store) =>
+        store.collection("compliance_batches").find({ _id: { $in: batchIds } }),
       );
-      if (batch.state === "complete" || batch.state === "error") break;
+      if (batches.every((b) => b.state === "complete" || b.state === "error")) break;
       await new Promise((r) => setTimeout(r, 10));
     }
     const seconds = (performance.now() - started) / 1000;
     clearInterval(sampler);
     const reports = await withStore(broker, (store) =>
-      store.collection("compliance_reports").count({ batchId: run.batchId }),
+      store
+        .collection("compliance_reports")
+        .find({ batchId: { $in: batchIds } }, { projection: { batchId: 1, deviceName: 1 } }),
     );
-    const result = {
+    const distinct = new Set(reports.map((r: any) => `${r.batchId}/${r.deviceName}`)).size;
+    const byReplica: Record<string, number> = {};
+    for (const b of batches) byReplica[b.claimedBy] = (byReplica[b.claimedBy] ?? 0) + 1;
+    return {
+      replicas,
       devices: DEVICES,
-      configLines,
+      batches: BATCHES,
+      configLines: deviceConfig(1).split("\n").length,
       specLines,
-      replicas: 1,
-      state: batch.state,
-      reports,
+      states: [...new Set(batches.map((b) => b.state))].join(","),
+      reports: reports.length,
+      duplicates: reports.length - distinct,
+      missing: DEVICES - distinct,
+      batchesPerReplica: Object.values(byReplica).join("+"),
       seconds: Number(seconds.toFixed(3)),
       devicesPerSecond: Math.round(DEVICES / seconds),
       peakRssMiB: Math.round(peakRss / 2 ** 20),
-      totals: batch.totals,
-      aim: AIM_DEVICES_PER_S,
+      childPeakRssMiB: child ? childPeakRssMiB(child.pid) : null,
     };
-    console.table([result]);
-    console.log(
-      `${result.devicesPerSecond} devices/s (aim >= ${AIM_DEVICES_PER_S}): ${result.devicesPerSecond >= AIM_DEVICES_PER_S ? "met" : "NOT met"}`,
-    );
-    const out = path.resolve(__dirname, "../../bench/results");
-    fs.mkdirSync(out, { recursive: true });
-    fs.writeFileSync(path.join(out, "compliance.json"), JSON.stringify(result, null, 2));
   } finally {
+    if (child) await stopChild(child);
     await broker.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+async function main() {
+  const only = process.env.BENCH_ONLY?.split(",");
+  const results = [];
+  for (const replicas of [1, 2] as const)
+    if (!only || only.includes(replicas === 1 ? "one" : "two")) results.push(await scenario(replicas));
+  console.table(results);
+  for (const r of results)
+    console.log(
+      `${r.replicas} replica(s): ${r.devicesPerSecond} devices/s (aim >= ${AIM_DEVICES_PER_S}: ${r.devicesPerSecond >= AIM_DEVICES_PER_S ? "met" : "NOT met"}), ${r.duplicates} duplicate and ${r.missing} missing reports`,
+    );
+  const out = path.resolve(__dirname, "../../bench/results");
+  fs.mkdirSync(out, { recursive: true });
+  fs.writeFileSync(
+    path.join(out, "compliance.json"),
+    JSON.stringify({ aim: AIM_DEVICES_PER_S, results }, null, 2),
+  );
+  await stopAllChildren();
 }
 
 main().catch((err) => {

@@ -16,7 +16,14 @@ const RETRIES = 3;
 const DELAY_MS = 50;
 
 /** The store service's reads (its other actions write). */
-const STORE_READS = ["store.find", "store.findOne", "store.count", "store.aggregate", "store.ping"];
+const STORE_READS = [
+  "store.find",
+  "store.findPage",
+  "store.findOne",
+  "store.count",
+  "store.aggregate",
+  "store.ping",
+];
 
 /** Actions safe to run twice: every GET route's action, and the store's reads. */
 export function readActions(): Set<string> {

@@ -35,6 +35,22 @@ type Params = Record<string, any>;
 
 const optionalObject = { type: "object", optional: true } as const;
 
+/**
+ * The documents of `docs` that fit in `maxBytes` of JSON (at least one), and whether some were left.
+ * A bus message has a size limit (NATS: 1 MiB by default): a large find is answered page by page.
+ */
+export function pageWithin(docs: unknown[], maxBytes: number): { docs: unknown[]; more: boolean } {
+  const page: unknown[] = [];
+  let bytes = 0;
+  for (const doc of docs) {
+    const size = JSON.stringify(doc).length;
+    if (page.length > 0 && bytes + size > maxBytes) break;
+    page.push(doc);
+    bytes += size;
+  }
+  return { docs: page, more: page.length < docs.length };
+}
+
 /** An action running one Collection method on `params.collection`. */
 function collectionAction(
   params: Record<string, unknown>,
@@ -71,6 +87,14 @@ const storeService: ServiceSchema<ServiceSettingSchema, Record<string, never>, S
   actions: {
     find: collectionAction({ filter: optionalObject, options: optionalObject }, (c, p) =>
       c.find(p.filter, p.options),
+    ),
+    findPage: collectionAction(
+      {
+        filter: optionalObject,
+        options: optionalObject,
+        maxBytes: { type: "number", integer: true, min: 1024, max: 64 * 1024 * 1024 },
+      },
+      async (c, p) => pageWithin(await c.find(p.filter, p.options), p.maxBytes),
     ),
     findOne: collectionAction({ filter: optionalObject, options: optionalObject }, (c, p) =>
       c.findOne(p.filter ?? {}, p.options),

@@ -81,14 +81,34 @@ export class RemoteBackend implements Store {
   }
 }
 
+/** The JSON a page of a remote find may carry: well inside NATS's default 1 MiB message limit. */
+export const PAGE_BYTES = 768 * 1024;
+
 class RemoteCollection implements Collection<Doc> {
   constructor(
     readonly name: string,
     private readonly call: Call,
   ) {}
 
-  find(filter?: Filter, options?: FindOptions): Promise<Doc[]> {
-    return this.call("find", { filter, options });
+  /**
+   * Page by page (`store.findPage`), each answer within PAGE_BYTES of JSON: one bus message has a
+   * size limit (NATS: 1 MiB by default), and a find of large documents (config backups) would pass
+   * it. Pages follow `skip`; a write between pages can shift them, as with any cursor.
+   */
+  async find(filter?: Filter, options: FindOptions = {}): Promise<Doc[]> {
+    const out: Doc[] = [];
+    const skip = options.skip ?? 0;
+    for (;;) {
+      const left = options.limit === undefined ? undefined : options.limit - out.length;
+      if (left !== undefined && left <= 0) return out;
+      const page = await this.call<{ docs: Doc[]; more: boolean }>("findPage", {
+        filter,
+        options: { ...options, skip: skip + out.length, ...(left !== undefined && { limit: left }) },
+        maxBytes: PAGE_BYTES,
+      });
+      out.push(...page.docs);
+      if (!page.more) return out;
+    }
   }
   findOne(filter: Filter, options?: Omit<FindOptions, "skip" | "limit">): Promise<Doc | null> {
     return this.call("findOne", { filter, options });

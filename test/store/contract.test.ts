@@ -448,6 +448,20 @@ function describeStoreContract(name: string, makeStore: () => Promise<Harness>, 
       expect(await c.count()).toBe(3);
     });
 
+    test("a find answering more than one bus message holds (3 MiB) comes back whole, paged by skip and limit", async () => {
+      const c = fresh("large");
+      const blob = "x".repeat(128 * 1024);
+      for (let i = 0; i < 24; i++) await c.insertOne({ _id: `d${String(i).padStart(2, "0")}`, i, blob });
+      const all = await c.find({}, { sort: { i: 1 } });
+      expect(all.map((d) => d.i)).toEqual(Array.from({ length: 24 }, (_, i) => i));
+      expect(all.every((d) => d.blob.length === blob.length)).toBe(true);
+      const some = await c.find({}, { sort: { i: 1 }, skip: 5, limit: 15 });
+      expect(some.map((d) => d.i)).toEqual(Array.from({ length: 15 }, (_, i) => i + 5));
+      expect((await c.find({ i: { $gte: 20 } }, { sort: { i: -1 } })).map((d) => d.i)).toEqual([
+        23, 22, 21, 20,
+      ]);
+    });
+
     test("findOneAndUpdate: before/after, upsert, sort, projection", async () => {
       const c = fresh("fau");
       await c.insertMany([
