@@ -269,6 +269,7 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       let active = 0;
       this.server.prependListener("request", (req: Req, res: ServerResponse) => {
         const start = process.hrtime.bigint();
+        req.url = collapseSlashes(req.url);
         this.httpDrain.track(res);
         setGauge(this.broker, "httpActive", ++active);
         res.once("close", () => {
@@ -285,6 +286,18 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       });
     },
   });
+}
+
+/**
+ * Runs of `/` in the path become one before routing: a client joining `base + "/" + "/path"` sends
+ * `//path`, and the real product's clients do. The query string is left as it came.
+ */
+export function collapseSlashes(url: string | undefined): string | undefined {
+  if (!url) return url;
+  const q = url.indexOf("?");
+  const path = q === -1 ? url : url.slice(0, q);
+  if (!path.includes("//")) return url;
+  return path.replace(/\/{2,}/g, "/") + (q === -1 ? "" : url.slice(q));
 }
 
 export default createGatewayService;

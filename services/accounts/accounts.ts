@@ -27,7 +27,11 @@ export async function list(this: AccountsService, ctx: Ctx<"list">) {
 }
 
 export async function create(this: AccountsService, ctx: Ctx<"create">) {
-  const { username, password, firstname, groups = [], inactive = false } = ctx.params;
+  const { username, password, firstname, inactive = false } = ctx.params;
+  // The Account resource's own `memberOf: [{groupId}]` is honoured beside `groups`, never dropped.
+  const groups = [
+    ...new Set([...(ctx.params.groups ?? []), ...(ctx.params.memberOf ?? []).map((m) => m.groupId)]),
+  ];
   const memberOf = (await groupsByNameOrId(this, groups, "groups")).map((g: Group) => ({
     groupId: g._id,
     aaaManaged: true as const,

@@ -34,7 +34,8 @@ interface Match {
 export async function findEverywhere(store: Store, input: FindInput): Promise<SearchResultGroup[]> {
   const text = input.text.trim();
   const limit = input.nPerPage ?? DEFAULT_PAGE_SIZE;
-  const skip = (input.pageNumber ?? 0) * limit;
+  // Pages count from 1, as people count them; 0 is the first page too (clients that count from 0).
+  const skip = Math.max(0, (input.pageNumber ?? 1) - 1) * limit;
   // The text is data: escaped, so `.*(` or `$where` match only themselves.
   const regex = text === "" ? undefined : { $regex: escapeRegex(text), $options: "i" };
   const tagIds = regex ? await matchingTagIds(store, regex) : [];

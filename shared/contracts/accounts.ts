@@ -139,6 +139,14 @@ export const accounts = defineService("accounts", {
         max: 100,
         description: "Group names or ids",
       },
+      memberOf: {
+        type: "array",
+        optional: true,
+        max: 100,
+        items: { type: "object", strict: true, props: { groupId: groupName } },
+        description:
+          "The Account resource's own field: [{groupId}] (a group's id or name), merged with `groups`",
+      },
       inactive: optBool,
     },
     result: returns<Account>(),

@@ -57,7 +57,7 @@ export const search = defineService("search", {
             min: 0,
             max: 1_000_000,
             optional: true,
-            description: "Page index, from 0",
+            description: "Page number, from 1 (0 is the first page too)",
           },
           nPerPage: {
             type: "number",

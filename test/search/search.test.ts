@@ -234,7 +234,7 @@ describeInBothShapes("search", (platform) => {
       }
     });
 
-    test("pagination: pageNumber from 0, nPerPage (default 10), sorted by name, count of all matches", async () => {
+    test("pagination: pageNumber from 1 (0 is the first page too), nPerPage (default 10), sorted by name, count of all matches", async () => {
       const names = Array.from({ length: 25 }, (_, i) => `pager-${String(i).padStart(2, "0")}`);
       await insert(
         platform(),
@@ -249,10 +249,12 @@ describeInBothShapes("search", (platform) => {
         return namesIn(reply.body[0]);
       };
       expect(await page({})).toEqual(names.slice(0, 10));
-      expect(await page({ pageNumber: 1 })).toEqual(names.slice(10, 20));
-      expect(await page({ pageNumber: 2 })).toEqual(names.slice(20));
-      expect(await page({ pageNumber: 3 })).toEqual([]);
-      expect(await page({ pageNumber: 1, nPerPage: 7 })).toEqual(names.slice(7, 14));
+      expect(await page({ pageNumber: 0 })).toEqual(names.slice(0, 10));
+      expect(await page({ pageNumber: 1 })).toEqual(names.slice(0, 10));
+      expect(await page({ pageNumber: 2 })).toEqual(names.slice(10, 20));
+      expect(await page({ pageNumber: 3 })).toEqual(names.slice(20));
+      expect(await page({ pageNumber: 4 })).toEqual([]);
+      expect(await page({ pageNumber: 2, nPerPage: 7 })).toEqual(names.slice(7, 14));
       expect(await page({ nPerPage: 1000 })).toEqual(names);
     });
 
@@ -270,12 +272,12 @@ describeInBothShapes("search", (platform) => {
         return namesIn(reply.body[0]);
       };
       expect(await page({})).toEqual(names.slice(0, 10));
-      expect(await page({ pageNumber: 109 })).toEqual(names.slice(1090));
-      expect(await page({ pageNumber: 110 })).toEqual([]);
-      expect(await page({ pageNumber: 1, nPerPage: 1000 })).toEqual(names.slice(1000));
+      expect(await page({ pageNumber: 110 })).toEqual(names.slice(1090));
+      expect(await page({ pageNumber: 111 })).toEqual([]);
+      expect(await page({ pageNumber: 2, nPerPage: 1000 })).toEqual(names.slice(1000));
       expect(await page({ pageNumber: 0, nPerPage: 3 })).toEqual(names.slice(0, 3));
       // Empty text over the same collection: counted and paged by the store in both shapes.
-      const everything = byType(await find("", { pageNumber: 1, nPerPage: 5 }));
+      const everything = byType(await find("", { pageNumber: 2, nPerPage: 5 }));
       // and ios-parser, and the 5 built-in parsers the configuration service stores on start
       expect(everything.config_parsers.count).toBe(1106);
       expect(namesIn(everything.config_parsers)).toEqual(names.slice(5, 10));
