@@ -19,6 +19,15 @@ import { gateway as contract } from "../shared/contracts/gateway";
 import { BODY_METHODS } from "../shared/contracts/define";
 import { CallerCache, mayCall, readCredentials } from "./auth";
 import { events, health, openapi, readiness, version } from "./probes";
+import {
+  application,
+  applications,
+  healthApplication,
+  healthApplications,
+  healthServer,
+  healthStatus,
+  healthSystem,
+} from "./health";
 import type { GatewayService, Req } from "./types";
 import { EventStreams, isEventStream, sendEventStream } from "./event-stream";
 import { HttpDrain } from "./drain";
@@ -176,6 +185,13 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
         openapi,
         version,
         events,
+        healthStatus,
+        healthSystem,
+        healthServer,
+        healthApplications,
+        healthApplication,
+        applications,
+        application,
       }),
     },
 

@@ -1,6 +1,32 @@
-/** gateway: probes, the OpenAPI document and the version (docs/platform-rules.md#probes-and-extras). */
+/**
+ * gateway: probes, the OpenAPI document, the version (docs/platform-rules.md#probes-and-extras),
+ * and the real product's health and applications reads (docs/compatibility.md#health-and-applications).
+ */
 import { defineService } from "./define";
 import { returns } from "./schema";
+
+/** A platform service as the real product's health reads show an application. */
+export interface ApplicationHealth {
+  id: string;
+  package_id: string;
+  version: string;
+  type: "Application";
+  state: "RUNNING" | "STOPPED";
+  replicas: number;
+  nodes: string[];
+}
+
+const appName = { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9._-]+$/ } as const;
+
+/** `{results, total}` queries as the real product takes them. */
+const healthQuery = {
+  equals: { type: "string", max: 256, optional: true },
+  equalsField: { type: "enum", values: ["id", "package_id", "state"], optional: true },
+  skip: { type: "number", integer: true, min: 0, optional: true, convert: true },
+  limit: { type: "number", integer: true, min: 1, optional: true, convert: true },
+  sort: { type: "enum", values: ["id", "package_id", "state"], optional: true },
+  order: { type: "enum", values: [1, -1], optional: true, convert: true },
+} as const;
 
 export const gateway = defineService("gateway", {
   health: {
@@ -43,5 +69,75 @@ export const gateway = defineService("gateway", {
     params: {},
     result: returns<{ platform: string; api: string }>(),
     http: { method: "GET", path: "/version", access: "public", summary: "Platform and API version" },
+  },
+  healthStatus: {
+    params: {},
+    result: returns<Record<string, unknown>>(),
+    http: {
+      method: "GET",
+      path: "/health/status",
+      access: "authenticated",
+      summary: "The platform's state: store, bus and every service",
+    },
+  },
+  healthSystem: {
+    params: {},
+    result: returns<Record<string, unknown>>(),
+    http: {
+      method: "GET",
+      path: "/health/system",
+      access: "authenticated",
+      summary: "The host of this gateway: CPUs, memory, load, uptime",
+    },
+  },
+  healthServer: {
+    params: {},
+    result: returns<Record<string, unknown>>(),
+    http: {
+      method: "GET",
+      path: "/health/server",
+      access: "authenticated",
+      summary: "This gateway's process: versions, memory, uptime",
+    },
+  },
+  healthApplications: {
+    params: healthQuery,
+    result: returns<{ results: ApplicationHealth[]; total: number }>(),
+    http: {
+      method: "GET",
+      path: "/health/applications",
+      access: "authenticated",
+      summary: "Every platform service, its state and replicas",
+    },
+  },
+  healthApplication: {
+    params: { name: appName },
+    result: returns<{ results: ApplicationHealth[]; total: number }>(),
+    http: {
+      method: "GET",
+      path: "/health/applications/:name",
+      access: "authenticated",
+      summary: "One platform service, its state and replicas",
+    },
+  },
+  applications: {
+    params: healthQuery,
+    result: returns<{ results: ApplicationHealth[]; total: number }>(),
+    http: {
+      method: "GET",
+      path: "/applications",
+      access: "authenticated",
+      summary: "The platform's services, their version and replicas",
+    },
+  },
+  application: {
+    params: { name: appName },
+    result: returns<ApplicationHealth>(),
+    http: {
+      method: "GET",
+      path: "/applications/:name",
+      access: "authenticated",
+      summary: "One platform service, its version and replicas",
+    },
   },
 });

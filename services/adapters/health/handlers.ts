@@ -5,7 +5,7 @@
  */
 import type { adapters as contract } from "../../../shared/contracts/adapters";
 import type { AdapterHealth } from "../../../shared/contracts/resources";
-import { pageLimit } from "../../../shared/paging";
+import { healthPage } from "../../../shared/health-query";
 import type { HandlerContext } from "../../../shared/service";
 import type { StoredAdapter } from "../documents";
 import type { AdaptersService } from "../handlers";
@@ -27,11 +27,7 @@ export async function healthEntries(
 }
 
 export async function healthList(this: AdaptersService, ctx: Ctx<"healthList">) {
-  const { equals, equalsField = "id", skip = 0, limit, sort = "id", order = 1 } = ctx.params;
-  let entries = await healthEntries(this, await this.adapters().list());
-  if (equals !== undefined) entries = entries.filter((e) => String(e[equalsField]) === equals);
-  entries.sort((a, b) => order * String(a[sort]).localeCompare(String(b[sort])));
-  return { results: entries.slice(skip, skip + pageLimit(limit)), total: entries.length };
+  return healthPage(await healthEntries(this, await this.adapters().list()), ctx.params);
 }
 
 export async function healthGet(this: AdaptersService, ctx: Ctx<"healthGet">) {
