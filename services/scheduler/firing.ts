@@ -9,6 +9,7 @@
  * same id, which the engine starts at most once. Only then does the automation's `nextRunAt` move on,
  * by compare-and-set on the due time it had, so no slot is advanced twice or skipped.
  */
+import { call } from "../../shared/contracts";
 import { count, observe } from "../../shared/observability/metrics";
 import { ObjectId } from "mongodb";
 import type { Automation, AutomationRun } from "../../shared/contracts/resources";
@@ -175,7 +176,7 @@ async function startClaimed(
 async function previousJobRunning(this: SchedulerService, automation: Automation, jobId: string) {
   if (!automation.lastJobId || automation.lastJobId === jobId) return false;
   try {
-    const job = (await this.broker.call("engine.getJob", { id: automation.lastJobId })) as { status: string };
+    const { data: job } = await call(this.broker, "engine.getJob", { id: automation.lastJobId });
     return job.status === "running" || job.status === "paused";
   } catch {
     return false; // a job that is gone is not running

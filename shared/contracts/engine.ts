@@ -1,6 +1,7 @@
 /** engine: workflows, jobs and tasks (spec operations 5, 8, 14, 17, 20; docs/platform-rules.md (#object-parameters-on-get, #workflows-and-jobs)). */
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
 import { int, objectId, optString, returns, sortOrder } from "./schema";
+import type { Envelope, PageMetadata } from "../envelope";
 import type { Job, JobPage, Message, TaskCatalogEntry, TaskMetricsResult, Workflow } from "./resources";
 
 /** `{field: value}` filters of the job query; values arrive as text on a query string. */
@@ -161,7 +162,7 @@ export const engine = defineService("engine", {
   },
   listJobs: {
     params: { queryParameters: jobQuery },
-    result: returns<JobPage>(),
+    result: returns<Envelope<Job[], PageMetadata & { hints: string[] }>>(),
     http: {
       method: "GET",
       path: "/operations-manager/jobs",
@@ -171,8 +172,13 @@ export const engine = defineService("engine", {
     },
   },
   getJob: {
-    params: { id: objectId },
-    result: returns<Job>(),
+    params: {
+      id: objectId,
+      include: jobQuery.props.include,
+      exclude: jobQuery.props.exclude,
+      dereference: jobQuery.props.dereference,
+    },
+    result: returns<Envelope<Job>>(),
     http: {
       method: "GET",
       path: "/operations-manager/jobs/:id",

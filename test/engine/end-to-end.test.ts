@@ -33,7 +33,7 @@ async function runToCompletion(workflow: string): Promise<string> {
   const jobId = started.body._id;
   await eventually(
     async () =>
-      (await admin.get(`/operations-manager/jobs/${jobId}`)).body.tasks.approve.status === "waiting",
+      (await admin.get(`/operations-manager/jobs/${jobId}`)).body.data.tasks.approve.status === "waiting",
     5000,
     "the manual task to wait",
   );
@@ -45,7 +45,7 @@ async function runToCompletion(workflow: string): Promise<string> {
   });
   expect(finished.status).toBe(200);
   await eventually(
-    async () => (await admin.get(`/operations-manager/jobs/${jobId}`)).body.status === "complete",
+    async () => (await admin.get(`/operations-manager/jobs/${jobId}`)).body.data.status === "complete",
     5000,
     "the job to complete",
   );

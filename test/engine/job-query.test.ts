@@ -84,9 +84,10 @@ function jobDoc(fields: {
   };
 }
 
+/** Job names of a page: the spec's `items` (admin jobs) or the real product's envelope `data`. */
 const names = (reply: Reply) => {
   expect(reply.status).toBe(200);
-  return reply.body.items.map((j: { name: string }) => j.name);
+  return (reply.body.items ?? reply.body.data).map((j: { name: string }) => j.name);
 };
 const sorted = (list: string[]) => [...list].sort();
 
@@ -459,8 +460,13 @@ describeInBothShapes("job queries over HTTP", (platform) => {
       expect(sorted(names(await eastEng.get("/operations-manager/jobs")))).toEqual(sorted([N.j3, N.j1]));
       expect(sorted(names(await westEng.get("/operations-manager/jobs")))).toEqual(sorted([N.j3, N.j2]));
       const none = await loner.get("/operations-manager/jobs");
-      expect(none.body).toEqual(expect.objectContaining({ items: [], total: 0 }));
-      expect((await admin.get("/operations-manager/jobs")).body.total).toBe(5);
+      expect(none.body).toEqual(
+        expect.objectContaining({
+          data: [],
+          metadata: expect.objectContaining({ total: 0, nextPageSkip: null }),
+        }),
+      );
+      expect((await admin.get("/operations-manager/jobs")).body.metadata.total).toBe(5);
     });
 
     test("filters narrow within what the caller may see, never beyond", async () => {
@@ -470,13 +476,33 @@ describeInBothShapes("job queries over HTTP", (platform) => {
       ]);
       expect(names(await eastEng.get("/operations-manager/jobs?equals[status]=running"))).toEqual([]);
       const page = await eastEng.get("/operations-manager/jobs?limit=1");
-      expect(page.body).toEqual(expect.objectContaining({ total: 2, currentPageSize: 1, nextPageSkip: 1 }));
+      expect(page.body).toEqual({
+        message: "Successfully retrieved items",
+        data: [expect.objectContaining({ name: expect.any(String) })],
+        metadata: {
+          skip: 0,
+          limit: 1,
+          total: 2,
+          currentPageSize: 1,
+          nextPageSkip: 1,
+          previousPageSkip: null,
+          hints: [],
+        },
+      });
+      const last = await eastEng.get("/operations-manager/jobs?limit=1&skip=1");
+      expect(last.body.metadata).toMatchObject({
+        nextPageSkip: null,
+        previousPageSkip: 0,
+        currentPageSize: 1,
+      });
     });
 
     test("reading a job: visible -> the job; invisible or unknown -> the same 404", async () => {
       const read = await eastEng.get(`/operations-manager/jobs/${jobs.j3._id}`);
       expect(read.status).toBe(200);
-      expect(read.body).toEqual(jobs.j3);
+      expect(read.body).toEqual({ message: "Successfully retrieved item", data: jobs.j3, metadata: {} });
+      const trimmed = await eastEng.get(`/operations-manager/jobs/${jobs.j3._id}?include=name,status`);
+      expect(trimmed.body.data).toEqual({ _id: jobs.j3._id, name: jobs.j3.name, status: jobs.j3.status });
       const hidden = expectError(
         await eastEng.get(`/operations-manager/jobs/${jobs.j2._id}`),
         404,
@@ -490,7 +516,7 @@ describeInBothShapes("job queries over HTTP", (platform) => {
       );
       expect(hidden.message).toBe(`Job '${jobs.j2._id}' not found`);
       expect(missing.message).toBe(`Job '${unknownId}' not found`);
-      expect((await admin.get(`/operations-manager/jobs/${jobs.j4._id}`)).body).toEqual(jobs.j4);
+      expect((await admin.get(`/operations-manager/jobs/${jobs.j4._id}`)).body.data).toEqual(jobs.j4);
       expectError(await admin.get("/operations-manager/jobs/not-an-id"), 400, "VALIDATION_ERROR");
       expectError(await supportUser.get(`/operations-manager/jobs/${jobs.j1._id}`), 403, "FORBIDDEN");
     });
@@ -553,17 +579,22 @@ describe("job query actions through the broker", () => {
   test("listJobs and getJob honour ctx.meta.caller; a call without one is the platform and sees all", async () => {
     const g1 = { meta: { caller: caller(["g1"]) } };
     expect((await platform.broker.call("engine.listJobs", {}, g1)) as any).toEqual(
-      expect.objectContaining({ total: 1, items: [expect.objectContaining({ name: "bus-a" })] }),
+      expect.objectContaining({
+        data: [expect.objectContaining({ name: "bus-a" })],
+        metadata: expect.objectContaining({ total: 1 }),
+      }),
     );
     const admin = { meta: { caller: caller([], ["admin"]) } };
-    expect(((await platform.broker.call("engine.listJobs", {}, admin)) as any).total).toBe(2);
+    expect(((await platform.broker.call("engine.listJobs", {}, admin)) as any).metadata.total).toBe(2);
     const nobody = { meta: { caller: caller([]) } };
-    expect(((await platform.broker.call("engine.listJobs", {}, nobody)) as any).total).toBe(0);
-    expect((await call(platform.broker, "engine.listJobs", {})).total).toBe(2);
-    expect(((await platform.broker.call("engine.getJob", { id: ids[0] }, g1)) as any).name).toBe("bus-a");
+    expect(((await platform.broker.call("engine.listJobs", {}, nobody)) as any).metadata.total).toBe(0);
+    expect((await call(platform.broker, "engine.listJobs", {})).metadata.total).toBe(2);
+    expect(((await platform.broker.call("engine.getJob", { id: ids[0] }, g1)) as any).data.name).toBe(
+      "bus-a",
+    );
     await expect(platform.broker.call("engine.getJob", { id: ids[1] }, g1)).rejects.toMatchObject({
       code: 404,
     });
-    expect((await call(platform.broker, "engine.getJob", { id: ids[1] })).name).toBe("bus-b");
+    expect((await call(platform.broker, "engine.getJob", { id: ids[1] })).data.name).toBe("bus-b");
   });
 });

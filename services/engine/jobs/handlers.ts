@@ -12,6 +12,7 @@
 import type { Context } from "moleculer";
 import { call } from "../../../shared/contracts";
 import type { Caller, Group, Job, JobPage } from "../../../shared/contracts/resources";
+import { itemEnvelope, pageEnvelope } from "../../../shared/envelope";
 import { NotFoundError } from "../../../shared/errors";
 import type { Filter } from "../../../shared/store/types";
 import type { EngineHandlers, EngineService } from "../types";
@@ -102,16 +103,30 @@ export const queryHandlers: EngineHandlers = {
     return jobPage(this, ctx, ctx.params.queryParameters, undefined);
   },
 
+  /** The real product's envelope (docs/compatibility.md#jobs); `/admin/jobs` keeps the spec's page. */
   async listJobs(this: EngineService, ctx) {
-    return jobPage(this, ctx, ctx.params.queryParameters, visibilityScope(ctx.meta.caller));
+    const page = await jobPage(this, ctx, ctx.params.queryParameters, visibilityScope(ctx.meta.caller));
+    const envelope = pageEnvelope("Successfully retrieved items", page.items, page);
+    return { ...envelope, metadata: { ...envelope.metadata, hints: page.hints } };
   },
 
+  /** One job in the envelope, with the list's `include`, `exclude` and `dereference`. */
   async getJob(this: EngineService, ctx) {
+    const { id, include, exclude, dereference } = ctx.params;
     const scope = visibilityScope(ctx.meta.caller);
-    const job = await this.store
-      .collection<JobDoc>(JOBS)
-      .findOne(scope ? { _id: ctx.params.id, ...scope } : { _id: ctx.params.id });
-    if (!job) throw new NotFoundError("Job", ctx.params.id);
-    return job as unknown as Job;
+    const page = await jobPage(
+      this,
+      ctx,
+      {
+        limit: 1,
+        ...(include && { include }),
+        ...(exclude && { exclude }),
+        ...(dereference && { dereference }),
+      },
+      { ...scope, _id: id },
+    );
+    // Not visible and not there read the same: a caller outside the job's groups learns nothing.
+    if (page.items.length === 0) throw new NotFoundError("Job", id);
+    return itemEnvelope("Successfully retrieved item", page.items[0] as Job);
   },
 };
