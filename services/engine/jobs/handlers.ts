@@ -16,7 +16,7 @@ import { itemEnvelope, pageEnvelope } from "../../../shared/envelope";
 import { NotFoundError } from "../../../shared/errors";
 import type { Filter } from "../../../shared/store/types";
 import type { EngineHandlers, EngineService } from "../types";
-import type { JobDoc, WorkflowDoc } from "../../../shared/contracts/engine-documents";
+import type { WorkflowDoc } from "../../../shared/contracts/engine-documents";
 import { jobAccessFilter } from "../../../shared/job-visibility";
 import { jobStoreQuery, type Dereference, type JobQueryParameters } from "./query-builder";
 import { JOBS, WORKFLOWS } from "../collections";
