@@ -12,6 +12,7 @@ import type { EngineService } from "./types";
 import { catalogHandlers } from "./workflows/catalog";
 import { executorMixin, runHandlers } from "./run/handlers";
 import { queryHandlers } from "./jobs/handlers";
+import { withPublicJobs } from "./jobs/public-job";
 import { metricsHandlers } from "./jobs/metrics";
 import { workflowHandlers } from "./workflows/handlers";
 
@@ -19,11 +20,14 @@ export default typedService<EngineService>({
   name: contract.name,
   // Moleculer starts the last-listed mixin first (and stops it last): the store must be open first.
   mixins: [executorMixin, storeMixin],
-  actions: contractActions<typeof contract.name, typeof contract.actions, EngineService>(contract, {
-    ...workflowHandlers,
-    ...queryHandlers,
-    ...metricsHandlers,
-    ...catalogHandlers,
-    ...runHandlers,
-  }),
+  actions: contractActions<typeof contract.name, typeof contract.actions, EngineService>(
+    contract,
+    withPublicJobs({
+      ...workflowHandlers,
+      ...queryHandlers,
+      ...metricsHandlers,
+      ...catalogHandlers,
+      ...runHandlers,
+    }),
+  ),
 });
