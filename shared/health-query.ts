@@ -5,6 +5,16 @@
  */
 import { pageLimit } from "./paging";
 
+/** The params schema of such a read: its fields are `id`, `package_id` and `state`. */
+export const healthQuerySchema = {
+  equals: { type: "string", max: 256, optional: true },
+  equalsField: { type: "enum", values: ["id", "package_id", "state"], optional: true },
+  skip: { type: "number", integer: true, min: 0, optional: true, convert: true },
+  limit: { type: "number", integer: true, min: 1, optional: true, convert: true },
+  sort: { type: "enum", values: ["id", "package_id", "state"], optional: true },
+  order: { type: "enum", values: [1, -1], optional: true, convert: true },
+} as const;
+
 export interface HealthQuery<F extends string> {
   equals?: string;
   equalsField?: F;

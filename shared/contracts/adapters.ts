@@ -1,4 +1,5 @@
 /** adapters: adapter instances and the orchestrator proxy through them (spec operations 1, 2, 19). */
+import { healthQuerySchema } from "../health-query";
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
 import { optBool, optString, returns } from "./schema";
 import type { Adapter, AdapterHealth, Device, Message, StatusResult } from "./resources";
@@ -74,16 +75,6 @@ function lifecycle(verb: "stop" | "start" | "restart", summary: string) {
     http: { method: "PUT", path: `/adapters/:name/${verb}`, access: SUPPORT_WRITE, summary },
   } as const;
 }
-
-/** `GET /health/adapters` query, as the real product takes it (docs/orchestrator.md#health). */
-const healthQuery = {
-  equals: { type: "string", max: 256, optional: true },
-  equalsField: { type: "enum", values: ["id", "package_id", "state"], optional: true },
-  skip: { type: "number", integer: true, min: 0, optional: true, convert: true },
-  limit: { type: "number", integer: true, min: 1, optional: true, convert: true },
-  sort: { type: "enum", values: ["id", "package_id", "state"], optional: true },
-  order: { type: "enum", values: [1, -1], optional: true, convert: true },
-} as const;
 
 export const adapters = defineService("adapters", {
   restAction: {
@@ -209,7 +200,7 @@ export const adapters = defineService("adapters", {
   start: lifecycle("start", "Start a stopped adapter"),
   restart: lifecycle("restart", "Restart an adapter: drop its connections and re-read its settings"),
   healthList: {
-    params: healthQuery,
+    params: healthQuerySchema,
     result: returns<{ results: AdapterHealth[]; total: number }>(),
     http: {
       method: "GET",

@@ -2,6 +2,7 @@
  * gateway: probes, the OpenAPI document, the version (docs/platform-rules.md#probes-and-extras),
  * and the real product's health and applications reads (docs/compatibility.md#health-and-applications).
  */
+import { healthQuerySchema } from "../health-query";
 import { defineService } from "./define";
 import { returns } from "./schema";
 
@@ -17,16 +18,6 @@ export interface ApplicationHealth {
 }
 
 const appName = { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9._-]+$/ } as const;
-
-/** `{results, total}` queries as the real product takes them. */
-const healthQuery = {
-  equals: { type: "string", max: 256, optional: true },
-  equalsField: { type: "enum", values: ["id", "package_id", "state"], optional: true },
-  skip: { type: "number", integer: true, min: 0, optional: true, convert: true },
-  limit: { type: "number", integer: true, min: 1, optional: true, convert: true },
-  sort: { type: "enum", values: ["id", "package_id", "state"], optional: true },
-  order: { type: "enum", values: [1, -1], optional: true, convert: true },
-} as const;
 
 export const gateway = defineService("gateway", {
   health: {
@@ -101,7 +92,7 @@ export const gateway = defineService("gateway", {
     },
   },
   healthApplications: {
-    params: healthQuery,
+    params: healthQuerySchema,
     result: returns<{ results: ApplicationHealth[]; total: number }>(),
     http: {
       method: "GET",
@@ -121,7 +112,7 @@ export const gateway = defineService("gateway", {
     },
   },
   applications: {
-    params: healthQuery,
+    params: healthQuerySchema,
     result: returns<{ results: ApplicationHealth[]; total: number }>(),
     http: {
       method: "GET",

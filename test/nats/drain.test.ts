@@ -6,21 +6,10 @@
  * balancer does.
  */
 import { randomUUID } from "node:crypto";
-import net from "node:net";
 import { ADMIN_PASSWORD, login, tempDir } from "../support/platform";
-import { eventually, spawnServices, type ServiceProcess } from "../support/processes";
+import { eventually, freePort, spawnServices, type ServiceProcess } from "../support/processes";
 
 const NATS_URL = process.env.NATS_URL!;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Outcome {
   ok: number;

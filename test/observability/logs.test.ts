@@ -4,22 +4,11 @@
  * id and its trace id; no line holds the admin password or a session token.
  */
 import { createHash } from "node:crypto";
-import net from "node:net";
 import { ADMIN_PASSWORD, client, login, tempDir } from "../support/platform";
-import { eventually, spawnServices, type ServiceProcess } from "../support/processes";
+import { eventually, freePort, spawnServices, type ServiceProcess } from "../support/processes";
 
 let proc: ServiceProcess;
 let base: string;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   const port = await freePort();

@@ -3,6 +3,7 @@
  * deployment per service runs them. jest's globalSetup builds dist/ first.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import net from "node:net";
 import path from "node:path";
 import { runLogEnv } from "./platform";
 
@@ -54,4 +55,15 @@ export async function eventually(
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
+
+/** A TCP port free on 127.0.0.1 right now (for a process that must be told its port). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
