@@ -20,8 +20,8 @@ import os from "node:os";
 import path from "node:path";
 import type { ServiceBroker } from "moleculer";
 import { ObjectId } from "mongodb";
-import { acquireStore, releaseStore } from "../shared/runtime";
 import { intEnv } from "./support/env";
+import { withStore } from "./support/store";
 import { spawnTracked, stopAllChildren, stopChild } from "./support/children";
 import { platformEnv, startPlatform } from "./support/platform";
 
@@ -59,18 +59,6 @@ function baseSpec(): string {
     ].join("\n"),
   ).join("\n");
   return `${read("ios-base.spec")}\n${ports}`;
-}
-
-async function withStore<T>(
-  broker: ServiceBroker,
-  fn: (store: Awaited<ReturnType<typeof acquireStore>>) => Promise<T>,
-) {
-  const store = await acquireStore(broker);
-  try {
-    return await fn(store);
-  } finally {
-    await releaseStore(broker);
-  }
 }
 
 const BATCHES = intEnv("BENCH_BATCHES", 4, 1);

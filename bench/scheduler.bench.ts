@@ -17,11 +17,11 @@ import os from "node:os";
 import path from "node:path";
 import type { ServiceBroker } from "moleculer";
 import { ObjectId } from "mongodb";
-import { acquireStore, releaseStore } from "../shared/runtime";
 import { scratchSpace, stopAllChildren, stopChild } from "./support/children";
 import { ADMIN_PASSWORD, httpUrl, platformEnv, spawnPlatformNode, startPlatform } from "./support/platform";
 import { latency, type Latency } from "./engine/stats";
 import { intEnv } from "./support/env";
+import { withStore } from "./support/store";
 
 const SCHEDULES = intEnv("BENCH_SCHEDULES", 10_000, 10);
 const SPREAD_MS = intEnv("BENCH_SPREAD_S", 60, 1) * 1000;
@@ -44,18 +44,6 @@ interface Result {
 
 const results: Result[] = [];
 const dataDir = scratchSpace("scheduler-bench-");
-
-async function withStore<T>(
-  broker: ServiceBroker,
-  fn: (store: Awaited<ReturnType<typeof acquireStore>>) => Promise<T>,
-) {
-  const store = await acquireStore(broker);
-  try {
-    return await fn(store);
-  } finally {
-    await releaseStore(broker);
-  }
-}
 
 async function createWorkflow(broker: ServiceBroker): Promise<void> {
   const base = httpUrl(broker);
