@@ -29,7 +29,7 @@ function implemented(): Set<string> {
 export function renderOperationsDoc(): string {
   const done = implemented();
   const row = (op: Operation) =>
-    `| ${op.spec ?? ""} | \`${op.method} ${op.path}\` | \`${op.action}\` | ${access(op)} | ${done.has(op.action) ? "yes" : "501 until its issue"} | ${op.summary} |`;
+    `| ${op.spec ?? ""} | \`${op.method} ${op.path}\` | \`${op.action}\` | ${access(op)} | ${done.has(op.action) ? "yes" : "501 until its issue"} | ${op.aliasOf ? `The real product's path for \`${op.aliasOf}\`` : op.summary} |`;
   const ops = operations();
   const spec = ops.filter((op) => op.spec).sort((a, b) => a.spec! - b.spec!);
   const rest = ops.filter((op) => !op.spec);

@@ -11,7 +11,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context, ServiceSchema } from "moleculer";
 import ApiGateway, { type ApiSettingsSchema } from "moleculer-web";
-import { call, operations, type Operation } from "../shared/contracts";
+import { call, operations, routeKey, type Operation } from "../shared/contracts";
 import type { PlatformConfig } from "../shared/config";
 import { ForbiddenError, UnauthorizedError } from "../shared/errors";
 import { contractActions, isActionAvailable, typedService, type PlatformMeta } from "../shared/service";
@@ -62,12 +62,19 @@ function hasBody(req: IncomingMessage): boolean {
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
 
 function aliasesOf(ops: Operation[]): Record<string, string> {
-  return Object.fromEntries(ops.map((op) => [`${op.method} ${op.path}`, op.action]));
+  return Object.fromEntries(ops.map((op) => [routeKey(op), op.action]));
 }
+
+/** A form body is taken only by operations that declare it (`form`: OAuth token requests). */
+const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 
 export function createGatewayService(config: PlatformConfig): ServiceSchema {
   const ops = operations();
-  const byAction = new Map(ops.map((op) => [op.action, op]));
+  // By route, not by action: a real-product path (an alias) is its own route to the same action.
+  const byRoute = new Map(ops.map((op) => [routeKey(op), op]));
+  // moleculer-web keeps the route's path in `fullPath` (its `path` loses the leading slash).
+  const opOf = (alias: { method: string; fullPath: string }) =>
+    byRoute.get(routeKey({ method: alias.method, path: alias.fullPath }))!;
 
   // Rate limits are the gateway's own (rate-limit.ts): per operation kind, which one route of
   // moleculer-web's cannot express, and moleculer-web serves one route per path.
@@ -79,7 +86,8 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
     aliases: aliasesOf(ops),
     bodyParsers: {
       json: { limit: config.bodyLimit, strict: true, type: ["application/json", "application/*+json"] },
-      urlencoded: false,
+      // Parsed for any route, but only an operation that declares `form` accepts it (onBeforeCall).
+      urlencoded: { extended: false, limit: config.bodyLimit, parameterLimit: 100 },
     },
     callOptions: { timeout: config.requestTimeout },
     async onBeforeCall(
@@ -90,15 +98,18 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       _res: ServerResponse,
       alias: any,
     ) {
-      const op = byAction.get(alias.action)!;
+      const op = opOf(alias);
       limits.take(op, req.socket.remoteAddress ?? "unknown");
       if (
         BODY_METHODS.includes(op.method) &&
         hasBody(req) &&
-        !JSON_TYPE.test(req.headers["content-type"] ?? "")
+        !JSON_TYPE.test(req.headers["content-type"] ?? "") &&
+        !(op.form && FORM_TYPE.test(req.headers["content-type"] ?? ""))
       ) {
         throw new Errors.MoleculerClientError(
-          "Request body must be JSON (Content-Type: application/json)",
+          op.form
+            ? "Request body must be JSON or form-encoded (application/x-www-form-urlencoded)"
+            : "Request body must be JSON (Content-Type: application/json)",
           415,
           "UNSUPPORTED_MEDIA_TYPE",
         );
@@ -123,7 +134,7 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       _res: ServerResponse,
       data: any,
     ) {
-      const op = byAction.get(req.$alias!.action)!;
+      const op = opOf(req.$alias!);
       return applySessionEffect(op.session, this.cookieName(), ctx.meta, data);
     },
     onError(this: GatewayService, req: Req, res: ServerResponse, err: unknown) {

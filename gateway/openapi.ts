@@ -53,7 +53,13 @@ function operationObject(op: Operation): Record<string, unknown> {
     const schema = op.bodyParam
       ? ruleToJsonSchema(params[op.bodyParam] as Rule)
       : propsToJsonSchema(bodyProps);
-    requestBody = { required: !op.bodyParam, content: { "application/json": { schema } } };
+    requestBody = {
+      required: !op.bodyParam,
+      content: {
+        "application/json": { schema },
+        ...(op.form && { "application/x-www-form-urlencoded": { schema } }),
+      },
+    };
   } else if (op.objectParam) {
     parameters.push({
       name: op.objectParam,
@@ -78,9 +84,10 @@ function operationObject(op: Operation): Record<string, unknown> {
         ? { "text/event-stream": { schema: { type: "string" } } }
         : { "application/json": { schema: {} } };
   return {
-    operationId: op.action,
+    // An alias is a route of its own: operation ids stay unique.
+    operationId: op.aliasOf ? `${op.action}@${op.path}` : op.action,
     summary: op.summary,
-    description: `${op.spec ? `Spec operation ${op.spec}. ` : ""}${describeAccess(op)} Served by action \`${op.action}\`.`,
+    description: `${op.spec ? `Spec operation ${op.spec}. ` : ""}${op.aliasOf ? `The real product's path for \`${op.method} ${op.aliasOf}\`. ` : ""}${describeAccess(op)} Served by action \`${op.action}\`.`,
     tags: [op.service],
     ...(op.access !== "public" && {
       security: [{ bearer: [] }, { cookie: [] }, { basic: [] }, { queryToken: [] }],

@@ -42,7 +42,7 @@ export function rateLimits(config: PlatformConfig) {
     /** Throws 429 RATE_LIMITED (with Retry-After, see error-response.ts) past the operation's limit. */
     take(op: Operation, address: string): void {
       if (!on || exempt(op)) return;
-      const window = op.action === "accounts.login" ? login : api;
+      const window = op.signIn ? login : api;
       if (!window.take(address))
         throw new Errors.MoleculerClientError(
           "Too many requests; retry after the time in Retry-After",

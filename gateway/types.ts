@@ -25,6 +25,6 @@ export type Req = IncomingMessage & {
   parsedUrl?: string;
   $params?: Record<string, unknown>;
   $ctx?: Context;
-  $alias?: { action: string; fullPath?: string };
+  $alias?: { action: string; method: string; path: string; fullPath: string };
   _body?: boolean;
 };

@@ -55,6 +55,21 @@ export interface HttpBinding {
    * token is the answer), `clear` once it succeeded. The gateway reads this, not action names.
    */
   session?: "set" | "clear";
+  /**
+   * The real product's other paths for this same operation (same params, same answer), which its
+   * clients call. Each is a route of its own in the gateway, OpenAPI and docs/operations.md.
+   */
+  aliases?: readonly RouteAlias[];
+  /** Also takes an `application/x-www-form-urlencoded` body (OAuth token requests are form-encoded). */
+  form?: boolean;
+  /** Trades credentials for a token: limited per client address by LOGIN_RATE_LIMIT, not RATE_LIMIT. */
+  signIn?: boolean;
+}
+
+/** Another path for an operation; `method` defaults to the operation's. */
+export interface RouteAlias {
+  method?: HttpMethod;
+  path: string;
 }
 
 /**

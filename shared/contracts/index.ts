@@ -67,7 +67,12 @@ export interface Operation extends HttpBinding {
   action: string;
   service: ServiceName;
   contract: ActionContract;
+  /** Set on a real-product path for another route's operation (HttpBinding.aliases): that route's path. */
+  aliasOf?: string;
 }
+
+/** The key of a route in the gateway's table: `GET /path`. */
+export const routeKey = (op: { method: string; path: string }) => `${op.method} ${op.path}`;
 
 /** Every route of the API, from the contracts: the gateway's aliases, role table and OpenAPI. */
 export function operations(): Operation[] {
@@ -77,7 +82,17 @@ export function operations(): Operation[] {
     { name: string; actions: Record<string, ActionContract> },
   ][]) {
     for (const [name, contract] of Object.entries(def.actions)) {
-      if (contract.http) out.push({ ...contract.http, action: `${def.name}.${name}`, service, contract });
+      if (!contract.http) continue;
+      const op: Operation = { ...contract.http, action: `${def.name}.${name}`, service, contract };
+      out.push(op);
+      for (const alias of contract.http.aliases ?? [])
+        out.push({
+          ...op,
+          method: alias.method ?? op.method,
+          path: alias.path,
+          spec: undefined,
+          aliasOf: op.path,
+        });
     }
   }
   return out;

@@ -132,7 +132,7 @@ describe("probes, OpenAPI and version (no credentials)", () => {
     for (const op of operations()) {
       const entry = doc.paths[op.path.replace(/:(\w+)/g, "{$1}")]?.[op.method.toLowerCase()];
       expect(entry).toBeDefined();
-      expect(entry.operationId).toBe(op.action);
+      expect(entry.operationId).toBe(op.aliasOf ? `${op.action}@${op.path}` : op.action);
     }
     const adapters = doc.paths["/adapters"].post.requestBody.content["application/json"].schema;
     expect(adapters.properties.properties.required).toEqual(["name", "type", "properties"]);
