@@ -12,8 +12,24 @@ import { contractActions, storeMixin, typedService, type PlatformService } from 
 import type { Store } from "../../shared/store/types";
 import { changePassword, create, list, setPassword } from "./accounts";
 import { ensureBootstrapAdmin } from "./bootstrap";
-import { createGroup, listGroups } from "./groups";
-import { authenticate, authenticateBasic, login, logout, myTtl, refreshCaller, whoami } from "./sessions";
+import { createGroup, groupsPage, listGroups } from "./groups";
+import {
+  createServiceAccount,
+  deleteServiceAccount,
+  listServiceAccounts,
+  rotateServiceAccountSecret,
+  token,
+} from "./service-accounts";
+import {
+  authenticate,
+  authenticateBasic,
+  login,
+  logout,
+  myTtl,
+  refreshCaller,
+  SERVICE_ACCOUNTS,
+  whoami,
+} from "./sessions";
 
 /** `this` of the accounts service: a platform service with its session sweep timer. */
 export type AccountsService = PlatformService<{ sweepTimer?: NodeJS.Timeout }>;
@@ -21,6 +37,7 @@ export type AccountsService = PlatformService<{ sweepTimer?: NodeJS.Timeout }>;
 async function ensureIndexes(store: Store): Promise<void> {
   await store.collection("accounts").createIndex({ keys: { username: 1 }, unique: true });
   await store.collection("groups").createIndex({ keys: { name: 1 }, unique: true });
+  await store.collection(SERVICE_ACCOUNTS).createIndex({ keys: { name: 1 }, unique: true });
   await store.collection("sessions").createIndex({ keys: { accountId: 1 } });
   await store.collection("sessions").createIndex({ keys: { expiresAt: 1 } });
 }
@@ -43,6 +60,12 @@ export default typedService<AccountsService>({
     changePassword,
     createGroup,
     listGroups,
+    groupsPage,
+    createServiceAccount,
+    listServiceAccounts,
+    deleteServiceAccount,
+    rotateServiceAccountSecret,
+    token,
   }),
 
   async started() {

@@ -10,6 +10,7 @@ import type { HandlerContext } from "../../shared/service";
 import { DuplicateKeyError } from "../../shared/store/types";
 import { nowIso } from "../../shared/text";
 import type { AccountsService } from "./accounts.service";
+import { fieldQuery } from "./query";
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
 
@@ -37,6 +38,17 @@ export async function createGroup(this: AccountsService, ctx: Ctx<"createGroup">
 
 export async function listGroups(this: AccountsService) {
   return (await this.store.collection("groups").find({}, { sort: { name: 1 } })) as Group[];
+}
+
+/** GET /authorization/groups: the accounts list's query over groups, answering `{results, total}`. */
+export async function groupsPage(this: AccountsService, ctx: Ctx<"groupsPage">) {
+  const { filter, sort, skip, limit } = fieldQuery(ctx.params.queryOptions ?? {}, "name");
+  const groups = this.store.collection("groups");
+  const [results, total] = await Promise.all([
+    groups.find(filter, { sort, skip, limit }),
+    groups.count(filter),
+  ]);
+  return { results: results as Group[], total, skip, limit };
 }
 
 /** Groups named by name or id; an unknown one is a 400 on `field`. */

@@ -19,6 +19,9 @@ import { decoyHash, verifyPassword } from "./passwords";
 import { resolveGroups } from "./roles";
 import type { AccountsService } from "./accounts.service";
 
+/** Service accounts (./service-accounts.ts) sign in here too: by OAuth token, then as any session. */
+export const SERVICE_ACCOUNTS = "service_accounts";
+
 export interface Session {
   _id: string;
   accountId: string;
@@ -57,20 +60,32 @@ export async function login(this: AccountsService, ctx: Ctx<"login">) {
     throw new UnauthorizedError("Invalid username or password");
   }
 
+  const profile = await activeProfile(this, ctx);
+  if (profile?.authenticationProps?.uniqueSession === true)
+    await revokeSessions(this, { accountId: account._id });
+  const opened = await openSession(this, account._id);
+  await this.store.collection("accounts").updateOne({ _id: account._id }, { $set: { lastLogin: nowIso() } });
+  this.logger.info(`login: ${username}`);
+  return opened;
+}
+
+/**
+ * A new session of `accountId` (an account's or a service account's id): the token goes to the
+ * caller once; the store keeps only its session id (shared/session-id.ts).
+ */
+export async function openSession(
+  service: AccountsService,
+  accountId: string,
+): Promise<{ token: string; expiresAt: number }> {
   const token = randomBytes(32).toString("base64url");
   const now = Date.now();
   const session: Session = {
     _id: sessionIdOf(token),
-    accountId: account._id,
+    accountId,
     created: now,
-    expiresAt: now + ttlMs(this),
+    expiresAt: now + ttlMs(service),
   };
-  const profile = await activeProfile(this, ctx);
-  if (profile?.authenticationProps?.uniqueSession === true)
-    await revokeSessions(this, { accountId: account._id });
-  await this.store.collection("sessions").insertOne(session);
-  await this.store.collection("accounts").updateOne({ _id: account._id }, { $set: { lastLogin: nowIso() } });
-  this.logger.info(`login: ${username}`);
+  await service.store.collection("sessions").insertOne(session);
   return { token, expiresAt: session.expiresAt };
 }
 
@@ -82,7 +97,7 @@ export async function login(this: AccountsService, ctx: Ctx<"login">) {
  */
 const LOGIN_FAILURES = "login_failures";
 
-async function refuseWhileLocked(service: AccountsService, username: string): Promise<void> {
+export async function refuseWhileLocked(service: AccountsService, username: string): Promise<void> {
   const { loginMaxFailures } = configOf(service.broker);
   const record = await service.store
     .collection(LOGIN_FAILURES)
@@ -95,7 +110,7 @@ async function refuseWhileLocked(service: AccountsService, username: string): Pr
     );
 }
 
-async function countFailure(service: AccountsService, username: string): Promise<void> {
+export async function countFailure(service: AccountsService, username: string): Promise<void> {
   const now = Date.now();
   const failures = service.store.collection(LOGIN_FAILURES);
   // One atomic write: a window that ran out starts again, otherwise the count goes up.
@@ -117,9 +132,11 @@ export async function logout(this: AccountsService, ctx: Ctx<"logout">) {
 
 export async function whoami(this: AccountsService, ctx: Ctx<"whoami">) {
   const caller = requireCaller(ctx.meta);
-  const account = await this.store
-    .collection("accounts")
-    .findOne({ _id: caller.accountId }, { projection: accountProjection });
+  const account =
+    (await this.store
+      .collection("accounts")
+      .findOne({ _id: caller.accountId }, { projection: accountProjection })) ??
+    (await serviceAccountAsAccount(this, caller.accountId));
   if (!account) throw new UnauthorizedError("Account no longer exists");
   const groups = await this.store
     .collection("groups")
@@ -188,15 +205,34 @@ export function requireCaller(meta: PlatformMeta): Caller {
   return meta.caller;
 }
 
+/** whoami of a service account: its document in an account's shape (its name as the username). */
+async function serviceAccountAsAccount(service: AccountsService, id: string): Promise<Account | null> {
+  const sa = await service.store.collection(SERVICE_ACCOUNTS).findOne({ _id: id });
+  if (!sa) return null;
+  return {
+    _id: sa._id,
+    provenance: "service",
+    username: sa.name,
+    firstname: "",
+    memberOf: sa.memberOf,
+    lastLogin: null,
+    inactive: sa.inactive,
+    _meta: sa._meta,
+  };
+}
+
+/** The caller behind an id: an account, or else a service account (whose name stands for a username). */
 async function callerOf(service: AccountsService, accountId: string): Promise<Caller> {
-  const account = await service.store.collection("accounts").findOne({ _id: accountId });
+  const account =
+    (await service.store.collection("accounts").findOne({ _id: accountId })) ??
+    (await service.store.collection(SERVICE_ACCOUNTS).findOne({ _id: accountId }));
   if (!account || account.inactive) throw new UnauthorizedError("Account is inactive or gone");
   const groups = (await service.store.collection("groups").find({})) as Group[];
   const { groupIds, roles } = resolveGroups(
     (account.memberOf ?? []).map((m: { groupId: string }) => m.groupId),
     groups,
   );
-  return { accountId, username: account.username, roles, groupIds };
+  return { accountId, username: account.username ?? account.name, roles, groupIds };
 }
 
 /** Deletes the matching sessions and tells every gateway to forget them now. */

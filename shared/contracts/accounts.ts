@@ -1,7 +1,18 @@
 /** accounts: login and sessions, accounts, groups and roles (spec operation 4, docs/platform-rules.md#sign-in-and-roles). */
 import { defineService, ROLES } from "./define";
 import { int, optString, optBool, returns, sortOrder } from "./schema";
-import type { Account, AccountPage, Caller, Group, LoginResult, Message, WhoAmI } from "./resources";
+import type {
+  Account,
+  AccountPage,
+  Caller,
+  Group,
+  LoginResult,
+  Message,
+  OAuthToken,
+  ServiceAccount,
+  ServiceAccountCreated,
+  WhoAmI,
+} from "./resources";
 
 const ADMIN = ["admin"] as const;
 
@@ -17,9 +28,33 @@ export const ACCOUNT_SORT_FIELDS = [
 ] as const;
 
 const queryField = { type: "enum", values: ACCOUNT_QUERY_FIELDS, optional: true } as const;
+const groupField = {
+  type: "enum",
+  values: ["name", "description", "provenance", "_id"],
+  optional: true,
+} as const;
 const username = { type: "string", min: 1, max: 128, pattern: /^[A-Za-z0-9._@-]+$/ } as const;
 const password = { type: "string", min: 8, max: 1024, secret: true } as const;
 const groupName = { type: "string", min: 1, max: 128, trim: true } as const;
+const groupList = {
+  type: "array",
+  items: groupName,
+  optional: true,
+  max: 100,
+  description: "Group names or ids",
+} as const;
+const memberOf = {
+  type: "array",
+  optional: true,
+  max: 100,
+  items: { type: "object", strict: true, props: { groupId: groupName } },
+  description: "The resource's own field: [{groupId}] (a group's id or name), merged with `groups`",
+} as const;
+const clientId = {
+  type: "string",
+  pattern: /^[0-9a-fA-F]{24}$/,
+  messages: { stringPattern: "The '{field}' field must be a service account's client id (24 hex)." },
+} as const;
 
 export const accounts = defineService("accounts", {
   login: {
@@ -40,6 +75,7 @@ export const accounts = defineService("accounts", {
       access: "public",
       produces: "text",
       session: "set",
+      signIn: true,
       summary: "Sign in; answers the token as text/plain and sets the session cookie",
     },
   },
@@ -121,6 +157,7 @@ export const accounts = defineService("accounts", {
     http: {
       method: "GET",
       path: "/user-management/accounts",
+      aliases: [{ path: "/authorization/accounts" }],
       access: ADMIN,
       spec: 4,
       objectParam: "queryOptions",
@@ -132,21 +169,8 @@ export const accounts = defineService("accounts", {
       username,
       password,
       firstname: { type: "string", max: 256, optional: true },
-      groups: {
-        type: "array",
-        items: groupName,
-        optional: true,
-        max: 100,
-        description: "Group names or ids",
-      },
-      memberOf: {
-        type: "array",
-        optional: true,
-        max: 100,
-        items: { type: "object", strict: true, props: { groupId: groupName } },
-        description:
-          "The Account resource's own field: [{groupId}] (a group's id or name), merged with `groups`",
-      },
+      groups: groupList,
+      memberOf,
       inactive: optBool,
     },
     result: returns<Account>(),
@@ -198,5 +222,99 @@ export const accounts = defineService("accounts", {
     params: {},
     result: returns<Group[]>(),
     http: { method: "GET", path: "/user-management/groups", access: ADMIN, summary: "List groups" },
+  },
+  groupsPage: {
+    params: {
+      queryOptions: {
+        type: "object",
+        strict: "remove",
+        default: {},
+        props: {
+          contains: optString,
+          containsField: groupField,
+          equals: optString,
+          equalsField: groupField,
+          startsWith: optString,
+          startsWithField: groupField,
+          skip: int(0),
+          limit: int(1),
+          sort: groupField,
+          order: sortOrder,
+        },
+      },
+    },
+    result: returns<{ results: Group[]; total: number; skip: number; limit: number }>(),
+    http: {
+      method: "GET",
+      path: "/authorization/groups",
+      access: ADMIN,
+      objectParam: "queryOptions",
+      summary: "A page of groups, queried as accounts are ({results, total})",
+    },
+  },
+  createServiceAccount: {
+    params: {
+      name: { type: "string", min: 1, max: 128, trim: true, pattern: /^[^/]+$/ },
+      description: { type: "string", max: 1024, optional: true },
+      groups: groupList,
+      memberOf,
+    },
+    result: returns<ServiceAccountCreated>(),
+    http: {
+      method: "POST",
+      path: "/user-management/service-accounts",
+      access: ADMIN,
+      summary: "Create a service account; the answer holds its client secret, shown this once",
+    },
+  },
+  listServiceAccounts: {
+    params: {},
+    result: returns<{ results: ServiceAccount[]; total: number }>(),
+    http: {
+      method: "GET",
+      path: "/user-management/service-accounts",
+      access: ADMIN,
+      summary: "List service accounts (never their secrets)",
+    },
+  },
+  deleteServiceAccount: {
+    params: { clientId },
+    result: returns<Message>(),
+    http: {
+      method: "DELETE",
+      path: "/user-management/service-accounts/:clientId",
+      access: ADMIN,
+      summary: "Delete a service account; every token it was given ends now",
+    },
+  },
+  rotateServiceAccountSecret: {
+    params: { clientId },
+    result: returns<ServiceAccountCreated>(),
+    http: {
+      method: "PUT",
+      path: "/user-management/service-accounts/:clientId/secret",
+      access: ADMIN,
+      summary: "Give a service account a new secret (shown this once); its tokens end",
+    },
+  },
+  token: {
+    params: {
+      grant_type: {
+        type: "enum",
+        values: ["client_credentials"],
+        messages: { enumValue: "The 'grant_type' field must be 'client_credentials'." },
+      },
+      client_id: { type: "string", min: 1, max: 128 },
+      client_secret: { type: "string", min: 1, max: 1024, secret: true },
+    },
+    result: returns<OAuthToken>(),
+    http: {
+      method: "POST",
+      path: "/oauth/token",
+      access: "public",
+      form: true,
+      signIn: true,
+      summary: "OAuth 2.0 client credentials: a service account's token (form-encoded or JSON body)",
+    },
   },
 });

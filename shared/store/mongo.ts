@@ -16,6 +16,7 @@ import {
   type Update,
   type UpdateOptions,
   type UpdateResult,
+  newDocumentId,
 } from "./types";
 
 export class MongoBackend implements Store {
@@ -158,12 +159,8 @@ class MongoCollection implements Collection<Doc> {
   }
 }
 
-function newId(): string {
-  return new ObjectId().toHexString();
-}
-
 function withId({ _id, ...rest }: Doc): Doc {
-  return { _id: _id ?? newId(), ...rest };
+  return { _id: _id ?? newDocumentId(), ...rest };
 }
 
 /** What the server stored (undefined dropped), not an object sharing parts with the caller's. */
@@ -181,7 +178,7 @@ function withStringId(filter: Filter, update: Update): Update {
     (!isOperator || "$eq" in idCond || (Array.isArray(idCond.$in) && idCond.$in.length === 1));
   const updateSetsId = update.$set?._id !== undefined || update.$setOnInsert?._id !== undefined;
   if (filterFixesId || updateSetsId || Array.isArray(update)) return update;
-  return { ...update, $setOnInsert: { ...update.$setOnInsert, _id: newId() } };
+  return { ...update, $setOnInsert: { ...update.$setOnInsert, _id: newDocumentId() } };
 }
 
 function result(matchedCount: number, modifiedCount: number, upsertedId: unknown): UpdateResult {

@@ -7,6 +7,12 @@
  *    processes share one store where no MongoDB exists.
  * Documents carry a string `_id` (24-hex ObjectId text unless the caller chose one).
  */
+import { ObjectId } from "mongodb";
+
+/** A fresh document id, in the form every backend gives (24-hex ObjectId text), for a caller that needs it before the insert. */
+export function newDocumentId(): string {
+  return new ObjectId().toHexString();
+}
 
 export type Doc = Record<string, any>;
 export type Filter = Record<string, any>;

@@ -1,0 +1,141 @@
+/**
+ * Service accounts and OAuth 2.0 client credentials (docs/platform-rules.md#service-accounts).
+ *
+ * A service account is a client of the API, not a person: an admin creates it with groups, as an
+ * account; the answer holds its client secret once, and the store keeps only a scrypt hash of it
+ * (in `account_credentials`, beside the accounts' hashes). `POST /oauth/token` trades the client id
+ * and secret for a token that is a session like any other: the gateway resolves it through
+ * `accounts.authenticate`, and deleting the service account (or rotating its secret) ends it.
+ */
+import { randomBytes } from "node:crypto";
+import type { accounts as contract } from "../../shared/contracts/accounts";
+import type { Group, ServiceAccount, ServiceAccountCreated } from "../../shared/contracts/resources";
+import { ConflictError, NotFoundError, UnauthorizedError } from "../../shared/errors";
+import type { HandlerContext } from "../../shared/service";
+import { DuplicateKeyError, newDocumentId } from "../../shared/store/types";
+import { nowIso } from "../../shared/text";
+import type { AccountsService } from "./accounts.service";
+import { groupsByNameOrId } from "./groups";
+import { decoyHash, hashPassword, verifyPassword } from "./passwords";
+import {
+  countFailure,
+  openSession,
+  refuseWhileLocked,
+  requireCaller,
+  revokeSessions,
+  SERVICE_ACCOUNTS,
+} from "./sessions";
+
+type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
+
+const CLIENT_ID = /^[0-9a-fA-F]{24}$/;
+/** Failed token requests are counted per client id, apart from usernames (which may look like ids). */
+const failureKey = (clientId: string) => `oauth:${clientId}`;
+
+/** 32 random bytes: the secret is a key, not a password; nobody has to remember it. */
+const newSecret = () => randomBytes(32).toString("base64url");
+
+export async function createServiceAccount(this: AccountsService, ctx: Ctx<"createServiceAccount">) {
+  const caller = requireCaller(ctx.meta);
+  const refs = [
+    ...new Set([...(ctx.params.groups ?? []), ...(ctx.params.memberOf ?? []).map((m) => m.groupId)]),
+  ];
+  const memberOf = (await groupsByNameOrId(this, refs, "groups")).map((g: Group) => ({
+    groupId: g._id,
+    aaaManaged: true as const,
+  }));
+  const secret = newSecret();
+  const hash = await hashPassword(secret);
+  const now = nowIso();
+  // The id is the client id: one value names the document and the OAuth client.
+  const id = newDocumentId();
+  const account: ServiceAccount = {
+    _id: id,
+    clientId: id,
+    name: ctx.params.name,
+    description: ctx.params.description ?? "",
+    memberOf,
+    inactive: false,
+    createdBy: caller.accountId,
+    _meta: { created: now, updated: now },
+  };
+  // The hash first: a service account is never visible without its credentials.
+  await this.store.collection("account_credentials").insertOne({ _id: id, hash, updated: now });
+  try {
+    await this.store.collection(SERVICE_ACCOUNTS).insertOne(account);
+  } catch (err) {
+    await this.store.collection("account_credentials").deleteOne({ _id: id });
+    if (err instanceof DuplicateKeyError)
+      throw new ConflictError(`Service account '${ctx.params.name}' already exists`);
+    throw err;
+  }
+  return { ...account, clientSecret: secret };
+}
+
+export async function listServiceAccounts(this: AccountsService) {
+  const results = (await this.store
+    .collection(SERVICE_ACCOUNTS)
+    .find({}, { sort: { name: 1 } })) as ServiceAccount[];
+  return { results, total: results.length };
+}
+
+export async function deleteServiceAccount(this: AccountsService, ctx: Ctx<"deleteServiceAccount">) {
+  const { clientId } = ctx.params;
+  const removed = await this.store.collection(SERVICE_ACCOUNTS).findOneAndDelete({ _id: clientId });
+  if (!removed) throw new NotFoundError("Service account", clientId);
+  await this.store.collection("account_credentials").deleteOne({ _id: clientId });
+  await revokeSessions(this, { accountId: clientId });
+  return { status: "OK", message: `Service account '${removed.name}' deleted; its tokens ended` };
+}
+
+export async function rotateServiceAccountSecret(
+  this: AccountsService,
+  ctx: Ctx<"rotateServiceAccountSecret">,
+) {
+  const { clientId } = ctx.params;
+  const account = (await this.store
+    .collection(SERVICE_ACCOUNTS)
+    .findOne({ _id: clientId })) as ServiceAccount | null;
+  if (!account) throw new NotFoundError("Service account", clientId);
+  const secret = newSecret();
+  const now = nowIso();
+  await this.store
+    .collection("account_credentials")
+    .updateOne(
+      { _id: clientId },
+      { $set: { hash: await hashPassword(secret), updated: now } },
+      { upsert: true },
+    );
+  await this.store
+    .collection(SERVICE_ACCOUNTS)
+    .updateOne({ _id: clientId }, { $set: { "_meta.updated": now } });
+  await revokeSessions(this, { accountId: clientId });
+  return { ...account, clientSecret: secret } as ServiceAccountCreated;
+}
+
+/**
+ * POST /oauth/token (client credentials grant). A wrong or unknown client is one 401 and costs the
+ * same time (the decoy hash); failures count toward the same lock-out as sign-ins.
+ */
+export async function token(this: AccountsService, ctx: Ctx<"token">) {
+  const { client_id: clientId, client_secret: secret } = ctx.params;
+  await refuseWhileLocked(this, failureKey(clientId));
+  const account = CLIENT_ID.test(clientId)
+    ? ((await this.store.collection(SERVICE_ACCOUNTS).findOne({ _id: clientId })) as ServiceAccount | null)
+    : null;
+  const credentials = account
+    ? await this.store.collection("account_credentials").findOne({ _id: account._id })
+    : null;
+  const valid = await verifyPassword(secret, credentials?.hash ?? (await decoyHash()));
+  if (!account || !credentials || !valid || account.inactive) {
+    await countFailure(this, failureKey(clientId));
+    throw new UnauthorizedError("Invalid client credentials");
+  }
+  const { token: accessToken, expiresAt } = await openSession(this, account._id);
+  this.logger.info(`oauth token: service account ${account.name}`);
+  return {
+    access_token: accessToken,
+    token_type: "Bearer" as const,
+    expires_in: Math.floor((expiresAt - Date.now()) / 1000),
+  };
+}
