@@ -5,8 +5,7 @@
  */
 import { pageLimit } from "./paging";
 
-/** The params schema of such a read: its fields are `id`, `package_id` and `state`. */
-export const healthQuerySchema = {
+const queryProps = {
   equals: { type: "string", max: 256, optional: true },
   equalsField: { type: "enum", values: ["id", "package_id", "state"], optional: true },
   skip: { type: "number", integer: true, min: 0, optional: true, convert: true },
@@ -15,7 +14,18 @@ export const healthQuerySchema = {
   order: { type: "enum", values: [1, -1], optional: true, convert: true },
 } as const;
 
+/**
+ * The params schema of such a read: its fields are `id`, `package_id` and `state`. The query comes
+ * flat (`?equals=x&equalsField=id`) or wrapped as `queryOptions` (a JSON body on the GET, as the
+ * itential-iap-sdk sends `{"queryOptions": {"sort": "id", "limit": 25}}`); flat members win.
+ */
+export const healthQuerySchema = {
+  ...queryProps,
+  queryOptions: { type: "object", optional: true, strict: "remove", props: queryProps },
+} as const;
+
 export interface HealthQuery<F extends string> {
+  queryOptions?: Omit<HealthQuery<F>, "queryOptions">;
   equals?: string;
   equalsField?: F;
   skip?: number;
@@ -28,7 +38,9 @@ export function healthPage<T extends { id: string }, F extends keyof T & string>
   entries: T[],
   query: HealthQuery<F>,
 ): { results: T[]; total: number } {
-  const { equals, equalsField = "id" as F, skip = 0, limit, sort = "id" as F, order = 1 } = query;
+  const { queryOptions, ...flat } = query;
+  const merged = { ...queryOptions, ...flat } as HealthQuery<F>;
+  const { equals, equalsField = "id" as F, skip = 0, limit, sort = "id" as F, order = 1 } = merged;
   const kept = equals === undefined ? [...entries] : entries.filter((e) => String(e[equalsField]) === equals);
   kept.sort((a, b) => order * String(a[sort]).localeCompare(String(b[sort])));
   return { results: kept.slice(skip, skip + pageLimit(limit)), total: kept.length };

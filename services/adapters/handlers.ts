@@ -11,6 +11,7 @@ import { holdsCredentials, sealCredentials } from "./credentials";
 import { toAdapter, type StoredAdapter } from "./documents";
 import { checkSoon, HEALTH } from "./health/checks";
 import { healthEntries } from "./health/handlers";
+import { healthPage } from "../../shared/health-query";
 import { resetCircuit } from "./orchestrator/breaker";
 import { dropPool } from "./orchestrator/connections";
 
@@ -48,8 +49,19 @@ export async function create(this: AdaptersService, ctx: Ctx<"create">) {
   return { status: "OK", message: `Adapter '${name}' created`, data: toAdapter(stored) };
 }
 
-export async function list(this: AdaptersService) {
-  return (await this.adapters().list()).map(toAdapter);
+/**
+ * GET /adapters in the real product's shape (docs/compatibility.md#adapters): `{results: [{metadata,
+ * data}], total}`, `data` the adapter as a read answers it, `metadata` its health entry (id,
+ * package_id, state, connection), with the health reads' query (`equals`/`equalsField`, paging, sort).
+ */
+export async function list(this: AdaptersService, ctx: Ctx<"list">) {
+  const docs = await this.adapters().list();
+  const byName = new Map(docs.map((d) => [d.name, d]));
+  const page = healthPage(await healthEntries(this, docs), ctx.params);
+  return {
+    results: page.results.map((metadata) => ({ metadata, data: toAdapter(byName.get(metadata.id)!) })),
+    total: page.total,
+  };
 }
 
 /** The adapter with its lifecycle `state` and the last check's `connection` (docs/orchestrator.md#health). */

@@ -15,6 +15,11 @@ import { queryHandlers } from "./jobs/handlers";
 import { withPublicJobs } from "./jobs/public-job";
 import { metricsHandlers } from "./jobs/metrics";
 import { workflowHandlers } from "./workflows/handlers";
+import { workflowExchangeHandlers } from "./workflows/exchange";
+import { workflowSearchHandlers } from "./workflows/search";
+import { jobSearchHandlers } from "./jobs/search";
+import { jobMetricsHandlers } from "./jobs/job-metrics";
+import { jobControlHandlers } from "./run/control";
 
 export default typedService<EngineService>({
   name: contract.name,
@@ -24,10 +29,15 @@ export default typedService<EngineService>({
     contract,
     withPublicJobs({
       ...workflowHandlers,
+      ...workflowExchangeHandlers,
+      ...workflowSearchHandlers,
       ...queryHandlers,
+      ...jobSearchHandlers,
       ...metricsHandlers,
+      ...jobMetricsHandlers,
       ...catalogHandlers,
       ...runHandlers,
+      ...jobControlHandlers,
     }),
   ),
 });

@@ -182,9 +182,14 @@ export const adapters = defineService("adapters", {
     },
   },
   list: {
-    params: {},
-    result: returns<Adapter[]>(),
-    http: { method: "GET", path: "/adapters", access: SUPPORT_READ, summary: "List adapters" },
+    params: healthQuerySchema,
+    result: returns<{ results: { metadata: AdapterHealth; data: Adapter }[]; total: number }>(),
+    http: {
+      method: "GET",
+      path: "/adapters",
+      access: SUPPORT_READ,
+      summary: "List adapters: {results: [{metadata (health entry), data (the adapter)}], total}",
+    },
   },
   get: {
     params: { name: adapterName },

@@ -2,7 +2,19 @@
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
 import { int, objectId, optString, returns, sortOrder } from "./schema";
 import type { Envelope, PageMetadata } from "../envelope";
-import type { Job, JobPage, Message, TaskCatalogEntry, TaskMetricsResult, Workflow } from "./resources";
+import type {
+  Job,
+  JobControlResult,
+  JobMetricsResult,
+  JobOutput,
+  JobPage,
+  Message,
+  SearchResult,
+  TaskCatalogEntry,
+  TaskMetricsResult,
+  Workflow,
+  WorkflowExport,
+} from "./resources";
 
 /** `{field: value}` filters of the job query; values arrive as text on a query string. */
 const fieldMap = {
@@ -54,6 +66,32 @@ export const jobQuery = {
 
 const workflowName = { type: "string", min: 1, max: 256 } as const;
 
+/** `{jobIds: [...]}`: the job-control body of the real product (pause, resume, cancel). */
+const jobIds = { type: "array", items: objectId, min: 1, max: 1000, unique: true } as const;
+const JOB_READ = [...SUPPORT_READ, "operations"] as const;
+
+/**
+ * The real product's search body (`POST /workflow_engine/jobs/search` and `/workflows/search`):
+ * `{options: {query, limit, skip, sort, fields}}`. `query` is a filter on the allowed fields.
+ */
+const searchOptions = {
+  type: "object",
+  strict: "remove",
+  default: {},
+  props: {
+    query: { type: "object", optional: true, maxProps: 50 },
+    limit: int(1),
+    skip: int(0),
+    sort: { type: "record", optional: true, key: { type: "string", min: 1, max: 200 }, value: sortOrder },
+    fields: {
+      type: "record",
+      optional: true,
+      key: { type: "string", min: 1, max: 200 },
+      value: { type: "enum", values: [0, 1, true, false] },
+    },
+  },
+} as const;
+
 const workflowDocument = {
   type: "object",
   props: {
@@ -104,6 +142,7 @@ export const engine = defineService("engine", {
     http: {
       method: "POST",
       path: "/operations-manager/jobs/start",
+      aliases: [{ path: "/operations_manager/jobs/start" }],
       access: "authenticated",
       spec: 17,
       summary: "Start a job from a workflow",
@@ -308,8 +347,176 @@ export const engine = defineService("engine", {
     http: {
       method: "DELETE",
       path: "/workflow_builder/workflows/:name",
+      aliases: [{ path: "/workflow_builder/workflows/delete/:name" }],
       access: SUPPORT_WRITE,
       summary: "Delete a workflow",
+    },
+  },
+  pauseJobs: {
+    params: { jobIds },
+    result: returns<JobControlResult>(),
+    http: {
+      method: "POST",
+      path: "/operations-manager/jobs/pause",
+      access: SUPPORT_WRITE,
+      summary: "Pause running jobs: tasks under way may finish, nothing new starts until resumed",
+    },
+  },
+  resumeJobs: {
+    params: { jobIds },
+    result: returns<JobControlResult>(),
+    http: {
+      method: "POST",
+      path: "/operations-manager/jobs/resume",
+      access: SUPPORT_WRITE,
+      summary: "Resume paused jobs",
+    },
+  },
+  cancelJobs: {
+    params: { jobIds },
+    result: returns<JobControlResult>(),
+    http: {
+      method: "POST",
+      path: "/operations-manager/jobs/cancel",
+      access: SUPPORT_WRITE,
+      summary: "Cancel running or paused jobs",
+    },
+  },
+  jobOutput: {
+    params: { id: objectId },
+    result: returns<JobOutput>(),
+    http: {
+      method: "GET",
+      path: "/workflow_engine/job/:id/output",
+      access: JOB_READ,
+      summary: "A job's variables and each task's outgoing values (group-based access)",
+    },
+  },
+  jobMetrics: {
+    params: {
+      queryOptions: {
+        type: "object",
+        strict: "remove",
+        default: {},
+        props: {
+          equals: optString,
+          equalsField: { type: "equal", value: "workflow.name", strict: true, optional: true },
+          order: sortOrder,
+          skip: int(0),
+          limit: int(1),
+        },
+      },
+    },
+    result: returns<JobMetricsResult>(),
+    http: {
+      method: "GET",
+      path: "/workflow_engine/jobs/metrics",
+      access: ["admin", "apiread"],
+      objectParam: "queryOptions",
+      summary: "Job counts by status and run times, per workflow",
+    },
+  },
+  searchJobs: {
+    params: { options: searchOptions },
+    result: returns<SearchResult<Job>>(),
+    http: {
+      method: "POST",
+      path: "/workflow_engine/jobs/search",
+      access: JOB_READ,
+      summary:
+        "The real product's job search: {options: {query, limit, skip, sort, fields}} (group-based access)",
+    },
+  },
+  getJobDocument: {
+    params: { id: objectId },
+    result: returns<Job>(),
+    http: {
+      method: "GET",
+      path: "/workflow_engine/getJob/:id",
+      access: JOB_READ,
+      summary: "The real product's plain job read: the job document itself (group-based access)",
+    },
+  },
+  searchWorkflows: {
+    params: { options: searchOptions },
+    result: returns<SearchResult<Workflow>>(),
+    http: {
+      method: "POST",
+      path: "/workflow_engine/workflows/search",
+      access: SUPPORT_READ,
+      summary: "The real product's workflow search: {options: {query, limit, skip, sort, fields}}",
+    },
+  },
+  studioWorkflows: {
+    params: {
+      options: {
+        type: "object",
+        strict: "remove",
+        default: {},
+        props: {
+          equals: {
+            type: "object",
+            optional: true,
+            strict: "remove",
+            props: { name: { ...workflowName, optional: true }, _id: { ...objectId, optional: true } },
+          },
+          contains: { type: "object", optional: true, strict: "remove", props: { name: optString } },
+          "starts-with": { type: "object", optional: true, strict: "remove", props: { name: optString } },
+          sort: { type: "enum", values: ["name", "created", "last_updated"], optional: true },
+          order: sortOrder,
+          skip: int(0),
+          limit: int(1),
+          expand: {
+            type: "string",
+            max: 256,
+            optional: true,
+            description: "created_by,last_updated_by: the accounts",
+          },
+          include: { type: "string", max: 2048, optional: true },
+          exclude: { type: "string", max: 2048, optional: true },
+        },
+      },
+    },
+    result: returns<{ items: Workflow[]; total: number; skip: number; limit: number }>(),
+    http: {
+      method: "GET",
+      path: "/automation-studio/workflows",
+      access: SUPPORT_READ,
+      objectParam: "options",
+      summary:
+        "The real product's workflow list: equals[name], equals[_id], contains[name], starts-with[name], expand, include, exclude",
+    },
+  },
+  exportWorkflow: {
+    params: {
+      name: { ...workflowName, optional: true },
+      options: {
+        type: "object",
+        optional: true,
+        strict: "remove",
+        props: { name: workflowName, type: { type: "string", max: 64, optional: true } },
+        description: "The real product's body: {options: {name, type}}",
+      },
+    },
+    result: returns<WorkflowExport>(),
+    http: {
+      method: "POST",
+      path: "/workflow_builder/export",
+      access: SUPPORT_READ,
+      summary: "A workflow with everything needed to create it again elsewhere",
+    },
+  },
+  importWorkflow: {
+    params: {
+      ...workflowDocument.props,
+      overwrite: { type: "boolean", optional: true, description: "Replace a workflow of the same name" },
+    },
+    result: returns<Workflow>(),
+    http: {
+      method: "POST",
+      path: "/workflow_builder/import",
+      access: SUPPORT_WRITE,
+      summary: "Create a workflow from an export (409 when the name exists, unless overwrite)",
     },
   },
 });

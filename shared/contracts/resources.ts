@@ -62,6 +62,31 @@ export interface WhoAmI {
   groups: Pick<Group, "_id" | "name">[];
 }
 
+/** A service account (docs/platform-rules.md#service-accounts): a client of the API, not a person. */
+export interface ServiceAccount {
+  _id: string;
+  /** The OAuth client id: the same 24-hex value as `_id`. */
+  clientId: string;
+  name: string;
+  description: string;
+  memberOf: { groupId: string; aaaManaged: true }[];
+  inactive: boolean;
+  createdBy: string;
+  _meta: Meta;
+}
+
+/** The create answer: the only time the secret is shown. */
+export interface ServiceAccountCreated extends ServiceAccount {
+  clientSecret: string;
+}
+
+/** POST /oauth/token's answer (RFC 6749 section 5.1). */
+export interface OAuthToken {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+}
+
 export interface Message {
   status: string;
   message: string;
@@ -97,6 +122,61 @@ export interface FormListItem {
 
 export type Job = Record<string, any> & { _id: string; status: string; name: string };
 export type Workflow = Record<string, any> & { _id: string; name: string };
+
+/** Pause, resume or cancel by `{jobIds}`: the jobs changed, and why the others were not. */
+export interface JobControlResult {
+  message: string;
+  data: Job[];
+  metadata: { changed: number; failed: { jobId: string; code: number; message: string }[] };
+}
+
+/** GET /workflow_engine/job/:id/output. */
+export interface JobOutput {
+  _id: string;
+  name: string;
+  status: string;
+  variables: Record<string, unknown>;
+  tasks: Record<
+    string,
+    { name: string; summary?: string; status: string; finish_state?: string; outgoing: unknown }
+  >;
+}
+
+export interface JobMetricsResult {
+  results: {
+    _id: string;
+    workflow: { _id: string; name: string };
+    metrics: {
+      total: number;
+      running: number;
+      paused: number;
+      complete: number;
+      error: number;
+      canceled: number;
+      /** Of complete jobs, end - start (ms): sum and mean (null without one). */
+      totalRunTime: number;
+      averageRunTime: number | null;
+    };
+  }[];
+  skip: number;
+  limit: number;
+  total: number;
+}
+
+/** The real product's search answer (`/workflow_engine/jobs/search`, `/workflows/search`). */
+export interface SearchResult<T> {
+  results: T[];
+  total: number;
+  limit: number;
+  skip: number;
+}
+
+/** A workflow as exported: the document without store identity, and where it came from. */
+export interface WorkflowExport extends Record<string, unknown> {
+  name: string;
+  tasks: Record<string, unknown>;
+  transitions: Record<string, unknown>;
+}
 
 export interface JobPage {
   items: Job[];

@@ -235,11 +235,28 @@ describeInBothShapes("adapters", (platform) => {
   });
 
   describe("list, read, delete", () => {
-    test("GET /adapters lists every adapter by name, as created", async () => {
+    test("GET /adapters lists every adapter by name, as created, in the real product's {results: [{metadata, data}], total}", async () => {
       const reply = await reader.get("/adapters");
       expect(reply.status).toBe(200);
-      expect(reply.body.map((a: { name: string }) => a.name)).toEqual(["local_aaa", "nso-lab"]);
-      expect(reply.body[1]).toEqual(created.body.data);
+      expect(reply.body.total).toBe(2);
+      expect(reply.body.results.map((a: { data: { name: string } }) => a.data.name)).toEqual([
+        "local_aaa",
+        "nso-lab",
+      ]);
+      expect(reply.body.results[1].data).toEqual(created.body.data);
+      expect(reply.body.results[1].metadata).toEqual(
+        expect.objectContaining({ id: "nso-lab", state: "RUNNING", connection: expect.any(Object) }),
+      );
+      // The health reads' query, flat or wrapped as the itential-iap-sdk sends it.
+      const one = await reader.get("/adapters?equals=nso-lab&equalsField=id");
+      expect(one.body.results.map((a: { data: { name: string } }) => a.data.name)).toEqual(["nso-lab"]);
+      const wrapped = await reader.get("/adapters", {
+        body: { queryOptions: { sort: "id", order: -1, limit: 1 } },
+      });
+      expect(wrapped.body).toEqual({
+        results: [expect.objectContaining({ metadata: expect.objectContaining({ id: "nso-lab" }) })],
+        total: 2,
+      });
     });
 
     test("GET /adapters/:name reads one; unknown -> 404; operator -> 403", async () => {
@@ -265,7 +282,9 @@ describeInBothShapes("adapters", (platform) => {
       expectError(await admin.get("/adapters/local_aaa"), 404, "NOT_FOUND");
       expectError(await admin.delete("/adapters/local_aaa"), 404, "NOT_FOUND");
       expectError(await admin.delete("/adapters/bad*name"), 400, "VALIDATION_ERROR");
-      expect((await admin.get("/adapters")).body.map((a: { name: string }) => a.name)).toEqual(["nso-lab"]);
+      expect(
+        (await admin.get("/adapters")).body.results.map((a: { data: { name: string } }) => a.data.name),
+      ).toEqual(["nso-lab"]);
     });
   });
 

@@ -91,7 +91,8 @@ describe("jobs run workflows (in-process)", () => {
         variables: { ticket: "CHG-1" },
         error: [],
         ancestors: [],
-        created_by: "admin",
+        // The account's _id, as the real product's jobs carry it (docs/compatibility.md#jobs).
+        created_by: (await admin.get("/whoami")).body.account._id,
       }),
     );
     // The engine's bookkeeping stays in the store (docs/compatibility.md#jobs).
@@ -101,8 +102,8 @@ describe("jobs run workflows (in-process)", () => {
       expect.objectContaining({
         start_time: expect.any(Number),
         end_time: null,
-        user: "admin",
-        owner: "admin",
+        user: job.created_by,
+        owner: job.created_by,
       }),
     );
     expect(taskStatuses(job)).toEqual({
@@ -722,7 +723,7 @@ describe("jobs run workflows (in-process)", () => {
     // A job started by nina without groups gets her groups, so she can see it.
     const own = await nina.post(START, { workflow: "netops-approval", options: {} });
     expect(own.body.groups).toEqual([netops]);
-    expect(own.body.created_by).toBe("nina");
+    expect(own.body.created_by).toBe((await nina.get("/whoami")).body.account._id);
   });
 
   test("parallel branches run side by side; a join waits for every live branch", async () => {

@@ -1,12 +1,12 @@
 /**
  * What a job answer shows (docs/compatibility.md#jobs): the job without the engine's bookkeeping.
- * The compare-and-set `version`, the sweeper's `sweepAt`, the `waitingTasks` index and the caller
- * a job runs as (`runAs`) stay in the store; so do each task's claim, child-job id, loop state and
+ * The compare-and-set `version`, the sweeper's `sweepAt`, the `waitingTasks` index, the caller
+ * a job runs as (`runAs`) and a paused job's `deferred` transitions stay in the store; so do each task's claim, child-job id, loop state and
  * waiting start. One home for the rule: every action answering jobs is wrapped here.
  */
 import type { EngineHandlers } from "../types";
 
-const JOB_INTERNALS = ["version", "sweepAt", "waitingTasks", "runAs"];
+const JOB_INTERNALS = ["version", "sweepAt", "waitingTasks", "runAs", "deferred"];
 const TASK_INTERNALS = ["claim", "child", "loop", "waitingSince"];
 
 type Doc = Record<string, any>;
@@ -32,7 +32,7 @@ export function publicJob<T>(job: T): T {
   return out as T;
 }
 
-type Shape = "job" | "data" | "dataList" | "items";
+type Shape = "job" | "data" | "dataList" | "items" | "results";
 
 /** Which actions answer jobs, and where the jobs sit in their answers. */
 const ANSWERS: Record<string, Shape> = {
@@ -43,6 +43,11 @@ const ANSWERS: Record<string, Shape> = {
   getJob: "data",
   listJobs: "dataList",
   adminJobs: "items",
+  pauseJobs: "dataList",
+  resumeJobs: "dataList",
+  cancelJobs: "dataList",
+  searchJobs: "results",
+  getJobDocument: "job",
 };
 
 function clean(answer: any, shape: Shape): any {
@@ -50,6 +55,7 @@ function clean(answer: any, shape: Shape): any {
   if (shape === "job") return publicJob(answer);
   if (shape === "data") return { ...answer, data: publicJob(answer.data) };
   if (shape === "dataList") return { ...answer, data: (answer.data ?? []).map(publicJob) };
+  if (shape === "results") return { ...answer, results: (answer.results ?? []).map(publicJob) };
   return { ...answer, items: (answer.items ?? []).map(publicJob) };
 }
 

@@ -44,7 +44,9 @@ export function buildJob(
     }
     tasks[id] = task;
   }
-  const user = input.caller?.username ?? "system";
+  // The account's _id, as the real product's jobs carry it (docs/compatibility.md#jobs); a job the
+  // platform starts itself (a schedule) is the platform's: "system".
+  const user = input.caller?.accountId ?? "system";
   const at = iso(now);
   return {
     _id: input.id ?? newJobId(),

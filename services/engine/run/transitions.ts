@@ -98,6 +98,28 @@ export function cancelRun(job: RunJob, step: Step): void {
   endJob(job, "canceled", step);
 }
 
+/**
+ * A person paused the job: nothing new starts until it is resumed. Runs already under way may
+ * finish; their outcomes are recorded and the transitions they lead to wait in `deferred`.
+ */
+export function pauseRun(job: RunJob, step: Step): void {
+  job.status = "paused";
+  job.deferred ??= [];
+  summarize(job, step.now);
+}
+
+/** The job goes on: the transitions deferred while paused are taken, then it settles as usual. */
+export function resumeRun(job: RunJob, step: Step): void {
+  job.status = "running";
+  const deferred = job.deferred ?? [];
+  delete job.deferred;
+  for (const { from, state } of deferred) follow(job, from, state, step);
+  settle(job, step);
+}
+
+/** Running or paused: the job has not ended, and a run of one of its tasks may still report. */
+const live = (job: RunJob) => job.status === "running" || job.status === "paused";
+
 /** Is `task` of `job` a manual task waiting for a person? */
 export function isWaitingManual(job: RunJob, taskId: string): boolean {
   const task = job.tasks[taskId];
@@ -114,7 +136,7 @@ export function finishManual(job: RunJob, taskId: string, data: Record<string, u
 /** Ends task `taskId`'s run `run` with `outcome`, if that run still holds the task. */
 export function finishRun(job: RunJob, taskId: string, run: string, outcome: Outcome, step: Step): boolean {
   const task = job.tasks[taskId];
-  if (job.status !== "running" || !task || task.status !== "running" || task.claim?.run !== run) return false;
+  if (!live(job) || !task || task.status !== "running" || task.claim?.run !== run) return false;
   finish(job, taskId, outcome, step);
   return true;
 }
@@ -128,7 +150,7 @@ export function renewClaim(
   claimTtlMs: number,
 ): boolean {
   const task = job.tasks[taskId];
-  if (job.status !== "running" || !task || task.status !== "running" || task.claim?.run !== run) return false;
+  if (!live(job) || !task || task.status !== "running" || task.claim?.run !== run) return false;
   task.claim.until = now + claimTtlMs;
   return true;
 }
@@ -193,7 +215,8 @@ export function finish(job: RunJob, id: string, outcome: Outcome, step: Step): v
   task.finish_state = outcome.state;
   task.end_time = step.now;
   applyOutgoing(job, task, outcome.outgoing ?? {});
-  follow(job, id, outcome.state, step);
+  if (job.status === "paused") (job.deferred ??= []).push({ from: id, state: outcome.state });
+  else follow(job, id, outcome.state, step);
 }
 
 function clearRunState(task: RunTask): void {

@@ -3,7 +3,7 @@
  * optional for readers, and none changes the meaning of a model field).
  */
 import type { Caller } from "../../../shared/contracts/resources";
-import type { JobDoc, JobTask } from "../../../shared/contracts/engine-documents";
+import type { FinishState, JobDoc, JobTask } from "../../../shared/contracts/engine-documents";
 
 export interface Claim {
   /** The replica (`<nodeID>/<start id>`) running the task. */
@@ -40,6 +40,8 @@ export interface RunJob extends Omit<JobDoc, "tasks"> {
   parent?: { jobId: string; taskId: string } | null;
   /** The automation slot that started this job (scheduler), if any. */
   automation?: { _id: string; name: string; dueAt: string };
+  /** While paused: transitions of runs that finished meanwhile, taken on resume (transitions.ts). */
+  deferred?: { from: string; state: FinishState }[];
   /** Who started the job: automatic tasks run as this caller. */
   runAs?: Pick<Caller, "accountId" | "username" | "roles" | "groupIds"> | null;
 }

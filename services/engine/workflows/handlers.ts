@@ -15,7 +15,7 @@ import type { WorkflowDoc } from "../../../shared/contracts/engine-documents";
 import { pageLimit } from "../../../shared/paging";
 import { WORKFLOWS } from "../collections";
 
-type WorkflowInput = Infer<typeof engine.actions.createWorkflow.params>["workflow"];
+export type WorkflowInput = Infer<typeof engine.actions.createWorkflow.params>["workflow"];
 
 /** The unique name index, created once per store before the first write relies on it. */
 const indexed = new WeakMap<Store, Promise<void>>();
@@ -30,7 +30,7 @@ export function ensureWorkflowIndexes(store: Store): Promise<void> {
 }
 
 /** The stored definition's fields, from a validated request (unknown top-level members are dropped). */
-function definition(
+export function definition(
   input: WorkflowInput,
 ): Omit<WorkflowDoc, "_id" | "created" | "created_by" | "last_updated" | "last_updated_by"> {
   const { tasks, transitions } = validateGraph(input.tasks, input.transitions);
@@ -51,7 +51,8 @@ function definition(
 
 const OPTIONAL_FIELDS = ["inputSchema", "sla", "preAutomationTime", "decorators"] as const;
 
-const who = (ctx: { meta: { caller?: { username: string } } }) => ctx.meta.caller?.username ?? "system";
+export const who = (ctx: { meta: { caller?: { username: string } } }) =>
+  ctx.meta.caller?.username ?? "system";
 
 export async function findWorkflow(store: Store, name: string): Promise<WorkflowDoc> {
   const doc = await store.collection<WorkflowDoc>(WORKFLOWS).findOne({ name });

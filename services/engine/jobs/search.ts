@@ -1,0 +1,67 @@
+/**
+ * The real product's other job reads (docs/compatibility.md#jobs): `POST /workflow_engine/jobs/search`
+ * with `{options: {query, limit, skip, sort, fields}}` answering `{results, total, limit, skip}`,
+ * `GET /workflow_engine/getJob/:id` answering the job document itself, and the job output. All
+ * under the same group-based access as the job list: a job one may not see is a 404, like one that
+ * does not exist. The client's query is checked by shared/client-filter.ts first.
+ */
+import type { Job, JobOutput } from "../../../shared/contracts/resources";
+import { checkFields, checkFilter, checkSort } from "../../../shared/client-filter";
+import { NotFoundError } from "../../../shared/errors";
+import { pageLimit } from "../../../shared/paging";
+import type { Filter } from "../../../shared/store/types";
+import type { EngineHandlers, EngineService } from "../types";
+import { JOBS } from "../collections";
+import { visibilityScope } from "./handlers";
+
+const scoped = (scope: Filter | undefined, filter: Filter): Filter =>
+  !scope ? filter : Object.keys(filter).length === 0 ? scope : { $and: [scope, filter] };
+
+async function visibleJob(service: EngineService, caller: Parameters<typeof visibilityScope>[0], id: string) {
+  const job = await service.store.collection(JOBS).findOne(scoped(visibilityScope(caller), { _id: id }));
+  if (!job) throw new NotFoundError("Job", id);
+  return job as Job;
+}
+
+export const jobSearchHandlers: Pick<EngineHandlers, "searchJobs" | "getJobDocument" | "jobOutput"> = {
+  async searchJobs(this: EngineService, ctx) {
+    const options = ctx.params.options ?? {};
+    const filter = scoped(visibilityScope(ctx.meta.caller), checkFilter(options.query));
+    const sort = checkSort(options.sort) ?? { _id: 1 };
+    const projection = checkFields(options.fields);
+    const skip = options.skip ?? 0;
+    const limit = pageLimit(options.limit);
+    const jobs = this.store.collection(JOBS);
+    const [results, total] = await Promise.all([
+      jobs.find(filter, {
+        sort: { ...sort, _id: sort._id ?? 1 },
+        skip,
+        limit,
+        ...(projection && { projection }),
+      }),
+      jobs.count(filter),
+    ]);
+    return { results: results as Job[], total, limit, skip };
+  },
+
+  async getJobDocument(this: EngineService, ctx) {
+    return visibleJob(this, ctx.meta.caller, ctx.params.id);
+  },
+
+  /** The job's variables, and each task's outgoing values (null for a task that has not finished). */
+  async jobOutput(this: EngineService, ctx) {
+    const job = await visibleJob(this, ctx.meta.caller, ctx.params.id);
+    const tasks: JobOutput["tasks"] = {};
+    for (const [id, task] of Object.entries((job.tasks ?? {}) as Record<string, any>)) {
+      if (!task) continue;
+      tasks[id] = {
+        name: task.name,
+        ...(task.summary !== undefined && { summary: task.summary }),
+        status: task.status,
+        ...(task.finish_state !== undefined && { finish_state: task.finish_state }),
+        outgoing: task.outgoing ?? null,
+      };
+    }
+    return { _id: job._id, name: job.name, status: job.status, variables: job.variables ?? {}, tasks };
+  },
+};

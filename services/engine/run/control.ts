@@ -1,0 +1,76 @@
+/**
+ * Job control by `{jobIds}` (the real product's `POST /operations-manager/jobs/pause`, `/resume` and
+ * `/cancel`; docs/engine.md#pause-and-resume). Each job is one compare-and-set write through the
+ * Runner, as `cancelJob` is; the jobs are independent, so one that cannot change (not found, not
+ * visible, in the wrong status) does not stop the others: it is named in `metadata.failed` with the
+ * status code its own request would have had.
+ */
+import type { Caller, Job, JobControlResult } from "../../../shared/contracts/resources";
+import { ConflictError, NotFoundError } from "../../../shared/errors";
+import { maySeeJob } from "../../../shared/job-visibility";
+import type { EngineHandlers, EngineService } from "../types";
+import type { Runner } from "./runner";
+import { cancelRun, pauseRun, resumeRun, type Step } from "./transitions";
+import type { RunJob } from "./types";
+
+interface Control {
+  verb: string;
+  /** Job statuses the change applies to. */
+  from: readonly string[];
+  apply(job: RunJob, step: Step): void;
+}
+
+const PAUSE: Control = { verb: "paused", from: ["running"], apply: pauseRun };
+const RESUME: Control = { verb: "resumed", from: ["paused"], apply: resumeRun };
+const CANCEL: Control = { verb: "canceled", from: ["running", "paused"], apply: cancelRun };
+
+async function control(
+  service: EngineService,
+  caller: Caller | undefined,
+  jobIds: string[],
+  what: Control,
+): Promise<JobControlResult> {
+  const runner: Runner = service.runner;
+  const data: Job[] = [];
+  const failed: JobControlResult["metadata"]["failed"] = [];
+  for (const id of jobIds) {
+    try {
+      const written = await runner.advance(
+        id,
+        (draft, step) => {
+          if (!maySeeJob(caller, draft.groups)) throw new NotFoundError("Job", id);
+          if (!what.from.includes(draft.status))
+            throw new ConflictError(
+              `Job ${id} is ${draft.status}; only a ${what.from.join(" or ")} job can be ${what.verb}`,
+            );
+          what.apply(draft, step);
+        },
+        { fresh: true },
+      );
+      if (!written) throw new NotFoundError("Job", id);
+      data.push(structuredClone(written.job) as unknown as Job);
+    } catch (err) {
+      const e = err as { code?: number; message: string };
+      // Anything but a client error (a store failure) is the request's failure, not this job's.
+      if (typeof e.code !== "number" || e.code >= 500 || e.code < 400) throw err;
+      failed.push({ jobId: id, code: e.code, message: e.message });
+    }
+  }
+  return {
+    message: `${data.length} of ${jobIds.length} jobs ${what.verb}`,
+    data,
+    metadata: { changed: data.length, failed },
+  };
+}
+
+export const jobControlHandlers: Pick<EngineHandlers, "pauseJobs" | "resumeJobs" | "cancelJobs"> = {
+  async pauseJobs(this: EngineService, ctx) {
+    return control(this, ctx.meta.caller, ctx.params.jobIds, PAUSE);
+  },
+  async resumeJobs(this: EngineService, ctx) {
+    return control(this, ctx.meta.caller, ctx.params.jobIds, RESUME);
+  },
+  async cancelJobs(this: EngineService, ctx) {
+    return control(this, ctx.meta.caller, ctx.params.jobIds, CANCEL);
+  },
+};

@@ -1,0 +1,105 @@
+/**
+ * The real product's workflow lists (docs/compatibility.md#workflows):
+ *   POST /workflow_engine/workflows/search  {options: {query, limit, skip, sort, fields}} -> {results, total, limit, skip}
+ *   GET  /automation-studio/workflows       equals[name], equals[_id], contains[name], starts-with[name],
+ *                                            sort, order, skip, limit -> {items, total, skip, limit}
+ * A client's query is checked by shared/client-filter.ts before it reaches the store.
+ */
+import type { Context } from "moleculer";
+import { call } from "../../../shared/contracts";
+import type { Workflow } from "../../../shared/contracts/resources";
+import { isPlainObject } from "../../../shared/objects";
+import { checkFields, checkFilter, checkSort } from "../../../shared/client-filter";
+import { pageLimit } from "../../../shared/paging";
+import type { Doc, Filter } from "../../../shared/store/types";
+import { escapeRegex } from "../../../shared/text";
+import type { EngineHandlers, EngineService } from "../types";
+import { WORKFLOWS } from "../collections";
+
+export const workflowSearchHandlers: Pick<EngineHandlers, "searchWorkflows" | "studioWorkflows"> = {
+  async searchWorkflows(this: EngineService, ctx) {
+    const options = ctx.params.options ?? {};
+    const filter = checkFilter(options.query);
+    const sort = checkSort(options.sort) ?? { name: 1 };
+    const projection = checkFields(options.fields);
+    const skip = options.skip ?? 0;
+    const limit = pageLimit(options.limit);
+    const workflows = this.store.collection(WORKFLOWS);
+    const [results, total] = await Promise.all([
+      workflows.find(filter, { sort: { ...sort, _id: 1 }, skip, limit, ...(projection && { projection }) }),
+      workflows.count(filter),
+    ]);
+    return { results: results as Workflow[], total, limit, skip };
+  },
+
+  async studioWorkflows(this: EngineService, ctx) {
+    const p = ctx.params.options ?? {};
+    const clauses: Filter[] = [];
+    if (p.equals?.name !== undefined) clauses.push({ name: p.equals.name });
+    if (p.equals?._id !== undefined) clauses.push({ _id: p.equals._id });
+    if (p.contains?.name !== undefined)
+      clauses.push({ name: { $regex: escapeRegex(p.contains.name), $options: "i" } });
+    if (p["starts-with"]?.name !== undefined)
+      clauses.push({ name: { $regex: `^${escapeRegex(p["starts-with"].name)}`, $options: "i" } });
+    const filter = clauses.length === 0 ? {} : clauses.length === 1 ? clauses[0] : { $and: clauses };
+    const skip = p.skip ?? 0;
+    const limit = pageLimit(p.limit);
+    const workflows = this.store.collection(WORKFLOWS);
+    const [found, total] = await Promise.all([
+      workflows.find(filter, { sort: { [p.sort ?? "name"]: p.order ?? 1, _id: 1 }, skip, limit }),
+      workflows.count(filter),
+    ]);
+    const expanded = await expandAccounts(ctx, found, listOf(p.expand));
+    const items = expanded.map((w) => shape(w, listOf(p.include), listOf(p.exclude)));
+    return { items: items as Workflow[], total, skip, limit };
+  },
+};
+
+const EXPANDABLE = new Set(["created_by", "last_updated_by"]);
+const listOf = (text: string | undefined) =>
+  (text ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+/**
+ * `expand=created_by,last_updated_by`: the username becomes the account it names (as the accounts
+ * list answers it: never a credential), through the accounts service. An account that no longer
+ * exists leaves the name as it is.
+ */
+async function expandAccounts(ctx: Context, items: Doc[], fields: string[]): Promise<Doc[]> {
+  const wanted = fields.filter((f) => EXPANDABLE.has(f));
+  if (wanted.length === 0 || items.length === 0) return items;
+  const names = [
+    ...new Set(items.flatMap((w) => wanted.map((f) => w[f]).filter((v) => typeof v === "string"))),
+  ];
+  const accounts = new Map<string, unknown>();
+  for (const username of names) {
+    const page = await call(ctx, "accounts.list", {
+      queryOptions: { equals: username, equalsField: "username" },
+    });
+    if (page.results[0]) accounts.set(username, page.results[0]);
+  }
+  return items.map((w) => ({
+    ...w,
+    ...Object.fromEntries(
+      wanted.filter((f) => accounts.has(w[f])).map((f) => [f, structuredClone(accounts.get(w[f]))]),
+    ),
+  }));
+}
+
+/** `include` keeps the named top-level members (and `_id`); `exclude` drops dotted paths. */
+function shape(doc: Doc, include: string[], exclude: string[]): Doc {
+  const out: Doc = include.length === 0 ? structuredClone(doc) : {};
+  if (include.length > 0) {
+    for (const key of ["_id", ...include.map((p) => p.split(".")[0])])
+      if (key in doc) out[key] = structuredClone(doc[key]);
+  }
+  for (const path of exclude) {
+    const parts = path.split(".");
+    let at: Doc | undefined = out;
+    for (const part of parts.slice(0, -1)) at = isPlainObject(at?.[part]) ? (at![part] as Doc) : undefined;
+    if (at) delete at[parts[parts.length - 1]];
+  }
+  return out;
+}

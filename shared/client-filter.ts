@@ -1,0 +1,89 @@
+/**
+ * A filter, sort and projection written by a client (the real product's search bodies,
+ * `{options: {query, sort, fields}}`), checked before it reaches the store. Only comparison and
+ * logical operators pass: no `$where`, `$expr`, `$function` or `$regex` (a client's pattern could
+ * take the store's event loop hostage), no field path starting with `$`. The depth and size are
+ * bounded by the gateway's input bounds already; this bounds the operators. A refused query is a
+ * 400 naming the offending key.
+ */
+import { invalidField } from "./errors";
+import { isPlainObject } from "./objects";
+import type { Filter, Projection, Sort } from "./store/types";
+
+const LOGICAL = new Set(["$and", "$or", "$nor"]);
+const COMPARISON = new Set([
+  "$eq",
+  "$ne",
+  "$gt",
+  "$gte",
+  "$lt",
+  "$lte",
+  "$in",
+  "$nin",
+  "$exists",
+  "$all",
+  "$size",
+  "$elemMatch",
+  "$not",
+]);
+const MAX_SORT_KEYS = 5;
+
+function isFieldPath(key: string): boolean {
+  return (
+    key.length > 0 && key.length <= 200 && key.split(".").every((s) => s.length > 0 && !s.startsWith("$"))
+  );
+}
+
+function checkCondition(value: unknown, field: string): void {
+  if (!isPlainObject(value)) return;
+  const keys = Object.keys(value);
+  // `{a: {b: 1}}` is an equality on a sub-document; only an operator object needs checking.
+  if (!keys.some((k) => k.startsWith("$"))) return;
+  for (const op of keys) {
+    if (!COMPARISON.has(op)) throw invalidField(field, `Operator '${op}' is not allowed in a search query`);
+    if (op === "$elemMatch") checkFilter(value[op], `${field}.$elemMatch`);
+    else if (op === "$not") checkCondition(value[op], `${field}.$not`);
+  }
+}
+
+/** Throws 400 unless `query` uses field paths and the allowed operators only. */
+export function checkFilter(query: unknown, field = "options.query"): Filter {
+  if (query === undefined) return {};
+  if (!isPlainObject(query)) throw invalidField(field, "A search query must be an object");
+  for (const [key, value] of Object.entries(query)) {
+    if (LOGICAL.has(key)) {
+      if (!Array.isArray(value) || value.length === 0)
+        throw invalidField(`${field}.${key}`, `'${key}' takes a non-empty array of queries`);
+      value.forEach((q, i) => checkFilter(q, `${field}.${key}[${i}]`));
+    } else if (isFieldPath(key)) checkCondition(value, `${field}.${key}`);
+    else throw invalidField(`${field}.${key}`, `'${key}' is not a field path or an allowed operator`);
+  }
+  return query;
+}
+
+/** A client's `{field: 1 | -1}` sort, field paths only, at most five keys. */
+export function checkSort(
+  sort: Record<string, 1 | -1> | undefined,
+  field = "options.sort",
+): Sort | undefined {
+  if (!sort) return undefined;
+  const keys = Object.keys(sort);
+  if (keys.length > MAX_SORT_KEYS) throw invalidField(field, `At most ${MAX_SORT_KEYS} sort keys`);
+  for (const key of keys) if (!isFieldPath(key)) throw invalidField(`${field}.${key}`, "Not a field path");
+  return keys.length === 0 ? undefined : sort;
+}
+
+/** A client's `{field: 1}` or `{field: 0}` projection: one kind only (`_id` may differ), field paths only. */
+export function checkFields(
+  fields: Record<string, 0 | 1 | boolean> | undefined,
+  field = "options.fields",
+): Projection | undefined {
+  if (!fields || Object.keys(fields).length === 0) return undefined;
+  const kinds = new Set<boolean>();
+  for (const [key, value] of Object.entries(fields)) {
+    if (!isFieldPath(key)) throw invalidField(`${field}.${key}`, "Not a field path");
+    if (key !== "_id") kinds.add(Boolean(value));
+  }
+  if (kinds.size > 1) throw invalidField(field, "Fields must all be included (1) or all excluded (0)");
+  return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v ? 1 : 0])) as Projection;
+}

@@ -1,0 +1,207 @@
+/**
+ * The real product's other paths for what we serve (issue: client compatibility;
+ * docs/compatibility.md): aliases of our routes, the search bodies, the plain job read, the Automation
+ * Studio workflow list, workflow export and import.
+ */
+import { chain, createWorkflow, op, waitForJob } from "../support/engine-fixtures";
+import { client, expectError, login, startPlatform, type Client, type Platform } from "../support/platform";
+
+let platform: Platform;
+let admin: Client;
+let jobId: string;
+
+beforeAll(async () => {
+  platform = await startPlatform();
+  admin = client(platform.baseUrl, await login(platform.baseUrl));
+  await createWorkflow(admin, platform.broker, chain("compat-flow", [["wait", op("delay", { time: 0 })]]));
+  await createWorkflow(admin, platform.broker, chain("compat-other", [["wait", op("delay", { time: 0 })]]));
+  // The underscore path of the job start (itential-mcp's operations_manager) starts a job.
+  const started = await admin.post("/operations_manager/jobs/start", {
+    workflow: "compat-flow",
+    options: { variables: { site: "lab" } },
+  });
+  expect(started.status).toBe(200);
+  jobId = started.body._id;
+  await waitForJob(platform.broker, jobId, (job) => job.status === "complete");
+});
+afterAll(() => platform?.stop());
+
+test("GET /authorization/accounts and /authorization/groups answer {results, total} with the accounts query", async () => {
+  const ours = await admin.get("/user-management/accounts?equals=admin");
+  const theirs = await admin.get("/authorization/accounts?equals=admin");
+  expect(theirs.status).toBe(200);
+  expect(theirs.body).toEqual(ours.body);
+  await admin.post("/user-management/groups", { name: "compat-netops", assignedRoles: ["operator"] });
+  const groups = await admin.get("/authorization/groups?equals=compat-netops&equalsField=name");
+  expect(groups.status).toBe(200);
+  expect(groups.body).toEqual({
+    results: [expect.objectContaining({ name: "compat-netops", assignedRoles: ["operator"] })],
+    total: 1,
+    skip: 0,
+    limit: 25,
+  });
+  const wrapped = await admin.get("/authorization/groups", {
+    body: { queryOptions: { contains: "netops" } },
+  });
+  expect(wrapped.body.total).toBe(1);
+  expectError(await admin.get("/authorization/groups?equalsField=password"), 400, "VALIDATION_ERROR");
+  expectError(await client(platform.baseUrl).get("/authorization/accounts"), 401, "UNAUTHORIZED");
+});
+
+test("POST /workflow_engine/jobs/search takes {options: {query, limit, skip, sort, fields}}", async () => {
+  const reply = await admin.post("/workflow_engine/jobs/search", {
+    options: {
+      query: { "workflow.name": "compat-flow", status: { $in: ["complete"] } },
+      limit: 5,
+      fields: { name: 1, status: 1 },
+    },
+  });
+  expect(reply.status).toBe(200);
+  expect(reply.body).toEqual({
+    results: [{ _id: jobId, name: "compat-flow", status: "complete" }],
+    total: 1,
+    limit: 5,
+    skip: 0,
+  });
+  const whole = await admin.post("/workflow_engine/jobs/search", { options: { query: { _id: jobId } } });
+  expect(whole.body.results[0]).toEqual(
+    expect.objectContaining({ _id: jobId, variables: expect.objectContaining({ site: "lab" }) }),
+  );
+  for (const internal of ["version", "sweepAt", "waitingTasks", "runAs"])
+    expect(whole.body.results[0]).not.toHaveProperty(internal);
+
+  // Only field paths and comparison/logical operators reach the store.
+  for (const query of [
+    { $where: "sleep(1000)" },
+    { name: { $regex: "(a+)+$" } },
+    { $expr: { $gt: ["$a", 1] } },
+    { "$bad.path": 1 },
+    { name: { $function: {} } },
+    { $or: [] },
+  ])
+    expectError(
+      await admin.post("/workflow_engine/jobs/search", { options: { query } }),
+      400,
+      "VALIDATION_ERROR",
+    );
+  expectError(
+    await admin.post("/workflow_engine/jobs/search", { options: { fields: { name: 1, status: 0 } } }),
+    400,
+    "VALIDATION_ERROR",
+  );
+});
+
+test("GET /workflow_engine/getJob/:id answers the job document itself, without the engine's bookkeeping", async () => {
+  const reply = await admin.get(`/workflow_engine/getJob/${jobId}`);
+  expect(reply.status).toBe(200);
+  expect(reply.body).toEqual(
+    expect.objectContaining({ _id: jobId, name: "compat-flow", status: "complete" }),
+  );
+  expect(reply.body).not.toHaveProperty("version");
+  expect(reply.body.created_by).toBe((await admin.get("/whoami")).body.account._id);
+  expectError(await admin.get("/workflow_engine/getJob/0123456789abcdef01234567"), 404, "NOT_FOUND");
+});
+
+test("POST /workflow_engine/workflows/search and GET /automation-studio/workflows", async () => {
+  const search = await admin.post("/workflow_engine/workflows/search", {
+    options: {
+      query: { name: { $in: ["compat-flow", "compat-other"] } },
+      sort: { name: -1 },
+      fields: { name: 1 },
+    },
+  });
+  expect(search.status).toBe(200);
+  expect(search.body.results.map((w: any) => w.name)).toEqual(["compat-other", "compat-flow"]);
+  expect(search.body.total).toBe(2);
+
+  // itential-mcp: equals[name] / equals[_id] on the query string.
+  const byName = await admin.get("/automation-studio/workflows?equals[name]=compat-flow");
+  expect(byName.status).toBe(200);
+  expect(byName.body).toEqual(
+    expect.objectContaining({ total: 1, items: [expect.objectContaining({ name: "compat-flow" })] }),
+  );
+  const byId = await admin.get(`/automation-studio/workflows?equals[_id]=${byName.body.items[0]._id}`);
+  expect(byId.body.items.map((w: any) => w.name)).toEqual(["compat-flow"]);
+  // Itential.py: a JSON body {options: {equals, expand, exclude}} on the GET; the users expand to accounts.
+  const expanded = await admin.get("/automation-studio/workflows", {
+    body: {
+      options: {
+        expand: "created_by,last_updated_by",
+        exclude: "created_by._meta,created_by.memberOf",
+        equals: { name: "compat-flow" },
+      },
+    },
+  });
+  expect(expanded.body.total).toBe(1);
+  const workflow = expanded.body.items[0];
+  expect(workflow.created_by).toEqual(
+    expect.objectContaining({ username: "admin", _id: expect.any(String) }),
+  );
+  expect(workflow.created_by).not.toHaveProperty("_meta");
+  expect(workflow.last_updated_by).toEqual(
+    expect.objectContaining({ username: "admin", _meta: expect.any(Object) }),
+  );
+  expect(JSON.stringify(workflow)).not.toMatch(/hash|password/i);
+  const starts = await admin.get(
+    "/automation-studio/workflows?starts-with[name]=compat-&sort=name&order=-1&limit=1",
+  );
+  expect(starts.body).toEqual({
+    items: [expect.objectContaining({ name: "compat-other" })],
+    total: 2,
+    skip: 0,
+    limit: 1,
+  });
+});
+
+test("workflow export and import: 409 on a name that exists unless overwrite; the import is validated as a create", async () => {
+  const exported = await admin.post("/workflow_builder/export", { name: "compat-flow" });
+  expect(exported.status).toBe(200);
+  expect(exported.body).toEqual(
+    expect.objectContaining({
+      name: "compat-flow",
+      tasks: expect.any(Object),
+      transitions: expect.any(Object),
+    }),
+  );
+  for (const key of ["_id", "created", "created_by", "last_updated", "last_updated_by"])
+    expect(exported.body).not.toHaveProperty(key);
+  // Itential.py's body.
+  const theirs = await admin.post("/workflow_builder/export", {
+    options: { name: "compat-flow", type: "automation" },
+  });
+  expect(theirs.body).toEqual(exported.body);
+  expectError(await admin.post("/workflow_builder/export", {}), 400, "VALIDATION_ERROR");
+  expectError(await admin.post("/workflow_builder/export", { name: "nope" }), 404, "NOT_FOUND");
+
+  expectError(await admin.post("/workflow_builder/import", exported.body), 409, "CONFLICT");
+  const copy = await admin.post("/workflow_builder/import", { ...exported.body, name: "compat-copy" });
+  expect(copy.status).toBe(200);
+  expect(copy.body).toEqual(expect.objectContaining({ name: "compat-copy", _id: expect.any(String) }));
+  const replaced = await admin.post("/workflow_builder/import", {
+    ...exported.body,
+    description: "replaced",
+    overwrite: true,
+  });
+  expect(replaced.status).toBe(200);
+  expect((await admin.get("/workflow_builder/workflows/compat-flow")).body.description).toBe("replaced");
+  const broken = await admin.post("/workflow_builder/import", {
+    ...exported.body,
+    name: "compat-broken",
+    transitions: { workflow_start: { nowhere: { state: "success", type: "standard" } } },
+  });
+  expectError(broken, 400, "VALIDATION_ERROR");
+  expectError(await admin.get("/workflow_builder/workflows/compat-broken"), 404, "NOT_FOUND");
+
+  // The real product's delete path.
+  expect((await admin.delete("/workflow_builder/workflows/delete/compat-copy")).status).toBe(200);
+  expectError(await admin.get("/workflow_builder/workflows/compat-copy"), 404, "NOT_FOUND");
+});
+
+test("the health reads take the itential-iap-sdk's {queryOptions} body", async () => {
+  const apps = await admin.get("/applications", { body: { queryOptions: { sort: "id", limit: 2 } } });
+  expect(apps.status).toBe(200);
+  expect(apps.body.results).toHaveLength(2);
+  expect(apps.body.total).toBeGreaterThan(2);
+  const sorted = [...apps.body.results.map((a: any) => a.id)].sort();
+  expect(apps.body.results.map((a: any) => a.id)).toEqual(sorted);
+});
