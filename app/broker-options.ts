@@ -9,6 +9,7 @@ import { loggerOptions } from "../shared/observability/logging";
 import { requestScopeMiddleware } from "../shared/observability/request-scope";
 import { metricsOptions } from "../shared/observability/metrics";
 import { retryLeftNodeMiddleware } from "../shared/retry-left-node";
+import { restartWindowMiddleware } from "../shared/restart-window";
 import { RedactingValidator } from "../shared/validator";
 import { tracingOptions } from "../shared/telemetry";
 
@@ -64,6 +65,7 @@ export function brokerOptions(config: PlatformConfig): BrokerOptions {
       inputBoundsMiddleware(config.inputLimits),
       requestScopeMiddleware(),
       retryLeftNodeMiddleware(),
+      restartWindowMiddleware(),
     ],
     tracing: tracingOptions(config.telemetry, config.traceSampleRate),
     metrics: metricsOptions(config.metricsPort),

@@ -7,7 +7,7 @@
 import { loadConfig } from "../shared/config";
 import { createBroker } from "./broker";
 import { startTelemetry } from "../shared/telemetry";
-import { serviceSchemas } from "./services";
+import { nodeSchemas } from "./platform-node";
 import { stopOnSignals } from "./shutdown";
 
 async function main(): Promise<void> {
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   const broker = createBroker(config);
   // Flush the last spans when the broker stops (SIGTERM included).
   if (telemetry) broker.localBus.once("$broker.stopped", () => void telemetry.shutdown());
-  for (const schema of serviceSchemas(config)) broker.createService(schema);
+  for (const schema of nodeSchemas(config)) broker.createService(schema);
   stopOnSignals(broker, config.shutdownTimeout);
   await broker.start();
   const where = config.transporter

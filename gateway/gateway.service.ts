@@ -21,6 +21,7 @@ import { CallerCache, mayCall, readCredentials } from "./auth";
 import { events, health, openapi, readiness, version } from "./probes";
 import {
   application,
+  restartApplication,
   applications,
   healthApplication,
   healthApplications,
@@ -203,6 +204,7 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
         healthApplication,
         applications,
         application,
+        restartApplication,
       }),
     },
 

@@ -6,12 +6,18 @@
  *   GET /health/system, /health/server this gateway's host and process
  *   GET /health/applications[/:name], /applications[/:name]
  *                                      one entry per platform service, from the registry
+ *   PUT /applications/:name/restart    reload a service, node by node
  */
 import os from "node:os";
 import type { ServiceBroker } from "moleculer";
 import { call, contracts } from "../shared/contracts";
-import type { ApplicationHealth, gateway as contract } from "../shared/contracts/gateway";
-import { NotFoundError } from "../shared/errors";
+import {
+  NOT_RESTARTABLE,
+  PLATFORM_NODE_SERVICE,
+  type ApplicationHealth,
+  type gateway as contract,
+} from "../shared/contracts/gateway";
+import { ConflictError, NotFoundError } from "../shared/errors";
 import { healthPage } from "../shared/health-query";
 import type { HandlerContext } from "../shared/service";
 import { API_VERSION, PLATFORM_VERSION } from "../shared/version";
@@ -111,4 +117,25 @@ export function applications(this: GatewayService, ctx: Ctx<"applications">) {
 
 export function application(this: GatewayService, ctx: Ctx<"application">) {
   return applicationNamed(this.broker, ctx.params.name);
+}
+
+/**
+ * PUT /applications/:name/restart: every node running the service reloads it (app/platform-node.ts),
+ * one node at a time, so where there are two replicas or more one always serves. The gateway and
+ * the store are restarted with their process (409).
+ */
+export async function restartApplication(this: GatewayService, ctx: Ctx<"restartApplication">) {
+  const { name } = ctx.params;
+  const app = applicationNamed(this.broker, name);
+  if ((NOT_RESTARTABLE as readonly string[]).includes(name))
+    throw new ConflictError(`'${name}' is restarted with its process, not through the API`);
+  if (app.nodes.length === 0)
+    throw new ConflictError(`'${name}' runs on no node; there is nothing to restart`);
+  for (const nodeID of app.nodes)
+    await ctx.call(`${PLATFORM_NODE_SERVICE}.restartService`, { name }, { nodeID, timeout: 0 });
+  return {
+    status: "OK" as const,
+    message: `Application '${name}' restarted on ${app.nodes.length} node(s)`,
+    data: { id: name, nodes: app.nodes },
+  };
 }

@@ -131,4 +131,20 @@ export const gateway = defineService("gateway", {
       summary: "One platform service, its version and replicas",
     },
   },
+  restartApplication: {
+    params: { name: appName },
+    result: returns<{ status: "OK"; message: string; data: { id: string; nodes: string[] } }>(),
+    http: {
+      method: "PUT",
+      path: "/applications/:name/restart",
+      access: ["admin"],
+      summary:
+        "Reload a platform service on every node that runs it, one node at a time; calls in flight finish first",
+    },
+  },
 });
+
+/** The node-local control service every broker runs (app/platform-node.ts): `$` keeps it off application lists. */
+export const PLATFORM_NODE_SERVICE = "$platform";
+/** Services a restart may not reload: the gateway answering the request, and the store everyone holds. */
+export const NOT_RESTARTABLE = ["gateway", "store"] as const;

@@ -16,7 +16,8 @@ import type { AddressInfo } from "node:net";
 import type { ServiceBroker } from "moleculer";
 import { loadConfig, type PlatformConfig } from "../../shared/config";
 import { createBroker } from "../../app/broker";
-import { ALL_SERVICES, serviceSchemas } from "../../app/services";
+import { ALL_SERVICES } from "../../app/services";
+import { nodeSchemas } from "../../app/platform-node";
 
 export const ADMIN_PASSWORD = "admin-test-password";
 
@@ -59,7 +60,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     ...options.env,
   });
   const broker = createBroker(config);
-  for (const schema of serviceSchemas(config)) broker.createService(schema);
+  for (const schema of nodeSchemas(config)) broker.createService(schema);
   await broker.start();
   const gateway = broker.getLocalService("gateway") as unknown as
     { server?: { address(): AddressInfo } } | undefined;
