@@ -4,7 +4,17 @@
  * Studio workflow list, workflow export and import.
  */
 import { chain, createWorkflow, op, waitForJob } from "../support/engine-fixtures";
-import { client, expectError, login, startPlatform, type Client, type Platform } from "../support/platform";
+import {
+  ADMIN_PASSWORD,
+  client,
+  expectError,
+  login,
+  noteSecret,
+  request,
+  startPlatform,
+  type Client,
+  type Platform,
+} from "../support/platform";
 
 let platform: Platform;
 let admin: Client;
@@ -204,4 +214,13 @@ test("the health reads take the itential-iap-sdk's {queryOptions} body", async (
   expect(apps.body.total).toBeGreaterThan(2);
   const sorted = [...apps.body.results.map((a: any) => a.id)].sort();
   expect(apps.body.results.map((a: any) => a.id)).toEqual(sorted);
+});
+
+test("POST /login/ with a trailing slash (Itential.py) signs in like /login", async () => {
+  const reply = await request(platform.baseUrl, "POST", "/login/", {
+    body: { user: { username: "admin", password: ADMIN_PASSWORD } },
+  });
+  expect(reply.status).toBe(200);
+  noteSecret(reply.text);
+  expect((await request(platform.baseUrl, "GET", "/whoami/", { token: reply.text })).status).toBe(200);
 });
