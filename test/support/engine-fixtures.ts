@@ -3,7 +3,7 @@
  * record every call, with the calling node), and helpers to create workflows and watch jobs.
  */
 import { Errors, type Context, type ServiceBroker, type ServiceSchema } from "moleculer";
-import type { Transitions, WorkflowTask } from "../../shared/contracts/engine-documents";
+import type { WorkflowInput } from "./engine-builders";
 import { acquireStore, releaseStore } from "../../shared/runtime";
 import type { Store } from "../../shared/store/types";
 import type { client as httpClient } from "./platform";
@@ -12,86 +12,20 @@ type Client = ReturnType<typeof httpClient>;
 
 // ------------------------------------------------------------------------------------ workflows
 
-export interface WorkflowInput {
-  name: string;
-  description?: string;
-  tasks: Record<string, Partial<WorkflowTask> & Record<string, unknown>>;
-  transitions: Transitions;
-  inputSchema?: Record<string, unknown>;
-  groups?: string[];
-  sla?: number;
-}
-
-const marker = (id: string) => ({ name: id, summary: id === "workflow_start" ? "Start" : "End" });
-
-export const auto = (
-  app: string,
-  name: string,
-  incoming: Record<string, unknown> = {},
-  outgoing: Record<string, unknown> = {},
-  extra: Record<string, unknown> = {},
-) => ({ type: "automatic" as const, app, name, summary: name, variables: { incoming, outgoing }, ...extra });
-
-export const manual = (
-  name: string,
-  outgoing: Record<string, unknown> = {},
-  incoming: Record<string, unknown> = {},
-) => ({
-  type: "manual" as const,
-  name,
-  summary: name,
-  variables: { incoming, outgoing },
-});
-
-export const op = (
-  name: string,
-  incoming: Record<string, unknown>,
-  outgoing: Record<string, unknown> = {},
-) => ({
-  type: "operation" as const,
-  name,
-  summary: name,
-  variables: { incoming, outgoing },
-});
-
-export const success = { state: "success", type: "standard" } as const;
-export const failure = { state: "failure", type: "standard" } as const;
-export const onError = { state: "error", type: "standard" } as const;
-export const loop = { state: "loop", type: "loop" } as const;
-export const revert = (state: "success" | "failure" | "error") => ({ state, type: "revert" }) as const;
-
-/** workflow_start -> each task in order (on success) -> workflow_end. */
-export function chain(
-  name: string,
-  steps: [string, Record<string, unknown>][],
-  extra: Partial<WorkflowInput> = {},
-): WorkflowInput {
-  const tasks: WorkflowInput["tasks"] = {
-    workflow_start: marker("workflow_start"),
-    workflow_end: marker("workflow_end"),
-  };
-  const ids = ["workflow_start", ...steps.map(([id]) => id), "workflow_end"];
-  for (const [id, def] of steps) tasks[id] = def;
-  const transitions: Transitions = {};
-  for (let i = 0; i < ids.length - 1; i++) transitions[ids[i]] = { [ids[i + 1]]: { ...success } };
-  transitions.workflow_end = {};
-  return { name, tasks, transitions, ...extra };
-}
-
-/** A workflow from explicit tasks and transitions (the markers are added). */
-export function graph(
-  name: string,
-  tasks: WorkflowInput["tasks"],
-  transitions: Transitions,
-  extra: Partial<WorkflowInput> = {},
-): WorkflowInput {
-  return {
-    name,
-    tasks: { workflow_start: marker("workflow_start"), workflow_end: marker("workflow_end"), ...tasks },
-    transitions: { workflow_end: {}, ...transitions },
-    ...extra,
-  };
-}
+// The workflow builders are pure (no broker): unit suites import them from ./engine-builders.
+export {
+  auto,
+  chain,
+  failure,
+  graph,
+  loop,
+  manual,
+  onError,
+  op,
+  revert,
+  success,
+  type WorkflowInput,
+} from "./engine-builders";
 
 /** Creates a workflow over HTTP (or, while that handler answers 501, straight into the store). */
 export async function createWorkflow(

@@ -1,7 +1,7 @@
 /**
  * The rules the catalog services are built on, directly: JSON pointers with wildcards (the
- * encryption decorators), the adapter credential rule, and the container restoration of
- * preserveFormData on inputs HTTP tests do not reach easily.
+ * encryption decorators), the adapter credential rule and the profile secrets. preserveFormData's
+ * container restoration has its own suite (preserve-form-data.test.ts).
  */
 import { randomBytes } from "node:crypto";
 import { decrypt, isEncrypted } from "../../shared/secrets";
@@ -13,7 +13,6 @@ import {
   sealPointers,
 } from "../../shared/pointers";
 import { holdsCredentials, isCredentialKey, sealCredentials } from "../../services/adapters/credentials";
-import { depthOf, restoreContainers } from "../../services/forms/preserve";
 import { profileProps, PROFILE_ENCRYPTED_POINTERS } from "../../shared/contracts/profiles";
 
 const key = randomBytes(32);
@@ -124,41 +123,6 @@ describe("adapter credentials: one rule", () => {
     expect(holdsCredentials(undefined)).toBe(false);
     expect(JSON.stringify(out)).not.toMatch(/"p1"|"t1"|"u"|1234/);
     expect(isEncrypted(out.password)).toBe(true);
-  });
-});
-
-describe("preserveFormData's container restoration", () => {
-  test("a `__proto__` key stays data, never a prototype", () => {
-    const data = JSON.parse('{"settings": [["__proto__", {"polluted": true}]]}');
-    const out = restoreContainers({ settings: { a: 1 } }, data) as any;
-    expect(Object.getPrototypeOf(out.settings)).toBe(Object.prototype);
-    expect(Object.prototype.hasOwnProperty.call(out.settings, "__proto__")).toBe(true);
-    expect(({} as any).polluted).toBeUndefined();
-  });
-
-  test("index keys: gaps are closed, non-canonical keys ('01', '-1', '1.0') are not indices", () => {
-    expect(restoreContainers([0], { "5": "c", "0": "a", "2": "b" })).toEqual(["a", "b", "c"]);
-    expect(restoreContainers([0], { "01": "a" })).toEqual({ "01": "a" });
-    expect(restoreContainers([0], { "-1": "a" })).toEqual({ "-1": "a" });
-    expect(restoreContainers([0], { "1.0": "a" })).toEqual({ "1.0": "a" });
-  });
-
-  test("entries: a repeated key is not an entries array", () => {
-    const data = [
-      ["a", 1],
-      ["a", 2],
-    ];
-    expect(restoreContainers({ a: 0 }, data)).toEqual(data);
-  });
-
-  test("items past the reference's length are kept as sent", () => {
-    expect(restoreContainers([{ x: [] }], [{ x: {} }, { x: {} }])).toEqual([{ x: [] }, { x: {} }]);
-  });
-
-  test("depthOf counts container levels", () => {
-    expect(depthOf("s")).toBe(0);
-    expect(depthOf([])).toBe(1);
-    expect(depthOf({ a: [{ b: 1 }] })).toBe(3);
   });
 });
 
