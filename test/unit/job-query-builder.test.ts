@@ -389,15 +389,10 @@ describe("the value rule (query-fields.ts)", () => {
       expect(parseIsoDate(text)).toBeUndefined();
   });
 
-  test.failing(
-    "BUG: an impossible calendar date (2026-02-30) is not a date: a 400, not the 2nd of March",
-    () => {
-      // parseIsoDate checks the shape with a regex, then Date.parse, which rolls day 30 of February
-      // over into March: `equals[created]=2026-02-30` silently matches jobs created on 2026-03-02.
-      expect(parseIsoDate("2026-02-30")).toBeUndefined();
-      expect(refusal({ equals: { created: "2026-02-30" } }).type).toBe("date");
-    },
-  );
+  test("an impossible calendar date (2026-02-30) is not a date: a 400, not the 2nd of March", () => {
+    expect(parseIsoDate("2026-02-30")).toBeUndefined();
+    expect(refusal({ equals: { created: "2026-02-30" } }).type).toBe("date");
+  });
 
   test("coercion and alternatives", () => {
     expect(coerceTo("number", " 1e3 ", "f")).toBe(1000);

@@ -107,7 +107,17 @@ export function parseIsoDate(text: string): number | undefined {
   if (!ISO_DATE.test(trimmed)) return undefined;
   const zoned = /T/i.test(trimmed) && !/(Z|[+-]\d{2}:?\d{2})$/i.test(trimmed) ? `${trimmed}Z` : trimmed;
   const ms = Date.parse(zoned);
-  return Number.isNaN(ms) ? undefined : ms;
+  if (Number.isNaN(ms)) return undefined;
+  // Date.parse rolls an impossible day over (2026-02-30 is 2 March): the calendar date must survive.
+  const [year, month, day] = trimmed.slice(0, 10).split("-").map(Number);
+  const calendar = new Date(Date.UTC(year, month - 1, day));
+  if (
+    calendar.getUTCFullYear() !== year ||
+    calendar.getUTCMonth() !== month - 1 ||
+    calendar.getUTCDate() !== day
+  )
+    return undefined;
+  return ms;
 }
 
 export type Scalar = string | number | boolean;

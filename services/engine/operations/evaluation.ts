@@ -36,7 +36,19 @@ interface Comparison {
   operand_2?: unknown;
 }
 
-const deepEqual = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
+/** JSON values equal as values: objects by their members whatever their order, lists item by item. */
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a))
+    return Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const keys = Object.keys(a);
+    return (
+      keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]))
+    );
+  }
+  return false;
+}
 
 function ordered(a: unknown, b: unknown, op: string): [number | string, number | string] {
   if (typeof a === "number" && typeof b === "number") return [a, b];
@@ -106,6 +118,16 @@ function check(c: Comparison, where: string): boolean {
     throw new OperationError(`${where}: operator must be one of ${OPERATORS.join(" ")}`, [
       { field: `${where}.operator`, message: `Unknown operator ${JSON.stringify(c.operator)}` },
     ]);
+  }
+  // A reference to nothing is left out of the incoming values: for every operator but the
+  // existence checks, a missing operand is bad input, not a comparison that quietly holds or fails.
+  if (c.operator !== "exists" && c.operator !== "!exists") {
+    const missing = (["operand_1", "operand_2"] as const).filter((k) => c[k] === undefined);
+    if (missing.length > 0)
+      throw new OperationError(
+        `${where}: '${c.operator}' needs operand_1 and operand_2`,
+        missing.map((k) => ({ field: `${where}.${k}`, message: `${k} is missing` })),
+      );
   }
   return compare(c.operand_1, c.operator as Operator, c.operand_2);
 }

@@ -5,6 +5,7 @@
  * under the key) or objects (their members are copied in, later ones winning).
  * Outgoing: `merged_object`.
  */
+import { setOwn } from "../../../shared/objects";
 import { OperationError, isPlainObject, type OperationResult } from "./types";
 
 const isPair = (v: Record<string, unknown>) =>
@@ -16,8 +17,9 @@ export function merge(incoming: Record<string, unknown>): OperationResult {
     throw new OperationError("'data_to_merge' must be a list of objects or {key, value} pairs");
   const merged: Record<string, unknown> = {};
   for (const item of items) {
-    if (isPair(item)) merged[item.key as string] = item.value;
-    else Object.assign(merged, item);
+    // setOwn: a key from data (`__proto__` included) is a member, never the object's prototype.
+    if (isPair(item)) setOwn(merged, item.key as string, item.value);
+    else for (const [key, value] of Object.entries(item)) setOwn(merged, key, value);
   }
   return { state: "success", outgoing: { merged_object: merged } };
 }

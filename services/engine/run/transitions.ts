@@ -44,6 +44,13 @@ import { applyOutgoing, resolveIncoming } from "./variables";
 import { END, START } from "../../../shared/contracts/engine-documents";
 
 const FINISHED = new Set(["complete", "error", "canceled"]);
+
+/**
+ * The job's task `id`, own members only: an id that comes from a transition is data, and
+ * `job.tasks["toString"]` must not find Object.prototype's function.
+ */
+const taskAt = (job: RunJob, id: string): RunTask | null | undefined =>
+  Object.hasOwn(job.tasks, id) ? job.tasks[id] : undefined;
 const ACTIVE = new Set(["running", "waiting"]);
 
 export interface StepContext {
@@ -122,7 +129,7 @@ const live = (job: RunJob) => job.status === "running" || job.status === "paused
 
 /** Is `task` of `job` a manual task waiting for a person? */
 export function isWaitingManual(job: RunJob, taskId: string): boolean {
-  const task = job.tasks[taskId];
+  const task = taskAt(job, taskId);
   return job.status === "running" && !!task && task.type === "manual" && task.status === "waiting";
 }
 
@@ -135,7 +142,7 @@ export function finishManual(job: RunJob, taskId: string, data: Record<string, u
 
 /** Ends task `taskId`'s run `run` with `outcome`, if that run still holds the task. */
 export function finishRun(job: RunJob, taskId: string, run: string, outcome: Outcome, step: Step): boolean {
-  const task = job.tasks[taskId];
+  const task = taskAt(job, taskId);
   if (!live(job) || !task || task.status !== "running" || task.claim?.run !== run) return false;
   finish(job, taskId, outcome, step);
   return true;
@@ -149,7 +156,7 @@ export function renewClaim(
   now: number,
   claimTtlMs: number,
 ): boolean {
-  const task = job.tasks[taskId];
+  const task = taskAt(job, taskId);
   if (!live(job) || !task || task.status !== "running" || task.claim?.run !== run) return false;
   task.claim.until = now + claimTtlMs;
   return true;
@@ -157,7 +164,7 @@ export function renewClaim(
 
 /** Hands run `run`'s claim back (its work is elsewhere now, e.g. a child job, or this replica stops). */
 export function releaseClaim(job: RunJob, taskId: string, run: string): boolean {
-  const task = job.tasks[taskId];
+  const task = taskAt(job, taskId);
   if (!task || task.claim?.run !== run) return false;
   task.claim = null;
   return true;
@@ -166,7 +173,7 @@ export function releaseClaim(job: RunJob, taskId: string, run: string): boolean 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 function taskOf(job: RunJob, id: string): RunTask {
-  const task = job.tasks[id];
+  const task = taskAt(job, id);
   if (!task) throw new Error(`job ${job._id} has no task '${id}'`);
   return task;
 }
@@ -257,7 +264,7 @@ function follow(job: RunJob, from: string, state: FinishState, step: Step): void
 
 /** The transition `from -> to` is taken. */
 function reach(job: RunJob, from: string, to: string, edge: TransitionTarget, step: Step): void {
-  const target = job.tasks[to];
+  const target = taskAt(job, to);
   if (!target) {
     const failure = { code: 500, message: `Transition from '${from}' to unknown task '${to}'`, errors: [] };
     endJob(job, "error", step, errorRecord(from, methodOf(taskOf(job, from)), failure, step.now));
@@ -287,7 +294,7 @@ function reach(job: RunJob, from: string, to: string, edge: TransitionTarget, st
 
 function arrive(job: RunJob, target: RunTask, from: string): void {
   const previous = (target.previous ??= { incomplete: [], complete: [], error: [] });
-  const list = job.tasks[from]?.status === "error" ? previous.error : previous.complete;
+  const list = taskAt(job, from)?.status === "error" ? previous.error : previous.complete;
   if (!list.includes(from)) list.push(from);
   previous.incomplete = previous.incomplete.filter((p) => p !== from);
 }
@@ -328,7 +335,7 @@ function reachable(job: RunJob, sources: string[], stop: (id: string) => boolean
 function joinReady(job: RunJob, id: string): boolean {
   const task = taskOf(job, id);
   const arrived = new Set([...(task.previous?.complete ?? []), ...(task.previous?.error ?? [])]);
-  const waitingOn = predecessors(job, id).filter((p) => !arrived.has(p) && job.tasks[p]);
+  const waitingOn = predecessors(job, id).filter((p) => !arrived.has(p) && taskAt(job, p));
   if (waitingOn.length === 0) return true;
   const live = Object.entries(job.tasks)
     .filter(
@@ -337,14 +344,14 @@ function joinReady(job: RunJob, id: string): boolean {
     )
     .map(([other]) => other);
   const ahead = reachable(job, live, (t) => t === id);
-  const pending = waitingOn.filter((p) => !FINISHED.has(job.tasks[p]!.status) && ahead.has(p));
+  const pending = waitingOn.filter((p) => !FINISHED.has(taskAt(job, p)!.status) && ahead.has(p));
   if (task.previous) task.previous.incomplete = pending;
   return pending.length === 0;
 }
 
 /** A forEach in the middle of its loop: a reset inside its body must not undo the loop itself. */
 const inLoop = (job: RunJob, id: string) => {
-  const task = job.tasks[id];
+  const task = taskAt(job, id);
   return !!task && task.status === "running" && !!task.loop;
 };
 
@@ -353,7 +360,7 @@ function resetFrom(job: RunJob, from: string, step: Step): void {
   const stop = (id: string) => id !== from && inLoop(job, id);
   for (const id of reachable(job, [from], stop)) {
     if (id === START || stop(id)) continue;
-    const task = job.tasks[id];
+    const task = taskAt(job, id);
     if (task) resetTask(task, step);
   }
 }
@@ -366,7 +373,7 @@ function resetBody(job: RunJob, id: string, step: Step): void {
   const stop = (t: string) => t === id || inLoop(job, t);
   for (const t of reachable(job, targets, stop)) {
     if (t === START || stop(t)) continue;
-    const task = job.tasks[t];
+    const task = taskAt(job, t);
     if (task) resetTask(task, step);
   }
 }
@@ -559,7 +566,7 @@ function enterBody(job: RunJob, id: string, task: RunTask, step: Step): void {
   task.outgoing = { current_item: loop.items[loop.index], index: loop.index };
   for (const [to] of loopEdges(job, id)) {
     if (job.status !== "running") return;
-    const target = job.tasks[to];
+    const target = taskAt(job, to);
     if (!target || to === id) continue;
     arrive(job, target, id);
     activate(job, to, step);
@@ -570,7 +577,7 @@ function enterBody(job: RunJob, id: string, task: RunTask, step: Step): void {
 function loopReturn(job: RunJob, id: string, from: string, step: Step): void {
   const task = taskOf(job, id);
   const loop = task.loop!;
-  loop.results.push(structuredClone(job.tasks[from]?.outgoing ?? null));
+  loop.results.push(structuredClone(taskAt(job, from)?.outgoing ?? null));
   loop.index++;
   if (loop.index < loop.items.length) {
     enterBody(job, id, task, step);

@@ -7,7 +7,7 @@
  * An outgoing variable whose definition is `$var.job.<name>` also writes that job variable.
  */
 import type { JobDoc, JobTask } from "../../../shared/contracts/engine-documents";
-import { isPlainObject as isObject } from "../../../shared/objects";
+import { isPlainObject as isObject, setOwn } from "../../../shared/objects";
 
 const REFERENCE = /^\$var\.([A-Za-z0-9_-]+)\.(.+)$/;
 const JOB_TARGET = /^\$var\.job\.([^.]+)$/;
@@ -38,7 +38,7 @@ export function readReference(job: JobDoc, ref: string): unknown {
   if (!match) return ref;
   const [, source, path] = match;
   if (source === "job") return atPath(job.variables, path);
-  const task = job.tasks[source];
+  const task = Object.hasOwn(job.tasks, source) ? job.tasks[source] : undefined;
   return task ? atPath(task.outgoing ?? {}, path) : undefined;
 }
 
@@ -57,7 +57,7 @@ export function resolveValue(job: JobDoc, value: unknown): unknown {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       const resolved = resolveValue(job, v);
-      if (resolved !== undefined) out[k] = resolved;
+      if (resolved !== undefined) setOwn(out, k, resolved);
     }
     return out;
   }
@@ -79,7 +79,8 @@ export function outgoingFromResult(task: JobTask, result: unknown): Record<strin
   if (declared.length === 0) return { result: result ?? null };
   if (declared.length === 1) return { [declared[0]]: result ?? null };
   const out: Record<string, unknown> = {};
-  for (const name of declared) out[name] = isObject(result) && name in result ? result[name] : null;
+  for (const name of declared)
+    setOwn(out, name, isObject(result) && Object.hasOwn(result, name) ? result[name] : null);
   return out;
 }
 
@@ -90,6 +91,6 @@ export function applyOutgoing(job: JobDoc, task: JobTask, outgoing: Record<strin
   for (const [name, value] of Object.entries(outgoing)) {
     const target = targets[name];
     const match = typeof target === "string" ? JOB_TARGET.exec(target) : null;
-    if (match && value !== undefined) job.variables[match[1]] = value;
+    if (match && value !== undefined) setOwn(job.variables, match[1], value);
   }
 }

@@ -69,14 +69,14 @@ export function validateGraph(tasksInput: unknown, transitionsInput: unknown): V
     if (task) tasks[id] = task;
   }
   for (const marker of [START, END])
-    if (!(marker in rawTasks))
+    if (!Object.hasOwn(rawTasks, marker))
       fail(`workflow.tasks.${marker}`, `The workflow needs a '${marker}' task`, "required");
 
   const transitions: Transitions = {};
   const rawTransitions = isObject(transitionsInput) ? transitionsInput : {};
   for (const [from, targets] of Object.entries(rawTransitions)) {
     const field = `workflow.transitions.${from}`;
-    if (!(from in rawTasks)) {
+    if (!Object.hasOwn(rawTasks, from)) {
       fail(field, `Transition from unknown task '${from}'`, "unknownTask");
       continue;
     }
@@ -247,7 +247,7 @@ function checkTransition(
   fail: Fail,
 ): TransitionTarget | undefined {
   const field = `workflow.transitions.${from}.${to}`;
-  if (!(to in tasks)) {
+  if (!Object.hasOwn(tasks, to)) {
     fail(field, `Transition from '${from}' to unknown task '${to}'`, "unknownTask");
     return undefined;
   }
