@@ -6,6 +6,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { setOwn } from "./objects";
 import type { PlatformConfig } from "./config";
 
 const PREFIX = "enc:v1:";
@@ -91,6 +92,6 @@ export function redactCredentials(value: unknown, depth = 0): unknown {
   if (typeof value !== "object" || value === null) return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value))
-    out[k] = isCredentialKey(k) ? "[redacted]" : redactCredentials(v, depth + 1);
+    setOwn(out, k, isCredentialKey(k) ? "[redacted]" : redactCredentials(v, depth + 1));
   return out;
 }

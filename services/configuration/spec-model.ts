@@ -5,6 +5,7 @@
  * because its depth is free-form and the contract can only bound its size.
  */
 import { invalidField } from "../../shared/errors";
+import { setOwn } from "../../shared/objects";
 import { checkUserRegex } from "./regex-guard";
 
 export const EVAL_MODES = ["required", "disallowed", "ignored"] as const;
@@ -158,7 +159,7 @@ export function checkVariables(input: unknown, field = "variables"): Record<stri
         `${field}.${name}`,
         `A variable fills one word: '${field}.${name}' holds no whitespace.`,
       );
-    out[name] = String(value);
+    setOwn(out, name, String(value));
   }
   return out;
 }
