@@ -9,17 +9,25 @@
 import { engine as contract } from "../../shared/contracts/engine";
 import { contractActions, storeMixin, typedService } from "../../shared/service";
 import type { EngineService } from "./types";
-import { catalogHandlers } from "./workflows/catalog";
-import { executorMixin, runHandlers } from "./run/handlers";
-import { queryHandlers } from "./jobs/handlers";
 import { withPublicJobs } from "./jobs/public-job";
-import { metricsHandlers } from "./jobs/metrics";
-import { workflowHandlers } from "./workflows/handlers";
-import { workflowExchangeHandlers } from "./workflows/exchange";
-import { workflowSearchHandlers } from "./workflows/search";
-import { jobSearchHandlers } from "./jobs/search";
-import { jobMetricsHandlers } from "./jobs/job-metrics";
-import { jobControlHandlers } from "./run/control";
+import { adminJobs, getJob, listJobs } from "./jobs/handlers";
+import { jobMetrics } from "./jobs/job-metrics";
+import { listManualTasks } from "./jobs/manual-tasks";
+import { taskMetrics } from "./jobs/metrics";
+import { getJobDocument, jobOutput, searchJobs } from "./jobs/search";
+import { cancelJobs, pauseJobs, resumeJobs } from "./run/control";
+import { cancelJob, executorMixin, finishTask, startJob, startScheduledJob } from "./run/handlers";
+import { listTasks } from "./workflows/catalog";
+import { exportWorkflow, importWorkflow } from "./workflows/exchange";
+import {
+  createWorkflow,
+  deleteWorkflow,
+  getWorkflow,
+  getWorkflowById,
+  listWorkflows,
+  updateWorkflow,
+} from "./workflows/handlers";
+import { searchWorkflows, studioWorkflows } from "./workflows/search";
 
 export default typedService<EngineService>({
   name: contract.name,
@@ -27,17 +35,38 @@ export default typedService<EngineService>({
   mixins: [executorMixin, storeMixin],
   actions: contractActions<typeof contract.name, typeof contract.actions, EngineService>(
     contract,
+    // Every answer that holds jobs goes through publicJob (jobs/public-job.ts).
     withPublicJobs({
-      ...workflowHandlers,
-      ...workflowExchangeHandlers,
-      ...workflowSearchHandlers,
-      ...queryHandlers,
-      ...jobSearchHandlers,
-      ...metricsHandlers,
-      ...jobMetricsHandlers,
-      ...catalogHandlers,
-      ...runHandlers,
-      ...jobControlHandlers,
+      // workflows/: definitions, the task catalog, the real product's lists and exchange
+      createWorkflow,
+      listWorkflows,
+      getWorkflow,
+      getWorkflowById,
+      updateWorkflow,
+      deleteWorkflow,
+      listTasks,
+      searchWorkflows,
+      studioWorkflows,
+      exportWorkflow,
+      importWorkflow,
+      // jobs/: reads
+      adminJobs,
+      listJobs,
+      getJob,
+      getJobDocument,
+      searchJobs,
+      jobOutput,
+      listManualTasks,
+      taskMetrics,
+      jobMetrics,
+      // run/: what changes jobs
+      startJob,
+      startScheduledJob,
+      finishTask,
+      cancelJob,
+      pauseJobs,
+      resumeJobs,
+      cancelJobs,
     }),
   ),
 });

@@ -1,9 +1,10 @@
 /**
- * `this` of the engine service, and the type of a slice of its action handlers (each engine module
- * exports one; engine.service.ts wires them to the contract).
+ * `this` of the engine service, the context type of each action, and the type of the whole handler
+ * table. Each engine module exports its handlers as named functions; engine.service.ts wires
+ * them to the contract.
  */
 import type { engine } from "../../shared/contracts/engine";
-import type { Handlers, PlatformService } from "../../shared/service";
+import type { HandlerContext, Handlers, PlatformService } from "../../shared/service";
 import type { Runner } from "./run/runner";
 
 export type EngineService = PlatformService<{
@@ -15,3 +16,6 @@ export type EngineService = PlatformService<{
 }>;
 
 export type EngineHandlers = Handlers<(typeof engine)["actions"], EngineService>;
+
+/** The context of engine action `K`: its params and meta typed from the contract. */
+export type EngineCtx<K extends keyof (typeof engine)["actions"]> = HandlerContext<typeof engine, K>;

@@ -15,7 +15,7 @@ import type { Caller, Group, Job, JobPage } from "../../../shared/contracts/reso
 import { itemEnvelope, pageEnvelope } from "../../../shared/envelope";
 import { NotFoundError } from "../../../shared/errors";
 import type { Filter } from "../../../shared/store/types";
-import type { EngineHandlers, EngineService } from "../types";
+import type { EngineCtx, EngineService } from "../types";
 import type { WorkflowDoc } from "../../../shared/contracts/engine-documents";
 import { jobAccessFilter } from "../../../shared/job-visibility";
 import { jobStoreQuery, type Dereference, type JobQueryParameters } from "./query-builder";
@@ -98,35 +98,33 @@ async function expand(
   return hints;
 }
 
-export const queryHandlers: EngineHandlers = {
-  async adminJobs(this: EngineService, ctx) {
-    return jobPage(this, ctx, ctx.params.queryParameters, undefined);
-  },
+export async function adminJobs(this: EngineService, ctx: EngineCtx<"adminJobs">) {
+  return jobPage(this, ctx, ctx.params.queryParameters, undefined);
+}
 
-  /** The real product's envelope (docs/compatibility.md#jobs); `/admin/jobs` keeps the spec's page. */
-  async listJobs(this: EngineService, ctx) {
-    const page = await jobPage(this, ctx, ctx.params.queryParameters, visibilityScope(ctx.meta.caller));
-    const envelope = pageEnvelope("Successfully retrieved items", page.items, page);
-    return { ...envelope, metadata: { ...envelope.metadata, hints: page.hints } };
-  },
+/** The real product's envelope (docs/compatibility.md#jobs); `/admin/jobs` keeps the spec's page. */
+export async function listJobs(this: EngineService, ctx: EngineCtx<"listJobs">) {
+  const page = await jobPage(this, ctx, ctx.params.queryParameters, visibilityScope(ctx.meta.caller));
+  const envelope = pageEnvelope("Successfully retrieved items", page.items, page);
+  return { ...envelope, metadata: { ...envelope.metadata, hints: page.hints } };
+}
 
-  /** One job in the envelope, with the list's `include`, `exclude` and `dereference`. */
-  async getJob(this: EngineService, ctx) {
-    const { id, include, exclude, dereference } = ctx.params;
-    const scope = visibilityScope(ctx.meta.caller);
-    const page = await jobPage(
-      this,
-      ctx,
-      {
-        limit: 1,
-        ...(include && { include }),
-        ...(exclude && { exclude }),
-        ...(dereference && { dereference }),
-      },
-      { ...scope, _id: id },
-    );
-    // Not visible and not there read the same: a caller outside the job's groups learns nothing.
-    if (page.items.length === 0) throw new NotFoundError("Job", id);
-    return itemEnvelope("Successfully retrieved item", page.items[0] as Job);
-  },
-};
+/** One job in the envelope, with the list's `include`, `exclude` and `dereference`. */
+export async function getJob(this: EngineService, ctx: EngineCtx<"getJob">) {
+  const { id, include, exclude, dereference } = ctx.params;
+  const scope = visibilityScope(ctx.meta.caller);
+  const page = await jobPage(
+    this,
+    ctx,
+    {
+      limit: 1,
+      ...(include && { include }),
+      ...(exclude && { exclude }),
+      ...(dereference && { dereference }),
+    },
+    { ...scope, _id: id },
+  );
+  // Not visible and not there read the same: a caller outside the job's groups learns nothing.
+  if (page.items.length === 0) throw new NotFoundError("Job", id);
+  return itemEnvelope("Successfully retrieved item", page.items[0] as Job);
+}

@@ -11,7 +11,7 @@ import type { JobMetricsResult } from "../../../shared/contracts/resources";
 import { JOB_STATUSES } from "../../../shared/contracts/engine-documents";
 import { invalidField } from "../../../shared/errors";
 import { pageLimit } from "../../../shared/paging";
-import type { EngineHandlers, EngineService } from "../types";
+import type { EngineCtx, EngineService } from "../types";
 import { JOBS } from "../collections";
 
 const countOf = (status: string) => ({ $sum: { $cond: [{ $eq: ["$status", status] }, 1, 0] } });
@@ -19,47 +19,45 @@ const runTime = {
   $cond: [{ $eq: ["$status", "complete"] }, { $subtract: ["$metrics.end_time", "$metrics.start_time"] }, 0],
 };
 
-export const jobMetricsHandlers: Pick<EngineHandlers, "jobMetrics"> = {
-  async jobMetrics(this: EngineService, ctx) {
-    const options = ctx.params.queryOptions ?? {};
-    if (options.equalsField !== undefined && options.equals === undefined)
-      throw invalidField("queryOptions.equals", "equalsField needs equals", "required");
-    const skip = options.skip ?? 0;
-    const limit = pageLimit(options.limit);
-    const order = options.order ?? 1;
-    const [facet] = await this.store.collection(JOBS).aggregate([
-      { $match: options.equals !== undefined ? { "workflow.name": options.equals } : {} },
-      {
-        $group: {
-          _id: "$workflow._id",
-          name: { $last: "$workflow.name" },
-          total: { $sum: 1 },
-          ...Object.fromEntries(JOB_STATUSES.map((s) => [s, countOf(s)])),
-          totalRunTime: { $sum: runTime },
-        },
+export async function jobMetrics(this: EngineService, ctx: EngineCtx<"jobMetrics">) {
+  const options = ctx.params.queryOptions ?? {};
+  if (options.equalsField !== undefined && options.equals === undefined)
+    throw invalidField("queryOptions.equals", "equalsField needs equals", "required");
+  const skip = options.skip ?? 0;
+  const limit = pageLimit(options.limit);
+  const order = options.order ?? 1;
+  const [facet] = await this.store.collection(JOBS).aggregate([
+    { $match: options.equals !== undefined ? { "workflow.name": options.equals } : {} },
+    {
+      $group: {
+        _id: "$workflow._id",
+        name: { $last: "$workflow.name" },
+        total: { $sum: 1 },
+        ...Object.fromEntries(JOB_STATUSES.map((s) => [s, countOf(s)])),
+        totalRunTime: { $sum: runTime },
       },
-      { $sort: { name: order, _id: order } },
-      {
-        $facet: {
-          page: [{ $skip: skip }, { $limit: limit }],
-          count: [{ $count: "total" }],
-        },
+    },
+    { $sort: { name: order, _id: order } },
+    {
+      $facet: {
+        page: [{ $skip: skip }, { $limit: limit }],
+        count: [{ $count: "total" }],
       },
-    ]);
-    const results: JobMetricsResult["results"] = (facet?.page ?? []).map((g: Record<string, any>) => ({
-      _id: g._id,
-      workflow: { _id: g._id, name: g.name },
-      metrics: {
-        total: g.total,
-        running: g.running,
-        paused: g.paused,
-        complete: g.complete,
-        error: g.error,
-        canceled: g.canceled,
-        totalRunTime: g.totalRunTime,
-        averageRunTime: g.complete > 0 ? Math.round(g.totalRunTime / g.complete) : null,
-      },
-    }));
-    return { results, skip, limit, total: facet?.count?.[0]?.total ?? 0 };
-  },
-};
+    },
+  ]);
+  const results: JobMetricsResult["results"] = (facet?.page ?? []).map((g: Record<string, any>) => ({
+    _id: g._id,
+    workflow: { _id: g._id, name: g.name },
+    metrics: {
+      total: g.total,
+      running: g.running,
+      paused: g.paused,
+      complete: g.complete,
+      error: g.error,
+      canceled: g.canceled,
+      totalRunTime: g.totalRunTime,
+      averageRunTime: g.complete > 0 ? Math.round(g.totalRunTime / g.complete) : null,
+    },
+  }));
+  return { results, skip, limit, total: facet?.count?.[0]?.total ?? 0 };
+}

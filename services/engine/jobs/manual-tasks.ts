@@ -8,6 +8,7 @@ import type { Caller } from "../../../shared/contracts/resources";
 import type { Filter, Store } from "../../../shared/store/types";
 import { jobAccessFilter } from "../../../shared/job-visibility";
 import { JOBS } from "../collections";
+import type { EngineCtx, EngineService } from "../types";
 import { pageLimit } from "../../../shared/paging";
 
 export interface ManualTaskQuery {
@@ -17,7 +18,7 @@ export interface ManualTaskQuery {
   limit?: number;
 }
 
-export async function listManualTasks(store: Store, caller: Caller | undefined, query: ManualTaskQuery) {
+export async function manualTaskList(store: Store, caller: Caller | undefined, query: ManualTaskQuery) {
   const status = query.status ?? "waiting";
   const match: Filter = { ...jobAccessFilter(caller) };
   if (query.job_id) match._id = query.job_id;
@@ -62,4 +63,9 @@ export async function listManualTasks(store: Store, caller: Caller | undefined, 
     outgoing: task.v.outgoing ?? {},
     job,
   }));
+}
+
+/** GET /operations-manager/tasks. */
+export async function listManualTasks(this: EngineService, ctx: EngineCtx<"listManualTasks">) {
+  return manualTaskList(this.store, ctx.meta.caller, ctx.params);
 }

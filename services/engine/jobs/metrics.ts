@@ -26,7 +26,7 @@ import type { Pipeline } from "../../../shared/store/types";
 import type { TaskMetricsResult } from "../../../shared/contracts/resources";
 import type { engine } from "../../../shared/contracts/engine";
 import type { Infer } from "../../../shared/contracts/schema";
-import type { EngineHandlers, EngineService } from "../types";
+import type { EngineCtx, EngineService } from "../types";
 import { JOBS } from "../collections";
 import { pageLimit } from "../../../shared/paging";
 
@@ -153,21 +153,19 @@ interface Entry {
   preAutomationTime: number;
 }
 
-export const metricsHandlers: EngineHandlers = {
-  async taskMetrics(this: EngineService, ctx) {
-    const { pipeline, skip, limit } = metricsPipeline(ctx.params.queryOptions);
-    const [out] = await this.store
-      .collection(JOBS)
-      .aggregate<{ total: { n: number }[]; page: Entry[] }>(pipeline);
-    const results: TaskMetricsResult["results"] = (out?.page ?? []).map((entry) => ({
-      _id: entry._id,
-      workflow: { name: entry.workflow.name, _id: entry.workflow._id },
-      // $push keeps the sorted order on both backends; sorting again costs nothing and guarantees it.
-      metrics: [...entry.metrics]
-        .sort((a, b) => a.day - b.day)
-        .map(({ day, ...sums }) => ({ ...sums, startDate: new Date(day).toISOString() })),
-      preAutomationTime: entry.preAutomationTime,
-    }));
-    return { results, skip, limit, total: out?.total[0]?.n ?? 0 };
-  },
-};
+export async function taskMetrics(this: EngineService, ctx: EngineCtx<"taskMetrics">) {
+  const { pipeline, skip, limit } = metricsPipeline(ctx.params.queryOptions);
+  const [out] = await this.store
+    .collection(JOBS)
+    .aggregate<{ total: { n: number }[]; page: Entry[] }>(pipeline);
+  const results: TaskMetricsResult["results"] = (out?.page ?? []).map((entry) => ({
+    _id: entry._id,
+    workflow: { name: entry.workflow.name, _id: entry.workflow._id },
+    // $push keeps the sorted order on both backends; sorting again costs nothing and guarantees it.
+    metrics: [...entry.metrics]
+      .sort((a, b) => a.day - b.day)
+      .map(({ day, ...sums }) => ({ ...sums, startDate: new Date(day).toISOString() })),
+    preAutomationTime: entry.preAutomationTime,
+  }));
+  return { results, skip, limit, total: out?.total[0]?.n ?? 0 };
+}

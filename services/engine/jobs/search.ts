@@ -10,7 +10,7 @@ import { checkFields, checkFilter, checkSort } from "../../../shared/client-filt
 import { NotFoundError } from "../../../shared/errors";
 import { pageLimit } from "../../../shared/paging";
 import type { Filter } from "../../../shared/store/types";
-import type { EngineHandlers, EngineService } from "../types";
+import type { EngineCtx, EngineService } from "../types";
 import { JOBS } from "../collections";
 import { visibilityScope } from "./handlers";
 
@@ -23,45 +23,43 @@ async function visibleJob(service: EngineService, caller: Parameters<typeof visi
   return job as Job;
 }
 
-export const jobSearchHandlers: Pick<EngineHandlers, "searchJobs" | "getJobDocument" | "jobOutput"> = {
-  async searchJobs(this: EngineService, ctx) {
-    const options = ctx.params.options ?? {};
-    const filter = scoped(visibilityScope(ctx.meta.caller), checkFilter(options.query));
-    const sort = checkSort(options.sort) ?? { _id: 1 };
-    const projection = checkFields(options.fields);
-    const skip = options.skip ?? 0;
-    const limit = pageLimit(options.limit);
-    const jobs = this.store.collection(JOBS);
-    const [results, total] = await Promise.all([
-      jobs.find(filter, {
-        sort: { ...sort, _id: sort._id ?? 1 },
-        skip,
-        limit,
-        ...(projection && { projection }),
-      }),
-      jobs.count(filter),
-    ]);
-    return { results: results as Job[], total, limit, skip };
-  },
+export async function searchJobs(this: EngineService, ctx: EngineCtx<"searchJobs">) {
+  const options = ctx.params.options ?? {};
+  const filter = scoped(visibilityScope(ctx.meta.caller), checkFilter(options.query));
+  const sort = checkSort(options.sort) ?? { _id: 1 };
+  const projection = checkFields(options.fields);
+  const skip = options.skip ?? 0;
+  const limit = pageLimit(options.limit);
+  const jobs = this.store.collection(JOBS);
+  const [results, total] = await Promise.all([
+    jobs.find(filter, {
+      sort: { ...sort, _id: sort._id ?? 1 },
+      skip,
+      limit,
+      ...(projection && { projection }),
+    }),
+    jobs.count(filter),
+  ]);
+  return { results: results as Job[], total, limit, skip };
+}
 
-  async getJobDocument(this: EngineService, ctx) {
-    return visibleJob(this, ctx.meta.caller, ctx.params.id);
-  },
+export async function getJobDocument(this: EngineService, ctx: EngineCtx<"getJobDocument">) {
+  return visibleJob(this, ctx.meta.caller, ctx.params.id);
+}
 
-  /** The job's variables, and each task's outgoing values (null for a task that has not finished). */
-  async jobOutput(this: EngineService, ctx) {
-    const job = await visibleJob(this, ctx.meta.caller, ctx.params.id);
-    const tasks: JobOutput["tasks"] = {};
-    for (const [id, task] of Object.entries((job.tasks ?? {}) as Record<string, any>)) {
-      if (!task) continue;
-      tasks[id] = {
-        name: task.name,
-        ...(task.summary !== undefined && { summary: task.summary }),
-        status: task.status,
-        ...(task.finish_state !== undefined && { finish_state: task.finish_state }),
-        outgoing: task.outgoing ?? null,
-      };
-    }
-    return { _id: job._id, name: job.name, status: job.status, variables: job.variables ?? {}, tasks };
-  },
-};
+/** The job's variables, and each task's outgoing values (null for a task that has not finished). */
+export async function jobOutput(this: EngineService, ctx: EngineCtx<"jobOutput">) {
+  const job = await visibleJob(this, ctx.meta.caller, ctx.params.id);
+  const tasks: JobOutput["tasks"] = {};
+  for (const [id, task] of Object.entries((job.tasks ?? {}) as Record<string, any>)) {
+    if (!task) continue;
+    tasks[id] = {
+      name: task.name,
+      ...(task.summary !== undefined && { summary: task.summary }),
+      status: task.status,
+      ...(task.finish_state !== undefined && { finish_state: task.finish_state }),
+      outgoing: task.outgoing ?? null,
+    };
+  }
+  return { _id: job._id, name: job.name, status: job.status, variables: job.variables ?? {}, tasks };
+}

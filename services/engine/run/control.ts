@@ -8,7 +8,7 @@
 import type { Caller, Job, JobControlResult } from "../../../shared/contracts/resources";
 import { ConflictError, NotFoundError } from "../../../shared/errors";
 import { maySeeJob } from "../../../shared/job-visibility";
-import type { EngineHandlers, EngineService } from "../types";
+import type { EngineCtx, EngineService } from "../types";
 import type { Runner } from "./runner";
 import { cancelRun, pauseRun, resumeRun, type Step } from "./transitions";
 import type { RunJob } from "./types";
@@ -63,14 +63,14 @@ async function control(
   };
 }
 
-export const jobControlHandlers: Pick<EngineHandlers, "pauseJobs" | "resumeJobs" | "cancelJobs"> = {
-  async pauseJobs(this: EngineService, ctx) {
-    return control(this, ctx.meta.caller, ctx.params.jobIds, PAUSE);
-  },
-  async resumeJobs(this: EngineService, ctx) {
-    return control(this, ctx.meta.caller, ctx.params.jobIds, RESUME);
-  },
-  async cancelJobs(this: EngineService, ctx) {
-    return control(this, ctx.meta.caller, ctx.params.jobIds, CANCEL);
-  },
-};
+export async function pauseJobs(this: EngineService, ctx: EngineCtx<"pauseJobs">) {
+  return control(this, ctx.meta.caller, ctx.params.jobIds, PAUSE);
+}
+
+export async function resumeJobs(this: EngineService, ctx: EngineCtx<"resumeJobs">) {
+  return control(this, ctx.meta.caller, ctx.params.jobIds, RESUME);
+}
+
+export async function cancelJobs(this: EngineService, ctx: EngineCtx<"cancelJobs">) {
+  return control(this, ctx.meta.caller, ctx.params.jobIds, CANCEL);
+}

@@ -10,10 +10,9 @@ import { ConflictError, NotFoundError } from "../../../shared/errors";
 import { configOf } from "../../../shared/runtime";
 import { loadKey } from "../../../shared/secrets";
 import { typedMixin } from "../../../shared/service";
-import type { EngineHandlers, EngineService } from "../types";
+import type { EngineCtx, EngineService } from "../types";
 import { assertOwnGroups, maySeeJob } from "../../../shared/job-visibility";
 import { JOBS } from "../collections";
-import { listManualTasks } from "../jobs/manual-tasks";
 import { DISPATCH_EVENT, Runner } from "./runner";
 import { runnerSettings } from "./settings";
 import { loadWorkflow, prepareVariables } from "./start";
@@ -37,109 +36,103 @@ const runAs = (caller: Caller | undefined): RunJob["runAs"] =>
       }
     : null;
 
-export const runHandlers: EngineHandlers = {
-  async startJob(this: EngineService, ctx) {
-    const { workflow: name, options } = ctx.params;
-    const caller = ctx.meta.caller;
-    const workflow = await loadWorkflow(this.store, name);
-    const variables = prepareVariables(workflow, options.variables ?? {}, () => this.secretKey());
-    let groups = [...new Set(options.groups ?? workflow.groups ?? [])];
-    if (options.groups) {
-      assertOwnGroups(caller, groups, "options.groups");
-      await checkGroupsExist(ctx, groups, "options.groups");
-    }
-    // A job nobody but admins could see is of no use to the person who started it.
-    if (groups.length === 0 && caller) groups = [...caller.groupIds];
-    const job = buildJob(
-      workflow,
-      { description: options.description, type: options.type, variables, groups, caller: runAs(caller) },
-      Date.now(),
-    );
-    const runner: Runner = this.runner;
+export async function startJob(this: EngineService, ctx: EngineCtx<"startJob">) {
+  const { workflow: name, options } = ctx.params;
+  const caller = ctx.meta.caller;
+  const workflow = await loadWorkflow(this.store, name);
+  const variables = prepareVariables(workflow, options.variables ?? {}, () => this.secretKey());
+  let groups = [...new Set(options.groups ?? workflow.groups ?? [])];
+  if (options.groups) {
+    assertOwnGroups(caller, groups, "options.groups");
+    await checkGroupsExist(ctx, groups, "options.groups");
+  }
+  // A job nobody but admins could see is of no use to the person who started it.
+  if (groups.length === 0 && caller) groups = [...caller.groupIds];
+  const job = buildJob(
+    workflow,
+    { description: options.description, type: options.type, variables, groups, caller: runAs(caller) },
+    Date.now(),
+  );
+  const runner: Runner = this.runner;
+  return answer(await runner.start(job));
+}
+
+export async function startScheduledJob(this: EngineService, ctx: EngineCtx<"startScheduledJob">) {
+  const { workflow: name, jobId, automation, options } = ctx.params;
+  const runner: Runner = this.runner;
+  const existing = await this.store.collection<RunJob>(JOBS).findOne({ _id: jobId });
+  if (existing) return answer(existing);
+  const workflow = await loadWorkflow(this.store, name);
+  const variables = prepareVariables(workflow, options.variables ?? {}, () => this.secretKey());
+  const groups = [...new Set(options.groups ?? workflow.groups ?? [])];
+  const job = buildJob(
+    workflow,
+    { id: jobId, description: options.description, type: "automation", variables, groups },
+    Date.now(),
+  );
+  job.automation = automation;
+  try {
     return answer(await runner.start(job));
-  },
+  } catch (err) {
+    // Two replicas resuming one slot: the one that lost the insert answers the winner's job.
+    if (!(err instanceof DuplicateKeyError)) throw err;
+    const winner = await this.store.collection<RunJob>(JOBS).findOne({ _id: jobId });
+    if (!winner) throw err;
+    return answer(winner);
+  }
+}
 
-  async startScheduledJob(this: EngineService, ctx) {
-    const { workflow: name, jobId, automation, options } = ctx.params;
-    const runner: Runner = this.runner;
-    const existing = await this.store.collection<RunJob>(JOBS).findOne({ _id: jobId });
-    if (existing) return answer(existing);
-    const workflow = await loadWorkflow(this.store, name);
-    const variables = prepareVariables(workflow, options.variables ?? {}, () => this.secretKey());
-    const groups = [...new Set(options.groups ?? workflow.groups ?? [])];
-    const job = buildJob(
-      workflow,
-      { id: jobId, description: options.description, type: "automation", variables, groups },
-      Date.now(),
-    );
-    job.automation = automation;
-    try {
-      return answer(await runner.start(job));
-    } catch (err) {
-      // Two replicas resuming one slot: the one that lost the insert answers the winner's job.
-      if (!(err instanceof DuplicateKeyError)) throw err;
-      const winner = await this.store.collection<RunJob>(JOBS).findOne({ _id: jobId });
-      if (!winner) throw err;
-      return answer(winner);
-    }
-  },
+export async function finishTask(this: EngineService, ctx: EngineCtx<"finishTask">) {
+  const { job_id: jobId, task_id: taskId, task_data: data } = ctx.params;
+  const caller = ctx.meta.caller;
+  const runner: Runner = this.runner;
+  const written = await runner.advance(
+    jobId,
+    (draft, step) => {
+      if (!maySeeJob(caller, draft.groups)) throw new NotFoundError("Job", jobId);
+      const task = draft.tasks[taskId];
+      if (!task) throw new NotFoundError("Task", taskId);
+      if (!isWaitingManual(draft, taskId)) {
+        const what =
+          task.type === "manual" ? `is ${task.status}` : `is not a manual task (type ${task.type})`;
+        throw new ConflictError(
+          `Task '${taskId}' of job ${jobId} ${what}; only a waiting manual task can be finished`,
+          {
+            taskStatus: task.status,
+            jobStatus: draft.status,
+          },
+        );
+      }
+      finishManual(draft, taskId, data, step);
+    },
+    { fresh: true },
+  );
+  if (!written) throw new NotFoundError("Job", jobId);
+  return answer(written.job);
+}
 
-  async finishTask(this: EngineService, ctx) {
-    const { job_id: jobId, task_id: taskId, task_data: data } = ctx.params;
-    const caller = ctx.meta.caller;
-    const runner: Runner = this.runner;
-    const written = await runner.advance(
-      jobId,
-      (draft, step) => {
-        if (!maySeeJob(caller, draft.groups)) throw new NotFoundError("Job", jobId);
-        const task = draft.tasks[taskId];
-        if (!task) throw new NotFoundError("Task", taskId);
-        if (!isWaitingManual(draft, taskId)) {
-          const what =
-            task.type === "manual" ? `is ${task.status}` : `is not a manual task (type ${task.type})`;
-          throw new ConflictError(
-            `Task '${taskId}' of job ${jobId} ${what}; only a waiting manual task can be finished`,
-            {
-              taskStatus: task.status,
-              jobStatus: draft.status,
-            },
-          );
-        }
-        finishManual(draft, taskId, data, step);
-      },
-      { fresh: true },
-    );
-    if (!written) throw new NotFoundError("Job", jobId);
-    return answer(written.job);
-  },
-
-  async cancelJob(this: EngineService, ctx) {
-    const { id } = ctx.params;
-    const caller = ctx.meta.caller;
-    const runner: Runner = this.runner;
-    const written = await runner.advance(
-      id,
-      (draft, step) => {
-        if (!maySeeJob(caller, draft.groups)) throw new NotFoundError("Job", id);
-        if (draft.status !== "running" && draft.status !== "paused")
-          throw new ConflictError(
-            `Job ${id} is ${draft.status}; only a running or paused job can be canceled`,
-            {
-              jobStatus: draft.status,
-            },
-          );
-        cancelRun(draft, step);
-      },
-      { fresh: true },
-    );
-    if (!written) throw new NotFoundError("Job", id);
-    return answer(written.job);
-  },
-
-  async listManualTasks(this: EngineService, ctx) {
-    return listManualTasks(this.store, ctx.meta.caller, ctx.params);
-  },
-};
+export async function cancelJob(this: EngineService, ctx: EngineCtx<"cancelJob">) {
+  const { id } = ctx.params;
+  const caller = ctx.meta.caller;
+  const runner: Runner = this.runner;
+  const written = await runner.advance(
+    id,
+    (draft, step) => {
+      if (!maySeeJob(caller, draft.groups)) throw new NotFoundError("Job", id);
+      if (draft.status !== "running" && draft.status !== "paused")
+        throw new ConflictError(
+          `Job ${id} is ${draft.status}; only a running or paused job can be canceled`,
+          {
+            jobStatus: draft.status,
+          },
+        );
+      cancelRun(draft, step);
+    },
+    { fresh: true },
+  );
+  if (!written) throw new NotFoundError("Job", id);
+  return answer(written.job);
+}
 
 /** Lifecycle hooks and event handlers the executor adds to the engine service. */
 export const executorMixin = typedMixin<EngineService>({

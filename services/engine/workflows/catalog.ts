@@ -15,7 +15,7 @@ import type { TaskMetadata } from "../../../shared/contracts/define";
 import type { TaskCatalogEntry } from "../../../shared/contracts/resources";
 import { OPERATION_TASKS, type OperationTask } from "../operations/names";
 import { OPERATION_VARIABLES } from "../operations";
-import type { EngineHandlers, EngineService } from "../types";
+import type { EngineService } from "../types";
 
 export const ENGINE_APP = "WorkFlowEngine";
 
@@ -105,8 +105,6 @@ export function taskCatalog(broker: ServiceBroker): TaskCatalogEntry[] {
   return [...automatic.sort(byAppAndName), ...operations, structuredClone(MANUAL_TASK)];
 }
 
-export const catalogHandlers: EngineHandlers = {
-  listTasks(this: EngineService) {
-    return taskCatalog(this.broker);
-  },
-};
+export function listTasks(this: EngineService) {
+  return taskCatalog(this.broker);
+}

@@ -9,60 +9,58 @@ import type { Workflow, WorkflowExport } from "../../../shared/contracts/resourc
 import { ConflictError, invalidField } from "../../../shared/errors";
 import { DuplicateKeyError } from "../../../shared/store/types";
 import { nowIso } from "../../../shared/text";
-import type { EngineHandlers, EngineService } from "../types";
+import type { EngineCtx, EngineService } from "../types";
 import { WORKFLOWS } from "../collections";
 import { definition, ensureWorkflowIndexes, findWorkflow, who } from "./handlers";
 
-export const workflowExchangeHandlers: Pick<EngineHandlers, "exportWorkflow" | "importWorkflow"> = {
-  /** The definition without this platform's identity and history (`_id`, `created*`, `last_updated*`). */
-  async exportWorkflow(this: EngineService, ctx) {
-    const name = ctx.params.name ?? ctx.params.options?.name;
-    if (!name)
-      throw invalidField("name", "Name the workflow to export: {name} or {options: {name}}", "required");
-    const stored = await findWorkflow(this.store, name);
-    const {
-      _id: _ignoredId,
-      created: _created,
-      created_by: _createdBy,
-      last_updated: _updated,
-      last_updated_by: _updatedBy,
-      ...definition
-    } = stored;
-    return definition as WorkflowExport;
-  },
+/** The definition without this platform's identity and history (`_id`, `created*`, `last_updated*`). */
+export async function exportWorkflow(this: EngineService, ctx: EngineCtx<"exportWorkflow">) {
+  const name = ctx.params.name ?? ctx.params.options?.name;
+  if (!name)
+    throw invalidField("name", "Name the workflow to export: {name} or {options: {name}}", "required");
+  const stored = await findWorkflow(this.store, name);
+  const {
+    _id: _ignoredId,
+    created: _created,
+    created_by: _createdBy,
+    last_updated: _updated,
+    last_updated_by: _updatedBy,
+    ...definition
+  } = stored;
+  return definition as WorkflowExport;
+}
 
-  async importWorkflow(this: EngineService, ctx) {
-    const { overwrite = false, ...input } = ctx.params;
-    const fields = definition(input);
-    await ensureWorkflowIndexes(this.store);
-    const now = nowIso();
-    const by = who(ctx);
-    const workflows = this.store.collection(WORKFLOWS);
-    try {
-      return (await workflows.insertOne({
-        ...fields,
-        created: now,
-        created_by: by,
-        last_updated: now,
-        last_updated_by: by,
-      })) as Workflow;
-    } catch (err) {
-      if (!(err instanceof DuplicateKeyError)) throw err;
-      if (!overwrite)
-        throw new ConflictError(
-          `Workflow '${fields.name}' already exists; import with overwrite to replace it`,
-        );
-    }
-    const OPTIONAL = ["inputSchema", "sla", "preAutomationTime", "decorators"].filter((f) => !(f in fields));
-    const replaced = await workflows.findOneAndUpdate(
-      { name: fields.name },
-      {
-        $set: { ...fields, last_updated: now, last_updated_by: by },
-        ...(OPTIONAL.length > 0 && { $unset: Object.fromEntries(OPTIONAL.map((f) => [f, ""])) }),
-      },
-    );
-    // Deleted between the insert and the replace: the name is free again.
-    if (!replaced) throw new ConflictError(`Workflow '${fields.name}' changed meanwhile; import again`);
-    return replaced as Workflow;
-  },
-};
+export async function importWorkflow(this: EngineService, ctx: EngineCtx<"importWorkflow">) {
+  const { overwrite = false, ...input } = ctx.params;
+  const fields = definition(input);
+  await ensureWorkflowIndexes(this.store);
+  const now = nowIso();
+  const by = who(ctx);
+  const workflows = this.store.collection(WORKFLOWS);
+  try {
+    return (await workflows.insertOne({
+      ...fields,
+      created: now,
+      created_by: by,
+      last_updated: now,
+      last_updated_by: by,
+    })) as Workflow;
+  } catch (err) {
+    if (!(err instanceof DuplicateKeyError)) throw err;
+    if (!overwrite)
+      throw new ConflictError(
+        `Workflow '${fields.name}' already exists; import with overwrite to replace it`,
+      );
+  }
+  const OPTIONAL = ["inputSchema", "sla", "preAutomationTime", "decorators"].filter((f) => !(f in fields));
+  const replaced = await workflows.findOneAndUpdate(
+    { name: fields.name },
+    {
+      $set: { ...fields, last_updated: now, last_updated_by: by },
+      ...(OPTIONAL.length > 0 && { $unset: Object.fromEntries(OPTIONAL.map((f) => [f, ""])) }),
+    },
+  );
+  // Deleted between the insert and the replace: the name is free again.
+  if (!replaced) throw new ConflictError(`Workflow '${fields.name}' changed meanwhile; import again`);
+  return replaced as Workflow;
+}

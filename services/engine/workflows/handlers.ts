@@ -10,7 +10,7 @@ import { ConflictError, NotFoundError } from "../../../shared/errors";
 import { DuplicateKeyError, type Store } from "../../../shared/store/types";
 import { nowIso } from "../../../shared/text";
 import { validateGraph } from "./validation";
-import type { EngineHandlers, EngineService } from "../types";
+import type { EngineCtx, EngineService } from "../types";
 import type { WorkflowDoc } from "../../../shared/contracts/engine-documents";
 import { pageLimit } from "../../../shared/paging";
 import { WORKFLOWS } from "../collections";
@@ -60,73 +60,69 @@ export async function findWorkflow(store: Store, name: string): Promise<Workflow
   return doc;
 }
 
-export const workflowHandlers: EngineHandlers = {
-  async createWorkflow(this: EngineService, ctx) {
-    const fields = definition(ctx.params.workflow);
-    await ensureWorkflowIndexes(this.store);
-    const now = nowIso();
-    const by = who(ctx);
-    try {
-      return (await this.store.collection(WORKFLOWS).insertOne({
-        ...fields,
-        created: now,
-        created_by: by,
-        last_updated: now,
-        last_updated_by: by,
-      })) as Workflow;
-    } catch (err) {
-      if (err instanceof DuplicateKeyError)
-        throw new ConflictError(`Workflow '${fields.name}' already exists`);
-      throw err;
-    }
-  },
+export async function createWorkflow(this: EngineService, ctx: EngineCtx<"createWorkflow">) {
+  const fields = definition(ctx.params.workflow);
+  await ensureWorkflowIndexes(this.store);
+  const now = nowIso();
+  const by = who(ctx);
+  try {
+    return (await this.store.collection(WORKFLOWS).insertOne({
+      ...fields,
+      created: now,
+      created_by: by,
+      last_updated: now,
+      last_updated_by: by,
+    })) as Workflow;
+  } catch (err) {
+    if (err instanceof DuplicateKeyError) throw new ConflictError(`Workflow '${fields.name}' already exists`);
+    throw err;
+  }
+}
 
-  async listWorkflows(this: EngineService, ctx) {
-    const skip = ctx.params.skip ?? 0;
-    const limit = pageLimit(ctx.params.limit);
-    return (await this.store
-      .collection(WORKFLOWS)
-      .find({}, { sort: { name: 1, _id: 1 }, skip, limit })) as Workflow[];
-  },
+export async function listWorkflows(this: EngineService, ctx: EngineCtx<"listWorkflows">) {
+  const skip = ctx.params.skip ?? 0;
+  const limit = pageLimit(ctx.params.limit);
+  return (await this.store
+    .collection(WORKFLOWS)
+    .find({}, { sort: { name: 1, _id: 1 }, skip, limit })) as Workflow[];
+}
 
-  async getWorkflow(this: EngineService, ctx) {
-    return (await findWorkflow(this.store, ctx.params.name)) as Workflow;
-  },
+export async function getWorkflow(this: EngineService, ctx: EngineCtx<"getWorkflow">) {
+  return (await findWorkflow(this.store, ctx.params.name)) as Workflow;
+}
 
-  async getWorkflowById(this: EngineService, ctx) {
-    const doc = await this.store.collection(WORKFLOWS).findOne({ _id: ctx.params.id });
-    if (!doc) throw new NotFoundError("Workflow", ctx.params.id);
-    return doc as Workflow;
-  },
+export async function getWorkflowById(this: EngineService, ctx: EngineCtx<"getWorkflowById">) {
+  const doc = await this.store.collection(WORKFLOWS).findOne({ _id: ctx.params.id });
+  if (!doc) throw new NotFoundError("Workflow", ctx.params.id);
+  return doc as Workflow;
+}
 
-  async updateWorkflow(this: EngineService, ctx) {
-    const fields = definition(ctx.params.workflow);
-    await ensureWorkflowIndexes(this.store);
-    const unset = Object.fromEntries(
-      OPTIONAL_FIELDS.filter((f) => !(f in fields)).map((f) => [f, ""] as const),
+export async function updateWorkflow(this: EngineService, ctx: EngineCtx<"updateWorkflow">) {
+  const fields = definition(ctx.params.workflow);
+  await ensureWorkflowIndexes(this.store);
+  const unset = Object.fromEntries(
+    OPTIONAL_FIELDS.filter((f) => !(f in fields)).map((f) => [f, ""] as const),
+  );
+  let updated: WorkflowDoc | null;
+  try {
+    updated = await this.store.collection<WorkflowDoc>(WORKFLOWS).findOneAndUpdate(
+      { name: ctx.params.name },
+      {
+        $set: { ...fields, last_updated: nowIso(), last_updated_by: who(ctx) },
+        ...(Object.keys(unset).length > 0 && { $unset: unset }),
+      },
     );
-    let updated: WorkflowDoc | null;
-    try {
-      updated = await this.store.collection<WorkflowDoc>(WORKFLOWS).findOneAndUpdate(
-        { name: ctx.params.name },
-        {
-          $set: { ...fields, last_updated: nowIso(), last_updated_by: who(ctx) },
-          ...(Object.keys(unset).length > 0 && { $unset: unset }),
-        },
-      );
-    } catch (err) {
-      // Renaming onto another workflow's name.
-      if (err instanceof DuplicateKeyError)
-        throw new ConflictError(`Workflow '${fields.name}' already exists`);
-      throw err;
-    }
-    if (!updated) throw new NotFoundError("Workflow", ctx.params.name);
-    return updated as Workflow;
-  },
+  } catch (err) {
+    // Renaming onto another workflow's name.
+    if (err instanceof DuplicateKeyError) throw new ConflictError(`Workflow '${fields.name}' already exists`);
+    throw err;
+  }
+  if (!updated) throw new NotFoundError("Workflow", ctx.params.name);
+  return updated as Workflow;
+}
 
-  async deleteWorkflow(this: EngineService, ctx) {
-    const deleted = await this.store.collection(WORKFLOWS).findOneAndDelete({ name: ctx.params.name });
-    if (!deleted) throw new NotFoundError("Workflow", ctx.params.name);
-    return { status: "OK", message: `Workflow '${ctx.params.name}' deleted` };
-  },
-};
+export async function deleteWorkflow(this: EngineService, ctx: EngineCtx<"deleteWorkflow">) {
+  const deleted = await this.store.collection(WORKFLOWS).findOneAndDelete({ name: ctx.params.name });
+  if (!deleted) throw new NotFoundError("Workflow", ctx.params.name);
+  return { status: "OK", message: `Workflow '${ctx.params.name}' deleted` };
+}

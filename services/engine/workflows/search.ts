@@ -13,47 +13,45 @@ import { checkFields, checkFilter, checkSort } from "../../../shared/client-filt
 import { pageLimit } from "../../../shared/paging";
 import type { Doc, Filter } from "../../../shared/store/types";
 import { escapeRegex } from "../../../shared/text";
-import type { EngineHandlers, EngineService } from "../types";
+import type { EngineCtx, EngineService } from "../types";
 import { WORKFLOWS } from "../collections";
 
-export const workflowSearchHandlers: Pick<EngineHandlers, "searchWorkflows" | "studioWorkflows"> = {
-  async searchWorkflows(this: EngineService, ctx) {
-    const options = ctx.params.options ?? {};
-    const filter = checkFilter(options.query);
-    const sort = checkSort(options.sort) ?? { name: 1 };
-    const projection = checkFields(options.fields);
-    const skip = options.skip ?? 0;
-    const limit = pageLimit(options.limit);
-    const workflows = this.store.collection(WORKFLOWS);
-    const [results, total] = await Promise.all([
-      workflows.find(filter, { sort: { ...sort, _id: 1 }, skip, limit, ...(projection && { projection }) }),
-      workflows.count(filter),
-    ]);
-    return { results: results as Workflow[], total, limit, skip };
-  },
+export async function searchWorkflows(this: EngineService, ctx: EngineCtx<"searchWorkflows">) {
+  const options = ctx.params.options ?? {};
+  const filter = checkFilter(options.query);
+  const sort = checkSort(options.sort) ?? { name: 1 };
+  const projection = checkFields(options.fields);
+  const skip = options.skip ?? 0;
+  const limit = pageLimit(options.limit);
+  const workflows = this.store.collection(WORKFLOWS);
+  const [results, total] = await Promise.all([
+    workflows.find(filter, { sort: { ...sort, _id: 1 }, skip, limit, ...(projection && { projection }) }),
+    workflows.count(filter),
+  ]);
+  return { results: results as Workflow[], total, limit, skip };
+}
 
-  async studioWorkflows(this: EngineService, ctx) {
-    const p = ctx.params.options ?? {};
-    const clauses: Filter[] = [];
-    if (p.equals?.name !== undefined) clauses.push({ name: p.equals.name });
-    if (p.equals?._id !== undefined) clauses.push({ _id: p.equals._id });
-    if (p.contains?.name !== undefined)
-      clauses.push({ name: { $regex: escapeRegex(p.contains.name), $options: "i" } });
-    if (p["starts-with"]?.name !== undefined)
-      clauses.push({ name: { $regex: `^${escapeRegex(p["starts-with"].name)}`, $options: "i" } });
-    const filter = clauses.length === 0 ? {} : clauses.length === 1 ? clauses[0] : { $and: clauses };
-    const skip = p.skip ?? 0;
-    const limit = pageLimit(p.limit);
-    const workflows = this.store.collection(WORKFLOWS);
-    const [found, total] = await Promise.all([
-      workflows.find(filter, { sort: { [p.sort ?? "name"]: p.order ?? 1, _id: 1 }, skip, limit }),
-      workflows.count(filter),
-    ]);
-    const expanded = await expandAccounts(ctx, found, listOf(p.expand));
-    const items = expanded.map((w) => shape(w, listOf(p.include), listOf(p.exclude)));
-    return { items: items as Workflow[], total, skip, limit };
-  },
-};
+export async function studioWorkflows(this: EngineService, ctx: EngineCtx<"studioWorkflows">) {
+  const p = ctx.params.options ?? {};
+  const clauses: Filter[] = [];
+  if (p.equals?.name !== undefined) clauses.push({ name: p.equals.name });
+  if (p.equals?._id !== undefined) clauses.push({ _id: p.equals._id });
+  if (p.contains?.name !== undefined)
+    clauses.push({ name: { $regex: escapeRegex(p.contains.name), $options: "i" } });
+  if (p["starts-with"]?.name !== undefined)
+    clauses.push({ name: { $regex: `^${escapeRegex(p["starts-with"].name)}`, $options: "i" } });
+  const filter = clauses.length === 0 ? {} : clauses.length === 1 ? clauses[0] : { $and: clauses };
+  const skip = p.skip ?? 0;
+  const limit = pageLimit(p.limit);
+  const workflows = this.store.collection(WORKFLOWS);
+  const [found, total] = await Promise.all([
+    workflows.find(filter, { sort: { [p.sort ?? "name"]: p.order ?? 1, _id: 1 }, skip, limit }),
+    workflows.count(filter),
+  ]);
+  const expanded = await expandAccounts(ctx, found, listOf(p.expand));
+  const items = expanded.map((w) => shape(w, listOf(p.include), listOf(p.exclude)));
+  return { items: items as Workflow[], total, skip, limit };
+}
 
 const EXPANDABLE = new Set(["created_by", "last_updated_by"]);
 const listOf = (text: string | undefined) =>
