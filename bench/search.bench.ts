@@ -21,7 +21,7 @@ import type { ServiceBroker } from "moleculer";
 import type { AddressInfo } from "node:net";
 import { loadConfig } from "../shared/config";
 import { createBroker } from "../app/broker";
-import { acquireStore, releaseStore } from "../shared/runtime";
+import { acquireStore } from "../shared/runtime";
 import { serviceSchemas } from "../app/services";
 import { inMemorySearch, type BaselineGroup } from "./search/baseline";
 import { waitQuiet, watchCpu } from "./support/cpu";
@@ -111,7 +111,7 @@ async function main(): Promise<void> {
         for (let i = 0; i < docs.length; i += 5000)
           await store.collection(collection).insertMany(docs.slice(i, i + 5000));
     } finally {
-      await releaseStore(broker);
+      await store.close();
     }
     console.log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 

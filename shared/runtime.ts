@@ -1,6 +1,6 @@
 /**
- * Per-broker runtime: the config a broker was built with and its one store. Tests run several
- * brokers in one process, each with its own config, so this is keyed by broker, not global.
+ * Per-broker runtime: the config a broker was built with, and handles on its store. Tests run
+ * several brokers in one process, each with its own config, so this is keyed by broker, not global.
  */
 import type { ServiceBroker } from "moleculer";
 import { loadConfig, type PlatformConfig } from "./config";
@@ -9,7 +9,6 @@ import type { Store } from "./store/types";
 import { timedStore } from "./observability/store-timing";
 
 const configs = new WeakMap<ServiceBroker, PlatformConfig>();
-const stores = new WeakMap<ServiceBroker, { store: Promise<Store>; users: number }>();
 
 /** Called by the composition root (app/broker.ts) when it builds a broker from `config`. */
 export function bindConfig(broker: ServiceBroker, config: PlatformConfig): void {
@@ -31,28 +30,12 @@ function hostsStoreService(config: PlatformConfig): boolean {
 }
 
 /**
- * The broker's store, opened once and shared by every service on that broker. Each service that
- * acquires it releases it when it stops; the last release closes it.
+ * A handle on the broker's store, for one holder (a service, from `started` to `stopped`; a test).
+ * The holder closes its handle when done. Counting the holders is the store module's one job
+ * (shared/store/index.ts): it opens the backend for the first handle and closes it with the last.
  */
-export function acquireStore(broker: ServiceBroker): Promise<Store> {
-  let entry = stores.get(broker);
-  if (!entry) {
-    const config = configOf(broker);
-    entry = {
-      store: createStore(config, { broker, hostsStoreService: hostsStoreService(config) }).then((store) =>
-        timedStore(store, broker),
-      ),
-      users: 0,
-    };
-    stores.set(broker, entry);
-  }
-  entry.users++;
-  return entry.store;
-}
-
-export async function releaseStore(broker: ServiceBroker): Promise<void> {
-  const entry = stores.get(broker);
-  if (!entry || --entry.users > 0) return;
-  stores.delete(broker);
-  await (await entry.store).close();
+export async function acquireStore(broker: ServiceBroker): Promise<Store> {
+  const config = configOf(broker);
+  const store = await createStore(config, { broker, hostsStoreService: hostsStoreService(config) });
+  return timedStore(store, broker);
 }

@@ -8,7 +8,7 @@ import type { ActionContract, ServiceContract } from "./contracts/define";
 import { dropNullOptionals, type Infer } from "./contracts/schema";
 import type { Caller } from "./contracts/resources";
 import { NotImplementedError } from "./errors";
-import { acquireStore, releaseStore } from "./runtime";
+import { acquireStore } from "./runtime";
 import type { Store } from "./store/types";
 
 /** What the gateway puts in `ctx.meta` for the services. */
@@ -82,13 +82,13 @@ function withNullRule(props: ActionContract["params"], handler: (this: unknown, 
   };
 }
 
-/** Gives a service `this.store` (the broker's shared store) from `started` to `stopped`. */
+/** Gives a service `this.store` (its handle on the broker's store) from `started` to `stopped`. */
 export const storeMixin: Partial<ServiceSchema> = {
   async started(this: Service & { store?: Store }) {
     this.store = await acquireStore(this.broker);
   },
   async stopped(this: Service & { store?: Store }) {
-    if (this.store) await releaseStore(this.broker);
+    await this.store?.close();
   },
 };
 

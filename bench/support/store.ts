@@ -1,6 +1,6 @@
 /** The broker's store for the length of `fn`, released after (shared/runtime.ts counts the users). */
 import type { ServiceBroker } from "moleculer";
-import { acquireStore, releaseStore } from "../../shared/runtime";
+import { acquireStore } from "../../shared/runtime";
 import type { Store } from "../../shared/store/types";
 
 export async function withStore<T>(broker: ServiceBroker, fn: (store: Store) => Promise<T>): Promise<T> {
@@ -8,6 +8,6 @@ export async function withStore<T>(broker: ServiceBroker, fn: (store: Store) => 
   try {
     return await fn(store);
   } finally {
-    await releaseStore(broker);
+    await store.close();
   }
 }

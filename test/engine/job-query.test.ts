@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { call } from "../../shared/contracts";
 import type { Caller } from "../../shared/contracts/resources";
-import { acquireStore, releaseStore } from "../../shared/runtime";
+import { acquireStore } from "../../shared/runtime";
 import type { Store } from "../../shared/store/types";
 import type { JobDoc, JobStatus } from "../../shared/contracts/engine-documents";
 import { client, expectError, login, startPlatform, type Platform, type Reply } from "../support/platform";
@@ -196,7 +196,7 @@ describeInBothShapes("job queries over HTTP", (platform) => {
     await store.collection("jobs").insertMany(Object.values(jobs));
   });
   afterAll(async () => {
-    await releaseStore(host.broker);
+    await store.close();
   });
 
   const N = {
@@ -556,7 +556,7 @@ describe("job query actions through the broker", () => {
     await store.collection("jobs").insertMany(docs);
   });
   afterAll(async () => {
-    await releaseStore(platform.broker);
+    await store.close();
     await platform.stop();
   });
 

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { call } from "../../shared/contracts";
-import { acquireStore, releaseStore } from "../../shared/runtime";
+import { acquireStore } from "../../shared/runtime";
 import type { Store } from "../../shared/store/types";
 import type { JobDoc, JobStatus } from "../../shared/contracts/engine-documents";
 import { client, expectError, login, startPlatform, type Platform } from "../support/platform";
@@ -133,7 +133,7 @@ describeInBothShapes("task metrics over HTTP", (platform) => {
     engineer = client(baseUrl, await login(baseUrl, "m-eng", "metrics-password"));
   });
   afterAll(async () => {
-    await releaseStore(host.broker);
+    await store.close();
   });
 
   const metrics = (query = "") => reader.get(`/workflow_engine/tasks/metrics${query}`);
@@ -255,7 +255,7 @@ describe("task metrics through the broker", () => {
     platform = await startPlatform();
     const store = await acquireStore(platform.broker);
     await store.collection("jobs").insertMany(seed());
-    await releaseStore(platform.broker);
+    await store.close();
   });
   afterAll(() => platform.stop());
 

@@ -192,8 +192,10 @@ describe("lifecycle: PUT /adapters/:name/stop, /start, /restart", () => {
   test("restart drops the adapter's connections: the next call opens a new one", async () => {
     await query("nso");
     const before = orch.connections;
-    await query("nso");
-    expect(orch.connections).toBe(before); // kept alive and reused
+    for (let i = 0; i < 3; i++) await query("nso");
+    // Kept alive and reused: three calls in a row, no new connection each. A health check that
+    // runs at the same moment as a call (every 200 ms here) may need a second one.
+    expect(orch.connections - before).toBeLessThanOrEqual(1);
     expect((await api.put("/adapters/nso/restart")).status).toBe(200);
     await query("nso");
     expect(orch.connections).toBeGreaterThan(before);

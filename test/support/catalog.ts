@@ -1,7 +1,7 @@
 /** Helpers of the catalog suites: signed-in clients with given roles, reply tracking, secret checks. */
 import type { ServiceBroker } from "moleculer";
 import { loadKey, decrypt, isEncrypted } from "../../shared/secrets";
-import { acquireStore, releaseStore } from "../../shared/runtime";
+import { acquireStore } from "../../shared/runtime";
 import { RemoteBackend } from "../../shared/store/remote";
 import type { Store } from "../../shared/store/types";
 import { client, login, tracked, type Client, type Platform, type Reply } from "./platform";
@@ -42,7 +42,7 @@ export async function withStore<T>(platform: Platform, fn: (store: Store) => Pro
   try {
     return await fn(store);
   } finally {
-    await releaseStore(platform.broker);
+    await store.close();
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import { Errors, type Context, type ServiceBroker, type ServiceSchema } from "moleculer";
 import type { WorkflowInput } from "./engine-builders";
-import { acquireStore, releaseStore } from "../../shared/runtime";
+import { acquireStore } from "../../shared/runtime";
 import type { Store } from "../../shared/store/types";
 import type { client as httpClient } from "./platform";
 
@@ -59,7 +59,7 @@ export async function withStore<T>(broker: ServiceBroker, fn: (store: Store) => 
   try {
     return await fn(store);
   } finally {
-    await releaseStore(broker);
+    await store.close();
   }
 }
 

@@ -1,5 +1,5 @@
 /** Helpers of the search suites: the platform's store for seeding, clients with given roles. */
-import { acquireStore, releaseStore } from "../../shared/runtime";
+import { acquireStore } from "../../shared/runtime";
 import type { Doc, Store } from "../../shared/store/types";
 import { type Platform, type Reply } from "./platform";
 
@@ -22,7 +22,7 @@ export async function withStore<T>(platform: Platform, fn: (store: Store) => Pro
   try {
     return await fn(store);
   } finally {
-    await releaseStore(broker);
+    await store.close();
   }
 }
 
