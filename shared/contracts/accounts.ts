@@ -1,7 +1,15 @@
 /** accounts: login and sessions, accounts, groups and roles (spec operation 4, docs/platform-rules.md#sign-in-and-roles). */
 import { defineService, ROLES } from "./define";
-import { int, optString, optBool, returns, sortOrder } from "./schema";
-import type { Account, AccountPage, Caller, Group, LoginResult, Message, WhoAmI } from "./resources";
+import { arrayOf, int, num, optString, optBool, returns, sortOrder } from "./schema";
+import {
+  accountPageSchema,
+  accountSchema,
+  callerSchema,
+  groupSchema,
+  loginResultSchema,
+  messageSchema,
+  whoAmISchema,
+} from "./resources";
 
 const ADMIN = ["admin"] as const;
 
@@ -33,7 +41,7 @@ export const accounts = defineService("accounts", {
         },
       },
     },
-    result: returns<LoginResult>(),
+    result: returns(loginResultSchema),
     http: {
       method: "POST",
       path: "/login",
@@ -45,7 +53,7 @@ export const accounts = defineService("accounts", {
   },
   logout: {
     params: {},
-    result: returns<Message>(),
+    result: returns(messageSchema),
     http: {
       method: "GET",
       path: "/logout",
@@ -56,7 +64,7 @@ export const accounts = defineService("accounts", {
   },
   whoami: {
     params: {},
-    result: returns<WhoAmI>(),
+    result: returns(whoAmISchema),
     http: {
       method: "GET",
       path: "/whoami",
@@ -66,7 +74,7 @@ export const accounts = defineService("accounts", {
   },
   myTtl: {
     params: {},
-    result: returns<number>(),
+    result: returns(num),
     http: {
       method: "GET",
       path: "/myTtl",
@@ -76,7 +84,7 @@ export const accounts = defineService("accounts", {
   },
   authenticate: {
     params: { token: { type: "string", min: 1, max: 512 } },
-    result: returns<Caller>(),
+    result: returns(callerSchema),
     description: "Resolve a session token to a caller; slides the session's expiry. Used by the gateway.",
   },
   refreshCaller: {
@@ -84,7 +92,7 @@ export const accounts = defineService("accounts", {
       accountId: { type: "string", min: 1, max: 64 },
       sessionId: { type: "string", min: 1, max: 128, optional: true },
     },
-    result: returns<Caller>(),
+    result: returns(callerSchema),
     description:
       "The caller of a session (or, for Basic, of an account) as it is now: 401 once the session ended or the account is inactive. Does not slide the session. Used by the gateway to keep open event streams honest.",
   },
@@ -93,7 +101,7 @@ export const accounts = defineService("accounts", {
       username: { type: "string", min: 1, max: 128 },
       password: { type: "string", min: 1, max: 1024, secret: true },
     },
-    result: returns<Caller>(),
+    result: returns(callerSchema),
     description: "Check Basic credentials for one request (no session). Used by the gateway.",
   },
   list: {
@@ -117,7 +125,7 @@ export const accounts = defineService("accounts", {
         },
       },
     },
-    result: returns<AccountPage>(),
+    result: returns(accountPageSchema),
     http: {
       method: "GET",
       path: "/user-management/accounts",
@@ -149,7 +157,7 @@ export const accounts = defineService("accounts", {
       },
       inactive: optBool,
     },
-    result: returns<Account>(),
+    result: returns(accountSchema),
     http: {
       method: "POST",
       path: "/user-management/accounts",
@@ -159,7 +167,7 @@ export const accounts = defineService("accounts", {
   },
   setPassword: {
     params: { username, password },
-    result: returns<Message>(),
+    result: returns(messageSchema),
     http: {
       method: "PUT",
       path: "/user-management/accounts/:username/password",
@@ -169,7 +177,7 @@ export const accounts = defineService("accounts", {
   },
   changePassword: {
     params: { currentPassword: { type: "string", min: 1, max: 1024, secret: true }, newPassword: password },
-    result: returns<Message>(),
+    result: returns(messageSchema),
     http: {
       method: "PUT",
       path: "/user-management/password",
@@ -191,12 +199,12 @@ export const accounts = defineService("accounts", {
       assignedRoles: { type: "array", items: { type: "enum", values: ROLES }, optional: true, unique: true },
       inactive: optBool,
     },
-    result: returns<Group>(),
+    result: returns(groupSchema),
     http: { method: "POST", path: "/user-management/groups", access: ADMIN, summary: "Create a group" },
   },
   listGroups: {
     params: {},
-    result: returns<Group[]>(),
+    result: returns(arrayOf(groupSchema)),
     http: { method: "GET", path: "/user-management/groups", access: ADMIN, summary: "List groups" },
   },
 });

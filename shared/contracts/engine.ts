@@ -1,8 +1,46 @@
 /** engine: workflows, jobs and tasks (spec operations 5, 8, 14, 17, 20; docs/platform-rules.md (#object-parameters-on-get, #workflows-and-jobs)). */
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
-import { int, objectId, optString, returns, sortOrder } from "./schema";
-import type { Envelope, PageMetadata } from "../envelope";
-import type { Job, JobPage, Message, TaskCatalogEntry, TaskMetricsResult, Workflow } from "./resources";
+import {
+  anyObj,
+  anyValue,
+  arrayOf,
+  int,
+  nullable,
+  objectId,
+  optString,
+  returns,
+  shape,
+  sortOrder,
+  str,
+} from "./schema";
+import { envelopeOf, pageMetadataProps } from "../envelope";
+import {
+  jobPageSchema,
+  jobSchema,
+  messageSchema,
+  taskCatalogEntrySchema,
+  taskMetricsResultSchema,
+  workflowSchema,
+} from "./resources";
+
+/** A manual task as GET /operations-manager/tasks lists it, with the members of its job. */
+const manualTaskSchema = shape({
+  id: str,
+  job_id: str,
+  name: str,
+  summary: str,
+  description: str,
+  displayName: str,
+  type: str,
+  status: str,
+  groups: arrayOf(str),
+  variables: anyObj,
+  start_time: nullable(anyValue),
+  end_time: nullable(anyValue),
+  finish_state: nullable(str),
+  outgoing: anyObj,
+  job: anyObj,
+});
 
 /** `{field: value}` filters of the job query; values arrive as text on a query string. */
 const fieldMap = {
@@ -100,7 +138,7 @@ export const engine = defineService("engine", {
         props: { ...jobStartOptions, type: { type: "string", optional: true } },
       },
     },
-    result: returns<Job>(),
+    result: returns(jobSchema),
     http: {
       method: "POST",
       path: "/operations-manager/jobs/start",
@@ -129,7 +167,7 @@ export const engine = defineService("engine", {
         props: jobStartOptions,
       },
     },
-    result: returns<Job>(),
+    result: returns(jobSchema),
     description:
       "Starts the job of one automation slot (type 'automation', linked to the automation and its due time) with the id the scheduler chose; idempotent: the same id answers the job already started.",
   },
@@ -139,7 +177,7 @@ export const engine = defineService("engine", {
       job_id: objectId,
       task_data: { type: "object" },
     },
-    result: returns<Job>(),
+    result: returns(jobSchema),
     http: {
       method: "POST",
       path: "/workflow_engine/finishTask",
@@ -150,7 +188,7 @@ export const engine = defineService("engine", {
   },
   adminJobs: {
     params: { queryParameters: jobQuery },
-    result: returns<JobPage>(),
+    result: returns(jobPageSchema),
     http: {
       method: "GET",
       path: "/operations-manager/admin/jobs",
@@ -162,7 +200,7 @@ export const engine = defineService("engine", {
   },
   listJobs: {
     params: { queryParameters: jobQuery },
-    result: returns<Envelope<Job[], PageMetadata & { hints: string[] }>>(),
+    result: returns(envelopeOf(arrayOf(jobSchema), shape({ ...pageMetadataProps, hints: arrayOf(str) }))),
     http: {
       method: "GET",
       path: "/operations-manager/jobs",
@@ -178,7 +216,7 @@ export const engine = defineService("engine", {
       exclude: jobQuery.props.exclude,
       dereference: jobQuery.props.dereference,
     },
-    result: returns<Envelope<Job>>(),
+    result: returns(envelopeOf(jobSchema)),
     http: {
       method: "GET",
       path: "/operations-manager/jobs/:id",
@@ -188,7 +226,7 @@ export const engine = defineService("engine", {
   },
   cancelJob: {
     params: { id: objectId },
-    result: returns<Job>(),
+    result: returns(jobSchema),
     http: {
       method: "POST",
       path: "/operations-manager/jobs/:id/cancel",
@@ -203,7 +241,7 @@ export const engine = defineService("engine", {
       skip: int(0),
       limit: int(1),
     },
-    result: returns<Record<string, any>[]>(),
+    result: returns(arrayOf(manualTaskSchema)),
     http: {
       method: "GET",
       path: "/operations-manager/tasks",
@@ -235,7 +273,7 @@ export const engine = defineService("engine", {
         },
       },
     },
-    result: returns<TaskMetricsResult>(),
+    result: returns(taskMetricsResultSchema),
     http: {
       method: "GET",
       path: "/workflow_engine/tasks/metrics",
@@ -247,7 +285,7 @@ export const engine = defineService("engine", {
   },
   listTasks: {
     params: {},
-    result: returns<TaskCatalogEntry[]>(),
+    result: returns(arrayOf(taskCatalogEntrySchema)),
     http: {
       method: "GET",
       path: "/workflow_builder/tasks/list",
@@ -258,7 +296,7 @@ export const engine = defineService("engine", {
   },
   createWorkflow: {
     params: { workflow: workflowDocument },
-    result: returns<Workflow>(),
+    result: returns(workflowSchema),
     http: {
       method: "POST",
       path: "/workflow_builder/workflows",
@@ -268,7 +306,7 @@ export const engine = defineService("engine", {
   },
   listWorkflows: {
     params: { skip: int(0), limit: int(1) },
-    result: returns<Workflow[]>(),
+    result: returns(arrayOf(workflowSchema)),
     http: {
       method: "GET",
       path: "/workflow_builder/workflows",
@@ -278,7 +316,7 @@ export const engine = defineService("engine", {
   },
   getWorkflow: {
     params: { name: workflowName },
-    result: returns<Workflow>(),
+    result: returns(workflowSchema),
     http: {
       method: "GET",
       path: "/workflow_builder/workflows/:name",
@@ -288,13 +326,13 @@ export const engine = defineService("engine", {
   },
   getWorkflowById: {
     params: { id: objectId },
-    result: returns<Workflow>(),
+    result: returns(workflowSchema),
     description:
       "Reads a workflow by its _id (an automation's componentId names a workflow this way, as the real product's does).",
   },
   updateWorkflow: {
     params: { name: workflowName, workflow: workflowDocument },
-    result: returns<Workflow>(),
+    result: returns(workflowSchema),
     http: {
       method: "PUT",
       path: "/workflow_builder/workflows/:name",
@@ -304,7 +342,7 @@ export const engine = defineService("engine", {
   },
   deleteWorkflow: {
     params: { name: workflowName },
-    result: returns<Message>(),
+    result: returns(messageSchema),
     http: {
       method: "DELETE",
       path: "/workflow_builder/workflows/:name",

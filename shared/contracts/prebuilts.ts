@@ -1,7 +1,7 @@
 /** prebuilts: prebuilt repository configurations (spec operation 13). */
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
-import { optBool, optString, pathName, returns } from "./schema";
-import type { Message, RepositoryConfig, StatusResult } from "./resources";
+import { arrayOf, optBool, optString, pathName, returns } from "./schema";
+import { messageSchema, repositoryConfigSchema, statusResult } from "./resources";
 import { tagIds } from "./forms";
 
 export const repositoryConfig = {
@@ -36,7 +36,7 @@ export const prebuilts = defineService("prebuilts", {
       description: { type: "string", max: 4096, optional: true },
       tags: tagIds,
     },
-    result: returns<StatusResult<RepositoryConfig>>(),
+    result: returns(statusResult(repositoryConfigSchema)),
     http: {
       method: "POST",
       path: "/prebuilts-repository/configs",
@@ -47,7 +47,7 @@ export const prebuilts = defineService("prebuilts", {
   },
   getConfig: {
     params: { name },
-    result: returns<RepositoryConfig>(),
+    result: returns(repositoryConfigSchema),
     http: {
       method: "GET",
       path: "/prebuilts-repository/configs/:name",
@@ -57,7 +57,7 @@ export const prebuilts = defineService("prebuilts", {
   },
   listConfigs: {
     params: {},
-    result: returns<RepositoryConfig[]>(),
+    result: returns(arrayOf(repositoryConfigSchema)),
     http: {
       method: "GET",
       path: "/prebuilts-repository/configs",
@@ -67,7 +67,7 @@ export const prebuilts = defineService("prebuilts", {
   },
   deleteConfig: {
     params: { name },
-    result: returns<Message>(),
+    result: returns(messageSchema),
     http: {
       method: "DELETE",
       path: "/prebuilts-repository/configs/:name",

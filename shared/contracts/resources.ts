@@ -2,311 +2,434 @@
  * Result shapes of the actions (the spec's resource tables). Request shapes are not written here:
  * they are inferred from the params schemas in the contract files.
  */
-import type { Role } from "./define";
+import { ROLES } from "./define";
+import { JOB_STATUSES } from "./engine-documents";
+import {
+  anyObj,
+  anyValue,
+  arrayOf,
+  bool,
+  constant,
+  integer,
+  named,
+  nullable,
+  num,
+  oneOf,
+  openShape,
+  optional,
+  recordOf,
+  shape,
+  str,
+  type InferRule,
+  type Rule,
+} from "./schema";
 
-export interface Meta {
-  created: string;
-  updated: string;
-}
+// Each resource is a result schema (the Rule vocabulary of the params, shared/contracts/schema.ts)
+// and its TypeScript type is inferred from it: what OpenAPI says and what the code returns are one.
 
-export interface Group {
-  _id: string;
-  provenance: string;
-  name: string;
-  description: string;
-  memberOf: string[];
-  assignedRoles: Role[];
-  inactive: boolean;
-  _meta: Meta;
-}
+const meta = shape({ created: str, updated: str });
+export type Meta = InferRule<typeof meta>;
 
-export interface Account {
-  _id: string;
-  provenance: string;
-  username: string;
-  firstname: string;
-  memberOf: { groupId: string; aaaManaged: true }[];
-  lastLogin: string | null;
-  inactive: boolean;
-  _meta: Meta;
-}
+const role = oneOf(...ROLES);
 
-export interface AccountPage {
-  results: Account[];
-  skip: number;
-  limit: number;
-  total: number;
-}
+export const groupSchema = named(
+  "Group",
+  shape({
+    _id: str,
+    provenance: str,
+    name: str,
+    description: str,
+    memberOf: arrayOf(str),
+    assignedRoles: arrayOf(role),
+    inactive: bool,
+    _meta: meta,
+  }),
+);
+export type Group = InferRule<typeof groupSchema>;
+
+export const accountSchema = named(
+  "Account",
+  shape({
+    _id: str,
+    provenance: str,
+    username: str,
+    firstname: str,
+    memberOf: arrayOf(shape({ groupId: str, aaaManaged: constant(true) })),
+    lastLogin: nullable(str),
+    inactive: bool,
+    _meta: meta,
+  }),
+);
+export type Account = InferRule<typeof accountSchema>;
+
+export const accountPageSchema = shape({
+  results: arrayOf(accountSchema),
+  skip: integer,
+  limit: integer,
+  total: integer,
+});
+export type AccountPage = InferRule<typeof accountPageSchema>;
 
 /** What the gateway learns about a caller from a token or Basic credentials. */
-export interface Caller {
-  accountId: string;
-  username: string;
-  roles: Role[];
+export const callerSchema = shape({
+  accountId: str,
+  username: str,
+  roles: arrayOf(role),
   /** Ids of the caller's groups, transitive closure of memberOf included (group-based access). */
-  groupIds: string[];
+  groupIds: arrayOf(str),
   /** Session id (hash of the token); absent for Basic authentication. */
-  sessionId?: string;
+  sessionId: optional(str),
   /** Epoch ms when the session expires if left idle. */
-  expiresAt?: number;
-}
+  expiresAt: optional(num),
+});
+export type Caller = InferRule<typeof callerSchema>;
 
-export interface LoginResult {
-  token: string;
-  expiresAt: number;
-}
+export const loginResultSchema = shape({ token: str, expiresAt: num });
+export type LoginResult = InferRule<typeof loginResultSchema>;
 
-export interface WhoAmI {
-  account: Account;
-  roles: Role[];
-  groups: Pick<Group, "_id" | "name">[];
-}
+export const whoAmISchema = shape({
+  account: accountSchema,
+  roles: arrayOf(role),
+  groups: arrayOf(shape({ _id: str, name: str })),
+});
+export type WhoAmI = InferRule<typeof whoAmISchema>;
 
-export interface Message {
-  status: string;
-  message: string;
-}
+/** `{status, message}`: what deletes and other writes without a resource to answer say. */
+export const messageSchema = named("Message", shape({ status: str, message: str }));
+export type Message = InferRule<typeof messageSchema>;
 
-export interface FormDocument {
-  _id: string;
-  name: string;
-  children: Record<string, any>[];
-  elements: Record<string, any>[];
-  groups: string[];
-  created: string;
-  created_by: string;
-  last_updated: string;
-  last_updated_by: string;
-  [extra: string]: unknown;
-}
+/** A form as the form builder stores it: the spec's members, and the builder's own beside them. */
+export const formDocumentSchema = named(
+  "Form",
+  openShape({
+    _id: str,
+    name: str,
+    children: arrayOf(anyObj),
+    elements: arrayOf(anyObj),
+    groups: arrayOf(str),
+    created: str,
+    created_by: str,
+    last_updated: str,
+    last_updated_by: str,
+  }),
+);
+export type FormDocument = InferRule<typeof formDocumentSchema>;
 
-export interface FormListItem {
-  _id: string;
-  id: string;
-  form_name: string;
-  formid: string;
-  name: string;
-  children: unknown[];
-  elements: unknown[];
-  created: string;
-  createdBy: string;
-  lastUpdated: string;
-  lastUpdatedBy: string;
-  groups: Group[];
-}
+export const formListItemSchema = shape({
+  _id: str,
+  id: str,
+  form_name: str,
+  formid: str,
+  name: str,
+  children: arrayOf(anyValue),
+  elements: arrayOf(anyValue),
+  created: str,
+  createdBy: str,
+  lastUpdated: str,
+  lastUpdatedBy: str,
+  groups: arrayOf(groupSchema),
+});
+export type FormListItem = InferRule<typeof formListItemSchema>;
 
-export type Job = Record<string, any> & { _id: string; status: string; name: string };
-export type Workflow = Record<string, any> & { _id: string; name: string };
+/**
+ * A job as the API answers it (docs/engine.md): the engine's document without its bookkeeping.
+ * Open-ended: tasks, variables and what a projection (`include`) keeps vary.
+ */
+export const jobSchema = named(
+  "Job",
+  openShape({
+    _id: str,
+    name: str,
+    status: oneOf(...JOB_STATUSES),
+    type: optional(str),
+    description: optional(str),
+    workflow: optional(openShape({ _id: str, name: str })),
+    tasks: optional(recordOf(nullable(anyObj))),
+    transitions: optional(anyObj),
+    variables: optional(anyObj),
+    groups: optional(arrayOf(str)),
+    metrics: optional(anyObj),
+    created: optional(str),
+    created_by: optional(str),
+    last_updated: optional(str),
+    last_updated_by: optional(str),
+  }),
+);
+export type Job = InferRule<typeof jobSchema>;
 
-export interface JobPage {
-  items: Job[];
-  total: number;
-  currentPageSize: number;
-  hints: string[];
-  skip: number;
-  limit: number;
-  nextPageSkip: number;
-  previousPageSkip: number;
-}
+/** A workflow definition (docs/engine.md): its tasks map and transitions are free-form. */
+export const workflowSchema = named(
+  "Workflow",
+  openShape({
+    _id: str,
+    name: str,
+    description: optional(str),
+    type: optional(str),
+    tasks: optional(recordOf(anyObj)),
+    transitions: optional(anyObj),
+    groups: optional(arrayOf(str)),
+    tags: optional(arrayOf(str)),
+    created: optional(str),
+    created_by: optional(str),
+    last_updated: optional(str),
+    last_updated_by: optional(str),
+  }),
+);
+export type Workflow = InferRule<typeof workflowSchema>;
 
-export interface TaskCatalogEntry {
-  name: string;
-  summary: string;
-  description: string;
-  app: string;
-  displayName: string;
-  location: "Application" | "Adapter" | "Broker";
-  type: "automatic" | "manual" | "operation";
-  variables: { incoming: Record<string, unknown>; outgoing: Record<string, unknown> };
-  deprecated: boolean;
-}
+export const jobPageSchema = shape({
+  items: arrayOf(jobSchema),
+  total: integer,
+  currentPageSize: integer,
+  hints: arrayOf(str),
+  skip: integer,
+  limit: integer,
+  nextPageSkip: integer,
+  previousPageSkip: integer,
+});
+export type JobPage = InferRule<typeof jobPageSchema>;
 
-export interface TaskMetricsResult {
-  results: {
-    _id: string;
-    workflow: { name: string; _id: string };
-    metrics: {
-      jobsComplete: number;
-      totalRunTime: number;
-      totalManualTime: number;
-      slaTargetsMissed: number;
-      startDate: string;
-    }[];
-    preAutomationTime: number;
-  }[];
-  skip: number;
-  limit: number;
-  total: number;
-}
+const taskVariables = shape({ incoming: anyObj, outgoing: anyObj });
 
-export interface SearchResultGroup {
-  label: string;
-  type: string;
-  results: {
-    _id: string;
-    name: string;
-    description: string;
-    url: string;
-    tags: { _id: string; name: string; description: string }[];
-  }[];
-  count: number;
-}
+export const taskCatalogEntrySchema = shape({
+  name: str,
+  summary: str,
+  description: str,
+  app: str,
+  displayName: str,
+  location: oneOf("Application", "Adapter", "Broker"),
+  type: oneOf("automatic", "manual", "operation"),
+  variables: taskVariables,
+  deprecated: bool,
+});
+export type TaskCatalogEntry = InferRule<typeof taskCatalogEntrySchema>;
 
-export interface Device {
-  name: string;
-  authgroup: string;
-  address: string;
-  host: string;
-  port: string;
-  "device-type": string;
-  ned: string;
-  admin: boolean;
-  groups: string[];
-}
+export const taskMetricsResultSchema = shape({
+  results: arrayOf(
+    shape({
+      _id: str,
+      workflow: shape({ name: str, _id: str }),
+      metrics: arrayOf(
+        shape({
+          jobsComplete: num,
+          totalRunTime: num,
+          totalManualTime: num,
+          slaTargetsMissed: num,
+          startDate: str,
+        }),
+      ),
+      preAutomationTime: num,
+    }),
+  ),
+  skip: integer,
+  limit: integer,
+  total: integer,
+});
+export type TaskMetricsResult = InferRule<typeof taskMetricsResultSchema>;
 
-export interface GoldenConfigExportEntry {
-  id: string;
-  name: string;
-  deviceType: string;
-  versions: string[];
-  created: string;
-  lastUpdated: string;
-}
+export const searchResultGroupSchema = shape({
+  label: str,
+  type: str,
+  results: arrayOf(
+    shape({
+      _id: str,
+      name: str,
+      description: str,
+      url: str,
+      tags: arrayOf(shape({ _id: str, name: str, description: str })),
+    }),
+  ),
+  count: integer,
+});
+export type SearchResultGroup = InferRule<typeof searchResultGroupSchema>;
 
-export interface ComplianceHistoryEntry {
-  id: string;
-  batchId: string;
-  treeId: string;
-  version: string;
-  nodePath: string;
-  deviceName: string;
-  timestamp: string;
-  totals: { errors: number; warnings: number; infos: number; passes: number };
-}
+export const deviceSchema = named(
+  "Device",
+  shape({
+    name: str,
+    authgroup: str,
+    address: str,
+    host: str,
+    port: str,
+    "device-type": str,
+    ned: str,
+    admin: bool,
+    groups: arrayOf(str),
+  }),
+);
+export type Device = InferRule<typeof deviceSchema>;
+
+export const goldenConfigExportEntrySchema = shape({
+  id: str,
+  name: str,
+  deviceType: str,
+  versions: arrayOf(str),
+  created: str,
+  lastUpdated: str,
+});
+export type GoldenConfigExportEntry = InferRule<typeof goldenConfigExportEntrySchema>;
+
+const totals = shape({ errors: integer, warnings: integer, infos: integer, passes: integer });
+export const complianceHistoryEntryProps = {
+  id: str,
+  batchId: str,
+  treeId: str,
+  version: str,
+  nodePath: str,
+  deviceName: str,
+  timestamp: str,
+  totals,
+} as const;
+export const complianceHistoryEntrySchema = shape(complianceHistoryEntryProps);
+export type ComplianceHistoryEntry = InferRule<typeof complianceHistoryEntrySchema>;
 
 export interface StatusResult<T> {
   status: string;
   message: string;
   data: T;
 }
+/** `{status, message, data}` around a resource (the real product's answer to creates and lifecycle changes). */
+export const statusResult = <const D extends Rule>(data: D) => shape({ status: str, message: str, data });
 
-export type Profile = Record<string, any> & { id: string };
-export type Adapter = Record<string, any> & {
-  name: string;
-  type: string;
-  profiling: boolean;
-  virtual: boolean;
-};
+/** A platform profile (spec operations 16 and 18): its id and the members of its schema, and any others. */
+export const profileSchema = named("Profile", openShape({ id: str }));
+export type Profile = InferRule<typeof profileSchema>;
+
+export const adapterSchema = named(
+  "Adapter",
+  openShape({ name: str, type: str, profiling: bool, virtual: bool }),
+);
+export type Adapter = InferRule<typeof adapterSchema>;
+
 /**
  * An adapter's health, in the real product's shape (`GET /health/adapters`): `state` is the
  * lifecycle (RUNNING, STOPPED, DEAD when its checks keep failing), `connection.state` what the last
  * check found (ONLINE, OFFLINE, or NOT_CHECKED where the adapter type has nothing to check; then
  * `connection.reason` says why). docs/orchestrator.md#health.
  */
-export interface AdapterHealth {
-  id: string;
-  package_id: string;
-  type: string;
-  state: "RUNNING" | "STOPPED" | "DEAD";
-  connection: {
-    state: "ONLINE" | "OFFLINE" | "NOT_CHECKED";
-    reason?: string;
-    lastCheck?: string | null;
-    lastSuccess?: string | null;
-    lastError?: string | null;
-    latencyMs?: number | null;
-    failures?: number;
-  };
-}
-export type RepositoryConfig = Record<string, any> & { name: string };
+export const adapterHealthSchema = named(
+  "AdapterHealth",
+  shape({
+    id: str,
+    package_id: str,
+    type: str,
+    state: oneOf("RUNNING", "STOPPED", "DEAD"),
+    connection: shape({
+      state: oneOf("ONLINE", "OFFLINE", "NOT_CHECKED"),
+      reason: optional(str),
+      lastCheck: optional(nullable(str)),
+      lastSuccess: optional(nullable(str)),
+      lastError: optional(nullable(str)),
+      latencyMs: optional(nullable(num)),
+      failures: optional(integer),
+    }),
+  }),
+);
+export type AdapterHealth = InferRule<typeof adapterHealthSchema>;
+export const repositoryConfigSchema = named("RepositoryConfig", openShape({ name: str }));
+export type RepositoryConfig = InferRule<typeof repositoryConfigSchema>;
+
 /** An automation: a workflow to run, with its schedule and what its runs did (docs/scheduler.md). */
-export interface Automation {
-  _id: string;
-  name: string;
-  description: string;
-  /** The workflow's name; null for an automation made through /operations-manager without a component. */
-  workflow: string | null;
-  /** The workflow's `_id` (the real product's `componentId`), when known. */
-  componentId?: string | null;
-  variables: Record<string, unknown>;
-  groups: string[];
-  /** When the next run is due (ISO 8601 UTC), or null. */
-  nextRunAt: string | null;
-  /** human-interval text that moves nextRunAt forward from each due time, or null. */
-  repeatInterval: string | null;
-  disabled: boolean;
-  missedRuns: "once" | "skip";
-  catchUpWindow: string | null;
-  overlap: "allow" | "skip";
-  lastRunAt: string | null;
-  lastJobId: string | null;
-  lastError: string | null;
-  /** Answers only: the next 10 due times (derived, never stored). */
-  preview?: string[];
-  created: string;
-  created_by: string;
-  last_updated: string;
-  last_updated_by: string;
-}
+export const automationSchema = named(
+  "Automation",
+  shape({
+    _id: str,
+    name: str,
+    description: str,
+    /** The workflow's name; null for an automation made through /operations-manager without a component. */
+    workflow: nullable(str),
+    /** The workflow's `_id` (the real product's `componentId`), when known. */
+    componentId: optional(nullable(str)),
+    variables: recordOf(anyValue),
+    groups: arrayOf(str),
+    /** When the next run is due (ISO 8601 UTC), or null. */
+    nextRunAt: nullable(str),
+    /** human-interval text that moves nextRunAt forward from each due time, or null. */
+    repeatInterval: nullable(str),
+    disabled: bool,
+    missedRuns: oneOf("once", "skip"),
+    catchUpWindow: nullable(str),
+    overlap: oneOf("allow", "skip"),
+    lastRunAt: nullable(str),
+    lastJobId: nullable(str),
+    lastError: nullable(str),
+    /** Answers only: the next 10 due times (derived, never stored). */
+    preview: optional(arrayOf(str)),
+    created: str,
+    created_by: str,
+    last_updated: str,
+    last_updated_by: str,
+  }),
+);
+export type Automation = InferRule<typeof automationSchema>;
 
 /** One due time of an automation and what became of it (docs/scheduler.md#run-history). */
-export interface AutomationRun {
+export const automationRunSchema = shape({
   /** `<automation id>@<due time>`: one record per slot, inserted once (the exactly-once claim). */
-  _id: string;
-  automationId: string;
-  dueAt: string;
-  state: "claimed" | "started" | "skipped" | "failed";
-  jobId: string | null;
-  startedAt: string | null;
-  reason: string | null;
-  claimedBy: string;
-  leaseUntil: number;
-}
+  _id: str,
+  automationId: str,
+  dueAt: str,
+  state: oneOf("claimed", "started", "skipped", "failed"),
+  jobId: nullable(str),
+  startedAt: nullable(str),
+  reason: nullable(str),
+  claimedBy: str,
+  leaseUntil: num,
+});
+export type AutomationRun = InferRule<typeof automationRunSchema>;
 
 /** An automation as /operations-manager answers it: the real product's view of the same document. */
-export interface OmAutomation {
-  _id: string;
-  name: string;
-  description: string;
-  componentType: "workflows";
-  componentId: string | null;
-  componentName: string | null;
-  gbac: { read: string[]; write: string[] };
-  created: string;
-  createdBy: string;
-  lastUpdated: string;
-  lastUpdatedBy: string;
-}
+export const omAutomationSchema = named(
+  "OmAutomation",
+  shape({
+    _id: str,
+    name: str,
+    description: str,
+    componentType: constant("workflows"),
+    componentId: nullable(str),
+    componentName: nullable(str),
+    gbac: shape({ read: arrayOf(str), write: arrayOf(str) }),
+    created: str,
+    createdBy: str,
+    lastUpdated: str,
+    lastUpdatedBy: str,
+  }),
+);
+export type OmAutomation = InferRule<typeof omAutomationSchema>;
 
 /** A trigger of an automation (docs/scheduler.md#triggers): what starts its jobs. */
-export interface Trigger {
-  _id: string;
-  name: string;
-  description: string;
-  type: "manual" | "endpoint" | "schedule";
-  enabled: boolean;
-  actionType: "automations";
-  /** The automation's `_id`. */
-  actionId: string;
-  /** Epoch ms of the last job this trigger started, or null. */
-  lastExecuted: number | null;
-  created: string;
-  createdBy: string;
-  lastUpdated: string;
-  lastUpdatedBy: string;
-  // endpoint
-  verb?: "POST";
-  routeName?: string;
-  schema?: Record<string, unknown>;
-  // manual
-  formId?: string | null;
-  formData?: Record<string, unknown>;
-  legacyWrapper?: boolean;
-  // schedule (live values read from the automation's schedule)
-  firstRunAt?: number;
-  repeatUnit?: string | null;
-  repeatFrequency?: number | null;
-  repeatInterval?: number | null;
-  processMissedRuns?: "none" | "last";
-  nextRunAt?: number | null;
-}
+export const triggerSchema = named(
+  "Trigger",
+  shape({
+    _id: str,
+    name: str,
+    description: str,
+    type: oneOf("manual", "endpoint", "schedule"),
+    enabled: bool,
+    actionType: constant("automations"),
+    /** The automation's `_id`. */
+    actionId: str,
+    /** Epoch ms of the last job this trigger started, or null. */
+    lastExecuted: nullable(num),
+    created: str,
+    createdBy: str,
+    lastUpdated: str,
+    lastUpdatedBy: str,
+    // endpoint
+    verb: optional(constant("POST")),
+    routeName: optional(str),
+    schema: optional(recordOf(anyValue)),
+    // manual
+    formId: optional(nullable(str)),
+    formData: optional(recordOf(anyValue)),
+    legacyWrapper: optional(bool),
+    // schedule (live values read from the automation's schedule)
+    firstRunAt: optional(num),
+    repeatUnit: optional(nullable(str)),
+    repeatFrequency: optional(nullable(num)),
+    repeatInterval: optional(nullable(num)),
+    processMissedRuns: optional(oneOf("none", "last")),
+    nextRunAt: optional(nullable(num)),
+  }),
+);
+export type Trigger = InferRule<typeof triggerSchema>;

@@ -67,27 +67,31 @@ export type InferRule<R> = Nul<
             : R extends { type: "object"; props: infer P; strict: false }
               ? Infer<P> & Record<string, any>
               : R extends { type: "object"; props: infer P }
-              ? Infer<P>
-              : R extends { type: "object" }
-                ? Record<string, any>
-                : R extends { type: "array"; items: infer I }
-                  ? InferRule<I>[]
-                  : R extends { type: "array" }
-                    ? any[]
-                    : R extends { type: "record"; value: infer V }
-                      ? Record<string, InferRule<V>>
-                      : R extends { type: "multi"; rules: readonly (infer M)[] }
-                        ? InferRule<M>
-                        : any
+                ? Infer<P>
+                : R extends { type: "object" }
+                  ? Record<string, any>
+                  : R extends { type: "array"; items: infer I }
+                    ? InferRule<I>[]
+                    : R extends { type: "array" }
+                      ? any[]
+                      : R extends { type: "record"; value: infer V }
+                        ? Record<string, InferRule<V>>
+                        : R extends { type: "multi"; rules: readonly (infer M)[] }
+                          ? InferRule<M>
+                          : any
 >;
 
 type Meta<K> = K extends `$$${string}` ? true : false;
 
 /** The TypeScript type of the params an object schema accepts. */
 export type Infer<P> = {
-  [K in keyof P as Meta<K> extends true ? never : Opt<P[K]> extends true ? never : K]: InferRule<P[K]>;
+  -readonly [K in keyof P as Meta<K> extends true ? never : Opt<P[K]> extends true ? never : K]: InferRule<
+    P[K]
+  >;
 } & {
-  [K in keyof P as Meta<K> extends true ? never : Opt<P[K]> extends true ? K : never]?: InferRule<P[K]>;
+  -readonly [K in keyof P as Meta<K> extends true ? never : Opt<P[K]> extends true ? K : never]?: InferRule<
+    P[K]
+  >;
 };
 
 // ---------------------------------------------------------------- building blocks
@@ -211,7 +215,8 @@ export const bool = { type: "boolean" } as const;
 export const anyValue = { type: "any" } as const;
 /** Any JSON object. */
 export const anyObj = { type: "object" } as const;
-export const oneOf = <const V extends readonly unknown[]>(...values: V) => ({ type: "enum", values }) as const;
+export const oneOf = <const V extends readonly unknown[]>(...values: V) =>
+  ({ type: "enum", values }) as const;
 export const constant = <const V>(value: V) => ({ type: "equal", value }) as const;
 export const either = <const Rs extends readonly Rule[]>(...rules: Rs) => ({ type: "multi", rules }) as const;
 
@@ -232,7 +237,10 @@ function normalize(rule: Rule | boolean | string): Rule {
  * JSON Schema of a rule. With `refs`, a rule with a `title` (a named resource schema) is written
  * once into `refs` and referred to by `$ref` (OpenAPI's `components.schemas`).
  */
-export function ruleToJsonSchema(input: Rule | boolean | string, refs?: Record<string, JsonSchema>): JsonSchema {
+export function ruleToJsonSchema(
+  input: Rule | boolean | string,
+  refs?: Record<string, JsonSchema>,
+): JsonSchema {
   const rule = normalize(input);
   if (refs && rule.title) {
     const { title, nullable, optional: _optional, description, ...rest } = rule;
