@@ -1,6 +1,10 @@
-/** GET /openapi.json: an OpenAPI 3.1 document of every route, from the same schemas that validate requests. */
+/**
+ * GET /openapi.json: an OpenAPI 3.1 document of every route, from the same schemas that validate
+ * requests; each 200 response is its action's result schema (`result: returns(rule)` in the
+ * contract), shared resources (Account, Job...) once under `components.schemas`.
+ */
 import { operations, type Operation } from "../shared/contracts";
-import { propsToJsonSchema, ruleToJsonSchema, type Rule } from "../shared/contracts/schema";
+import { propsToJsonSchema, ruleToJsonSchema, type JsonSchema, type Rule } from "../shared/contracts/schema";
 import { BODY_METHODS } from "../shared/contracts/define";
 
 const errorBody = {
@@ -38,7 +42,7 @@ function describeAccess(op: Operation): string {
   return `Roles: ${op.access.join(", ")}.`;
 }
 
-function operationObject(op: Operation): Record<string, unknown> {
+function operationObject(op: Operation, components: Record<string, JsonSchema>): Record<string, unknown> {
   const pathParams = pathParamsOf(op.path);
   const params = op.contract.params;
   const parameters: Record<string, unknown>[] = pathParams.map((name) => ({
@@ -76,7 +80,7 @@ function operationObject(op: Operation): Record<string, unknown> {
       ? { "text/plain": { schema: { type: "string" } } }
       : op.produces === "sse"
         ? { "text/event-stream": { schema: { type: "string" } } }
-        : { "application/json": { schema: {} } };
+        : { "application/json": { schema: resultSchema(op, components) } };
   return {
     operationId: op.action,
     summary: op.summary,
@@ -102,12 +106,19 @@ function operationObject(op: Operation): Record<string, unknown> {
   };
 }
 
+/** The JSON Schema of what the action answers; `{}` (anything) when its contract declares none. */
+export function resultSchema(op: Operation, components: Record<string, JsonSchema>): JsonSchema {
+  const rule = op.contract.result?.rule;
+  return rule ? ruleToJsonSchema(rule, components) : {};
+}
+
 export function buildOpenApi(version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
+  const resources: Record<string, JsonSchema> = {};
   for (const op of operations()) {
     const path = op.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
     paths[path] ??= {};
-    paths[path][op.method.toLowerCase()] = operationObject(op);
+    paths[path][op.method.toLowerCase()] = operationObject(op, resources);
   }
   return {
     openapi: "3.1.0",
@@ -118,7 +129,7 @@ export function buildOpenApi(version: string): Record<string, unknown> {
     },
     paths,
     components: {
-      schemas: { Error: errorBody },
+      schemas: { Error: errorBody, ...resources },
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer" },
         basic: { type: "http", scheme: "basic" },
