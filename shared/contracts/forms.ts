@@ -65,7 +65,7 @@ export const forms = defineService("forms", {
       form_name: formName,
       data: { type: "object", description: "Form data whose containers a serializer may have changed" },
     },
-    result: returns(formDocumentSchema),
+    result: returns({ type: "object", description: "The form data, its containers restored" }),
     http: {
       method: "POST",
       path: "/formbuilder/preserveFormData",

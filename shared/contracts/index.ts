@@ -46,7 +46,8 @@ type ContractOf<A extends ActionName> =
     : never;
 
 export type ParamsOf<A extends ActionName> = ContractOf<A> extends { params: infer P } ? Infer<P> : never;
-export type ResultOf<A extends ActionName> = ContractOf<A> extends { result: infer R } ? ResultType<R> : never;
+export type ResultOf<A extends ActionName> =
+  ContractOf<A> extends { result: infer R } ? ResultType<R> : never;
 
 interface Caller {
   call(action: string, params?: unknown, opts?: CallingOptions): Promise<unknown>;

@@ -107,6 +107,8 @@ export const formDocumentSchema = named(
     children: arrayOf(anyObj),
     elements: arrayOf(anyObj),
     groups: arrayOf(str),
+    description: optional(str),
+    tags: optional(arrayOf(str)),
     created: str,
     created_by: str,
     last_updated: str,
@@ -128,6 +130,9 @@ export const formListItemSchema = shape({
   lastUpdated: str,
   lastUpdatedBy: str,
   groups: arrayOf(groupSchema),
+  description: str,
+  /** Ids of the form's tags (search service). */
+  tags: arrayOf(str),
 });
 export type FormListItem = InferRule<typeof formListItemSchema>;
 
