@@ -486,12 +486,13 @@ test("the skip list names only operations that exist and were not exercised", ()
 describe.each(jsonOperations.map((op) => [`${op.method} ${op.path}`, op] as const))("%s", (_route, op) => {
   const run = SKIPPED[op.action] ? test.skip : test;
   run(`${op.action} answers what /openapi.json declares`, () => {
-    expect(responseSchema(op)).toBeDefined();
-    expect({ action: op.action, checked: checked.get(op.action) ?? 0 }).toEqual({
-      action: op.action,
-      checked: expect.any(Number),
-    });
-    expect(checked.get(op.action) ?? 0).toBeGreaterThan(0);
+    const schema = responseSchema(op);
+    expect(schema && Object.keys(schema).length > 0 ? "declared" : `${op.action}: no result schema`).toBe(
+      "declared",
+    );
+    expect(checked.get(op.action) ? "exercised" : `${op.action}: not exercised by the scenario`).toBe(
+      "exercised",
+    );
     expect(mismatches.get(op.action) ?? []).toEqual([]);
   });
 });
