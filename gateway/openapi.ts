@@ -109,7 +109,23 @@ function operationObject(op: Operation, components: Record<string, JsonSchema>):
 /** The JSON Schema of what the action answers; `{}` (anything) when its contract declares none. */
 export function resultSchema(op: Operation, components: Record<string, JsonSchema>): JsonSchema {
   const rule = op.contract.result?.rule;
-  return rule ? ruleToJsonSchema(rule, components) : {};
+  return rule ? sealed(ruleToJsonSchema(rule, components)) : {};
+}
+
+/**
+ * A secret member of a params schema is `writeOnly`; an answer carries it in its sealed form
+ * (docs/platform-rules.md#secrets), so a result schema says that instead.
+ */
+function sealed(schema: JsonSchema): JsonSchema {
+  if (Array.isArray(schema)) return schema.map(sealed) as unknown as JsonSchema;
+  if (!schema || typeof schema !== "object") return schema;
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "writeOnly") continue;
+    out[key] = value && typeof value === "object" ? sealed(value as JsonSchema) : value;
+  }
+  if (schema.writeOnly) out.description = "A secret: answered sealed (enc:v1:...), never in plaintext.";
+  return out;
 }
 
 export function buildOpenApi(version: string): Record<string, unknown> {
@@ -129,7 +145,10 @@ export function buildOpenApi(version: string): Record<string, unknown> {
     },
     paths,
     components: {
-      schemas: { Error: errorBody, ...resources },
+      schemas: {
+        Error: errorBody,
+        ...Object.fromEntries(Object.entries(resources).map(([name, schema]) => [name, sealed(schema)])),
+      },
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer" },
         basic: { type: "http", scheme: "basic" },

@@ -1,7 +1,18 @@
 /** prebuilts: prebuilt repository configurations (spec operation 13). */
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
-import { arrayOf, optBool, optString, pathName, returns } from "./schema";
-import { messageSchema, repositoryConfigSchema, statusResult } from "./resources";
+import {
+  arrayOf,
+  named,
+  openShape,
+  optBool,
+  optional,
+  optString,
+  pathName,
+  returns,
+  str,
+  type InferRule,
+} from "./schema";
+import { catalogMeta, messageSchema, statusResult } from "./resources";
 import { tagIds } from "./forms";
 
 export const repositoryConfig = {
@@ -21,6 +32,20 @@ export const repositoryConfig = {
     versionStatus: optString,
   },
 } as const;
+
+/** A repository configuration as the API answers it; `config.credentials.token` is sealed (`enc:v1:...`). */
+const repositoryConfigSchema = named(
+  "RepositoryConfig",
+  openShape({
+    _id: optional(str),
+    name: str,
+    description: optional(str),
+    tags: optional(arrayOf(str)),
+    config: optional(repositoryConfig),
+    _meta: optional(catalogMeta),
+  }),
+);
+export type RepositoryConfig = InferRule<typeof repositoryConfigSchema>;
 
 /** Repository configuration fields stored encrypted (docs/platform-rules.md#secrets), as JSON pointers. */
 export const REPOSITORY_CONFIG_ENCRYPTED_POINTERS = ["/credentials/token"] as const;

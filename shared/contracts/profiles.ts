@@ -9,15 +9,18 @@ import {
   bool,
   constant,
   integer,
+  named,
   nullable,
+  openShape,
   optBool,
+  optional,
   optString,
   returns,
   shape,
   str,
   type InferRule,
 } from "./schema";
-import { messageSchema, profileSchema, statusResult } from "./resources";
+import { catalogMeta, messageSchema, statusResult } from "./resources";
 import { repositoryConfig } from "./prebuilts";
 import { tagIds } from "./forms";
 
@@ -201,6 +204,21 @@ export const profileProps = {
   integrationProps: obj({ threadCount: nonNegInt, timeout: nonNegInt }),
   retryStrategy: obj({ maxRetries: nonNegInt, retryResetTimer: nonNegInt }),
 } as const;
+
+/**
+ * A profile as the API answers it: the members `profileProps` describes (secrets in their sealed
+ * `enc:v1:...` form), its tags, whether it is the active one, and any other member it was given.
+ */
+const profileSchema = named(
+  "Profile",
+  openShape({
+    ...profileProps,
+    tags: optional(arrayOf(str)),
+    active: optional(bool),
+    _meta: optional(catalogMeta),
+  }),
+);
+export type Profile = InferRule<typeof profileSchema>;
 
 /** Profile fields stored encrypted (docs/platform-rules.md#secrets), as JSON pointers. */
 export const PROFILE_ENCRYPTED_POINTERS = [

@@ -3,7 +3,7 @@
  * they are inferred from the params schemas in the contract files.
  */
 import { ROLES } from "./define";
-import { JOB_STATUSES } from "./engine-documents";
+import { JOB_STATUSES, TASK_STATUSES } from "./engine-documents";
 import {
   anyObj,
   anyValue,
@@ -136,9 +136,42 @@ export const formListItemSchema = shape({
 });
 export type FormListItem = InferRule<typeof formListItemSchema>;
 
+/** `{from: {to: {state, type}}}`, keyed by task id (shared/contracts/engine-documents.ts). */
+const transitionsSchema = recordOf(
+  recordOf(
+    shape({
+      state: oneOf("success", "failure", "error", "loop"),
+      type: oneOf("standard", "revert", "loop"),
+    }),
+  ),
+);
+
+/** A task as a workflow defines it; a task's own members beside these are kept. */
+const workflowTaskProps = {
+  name: str,
+  type: optional(oneOf("automatic", "manual", "operation")),
+  app: optional(str),
+  summary: optional(str),
+  description: optional(str),
+  displayName: optional(str),
+  variables: optional(anyObj),
+  groups: optional(arrayOf(str)),
+} as const;
+
+/** A task inside a job: the definition plus its run state. */
+const jobTaskSchema = openShape({
+  ...workflowTaskProps,
+  status: oneOf(...TASK_STATUSES),
+  finish_state: optional(oneOf("success", "failure", "error")),
+  start_time: optional(str),
+  end_time: optional(num),
+  outgoing: optional(anyObj),
+});
+
 /**
  * A job as the API answers it (docs/engine.md): the engine's document without its bookkeeping.
- * Open-ended: tasks, variables and what a projection (`include`) keeps vary.
+ * Open-ended: tasks and variables are free-form, and what a projection (`include`) keeps varies,
+ * so only `_id`, `name` and `status` are always there.
  */
 export const jobSchema = named(
   "Job",
@@ -148,21 +181,42 @@ export const jobSchema = named(
     status: oneOf(...JOB_STATUSES),
     type: optional(str),
     description: optional(str),
-    workflow: optional(openShape({ _id: str, name: str })),
-    tasks: optional(recordOf(nullable(anyObj))),
-    transitions: optional(anyObj),
-    variables: optional(anyObj),
+    workflow: optional(shape({ _id: str, name: str })),
+    tasks: optional(recordOf(nullable(jobTaskSchema))),
+    transitions: optional(transitionsSchema),
+    variables: optional(recordOf(anyValue)),
+    error: optional(arrayOf(anyObj)),
+    errorHandler: optional(anyValue),
+    decorators: optional(arrayOf(shape({ type: str, pointer: str }))),
     groups: optional(arrayOf(str)),
-    metrics: optional(anyObj),
+    watchers: optional(arrayOf(str)),
+    ancestors: optional(arrayOf(str)),
+    parent: optional(anyValue),
+    sla: optional(num),
+    preAutomationTime: optional(num),
+    /** start_time/end_time epoch ms; manual_time: ms spent in waiting manual tasks; progress 0-100. */
+    metrics: optional(
+      shape({
+        start_time: num,
+        end_time: nullable(num),
+        progress: num,
+        user: str,
+        owner: str,
+        manual_time: num,
+      }),
+    ),
     created: optional(str),
     created_by: optional(str),
     last_updated: optional(str),
     last_updated_by: optional(str),
+    lastUpdatedVersion: optional(str),
+    canvasVersion: optional(num),
+    font_size: optional(num),
   }),
 );
 export type Job = InferRule<typeof jobSchema>;
 
-/** A workflow definition (docs/engine.md): its tasks map and transitions are free-form. */
+/** A workflow definition (docs/engine.md): its tasks' own members are kept. */
 export const workflowSchema = named(
   "Workflow",
   openShape({
@@ -170,8 +224,12 @@ export const workflowSchema = named(
     name: str,
     description: optional(str),
     type: optional(str),
-    tasks: optional(recordOf(anyObj)),
-    transitions: optional(anyObj),
+    tasks: optional(recordOf(openShape(workflowTaskProps))),
+    transitions: optional(transitionsSchema),
+    inputSchema: optional(anyObj),
+    sla: optional(num),
+    preAutomationTime: optional(num),
+    decorators: optional(arrayOf(shape({ type: constant("encryption"), pointer: str }))),
     groups: optional(arrayOf(str)),
     tags: optional(arrayOf(str)),
     created: optional(str),
@@ -296,13 +354,40 @@ export interface StatusResult<T> {
 /** `{status, message, data}` around a resource (the real product's answer to creates and lifecycle changes). */
 export const statusResult = <const D extends Rule>(data: D) => shape({ status: str, message: str, data });
 
-/** A platform profile (spec operations 16 and 18): its id and the members of its schema, and any others. */
-export const profileSchema = named("Profile", openShape({ id: str }));
-export type Profile = InferRule<typeof profileSchema>;
+/** A platform profile: its schema is beside its params, `profileSchema` in shared/contracts/profiles.ts. */
+export type { Profile } from "./profiles";
 
+/** Who made a catalog document and when (adapters, repository configurations, profiles). */
+export const catalogMeta = openShape({ created: str, updated: str, createdBy: optional(str) });
+
+/** An adapter instance (docs/catalog.md); credential members of its settings are sealed (`enc:v1:...`). */
 export const adapterSchema = named(
   "Adapter",
-  openShape({ name: str, type: str, profiling: bool, virtual: bool }),
+  openShape({
+    _id: optional(str),
+    name: str,
+    type: str,
+    description: optional(str),
+    tags: optional(arrayOf(str)),
+    properties: optional(
+      openShape({
+        id: str,
+        type: str,
+        properties: optional(anyObj),
+        brokers: optional(arrayOf(str)),
+        groups: optional(arrayOf(str)),
+      }),
+    ),
+    loggerProps: optional(anyObj),
+    isEncrypted: optional(bool),
+    model: optional(str),
+    _meta: optional(catalogMeta),
+    profiling: bool,
+    virtual: bool,
+    /** GET /adapters/:name: its lifecycle and connection state (see AdapterHealth). */
+    state: optional(str),
+    connection: optional(anyObj),
+  }),
 );
 export type Adapter = InferRule<typeof adapterSchema>;
 
@@ -331,8 +416,8 @@ export const adapterHealthSchema = named(
   }),
 );
 export type AdapterHealth = InferRule<typeof adapterHealthSchema>;
-export const repositoryConfigSchema = named("RepositoryConfig", openShape({ name: str }));
-export type RepositoryConfig = InferRule<typeof repositoryConfigSchema>;
+/** A prebuilt repository configuration: `repositoryConfigSchema` in shared/contracts/prebuilts.ts. */
+export type { RepositoryConfig } from "./prebuilts";
 
 /** An automation: a workflow to run, with its schedule and what its runs did (docs/scheduler.md). */
 export const automationSchema = named(
