@@ -7,7 +7,6 @@ import {
   arrayOf,
   bool,
   either,
-  integer,
   oneOf,
   optBool,
   optional,
@@ -17,7 +16,14 @@ import {
   str,
   type InferRule,
 } from "./schema";
-import { adapterHealthSchema, adapterSchema, deviceSchema, messageSchema, statusResult } from "./resources";
+import {
+  adapterHealthSchema,
+  adapterSchema,
+  deviceSchema,
+  messageSchema,
+  resultsPage,
+  statusResult,
+} from "./resources";
 import { syslogProps } from "./profiles";
 import { tagIds } from "./forms";
 
@@ -83,7 +89,7 @@ const deviceSourceSchema = shape({
 });
 export type DeviceSource = InferRule<typeof deviceSourceSchema>;
 
-const adapterHealthPage = shape({ results: arrayOf(adapterHealthSchema), total: integer });
+const adapterHealthPage = resultsPage(adapterHealthSchema);
 
 /** PUT /adapters/:name/stop|start|restart, as the real product's clients and CLI send them. */
 function lifecycle(verb: "stop" | "start" | "restart", summary: string) {

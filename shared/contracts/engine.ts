@@ -39,7 +39,7 @@ const manualTaskSchema = shape({
   end_time: nullable(anyValue),
   finish_state: nullable(str),
   outgoing: anyObj,
-  job: anyObj,
+  job: { type: "object", description: "Its job's _id, name, description, status, workflow and groups" },
 });
 
 /** `{field: value}` filters of the job query; values arrive as text on a query string. */

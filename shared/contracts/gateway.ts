@@ -3,6 +3,7 @@
  * and the real product's health and applications reads (docs/compatibility.md#health-and-applications).
  */
 import { healthQuerySchema } from "../health-query";
+import { resultsPage } from "./resources";
 import { defineService } from "./define";
 import {
   anyObj,
@@ -35,7 +36,7 @@ export const applicationHealthSchema = named(
   }),
 );
 export type ApplicationHealth = InferRule<typeof applicationHealthSchema>;
-const applicationPage = shape({ results: arrayOf(applicationHealthSchema), total: integer });
+const applicationPage = resultsPage(applicationHealthSchema);
 
 const appName = { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9._-]+$/ } as const;
 

@@ -354,6 +354,10 @@ export interface StatusResult<T> {
 /** `{status, message, data}` around a resource (the real product's answer to creates and lifecycle changes). */
 export const statusResult = <const D extends Rule>(data: D) => shape({ status: str, message: str, data });
 
+/** `{results, total}`: the real product's health reads (shared/health-query.ts). */
+export const resultsPage = <const I extends Rule>(item: I) =>
+  shape({ results: arrayOf(item), total: integer });
+
 /** A platform profile: its schema is beside its params, `profileSchema` in shared/contracts/profiles.ts. */
 export type { Profile } from "./profiles";
 
