@@ -1,5 +1,5 @@
 /**
- * The shape of a service contract: for each action, its params schema, its result type and, when
+ * The shape of a service contract: for each action, its params schema, its result schema and, when
  * it is reachable over HTTP, its route and who may call it. The gateway builds its aliases, role
  * table and OpenAPI document from these; services register exactly these actions.
  */
