@@ -1,6 +1,10 @@
-/** GET /openapi.json: an OpenAPI 3.1 document of every route, from the same schemas that validate requests. */
+/**
+ * GET /openapi.json: an OpenAPI 3.1 document of every route, from the same schemas that validate
+ * requests; each 200 response is its action's result schema (`result: returns(rule)` in the
+ * contract), shared resources (Account, Job...) once under `components.schemas`.
+ */
 import { operations, type Operation } from "../shared/contracts";
-import { propsToJsonSchema, ruleToJsonSchema, type Rule } from "../shared/contracts/schema";
+import { propsToJsonSchema, ruleToJsonSchema, type JsonSchema, type Rule } from "../shared/contracts/schema";
 import { BODY_METHODS } from "../shared/contracts/define";
 
 const errorBody = {
@@ -38,7 +42,7 @@ function describeAccess(op: Operation): string {
   return `Roles: ${op.access.join(", ")}.`;
 }
 
-function operationObject(op: Operation): Record<string, unknown> {
+function operationObject(op: Operation, components: Record<string, JsonSchema>): Record<string, unknown> {
   const pathParams = pathParamsOf(op.path);
   const params = op.contract.params;
   const parameters: Record<string, unknown>[] = pathParams.map((name) => ({
@@ -82,7 +86,7 @@ function operationObject(op: Operation): Record<string, unknown> {
       ? { "text/plain": { schema: { type: "string" } } }
       : op.produces === "sse"
         ? { "text/event-stream": { schema: { type: "string" } } }
-        : { "application/json": { schema: {} } };
+        : { "application/json": { schema: resultSchema(op, components) } };
   return {
     // An alias is a route of its own: operation ids stay unique.
     operationId: op.aliasOf ? `${op.action}@${op.path}` : op.action,
@@ -109,12 +113,35 @@ function operationObject(op: Operation): Record<string, unknown> {
   };
 }
 
+/** The JSON Schema of what the action answers; `{}` (anything) when its contract declares none. */
+export function resultSchema(op: Operation, components: Record<string, JsonSchema>): JsonSchema {
+  const rule = op.contract.result?.rule;
+  return rule ? sealed(ruleToJsonSchema(rule, components)) : {};
+}
+
+/**
+ * A secret member of a params schema is `writeOnly`; an answer carries it in its sealed form
+ * (docs/platform-rules.md#secrets), so a result schema says that instead.
+ */
+function sealed(schema: JsonSchema): JsonSchema {
+  if (Array.isArray(schema)) return schema.map(sealed) as unknown as JsonSchema;
+  if (!schema || typeof schema !== "object") return schema;
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "writeOnly") continue;
+    out[key] = value && typeof value === "object" ? sealed(value as JsonSchema) : value;
+  }
+  if (schema.writeOnly) out.description = "A secret: answered sealed (enc:v1:...), never in plaintext.";
+  return out;
+}
+
 export function buildOpenApi(version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
+  const resources: Record<string, JsonSchema> = {};
   for (const op of operations()) {
     const path = op.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
     paths[path] ??= {};
-    paths[path][op.method.toLowerCase()] = operationObject(op);
+    paths[path][op.method.toLowerCase()] = operationObject(op, resources);
   }
   return {
     openapi: "3.1.0",
@@ -125,7 +152,10 @@ export function buildOpenApi(version: string): Record<string, unknown> {
     },
     paths,
     components: {
-      schemas: { Error: errorBody },
+      schemas: {
+        Error: errorBody,
+        ...Object.fromEntries(Object.entries(resources).map(([name, schema]) => [name, sealed(schema)])),
+      },
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer" },
         basic: { type: "http", scheme: "basic" },

@@ -4,17 +4,28 @@
  * ipctl) read `data`, page with `metadata.total`, and log `message`; one builder keeps every such
  * route answering the same shape (docs/compatibility.md#scheduler).
  */
+import { integer, nullable, shape, str, type InferRule, type Rule } from "./contracts/schema";
 
-export interface PageMetadata {
-  skip: number;
-  limit: number;
-  total: number;
+export const pageMetadataProps = {
+  skip: integer,
+  limit: integer,
+  total: integer,
   /** The `skip` of the next page, or null on the last page. */
-  nextPageSkip: number | null;
+  nextPageSkip: nullable(integer),
   /** The `skip` of the previous page, or null on the first page. */
-  previousPageSkip: number | null;
-  currentPageSize: number;
-}
+  previousPageSkip: nullable(integer),
+  currentPageSize: integer,
+} as const;
+export const pageMetadataSchema = shape(pageMetadataProps);
+export type PageMetadata = InferRule<typeof pageMetadataSchema>;
+
+const emptyMetadata = shape({});
+
+/** The result schema of an envelope around `data` (metadata empty unless given). */
+export const envelopeOf = <const D extends Rule, const M extends Rule = typeof emptyMetadata>(
+  data: D,
+  metadata?: M,
+) => shape({ message: str, data, metadata: (metadata ?? emptyMetadata) as M });
 
 export interface Envelope<T, M = Record<string, never>> {
   message: string;

@@ -5,7 +5,7 @@
  */
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { ActionContract, ServiceContract } from "./contracts/define";
-import { dropNullOptionals, type Infer } from "./contracts/schema";
+import { dropNullOptionals, type Infer, type ResultType } from "./contracts/schema";
 import type { Caller } from "./contracts/resources";
 import { NotImplementedError } from "./errors";
 import { acquireStore } from "./runtime";
@@ -43,7 +43,10 @@ export type HandlerContext<
 > = ActionContext<C["actions"][K]>;
 
 export type Handlers<A extends Record<string, ActionContract>, TThis = ServiceThis> = {
-  [K in keyof A]?: (this: TThis, ctx: ActionContext<A[K]>) => Promise<A[K]["result"]> | A[K]["result"];
+  [K in keyof A]?: (
+    this: TThis,
+    ctx: ActionContext<A[K]>,
+  ) => Promise<ResultType<A[K]["result"]>> | ResultType<A[K]["result"]>;
 };
 
 /** The handler of an action whose implementation belongs to a later issue: answers 501. */

@@ -1,17 +1,17 @@
 /** accounts: login and sessions, accounts, groups and roles (spec operation 4, docs/platform-rules.md#sign-in-and-roles). */
 import { defineService, ROLES } from "./define";
-import { int, optString, optBool, returns, sortOrder } from "./schema";
-import type {
-  Account,
-  AccountPage,
-  Caller,
-  Group,
-  LoginResult,
-  Message,
-  OAuthToken,
-  ServiceAccount,
-  ServiceAccountCreated,
-  WhoAmI,
+import { arrayOf, integer, int, num, optString, optBool, returns, shape, sortOrder } from "./schema";
+import {
+  accountPageSchema,
+  accountSchema,
+  callerSchema,
+  groupSchema,
+  loginResultSchema,
+  messageSchema,
+  oauthTokenSchema,
+  serviceAccountCreatedSchema,
+  serviceAccountSchema,
+  whoAmISchema,
 } from "./resources";
 
 const ADMIN = ["admin"] as const;
@@ -68,7 +68,7 @@ export const accounts = defineService("accounts", {
         },
       },
     },
-    result: returns<LoginResult>(),
+    result: returns(loginResultSchema),
     http: {
       method: "POST",
       path: "/login",
@@ -81,7 +81,7 @@ export const accounts = defineService("accounts", {
   },
   logout: {
     params: {},
-    result: returns<Message>(),
+    result: returns(messageSchema),
     http: {
       method: "GET",
       path: "/logout",
@@ -92,7 +92,7 @@ export const accounts = defineService("accounts", {
   },
   whoami: {
     params: {},
-    result: returns<WhoAmI>(),
+    result: returns(whoAmISchema),
     http: {
       method: "GET",
       path: "/whoami",
@@ -102,7 +102,7 @@ export const accounts = defineService("accounts", {
   },
   myTtl: {
     params: {},
-    result: returns<number>(),
+    result: returns(num),
     http: {
       method: "GET",
       path: "/myTtl",
@@ -112,7 +112,7 @@ export const accounts = defineService("accounts", {
   },
   authenticate: {
     params: { token: { type: "string", min: 1, max: 512 } },
-    result: returns<Caller>(),
+    result: returns(callerSchema),
     description: "Resolve a session token to a caller; slides the session's expiry. Used by the gateway.",
   },
   refreshCaller: {
@@ -120,7 +120,7 @@ export const accounts = defineService("accounts", {
       accountId: { type: "string", min: 1, max: 64 },
       sessionId: { type: "string", min: 1, max: 128, optional: true },
     },
-    result: returns<Caller>(),
+    result: returns(callerSchema),
     description:
       "The caller of a session (or, for Basic, of an account) as it is now: 401 once the session ended or the account is inactive. Does not slide the session. Used by the gateway to keep open event streams honest.",
   },
@@ -129,7 +129,7 @@ export const accounts = defineService("accounts", {
       username: { type: "string", min: 1, max: 128 },
       password: { type: "string", min: 1, max: 1024, secret: true },
     },
-    result: returns<Caller>(),
+    result: returns(callerSchema),
     description: "Check Basic credentials for one request (no session). Used by the gateway.",
   },
   list: {
@@ -153,7 +153,7 @@ export const accounts = defineService("accounts", {
         },
       },
     },
-    result: returns<AccountPage>(),
+    result: returns(accountPageSchema),
     http: {
       method: "GET",
       path: "/user-management/accounts",
@@ -173,7 +173,7 @@ export const accounts = defineService("accounts", {
       memberOf,
       inactive: optBool,
     },
-    result: returns<Account>(),
+    result: returns(accountSchema),
     http: {
       method: "POST",
       path: "/user-management/accounts",
@@ -183,7 +183,7 @@ export const accounts = defineService("accounts", {
   },
   setPassword: {
     params: { username, password },
-    result: returns<Message>(),
+    result: returns(messageSchema),
     http: {
       method: "PUT",
       path: "/user-management/accounts/:username/password",
@@ -193,7 +193,7 @@ export const accounts = defineService("accounts", {
   },
   changePassword: {
     params: { currentPassword: { type: "string", min: 1, max: 1024, secret: true }, newPassword: password },
-    result: returns<Message>(),
+    result: returns(messageSchema),
     http: {
       method: "PUT",
       path: "/user-management/password",
@@ -215,12 +215,12 @@ export const accounts = defineService("accounts", {
       assignedRoles: { type: "array", items: { type: "enum", values: ROLES }, optional: true, unique: true },
       inactive: optBool,
     },
-    result: returns<Group>(),
+    result: returns(groupSchema),
     http: { method: "POST", path: "/user-management/groups", access: ADMIN, summary: "Create a group" },
   },
   listGroups: {
     params: {},
-    result: returns<Group[]>(),
+    result: returns(arrayOf(groupSchema)),
     http: { method: "GET", path: "/user-management/groups", access: ADMIN, summary: "List groups" },
   },
   groupsPage: {
@@ -243,7 +243,7 @@ export const accounts = defineService("accounts", {
         },
       },
     },
-    result: returns<{ results: Group[]; total: number; skip: number; limit: number }>(),
+    result: returns(shape({ results: arrayOf(groupSchema), total: integer, skip: integer, limit: integer })),
     http: {
       method: "GET",
       path: "/authorization/groups",
@@ -259,7 +259,7 @@ export const accounts = defineService("accounts", {
       groups: groupList,
       memberOf,
     },
-    result: returns<ServiceAccountCreated>(),
+    result: returns(serviceAccountCreatedSchema),
     http: {
       method: "POST",
       path: "/user-management/service-accounts",
@@ -269,7 +269,7 @@ export const accounts = defineService("accounts", {
   },
   listServiceAccounts: {
     params: {},
-    result: returns<{ results: ServiceAccount[]; total: number }>(),
+    result: returns(shape({ results: arrayOf(serviceAccountSchema), total: integer })),
     http: {
       method: "GET",
       path: "/user-management/service-accounts",
@@ -279,7 +279,7 @@ export const accounts = defineService("accounts", {
   },
   deleteServiceAccount: {
     params: { clientId },
-    result: returns<Message>(),
+    result: returns(messageSchema),
     http: {
       method: "DELETE",
       path: "/user-management/service-accounts/:clientId",
@@ -289,7 +289,7 @@ export const accounts = defineService("accounts", {
   },
   rotateServiceAccountSecret: {
     params: { clientId },
-    result: returns<ServiceAccountCreated>(),
+    result: returns(serviceAccountCreatedSchema),
     http: {
       method: "PUT",
       path: "/user-management/service-accounts/:clientId/secret",
@@ -307,7 +307,7 @@ export const accounts = defineService("accounts", {
       client_id: { type: "string", min: 1, max: 128 },
       client_secret: { type: "string", min: 1, max: 1024, secret: true },
     },
-    result: returns<OAuthToken>(),
+    result: returns(oauthTokenSchema),
     http: {
       method: "POST",
       path: "/oauth/token",

@@ -1,8 +1,29 @@
 /** adapters: adapter instances and the orchestrator proxy through them (spec operations 1, 2, 19). */
 import { healthQuerySchema } from "../health-query";
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
-import { optBool, optString, returns } from "./schema";
-import type { Adapter, AdapterHealth, Device, Message, StatusResult } from "./resources";
+import {
+  anyObj,
+  anyValue,
+  arrayOf,
+  bool,
+  either,
+  oneOf,
+  optBool,
+  optional,
+  optString,
+  returns,
+  shape,
+  str,
+  type InferRule,
+} from "./schema";
+import {
+  adapterHealthSchema,
+  adapterSchema,
+  deviceSchema,
+  messageSchema,
+  resultsPage,
+  statusResult,
+} from "./resources";
 import { syslogProps } from "./profiles";
 import { tagIds } from "./forms";
 
@@ -59,19 +80,22 @@ export const adapterProps = {
 } as const;
 
 /** An adapter that can list devices (operation 15), as the devices service sees it. */
-export interface DeviceSource {
-  name: string;
+const deviceSourceSchema = shape({
+  name: str,
   /** The adapter's `_id`: inventory devices are kept under it, so a re-created adapter starts empty. */
-  id: string;
-  kind: "orchestrator" | "inventory";
-  stopped: boolean;
-}
+  id: str,
+  kind: oneOf("orchestrator", "inventory"),
+  stopped: bool,
+});
+export type DeviceSource = InferRule<typeof deviceSourceSchema>;
+
+const adapterHealthPage = resultsPage(adapterHealthSchema);
 
 /** PUT /adapters/:name/stop|start|restart, as the real product's clients and CLI send them. */
 function lifecycle(verb: "stop" | "start" | "restart", summary: string) {
   return {
     params: { name: adapterName },
-    result: returns<StatusResult<{ name: string; state: string }>>(),
+    result: returns(statusResult(shape({ name: str, state: str }))),
     http: { method: "PUT", path: `/adapters/:name/${verb}`, access: SUPPORT_WRITE, summary },
   } as const;
 }
@@ -96,7 +120,7 @@ export const adapters = defineService("adapters", {
       },
       body: { type: "object" },
     },
-    result: returns<{ result: string; body?: unknown }[]>(),
+    result: returns(arrayOf(shape({ result: str, body: optional(anyValue) }))),
     http: {
       method: "POST",
       path: "/orchestrator_manager/restAction/:adapterId",
@@ -126,7 +150,7 @@ export const adapters = defineService("adapters", {
       adapterId: adapterName,
       params: { type: "object", strict: true, props: orchestratorParams },
     },
-    result: returns<Record<string, unknown> | string>(),
+    result: returns(either(anyObj, str)),
     http: {
       method: "POST",
       path: "/orchestrator_manager/restQuery/:adapterId",
@@ -172,7 +196,7 @@ export const adapters = defineService("adapters", {
       description: { type: "string", max: 4096, optional: true },
       tags: tagIds,
     },
-    result: returns<StatusResult<Adapter>>(),
+    result: returns(statusResult(adapterSchema)),
     http: {
       method: "POST",
       path: "/adapters",
@@ -183,7 +207,7 @@ export const adapters = defineService("adapters", {
   },
   list: {
     params: healthQuerySchema,
-    result: returns<{ results: { metadata: AdapterHealth; data: Adapter }[]; total: number }>(),
+    result: returns(resultsPage(shape({ metadata: adapterHealthSchema, data: adapterSchema }))),
     http: {
       method: "GET",
       path: "/adapters",
@@ -193,12 +217,12 @@ export const adapters = defineService("adapters", {
   },
   get: {
     params: { name: adapterName },
-    result: returns<Adapter>(),
+    result: returns(adapterSchema),
     http: { method: "GET", path: "/adapters/:name", access: SUPPORT_READ, summary: "Read an adapter" },
   },
   delete: {
     params: { name: adapterName },
-    result: returns<Message>(),
+    result: returns(messageSchema),
     http: { method: "DELETE", path: "/adapters/:name", access: SUPPORT_WRITE, summary: "Delete an adapter" },
   },
   stop: lifecycle("stop", "Stop an adapter: it answers no proxy call and is not health-checked"),
@@ -206,7 +230,7 @@ export const adapters = defineService("adapters", {
   restart: lifecycle("restart", "Restart an adapter: drop its connections and re-read its settings"),
   healthList: {
     params: healthQuerySchema,
-    result: returns<{ results: AdapterHealth[]; total: number }>(),
+    result: returns(adapterHealthPage),
     http: {
       method: "GET",
       path: "/health/adapters",
@@ -216,7 +240,7 @@ export const adapters = defineService("adapters", {
   },
   healthGet: {
     params: { name: adapterName },
-    result: returns<{ results: AdapterHealth[]; total: number }>(),
+    result: returns(adapterHealthPage),
     http: {
       method: "GET",
       path: "/health/adapters/:name",
@@ -226,18 +250,18 @@ export const adapters = defineService("adapters", {
   },
   deviceSources: {
     params: { entity: { ...adapterName, optional: true } },
-    result: returns<DeviceSource[]>(),
+    result: returns(arrayOf(deviceSourceSchema)),
     description:
       "Internal (the devices service): adapters that can list devices, with their kind and whether they are stopped; 404 when `entity` names no such adapter.",
   },
   listDevices: {
     params: { name: adapterName },
-    result: returns<Device[]>(),
+    result: returns(arrayOf(deviceSchema)),
     description: "Internal (the devices service): an orchestrator adapter's devices, read from its REST API.",
   },
   checkHealth: {
     params: { name: adapterName },
-    result: returns<AdapterHealth>(),
+    result: returns(adapterHealthSchema),
     description:
       "Internal: checks one adapter now and stores the outcome (the periodic pass calls the same code).",
   },

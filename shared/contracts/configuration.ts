@@ -5,8 +5,35 @@
  * line (services/configuration/spec-model.ts), naming the bad field in a 400.
  */
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
-import { int, objectId, optionalObjectId, pathName, returns, sortOrder } from "./schema";
-import type { ComplianceHistoryEntry, GoldenConfigExportEntry, Message, StatusResult } from "./resources";
+import {
+  anyObj,
+  arrayOf,
+  bool,
+  int,
+  integer,
+  named,
+  nullable,
+  num,
+  objectId,
+  oneOf,
+  optional,
+  optionalObjectId,
+  pathName,
+  recordOf,
+  returns,
+  returnsAs,
+  shape,
+  sortOrder,
+  str,
+  type InferRule,
+} from "./schema";
+import {
+  complianceHistoryEntryProps,
+  complianceHistoryEntrySchema,
+  goldenConfigExportEntrySchema,
+  messageSchema,
+  statusResult,
+} from "./resources";
 
 const name = pathName;
 const versionName = {
@@ -41,85 +68,108 @@ const lexRules = {
 const specLines = { type: "array", items: { type: "object" }, max: 10_000, optional: true } as const;
 const variables = { type: "object", optional: true } as const;
 
-export interface ParserRecord {
-  _id: string;
-  name: string;
-  template: string | null;
+const parserRecordSchema = named(
+  "ParserRecord",
+  shape({
+    _id: str,
+    name: str,
+    template: nullable(str),
+    lexRules: arrayOf(arrayOf(str)),
+    builtIn: bool,
+    /** How lines nest: `indent` (IOS family) or `braces` (Junos), from the built-in at the root of its templates. */
+    style: oneOf("indent", "braces"),
+    created: str,
+    lastUpdated: str,
+  }),
+);
+export type ParserRecord = Omit<InferRule<typeof parserRecordSchema>, "lexRules"> & {
   lexRules: [string, string][];
-  builtIn: boolean;
-  /** How lines nest: `indent` (IOS family) or `braces` (Junos), from the built-in at the root of its templates. */
-  style: "indent" | "braces";
-  created: string;
-  lastUpdated: string;
-}
+};
 
-export interface GoldenConfigTree {
-  _id: string;
-  name: string;
-  deviceType: string;
-  parser: string;
-  description: string;
-  versions: string[];
-  created: string;
-  lastUpdated: string;
-}
+const goldenConfigTreeProps = {
+  _id: str,
+  name: str,
+  deviceType: str,
+  parser: str,
+  description: str,
+  versions: arrayOf(str),
+  created: str,
+  lastUpdated: str,
+} as const;
+const goldenConfigTreeSchema = named("GoldenConfigTree", shape(goldenConfigTreeProps));
+export type GoldenConfigTree = InferRule<typeof goldenConfigTreeSchema>;
 
-export interface TreeNode {
-  _id: string;
-  treeId: string;
-  version: string;
-  path: string;
-  spec: Record<string, any>[];
-  variables: Record<string, string>;
-  devices: string[];
-  created: string;
-  lastUpdated: string;
-}
+const treeNodeProps = {
+  _id: str,
+  treeId: str,
+  version: str,
+  path: str,
+  spec: arrayOf(anyObj),
+  variables: recordOf(str),
+  devices: arrayOf(str),
+  created: str,
+  lastUpdated: str,
+} as const;
+export type TreeNode = InferRule<ReturnType<typeof shape<typeof treeNodeProps>>>;
 
-export interface Backup {
-  _id: string;
-  deviceName: string;
-  description: string;
-  config: string;
-  timestamp: string;
-}
+const backupProps = {
+  _id: str,
+  deviceName: str,
+  description: str,
+  config: str,
+  timestamp: str,
+} as const;
+const backupSchema = shape(backupProps);
+export type Backup = InferRule<typeof backupSchema>;
 
-export interface ComplianceBatch {
-  _id: string;
-  treeId: string;
-  version: string;
-  nodePath: string;
-  state: "queued" | "running" | "complete" | "error";
+const complianceState = oneOf("queued", "running", "complete", "error");
+const totals = shape({ errors: integer, warnings: integer, infos: integer, passes: integer });
+const complianceBatchProps = {
+  _id: str,
+  treeId: str,
+  version: str,
+  nodePath: str,
+  state: complianceState,
+  done: integer,
+  totals,
+  created: str,
+  finished: nullable(str),
+  error: nullable(str),
+} as const;
+export type ComplianceBatch = InferRule<ReturnType<typeof shape<typeof complianceBatchProps>>> & {
   targets: { deviceName: string; nodePath: string; backupId: string }[];
-  done: number;
-  totals: { errors: number; warnings: number; infos: number; passes: number };
   claimedBy: string | null;
   leaseUntil: number;
-  created: string;
-  finished: string | null;
-  error: string | null;
-}
-
-export interface ComplianceReport extends ComplianceHistoryEntry {
-  backupId: string;
-  score: number;
-  compliant: boolean;
-  issues: Record<string, any>[];
-  remediation: string;
-}
-
-/** An export entry as import takes it back: the spec's members, the parser and every node. */
-export type TreeExportEntry = GoldenConfigExportEntry & {
-  parser?: string;
-  description?: string;
-  nodes?: {
-    version: string;
-    path: string;
-    spec: Record<string, any>[];
-    variables: Record<string, string>;
-    devices: string[];
-  }[];
 };
+
+const reportProps = {
+  backupId: str,
+  score: num,
+  compliant: bool,
+  issues: arrayOf(anyObj),
+  remediation: str,
+} as const;
+const complianceReportSchema = named(
+  "ComplianceReport",
+  shape({ ...complianceHistoryEntryProps, ...reportProps }),
+);
+export type ComplianceReport = InferRule<typeof complianceReportSchema>;
+
+const exportNode = shape({
+  version: str,
+  path: str,
+  spec: arrayOf(anyObj),
+  variables: recordOf(str),
+  devices: arrayOf(str),
+});
+/** An export entry as import takes it back: the spec's members, the parser and every node. */
+const treeExportEntrySchema = shape({
+  ...goldenConfigExportEntrySchema.props,
+  parser: optional(str),
+  description: optional(str),
+  nodes: optional(arrayOf(exportNode)),
+});
+export type TreeExportEntry = InferRule<typeof treeExportEntrySchema>;
 
 const complianceTask = {
   summary: "Check a device's latest backup against a golden config node",
@@ -175,7 +225,7 @@ export const configuration = defineService("configuration", {
         },
       },
     },
-    result: returns<ParserRecord[]>(),
+    result: returnsAs<ParserRecord[]>(arrayOf(parserRecordSchema)),
     http: {
       method: "GET",
       path: "/configuration_manager/configurations/parser",
@@ -187,7 +237,7 @@ export const configuration = defineService("configuration", {
   },
   createParser: {
     params: { name, description: { type: "string", max: 4096, optional: true }, ...parserMembers },
-    result: returns<ParserRecord>(),
+    result: returnsAs<ParserRecord>(parserRecordSchema),
     http: {
       method: "POST",
       path: "/configuration_manager/configurations/parser",
@@ -197,7 +247,7 @@ export const configuration = defineService("configuration", {
   },
   getParser: {
     params: { name },
-    result: returns<ParserRecord>(),
+    result: returnsAs<ParserRecord>(parserRecordSchema),
     http: {
       method: "GET",
       path: "/configuration_manager/configurations/parser/:name",
@@ -207,7 +257,7 @@ export const configuration = defineService("configuration", {
   },
   updateParser: {
     params: { name, ...parserMembers },
-    result: returns<ParserRecord>(),
+    result: returnsAs<ParserRecord>(parserRecordSchema),
     http: {
       method: "PUT",
       path: "/configuration_manager/configurations/parser/:name",
@@ -217,7 +267,7 @@ export const configuration = defineService("configuration", {
   },
   deleteParser: {
     params: { name },
-    result: returns<Message>(),
+    result: returns(messageSchema),
     http: {
       method: "DELETE",
       path: "/configuration_manager/configurations/parser/:name",
@@ -227,7 +277,7 @@ export const configuration = defineService("configuration", {
   },
   exportGoldenConfig: {
     params: { treeId: objectId },
-    result: returns<Omit<StatusResult<TreeExportEntry[]>, "message"> & { message?: string }>(),
+    result: returns(shape({ status: str, message: optional(str), data: arrayOf(treeExportEntrySchema) })),
     http: {
       method: "POST",
       path: "/configuration_manager/export/goldenconfigs",
@@ -240,7 +290,7 @@ export const configuration = defineService("configuration", {
     params: {
       data: { type: "array", min: 1, max: 20, items: { type: "object" } },
     },
-    result: returns<StatusResult<TreeExportEntry[]>>(),
+    result: returns(statusResult(arrayOf(treeExportEntrySchema))),
     http: {
       method: "POST",
       path: "/configuration_manager/import/goldenconfigs",
@@ -255,7 +305,7 @@ export const configuration = defineService("configuration", {
       parser: { type: "string", min: 1, max: 256, optional: true },
       description: { type: "string", max: 4096, optional: true },
     },
-    result: returns<GoldenConfigTree>(),
+    result: returns(goldenConfigTreeSchema),
     http: {
       method: "POST",
       path: "/configuration_manager/configs",
@@ -265,7 +315,7 @@ export const configuration = defineService("configuration", {
   },
   listTrees: {
     params: { skip: int(0), limit: int(1) },
-    result: returns<GoldenConfigTree[]>(),
+    result: returns(arrayOf(goldenConfigTreeSchema)),
     http: {
       method: "GET",
       path: "/configuration_manager/configs",
@@ -275,7 +325,12 @@ export const configuration = defineService("configuration", {
   },
   getTree: {
     params: { treeId: objectId },
-    result: returns<GoldenConfigTree & { nodes: Record<string, Pick<TreeNode, "path" | "devices">[]> }>(),
+    result: returns(
+      shape({
+        ...goldenConfigTreeProps,
+        nodes: recordOf(arrayOf(shape({ path: str, devices: arrayOf(str) }))),
+      }),
+    ),
     http: {
       method: "GET",
       path: "/configuration_manager/configs/:treeId",
@@ -285,7 +340,7 @@ export const configuration = defineService("configuration", {
   },
   deleteTree: {
     params: { treeId: objectId },
-    result: returns<Message>(),
+    result: returns(messageSchema),
     http: {
       method: "DELETE",
       path: "/configuration_manager/configs/:treeId",
@@ -295,7 +350,7 @@ export const configuration = defineService("configuration", {
   },
   createVersion: {
     params: { treeId: objectId, version: versionName, base: { ...versionName, optional: true } },
-    result: returns<GoldenConfigTree>(),
+    result: returns(goldenConfigTreeSchema),
     http: {
       method: "POST",
       path: "/configuration_manager/configs/:treeId/versions",
@@ -313,7 +368,7 @@ export const configuration = defineService("configuration", {
       variables,
       devices: deviceList,
     },
-    result: returns<TreeNode & { config: string }>(),
+    result: returns(shape({ ...treeNodeProps, config: str })),
     http: {
       method: "PUT",
       path: "/configuration_manager/configs/:treeId/versions/:version/nodes",
@@ -324,12 +379,13 @@ export const configuration = defineService("configuration", {
   },
   getNode: {
     params: { treeId: objectId, version: versionName, nodePath },
-    result: returns<
-      TreeNode & {
-        config: string;
-        effective: { spec: Record<string, any>[]; config: string; variables: Record<string, string> };
-      }
-    >(),
+    result: returns(
+      shape({
+        ...treeNodeProps,
+        config: str,
+        effective: shape({ spec: arrayOf(anyObj), config: str, variables: recordOf(str) }),
+      }),
+    ),
     http: {
       method: "GET",
       path: "/configuration_manager/configs/:treeId/versions/:version/node",
@@ -339,7 +395,7 @@ export const configuration = defineService("configuration", {
   },
   deleteNode: {
     params: { treeId: objectId, version: versionName, nodePath },
-    result: returns<Message>(),
+    result: returns(messageSchema),
     http: {
       method: "DELETE",
       path: "/configuration_manager/configs/:treeId/versions/:version/node",
@@ -353,7 +409,15 @@ export const configuration = defineService("configuration", {
       config: { type: "string", min: 1, max: 1_000_000 },
       description: { type: "string", max: 4096, optional: true },
     },
-    result: returns<Omit<Backup, "config"> & { lines: number }>(),
+    result: returns(
+      shape({
+        _id: str,
+        deviceName: str,
+        description: str,
+        timestamp: str,
+        lines: integer,
+      }),
+    ),
     http: {
       method: "POST",
       path: "/configuration_manager/backups",
@@ -379,7 +443,7 @@ export const configuration = defineService("configuration", {
   },
   getBackup: {
     params: { id: objectId },
-    result: returns<Backup>(),
+    result: returns(backupSchema),
     http: {
       method: "GET",
       path: "/configuration_manager/backups/:id",
@@ -395,7 +459,7 @@ export const configuration = defineService("configuration", {
       devices: deviceList,
       backups: { type: "array", items: objectId, max: 10_000, optional: true },
     },
-    result: returns<{ batchId: string; devices: number }>(),
+    result: returns(shape({ batchId: str, devices: integer })),
     http: {
       method: "POST",
       path: "/configuration_manager/compliance_reports",
@@ -405,7 +469,7 @@ export const configuration = defineService("configuration", {
   },
   getBatch: {
     params: { batchId: objectId },
-    result: returns<Omit<ComplianceBatch, "targets" | "claimedBy" | "leaseUntil"> & { devices: number }>(),
+    result: returns(shape({ ...complianceBatchProps, devices: integer })),
     http: {
       method: "GET",
       path: "/configuration_manager/compliance_reports/batches/:batchId",
@@ -415,7 +479,7 @@ export const configuration = defineService("configuration", {
   },
   listBatchReports: {
     params: { batchId: objectId, skip: int(0), limit: int(1) },
-    result: returns<ComplianceReport[]>(),
+    result: returns(arrayOf(complianceReportSchema)),
     http: {
       method: "GET",
       path: "/configuration_manager/compliance_reports/batches/:batchId/reports",
@@ -425,7 +489,7 @@ export const configuration = defineService("configuration", {
   },
   getReport: {
     params: { id: objectId },
-    result: returns<ComplianceReport>(),
+    result: returns(complianceReportSchema),
     http: {
       method: "GET",
       path: "/configuration_manager/compliance_reports/:id",
@@ -448,7 +512,7 @@ export const configuration = defineService("configuration", {
         },
       },
     },
-    result: returns<ComplianceHistoryEntry[]>(),
+    result: returns(arrayOf(complianceHistoryEntrySchema)),
     http: {
       method: "POST",
       path: "/configuration_manager/compliance_reports/history/backups",
@@ -465,13 +529,17 @@ export const configuration = defineService("configuration", {
       deviceName,
       backupId: optionalObjectId,
     },
-    result:
-      returns<
-        Pick<
-          ComplianceReport,
-          "deviceName" | "backupId" | "totals" | "score" | "compliant" | "issues" | "remediation"
-        >
-      >(),
+    result: returns(
+      shape({
+        deviceName: str,
+        backupId: str,
+        totals,
+        score: num,
+        compliant: bool,
+        issues: arrayOf(anyObj),
+        remediation: str,
+      }),
+    ),
     description: "One device checked at once (a workflow task); nothing is stored.",
     task: complianceTask,
   },
@@ -483,7 +551,7 @@ export const configuration = defineService("configuration", {
       deviceName,
       backupId: optionalObjectId,
     },
-    result: returns<Pick<ComplianceReport, "deviceName" | "backupId" | "compliant" | "remediation">>(),
+    result: returns(shape({ deviceName: str, backupId: str, compliant: bool, remediation: str })),
     description:
       "The commands that would bring one device to compliance (a workflow task); nothing is pushed.",
     task: {
@@ -503,7 +571,7 @@ export const configuration = defineService("configuration", {
   },
   sweep: {
     params: {},
-    result: returns<{ batches: number }>(),
+    result: returns(shape({ batches: integer })),
     description:
       "One pass of the batch worker: claims batches whose lease ran out and runs them. The timer calls it; tests call it.",
   },

@@ -1,9 +1,9 @@
 /**
- * The shape of a service contract: for each action, its params schema, its result type and, when
+ * The shape of a service contract: for each action, its params schema, its result schema and, when
  * it is reachable over HTTP, its route and who may call it. The gateway builds its aliases, role
  * table and OpenAPI document from these; services register exactly these actions.
  */
-import type { Props } from "./schema";
+import type { Props, Returns } from "./schema";
 
 /** Role names of the spec. `admin` may call everything. */
 export const ROLES = [
@@ -87,8 +87,12 @@ export interface TaskMetadata {
 
 export interface ActionContract {
   params: Props;
-  /** Phantom: the result type, read by the typed `call` helper only. */
-  result: unknown;
+  /**
+   * What the action answers: `returns(rule)` (shared/contracts/schema.ts). The rule is the 200
+   * response schema in /openapi.json; the type inferred from it is read by the typed `call` helper
+   * and the handler types.
+   */
+  result: Returns<unknown>;
   http?: HttpBinding;
   /** Internal actions (not behind the gateway) are still callable over the bus by other services. */
   description?: string;

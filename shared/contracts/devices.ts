@@ -3,8 +3,8 @@
  * devices, and the devices of inventory adapters, kept by the platform (docs/orchestrator.md#device-lookup).
  */
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
-import { int, returns } from "./schema";
-import type { Device, Message } from "./resources";
+import { arrayOf, int, returns } from "./schema";
+import { deviceSchema, messageSchema } from "./resources";
 
 const adapterName = { type: "string", min: 1, max: 128, pattern: /^[A-Za-z0-9._ -]+$/ } as const;
 const deviceName = { type: "string", min: 1, max: 255, pattern: /^[^\s/\\?#%]+$/ } as const;
@@ -30,7 +30,7 @@ export const devices = defineService("devices", {
         },
       },
     },
-    result: returns<Device[]>(),
+    result: returns(arrayOf(deviceSchema)),
     http: {
       method: "POST",
       path: "/mop/deviceObjects",
@@ -49,7 +49,7 @@ export const devices = defineService("devices", {
   },
   listInventory: {
     params: { adapter: adapterName, start: int(0), limit: int(1) },
-    result: returns<Device[]>(),
+    result: returns(arrayOf(deviceSchema)),
     http: {
       method: "GET",
       path: "/adapters/:adapter/devices",
@@ -69,7 +69,7 @@ export const devices = defineService("devices", {
       admin: { type: "boolean", optional: true },
       groups: { type: "array", items: { type: "string", min: 1, max: 255 }, max: 100, optional: true },
     },
-    result: returns<Device>(),
+    result: returns(deviceSchema),
     http: {
       method: "PUT",
       path: "/adapters/:adapter/devices/:name",
@@ -79,7 +79,7 @@ export const devices = defineService("devices", {
   },
   deleteInventoryDevice: {
     params: { adapter: adapterName, name: deviceName },
-    result: returns<Message>(),
+    result: returns(messageSchema),
     http: {
       method: "DELETE",
       path: "/adapters/:adapter/devices/:name",

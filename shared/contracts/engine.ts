@@ -1,20 +1,52 @@
 /** engine: workflows, jobs and tasks (spec operations 5, 8, 14, 17, 20; docs/platform-rules.md (#object-parameters-on-get, #workflows-and-jobs)). */
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
-import { int, objectId, optString, returns, sortOrder } from "./schema";
-import type { Envelope, PageMetadata } from "../envelope";
-import type {
-  Job,
-  JobControlResult,
-  JobMetricsResult,
-  JobOutput,
-  JobPage,
-  Message,
-  SearchResult,
-  TaskCatalogEntry,
-  TaskMetricsResult,
-  Workflow,
-  WorkflowExport,
+import {
+  anyObj,
+  anyValue,
+  arrayOf,
+  int,
+  nullable,
+  objectId,
+  optString,
+  returns,
+  shape,
+  sortOrder,
+  str,
+  integer,
+} from "./schema";
+import { envelopeOf, pageMetadataProps } from "../envelope";
+import {
+  jobControlResultSchema,
+  jobMetricsResultSchema,
+  jobOutputSchema,
+  jobPageSchema,
+  jobSchema,
+  messageSchema,
+  searchResultOf,
+  workflowExportSchema,
+  taskCatalogEntrySchema,
+  taskMetricsResultSchema,
+  workflowSchema,
 } from "./resources";
+
+/** A manual task as GET /operations-manager/tasks lists it, with the members of its job. */
+const manualTaskSchema = shape({
+  id: str,
+  job_id: str,
+  name: str,
+  summary: str,
+  description: str,
+  displayName: str,
+  type: str,
+  status: str,
+  groups: arrayOf(str),
+  variables: anyObj,
+  start_time: nullable(anyValue),
+  end_time: nullable(anyValue),
+  finish_state: nullable(str),
+  outgoing: anyObj,
+  job: { type: "object", description: "Its job's _id, name, description, status, workflow and groups" },
+});
 
 /** `{field: value}` filters of the job query; values arrive as text on a query string. */
 const fieldMap = {
@@ -138,7 +170,7 @@ export const engine = defineService("engine", {
         props: { ...jobStartOptions, type: { type: "string", optional: true } },
       },
     },
-    result: returns<Job>(),
+    result: returns(jobSchema),
     http: {
       method: "POST",
       path: "/operations-manager/jobs/start",
@@ -168,7 +200,7 @@ export const engine = defineService("engine", {
         props: jobStartOptions,
       },
     },
-    result: returns<Job>(),
+    result: returns(jobSchema),
     description:
       "Starts the job of one automation slot (type 'automation', linked to the automation and its due time) with the id the scheduler chose; idempotent: the same id answers the job already started.",
   },
@@ -178,7 +210,7 @@ export const engine = defineService("engine", {
       job_id: objectId,
       task_data: { type: "object" },
     },
-    result: returns<Job>(),
+    result: returns(jobSchema),
     http: {
       method: "POST",
       path: "/workflow_engine/finishTask",
@@ -189,7 +221,7 @@ export const engine = defineService("engine", {
   },
   adminJobs: {
     params: { queryParameters: jobQuery },
-    result: returns<JobPage>(),
+    result: returns(jobPageSchema),
     http: {
       method: "GET",
       path: "/operations-manager/admin/jobs",
@@ -201,7 +233,7 @@ export const engine = defineService("engine", {
   },
   listJobs: {
     params: { queryParameters: jobQuery },
-    result: returns<Envelope<Job[], PageMetadata & { hints: string[] }>>(),
+    result: returns(envelopeOf(arrayOf(jobSchema), shape({ ...pageMetadataProps, hints: arrayOf(str) }))),
     http: {
       method: "GET",
       path: "/operations-manager/jobs",
@@ -217,7 +249,7 @@ export const engine = defineService("engine", {
       exclude: jobQuery.props.exclude,
       dereference: jobQuery.props.dereference,
     },
-    result: returns<Envelope<Job>>(),
+    result: returns(envelopeOf(jobSchema)),
     http: {
       method: "GET",
       path: "/operations-manager/jobs/:id",
@@ -227,7 +259,7 @@ export const engine = defineService("engine", {
   },
   cancelJob: {
     params: { id: objectId },
-    result: returns<Job>(),
+    result: returns(jobSchema),
     http: {
       method: "POST",
       path: "/operations-manager/jobs/:id/cancel",
@@ -242,7 +274,7 @@ export const engine = defineService("engine", {
       skip: int(0),
       limit: int(1),
     },
-    result: returns<Record<string, any>[]>(),
+    result: returns(arrayOf(manualTaskSchema)),
     http: {
       method: "GET",
       path: "/operations-manager/tasks",
@@ -274,7 +306,7 @@ export const engine = defineService("engine", {
         },
       },
     },
-    result: returns<TaskMetricsResult>(),
+    result: returns(taskMetricsResultSchema),
     http: {
       method: "GET",
       path: "/workflow_engine/tasks/metrics",
@@ -286,7 +318,7 @@ export const engine = defineService("engine", {
   },
   listTasks: {
     params: {},
-    result: returns<TaskCatalogEntry[]>(),
+    result: returns(arrayOf(taskCatalogEntrySchema)),
     http: {
       method: "GET",
       path: "/workflow_builder/tasks/list",
@@ -297,7 +329,7 @@ export const engine = defineService("engine", {
   },
   createWorkflow: {
     params: { workflow: workflowDocument },
-    result: returns<Workflow>(),
+    result: returns(workflowSchema),
     http: {
       method: "POST",
       path: "/workflow_builder/workflows",
@@ -307,7 +339,7 @@ export const engine = defineService("engine", {
   },
   listWorkflows: {
     params: { skip: int(0), limit: int(1) },
-    result: returns<Workflow[]>(),
+    result: returns(arrayOf(workflowSchema)),
     http: {
       method: "GET",
       path: "/workflow_builder/workflows",
@@ -317,7 +349,7 @@ export const engine = defineService("engine", {
   },
   getWorkflow: {
     params: { name: workflowName },
-    result: returns<Workflow>(),
+    result: returns(workflowSchema),
     http: {
       method: "GET",
       path: "/workflow_builder/workflows/:name",
@@ -327,13 +359,13 @@ export const engine = defineService("engine", {
   },
   getWorkflowById: {
     params: { id: objectId },
-    result: returns<Workflow>(),
+    result: returns(workflowSchema),
     description:
       "Reads a workflow by its _id (an automation's componentId names a workflow this way, as the real product's does).",
   },
   updateWorkflow: {
     params: { name: workflowName, workflow: workflowDocument },
-    result: returns<Workflow>(),
+    result: returns(workflowSchema),
     http: {
       method: "PUT",
       path: "/workflow_builder/workflows/:name",
@@ -343,7 +375,7 @@ export const engine = defineService("engine", {
   },
   deleteWorkflow: {
     params: { name: workflowName },
-    result: returns<Message>(),
+    result: returns(messageSchema),
     http: {
       method: "DELETE",
       path: "/workflow_builder/workflows/:name",
@@ -354,7 +386,7 @@ export const engine = defineService("engine", {
   },
   pauseJobs: {
     params: { jobIds },
-    result: returns<JobControlResult>(),
+    result: returns(jobControlResultSchema),
     http: {
       method: "POST",
       path: "/operations-manager/jobs/pause",
@@ -364,7 +396,7 @@ export const engine = defineService("engine", {
   },
   resumeJobs: {
     params: { jobIds },
-    result: returns<JobControlResult>(),
+    result: returns(jobControlResultSchema),
     http: {
       method: "POST",
       path: "/operations-manager/jobs/resume",
@@ -374,7 +406,7 @@ export const engine = defineService("engine", {
   },
   cancelJobs: {
     params: { jobIds },
-    result: returns<JobControlResult>(),
+    result: returns(jobControlResultSchema),
     http: {
       method: "POST",
       path: "/operations-manager/jobs/cancel",
@@ -384,7 +416,7 @@ export const engine = defineService("engine", {
   },
   jobOutput: {
     params: { id: objectId },
-    result: returns<JobOutput>(),
+    result: returns(jobOutputSchema),
     http: {
       method: "GET",
       path: "/workflow_engine/job/:id/output",
@@ -407,7 +439,7 @@ export const engine = defineService("engine", {
         },
       },
     },
-    result: returns<JobMetricsResult>(),
+    result: returns(jobMetricsResultSchema),
     http: {
       method: "GET",
       path: "/workflow_engine/jobs/metrics",
@@ -418,7 +450,7 @@ export const engine = defineService("engine", {
   },
   searchJobs: {
     params: { options: searchOptions },
-    result: returns<SearchResult<Job>>(),
+    result: returns(searchResultOf(jobSchema)),
     http: {
       method: "POST",
       path: "/workflow_engine/jobs/search",
@@ -429,7 +461,7 @@ export const engine = defineService("engine", {
   },
   getJobDocument: {
     params: { id: objectId },
-    result: returns<Job>(),
+    result: returns(jobSchema),
     http: {
       method: "GET",
       path: "/workflow_engine/getJob/:id",
@@ -439,7 +471,7 @@ export const engine = defineService("engine", {
   },
   searchWorkflows: {
     params: { options: searchOptions },
-    result: returns<SearchResult<Workflow>>(),
+    result: returns(searchResultOf(workflowSchema)),
     http: {
       method: "POST",
       path: "/workflow_engine/workflows/search",
@@ -477,7 +509,7 @@ export const engine = defineService("engine", {
         },
       },
     },
-    result: returns<{ items: Workflow[]; total: number; skip: number; limit: number }>(),
+    result: returns(shape({ items: arrayOf(workflowSchema), total: integer, skip: integer, limit: integer })),
     http: {
       method: "GET",
       path: "/automation-studio/workflows",
@@ -498,7 +530,7 @@ export const engine = defineService("engine", {
         description: "The real product's body: {options: {name, type}}",
       },
     },
-    result: returns<WorkflowExport>(),
+    result: returns(workflowExportSchema),
     http: {
       method: "POST",
       path: "/workflow_builder/export",
@@ -511,7 +543,7 @@ export const engine = defineService("engine", {
       ...workflowDocument.props,
       overwrite: { type: "boolean", optional: true, description: "Replace a workflow of the same name" },
     },
-    result: returns<Workflow>(),
+    result: returns(workflowSchema),
     http: {
       method: "POST",
       path: "/workflow_builder/import",

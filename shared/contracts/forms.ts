@@ -1,7 +1,7 @@
 /** forms: the form catalog and form builder (spec operations 3 and 7). */
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
-import { optString, pathName, returns } from "./schema";
-import type { FormDocument, FormListItem, Message } from "./resources";
+import { arrayOf, optString, pathName, returns } from "./schema";
+import { formDocumentSchema, formListItemSchema, messageSchema } from "./resources";
 
 /** A form's name is also its path segment (`/formbuilder/forms/:name`). */
 const formName = pathName;
@@ -51,7 +51,7 @@ export const tagIds = {
 export const forms = defineService("forms", {
   list: {
     params: {},
-    result: returns<FormListItem[]>(),
+    result: returns(arrayOf(formListItemSchema)),
     http: {
       method: "GET",
       path: "/service_catalog/GetForms",
@@ -65,7 +65,7 @@ export const forms = defineService("forms", {
       form_name: formName,
       data: { type: "object", description: "Form data whose containers a serializer may have changed" },
     },
-    result: returns<FormDocument>(),
+    result: returns({ type: "object", description: "The form data, its containers restored" }),
     http: {
       method: "POST",
       path: "/formbuilder/preserveFormData",
@@ -90,17 +90,17 @@ export const forms = defineService("forms", {
       description: { type: "string", max: 4096, optional: true },
       tags: tagIds,
     },
-    result: returns<FormDocument>(),
+    result: returns(formDocumentSchema),
     http: { method: "POST", path: "/formbuilder/forms", access: SUPPORT_WRITE, summary: "Create a form" },
   },
   get: {
     params: { name: formName },
-    result: returns<FormDocument>(),
+    result: returns(formDocumentSchema),
     http: { method: "GET", path: "/formbuilder/forms/:name", access: SUPPORT_READ, summary: "Read a form" },
   },
   delete: {
     params: { name: formName },
-    result: returns<Message>(),
+    result: returns(messageSchema),
     http: {
       method: "DELETE",
       path: "/formbuilder/forms/:name",

@@ -3,31 +3,52 @@
  * and the real product's health and applications reads (docs/compatibility.md#health-and-applications).
  */
 import { healthQuerySchema } from "../health-query";
+import { resultsPage } from "./resources";
 import { defineService } from "./define";
-import { returns } from "./schema";
+import {
+  anyObj,
+  arrayOf,
+  constant,
+  integer,
+  named,
+  num,
+  oneOf,
+  openShape,
+  recordOf,
+  returns,
+  returnsAs,
+  shape,
+  str,
+  type InferRule,
+} from "./schema";
 
 /** A platform service as the real product's health reads show an application. */
-export interface ApplicationHealth {
-  id: string;
-  package_id: string;
-  version: string;
-  type: "Application";
-  state: "RUNNING" | "STOPPED";
-  replicas: number;
-  nodes: string[];
-}
+export const applicationHealthSchema = named(
+  "ApplicationHealth",
+  shape({
+    id: str,
+    package_id: str,
+    version: str,
+    type: constant("Application"),
+    state: oneOf("RUNNING", "STOPPED"),
+    replicas: integer,
+    nodes: arrayOf(str),
+  }),
+);
+export type ApplicationHealth = InferRule<typeof applicationHealthSchema>;
+const applicationPage = resultsPage(applicationHealthSchema);
 
 const appName = { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9._-]+$/ } as const;
 
 export const gateway = defineService("gateway", {
   health: {
     params: {},
-    result: returns<{ status: "ok" }>(),
+    result: returns(shape({ status: constant("ok") })),
     http: { method: "GET", path: "/health", access: "public", summary: "Liveness: the process is up" },
   },
   ready: {
     params: {},
-    result: returns<{ status: "ready"; checks: Record<string, string> }>(),
+    result: returns(shape({ status: constant("ready"), checks: recordOf(str) })),
     http: {
       method: "GET",
       path: "/ready",
@@ -37,7 +58,9 @@ export const gateway = defineService("gateway", {
   },
   openapi: {
     params: {},
-    result: returns<Record<string, unknown>>(),
+    result: returnsAs<Record<string, unknown>>(
+      openShape({ openapi: str, info: anyObj, paths: anyObj, components: anyObj }),
+    ),
     http: {
       method: "GET",
       path: "/openapi.json",
@@ -47,7 +70,7 @@ export const gateway = defineService("gateway", {
   },
   events: {
     params: {},
-    result: returns<NodeJS.ReadableStream>(),
+    result: returnsAs<NodeJS.ReadableStream>({ type: "string", description: "A text/event-stream" }),
     http: {
       method: "GET",
       path: "/events",
@@ -58,12 +81,23 @@ export const gateway = defineService("gateway", {
   },
   version: {
     params: {},
-    result: returns<{ platform: string; api: string }>(),
+    result: returns(shape({ platform: str, api: str })),
     http: { method: "GET", path: "/version", access: "public", summary: "Platform and API version" },
   },
   healthStatus: {
     params: {},
-    result: returns<Record<string, unknown>>(),
+    result: returns(
+      shape({
+        /** running, or degraded when the bus, the store or a service is missing. */
+        status: str,
+        timestamp: str,
+        version: str,
+        /** connected, disconnected or in-process. */
+        bus: str,
+        store: str,
+        services: recordOf(shape({ state: oneOf("RUNNING", "STOPPED"), replicas: integer })),
+      }),
+    ),
     http: {
       method: "GET",
       path: "/health/status",
@@ -73,7 +107,18 @@ export const gateway = defineService("gateway", {
   },
   healthSystem: {
     params: {},
-    result: returns<Record<string, unknown>>(),
+    result: returns(
+      shape({
+        arch: str,
+        platform: str,
+        release: str,
+        cpus: integer,
+        loadavg: arrayOf(num),
+        totalmem: num,
+        freemem: num,
+        uptime: num,
+      }),
+    ),
     http: {
       method: "GET",
       path: "/health/system",
@@ -83,7 +128,17 @@ export const gateway = defineService("gateway", {
   },
   healthServer: {
     params: {},
-    result: returns<Record<string, unknown>>(),
+    result: returns(
+      shape({
+        version: str,
+        api: str,
+        node: str,
+        moleculer: str,
+        nodeID: str,
+        uptime: num,
+        memory: shape({ rss: num, heapTotal: num, heapUsed: num, external: num, arrayBuffers: num }),
+      }),
+    ),
     http: {
       method: "GET",
       path: "/health/server",
@@ -93,7 +148,7 @@ export const gateway = defineService("gateway", {
   },
   healthApplications: {
     params: healthQuerySchema,
-    result: returns<{ results: ApplicationHealth[]; total: number }>(),
+    result: returns(applicationPage),
     http: {
       method: "GET",
       path: "/health/applications",
@@ -103,7 +158,7 @@ export const gateway = defineService("gateway", {
   },
   healthApplication: {
     params: { name: appName },
-    result: returns<{ results: ApplicationHealth[]; total: number }>(),
+    result: returns(applicationPage),
     http: {
       method: "GET",
       path: "/health/applications/:name",
@@ -113,7 +168,7 @@ export const gateway = defineService("gateway", {
   },
   applications: {
     params: healthQuerySchema,
-    result: returns<{ results: ApplicationHealth[]; total: number }>(),
+    result: returns(applicationPage),
     http: {
       method: "GET",
       path: "/applications",
@@ -123,7 +178,7 @@ export const gateway = defineService("gateway", {
   },
   application: {
     params: { name: appName },
-    result: returns<ApplicationHealth>(),
+    result: returns(applicationHealthSchema),
     http: {
       method: "GET",
       path: "/applications/:name",
@@ -133,7 +188,9 @@ export const gateway = defineService("gateway", {
   },
   restartApplication: {
     params: { name: appName },
-    result: returns<{ status: "OK"; message: string; data: { id: string; nodes: string[] } }>(),
+    result: returns(
+      shape({ status: constant("OK"), message: str, data: shape({ id: str, nodes: arrayOf(str) }) }),
+    ),
     http: {
       method: "PUT",
       path: "/applications/:name/restart",

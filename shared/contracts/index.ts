@@ -3,7 +3,7 @@
  * and results come from the contracts.
  */
 import type { CallingOptions } from "moleculer";
-import type { Infer } from "./schema";
+import type { Infer, ResultType } from "./schema";
 import type { ActionContract, HttpBinding } from "./define";
 import { accounts } from "./accounts";
 import { adapters } from "./adapters";
@@ -46,7 +46,8 @@ type ContractOf<A extends ActionName> =
     : never;
 
 export type ParamsOf<A extends ActionName> = ContractOf<A> extends { params: infer P } ? Infer<P> : never;
-export type ResultOf<A extends ActionName> = ContractOf<A> extends { result: infer R } ? R : never;
+export type ResultOf<A extends ActionName> =
+  ContractOf<A> extends { result: infer R } ? ResultType<R> : never;
 
 interface Caller {
   call(action: string, params?: unknown, opts?: CallingOptions): Promise<unknown>;

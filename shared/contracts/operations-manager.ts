@@ -9,10 +9,9 @@
  * caller, who may start it only into groups it is in.
  */
 import { SUPPORT_READ, SUPPORT_WRITE } from "./define";
-import { int, objectId, optBool, returns, sortOrder } from "./schema";
-import type { Job } from "./resources";
-import type { OmAutomation, Trigger } from "./resources";
-import type { Envelope, PageMetadata } from "../envelope";
+import { arrayOf, constant, int, objectId, optBool, returns, sortOrder } from "./schema";
+import { jobSchema, omAutomationSchema, triggerSchema } from "./resources";
+import { envelopeOf, pageMetadataSchema } from "../envelope";
 
 const text = (max: number) => ({ type: "string", max, optional: true }) as const;
 const groupIds = {
@@ -103,8 +102,6 @@ const triggerMembers = {
   processMissedRuns: { type: "enum", values: ["none", "last"], optional: true },
 } as const;
 
-type Page<T> = Envelope<T[], PageMetadata>;
-
 /** The same members, each optional (a PATCH changes any of them). */
 function allOptional<P extends Record<string, object>>(props: P) {
   return Object.fromEntries(Object.entries(props).map(([k, rule]) => [k, { ...rule, optional: true }])) as {
@@ -115,7 +112,7 @@ function allOptional<P extends Record<string, object>>(props: P) {
 export const operationsManagerActions = {
   omCreateAutomation: {
     params: automationMembers,
-    result: returns<Envelope<OmAutomation>>(),
+    result: returns(envelopeOf(omAutomationSchema)),
     http: {
       method: "POST",
       path: "/operations-manager/automations",
@@ -125,7 +122,7 @@ export const operationsManagerActions = {
   },
   omListAutomations: {
     params: listQuery(AUTOMATION_FIELDS),
-    result: returns<Page<OmAutomation>>(),
+    result: returns(envelopeOf(arrayOf(omAutomationSchema), pageMetadataSchema)),
     http: {
       method: "GET",
       path: "/operations-manager/automations",
@@ -135,7 +132,7 @@ export const operationsManagerActions = {
   },
   omGetAutomation: {
     params: { id: objectId },
-    result: returns<Envelope<OmAutomation>>(),
+    result: returns(envelopeOf(omAutomationSchema)),
     http: {
       method: "GET",
       path: "/operations-manager/automations/:id",
@@ -145,7 +142,7 @@ export const operationsManagerActions = {
   },
   omUpdateAutomation: {
     params: { id: objectId, ...allOptional(automationMembers) },
-    result: returns<Envelope<OmAutomation>>(),
+    result: returns(envelopeOf(omAutomationSchema)),
     http: {
       method: "PATCH",
       path: "/operations-manager/automations/:id",
@@ -155,7 +152,7 @@ export const operationsManagerActions = {
   },
   omDeleteAutomation: {
     params: { id: objectId },
-    result: returns<Envelope<null>>(),
+    result: returns(envelopeOf(constant(null))),
     http: {
       method: "DELETE",
       path: "/operations-manager/automations/:id",
@@ -169,7 +166,7 @@ export const operationsManagerActions = {
       type: { type: "enum", values: ["manual", "endpoint", "schedule"] },
       actionId: objectId,
     },
-    result: returns<Envelope<Trigger>>(),
+    result: returns(envelopeOf(triggerSchema)),
     http: {
       method: "POST",
       path: "/operations-manager/triggers",
@@ -180,7 +177,7 @@ export const operationsManagerActions = {
   },
   listTriggers: {
     params: { ...listQuery(TRIGGER_FIELDS), enabled: optBool, actionId: { ...objectId, optional: true } },
-    result: returns<Page<Trigger>>(),
+    result: returns(envelopeOf(arrayOf(triggerSchema), pageMetadataSchema)),
     http: {
       method: "GET",
       path: "/operations-manager/triggers",
@@ -191,7 +188,7 @@ export const operationsManagerActions = {
   },
   getTrigger: {
     params: { id: objectId },
-    result: returns<Envelope<Trigger>>(),
+    result: returns(envelopeOf(triggerSchema)),
     http: {
       method: "GET",
       path: "/operations-manager/triggers/:id",
@@ -207,7 +204,7 @@ export const operationsManagerActions = {
       type: { type: "string", max: 64, optional: true },
       actionId: { type: "string", max: 64, optional: true },
     },
-    result: returns<Envelope<Trigger>>(),
+    result: returns(envelopeOf(triggerSchema)),
     http: {
       method: "PATCH",
       path: "/operations-manager/triggers/:id",
@@ -218,7 +215,7 @@ export const operationsManagerActions = {
   },
   deleteTrigger: {
     params: { id: objectId },
-    result: returns<Envelope<null>>(),
+    result: returns(envelopeOf(constant(null))),
     http: {
       method: "DELETE",
       path: "/operations-manager/triggers/:id",
@@ -228,7 +225,7 @@ export const operationsManagerActions = {
   },
   runEndpointTrigger: {
     params: { routeName, input: { type: "object" } },
-    result: returns<Envelope<Job>>(),
+    result: returns(envelopeOf(jobSchema)),
     http: {
       method: "POST",
       path: "/operations-manager/triggers/endpoint/:routeName",
@@ -239,7 +236,7 @@ export const operationsManagerActions = {
   },
   runManualTrigger: {
     params: { id: objectId, formData: { type: "object", optional: true } },
-    result: returns<Envelope<Job>>(),
+    result: returns(envelopeOf(jobSchema)),
     http: {
       method: "POST",
       path: "/operations-manager/triggers/manual/:id/run",

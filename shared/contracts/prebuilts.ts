@@ -1,7 +1,18 @@
 /** prebuilts: prebuilt repository configurations (spec operation 13). */
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
-import { optBool, optString, pathName, returns } from "./schema";
-import type { Message, RepositoryConfig, StatusResult } from "./resources";
+import {
+  arrayOf,
+  named,
+  openShape,
+  optBool,
+  optional,
+  optString,
+  pathName,
+  returns,
+  str,
+  type InferRule,
+} from "./schema";
+import { catalogMeta, messageSchema, statusResult } from "./resources";
 import { tagIds } from "./forms";
 
 export const repositoryConfig = {
@@ -22,6 +33,20 @@ export const repositoryConfig = {
   },
 } as const;
 
+/** A repository configuration as the API answers it; `config.credentials.token` is sealed (`enc:v1:...`). */
+const repositoryConfigSchema = named(
+  "RepositoryConfig",
+  openShape({
+    _id: optional(str),
+    name: str,
+    description: optional(str),
+    tags: optional(arrayOf(str)),
+    config: optional(repositoryConfig),
+    _meta: optional(catalogMeta),
+  }),
+);
+export type RepositoryConfig = InferRule<typeof repositoryConfigSchema>;
+
 /** Repository configuration fields stored encrypted (docs/platform-rules.md#secrets), as JSON pointers. */
 export const REPOSITORY_CONFIG_ENCRYPTED_POINTERS = ["/credentials/token"] as const;
 
@@ -36,7 +61,7 @@ export const prebuilts = defineService("prebuilts", {
       description: { type: "string", max: 4096, optional: true },
       tags: tagIds,
     },
-    result: returns<StatusResult<RepositoryConfig>>(),
+    result: returns(statusResult(repositoryConfigSchema)),
     http: {
       method: "POST",
       path: "/prebuilts-repository/configs",
@@ -47,7 +72,7 @@ export const prebuilts = defineService("prebuilts", {
   },
   getConfig: {
     params: { name },
-    result: returns<RepositoryConfig>(),
+    result: returns(repositoryConfigSchema),
     http: {
       method: "GET",
       path: "/prebuilts-repository/configs/:name",
@@ -57,7 +82,7 @@ export const prebuilts = defineService("prebuilts", {
   },
   listConfigs: {
     params: {},
-    result: returns<RepositoryConfig[]>(),
+    result: returns(arrayOf(repositoryConfigSchema)),
     http: {
       method: "GET",
       path: "/prebuilts-repository/configs",
@@ -67,7 +92,7 @@ export const prebuilts = defineService("prebuilts", {
   },
   deleteConfig: {
     params: { name },
-    result: returns<Message>(),
+    result: returns(messageSchema),
     http: {
       method: "DELETE",
       path: "/prebuilts-repository/configs/:name",

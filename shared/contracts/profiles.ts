@@ -3,8 +3,24 @@
  * a Profile: it validates POST /profiles and is what GET /schema/profiles answers as JSON Schema.
  */
 import { defineService, SUPPORT_READ } from "./define";
-import { optBool, optString, returns } from "./schema";
-import type { Message, Profile, StatusResult } from "./resources";
+import {
+  anyObj,
+  arrayOf,
+  bool,
+  constant,
+  integer,
+  named,
+  nullable,
+  openShape,
+  optBool,
+  optional,
+  optString,
+  returns,
+  shape,
+  str,
+  type InferRule,
+} from "./schema";
+import { catalogMeta, messageSchema, statusResult } from "./resources";
 import { repositoryConfig } from "./prebuilts";
 import { tagIds } from "./forms";
 
@@ -189,6 +205,21 @@ export const profileProps = {
   retryStrategy: obj({ maxRetries: nonNegInt, retryResetTimer: nonNegInt }),
 } as const;
 
+/**
+ * A profile as the API answers it: the members `profileProps` describes (secrets in their sealed
+ * `enc:v1:...` form), its tags, whether it is the active one, and any other member it was given.
+ */
+const profileSchema = named(
+  "Profile",
+  openShape({
+    ...profileProps,
+    tags: optional(arrayOf(str)),
+    active: optional(bool),
+    _meta: optional(catalogMeta),
+  }),
+);
+export type Profile = InferRule<typeof profileSchema>;
+
 /** Profile fields stored encrypted (docs/platform-rules.md#secrets), as JSON pointers. */
 export const PROFILE_ENCRYPTED_POINTERS = [
   "/expressProps/express_https/key",
@@ -203,41 +234,43 @@ export const PROFILE_ENCRYPTED_POINTERS = [
  * What POST /profiles answers in `data` (docs/catalog.md): the profile as an artifact package, the
  * unit a profile is exported and imported as. Secrets inside are in their stored encrypted form.
  */
-export interface ProfilePackage {
-  metadata: {
-    name: string;
-    type: "profile";
-    description: string;
-    created: string;
-    createdBy: string;
-    platformVersion: string;
-    active: boolean;
-  };
-  manifest: {
-    bundleName: string;
+const profilePackageSchema = shape({
+  metadata: shape({
+    name: str,
+    type: constant("profile"),
+    description: str,
+    created: str,
+    createdBy: str,
+    platformVersion: str,
+    active: bool,
+  }),
+  manifest: shape({
+    bundleName: str,
     /** SHA-256 (hex) of the JSON text of the bundle's `data`. */
-    fingerprint: string;
-    createdEpoch: number;
-    artifacts: {
-      id: string;
-      name: string;
-      type: "profile";
-      /** JSON pointer into this package of the artifact's bundle. */
-      location: string;
-      properties: { encrypted: string[] };
-    }[];
-  };
-  bundles: { type: "profile"; data: Profile }[];
-  readme: string;
-}
+    fingerprint: str,
+    createdEpoch: integer,
+    artifacts: arrayOf(
+      shape({
+        id: str,
+        name: str,
+        type: constant("profile"),
+        /** JSON pointer into this package of the artifact's bundle. */
+        location: str,
+        properties: shape({ encrypted: arrayOf(str) }),
+      }),
+    ),
+  }),
+  bundles: arrayOf(shape({ type: constant("profile"), data: profileSchema })),
+  readme: str,
+});
+export type ProfilePackage = InferRule<typeof profilePackageSchema>;
 
 export const profiles = defineService("profiles", {
   schema: {
     params: {},
-    result: returns<{
-      schema: Record<string, unknown>;
-      decorators: { type: "encryption"; pointer: string }[];
-    }>(),
+    result: returns(
+      shape({ schema: anyObj, decorators: arrayOf(shape({ type: constant("encryption"), pointer: str })) }),
+    ),
     http: {
       method: "GET",
       path: "/schema/profiles",
@@ -251,7 +284,7 @@ export const profiles = defineService("profiles", {
       properties: { type: "object", strict: "remove", props: profileProps },
       tags: tagIds,
     },
-    result: returns<StatusResult<ProfilePackage>>(),
+    result: returns(statusResult(profilePackageSchema)),
     http: {
       method: "POST",
       path: "/profiles",
@@ -262,17 +295,17 @@ export const profiles = defineService("profiles", {
   },
   list: {
     params: {},
-    result: returns<Profile[]>(),
+    result: returns(arrayOf(profileSchema)),
     http: { method: "GET", path: "/profiles", access: SUPPORT_READ, summary: "List profiles" },
   },
   get: {
     params: { id: profileId },
-    result: returns<Profile>(),
+    result: returns(profileSchema),
     http: { method: "GET", path: "/profiles/:id", access: SUPPORT_READ, summary: "Read a profile" },
   },
   activate: {
     params: { id: profileId },
-    result: returns<StatusResult<Profile>>(),
+    result: returns(statusResult(profileSchema)),
     http: {
       method: "PUT",
       path: "/profiles/:id/active",
@@ -282,7 +315,7 @@ export const profiles = defineService("profiles", {
   },
   delete: {
     params: { id: profileId },
-    result: returns<Message>(),
+    result: returns(messageSchema),
     http: {
       method: "DELETE",
       path: "/profiles/:id",
@@ -292,7 +325,7 @@ export const profiles = defineService("profiles", {
   },
   active: {
     params: {},
-    result: returns<Profile | null>(),
+    result: returns(nullable(profileSchema)),
     description: "The active profile, read by the gateway and accounts (cookie name, unique sessions).",
   },
 });

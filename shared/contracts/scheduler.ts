@@ -5,8 +5,8 @@
  */
 import humanInterval from "human-interval";
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
-import { int, objectId, optBool, returns } from "./schema";
-import type { Automation, AutomationRun, Message } from "./resources";
+import { arrayOf, int, integer, objectId, optBool, returns, shape, str } from "./schema";
+import { automationRunSchema, automationSchema, messageSchema } from "./resources";
 import { operationsManagerActions } from "./operations-manager";
 
 /** ISO 8601 date-time in UTC, e.g. 2026-11-21T10:00:00Z or with milliseconds. */
@@ -110,7 +110,7 @@ export const scheduler = defineService("scheduler", {
         messages: scheduleMessages,
       },
     },
-    result: returns<{ status: string; response: { message: string } }>(),
+    result: returns(shape({ status: str, response: shape({ message: str }) })),
     http: {
       method: "PUT",
       path: "/automation_catalog/automations/:id/schedule",
@@ -134,7 +134,7 @@ export const scheduler = defineService("scheduler", {
       },
       catchUpWindow: { ...intervalText, custom: fieldCheck("catchUpWindow"), messages: scheduleMessages },
     },
-    result: returns<Automation>(),
+    result: returns(automationSchema),
     http: {
       method: "POST",
       path: "/automation_catalog/automations",
@@ -156,7 +156,7 @@ export const scheduler = defineService("scheduler", {
         messages: scheduleMessages,
       },
     },
-    result: returns<Automation>(),
+    result: returns(automationSchema),
     http: {
       method: "PUT",
       path: "/automation_catalog/automations/:id",
@@ -166,7 +166,7 @@ export const scheduler = defineService("scheduler", {
   },
   listAutomations: {
     params: { skip: int(0), limit: int(1) },
-    result: returns<Automation[]>(),
+    result: returns(arrayOf(automationSchema)),
     http: {
       method: "GET",
       path: "/automation_catalog/automations",
@@ -176,7 +176,7 @@ export const scheduler = defineService("scheduler", {
   },
   getAutomation: {
     params: { id: objectId },
-    result: returns<Automation>(),
+    result: returns(automationSchema),
     http: {
       method: "GET",
       path: "/automation_catalog/automations/:id",
@@ -186,7 +186,9 @@ export const scheduler = defineService("scheduler", {
   },
   listRuns: {
     params: { id: objectId, skip: int(0), limit: int(1) },
-    result: returns<{ results: AutomationRun[]; total: number; skip: number; limit: number }>(),
+    result: returns(
+      shape({ results: arrayOf(automationRunSchema), total: integer, skip: integer, limit: integer }),
+    ),
     http: {
       method: "GET",
       path: "/automation_catalog/automations/:id/runs",
@@ -196,7 +198,7 @@ export const scheduler = defineService("scheduler", {
   },
   deleteAutomation: {
     params: { id: objectId },
-    result: returns<Message>(),
+    result: returns(messageSchema),
     http: {
       method: "DELETE",
       path: "/automation_catalog/automations/:id",
@@ -206,7 +208,7 @@ export const scheduler = defineService("scheduler", {
   },
   tick: {
     params: {},
-    result: returns<{ started: number; skipped: number; failed: number }>(),
+    result: returns(shape({ started: integer, skipped: integer, failed: integer })),
     description:
       "One firing pass at the service's clock: every due slot is claimed, fired and advanced. The timer calls it; tests call it with an injected clock.",
   },

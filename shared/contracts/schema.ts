@@ -5,6 +5,8 @@
  *  - TypeScript types: `Infer<typeof schema>` below, so `broker.call` is typed end to end;
  *  - OpenAPI: `toJsonSchema` below feeds /openapi.json;
  *  - query-string coercion on GET: the gateway reads rule types to turn "10" into 10.
+ * An action's result is described in the same vocabulary (`returns(rule)` below): its TypeScript
+ * type is `InferRule` of the rule, and /openapi.json's 200 response schema is `ruleToJsonSchema` of it.
  */
 
 /** The subset of fastest-validator rules the contracts use. */
@@ -38,6 +40,11 @@ export interface Rule {
   description?: string;
   /** Marks a field as a secret: docs and OpenAPI say so (`writeOnly`), logs redact it. */
   secret?: boolean;
+  /**
+   * Result schemas only: the name of a shared resource schema (Account, Job...). /openapi.json puts
+   * it once under `components.schemas` and refers to it with `$ref`.
+   */
+  title?: string;
 }
 
 export type Props = Record<string, Rule | boolean | string>;
@@ -57,28 +64,34 @@ export type InferRule<R> = Nul<
           ? V
           : R extends { type: "enum"; values: readonly (infer V)[] }
             ? V
-            : R extends { type: "object"; props: infer P }
-              ? Infer<P>
-              : R extends { type: "object" }
-                ? Record<string, any>
-                : R extends { type: "array"; items: infer I }
-                  ? InferRule<I>[]
-                  : R extends { type: "array" }
-                    ? any[]
-                    : R extends { type: "record"; value: infer V }
-                      ? Record<string, InferRule<V>>
-                      : R extends { type: "multi"; rules: readonly (infer M)[] }
-                        ? InferRule<M>
-                        : any
+            : R extends { type: "object"; props: infer P; strict: false }
+              ? Infer<P> & Record<string, any>
+              : R extends { type: "object"; props: infer P }
+                ? Infer<P>
+                : R extends { type: "object" }
+                  ? Record<string, any>
+                  : R extends { type: "array"; items: infer I }
+                    ? InferRule<I>[]
+                    : R extends { type: "array" }
+                      ? any[]
+                      : R extends { type: "record"; value: infer V }
+                        ? Record<string, InferRule<V>>
+                        : R extends { type: "multi"; rules: readonly (infer M)[] }
+                          ? InferRule<M>
+                          : any
 >;
 
 type Meta<K> = K extends `$$${string}` ? true : false;
 
 /** The TypeScript type of the params an object schema accepts. */
 export type Infer<P> = {
-  [K in keyof P as Meta<K> extends true ? never : Opt<P[K]> extends true ? never : K]: InferRule<P[K]>;
+  -readonly [K in keyof P as Meta<K> extends true ? never : Opt<P[K]> extends true ? never : K]: InferRule<
+    P[K]
+  >;
 } & {
-  [K in keyof P as Meta<K> extends true ? never : Opt<P[K]> extends true ? K : never]?: InferRule<P[K]>;
+  -readonly [K in keyof P as Meta<K> extends true ? never : Opt<P[K]> extends true ? K : never]?: InferRule<
+    P[K]
+  >;
 };
 
 // ---------------------------------------------------------------- building blocks
@@ -147,10 +160,65 @@ function dropNullOptionalsIn(rule: Rule, value: unknown): void {
     for (const item of value) dropNullOptionalsIn(rule.items, item);
 }
 
-/** A phantom value carrying a result type in a contract (never read at run time). */
-export function returns<T>(): T {
-  return undefined as unknown as T;
+declare const resultType: unique symbol;
+
+/**
+ * An action's result in its contract: the schema of what it answers (`rule`: /openapi.json's 200
+ * response, checked against real answers by test/gateway/openapi-responses.test.ts) and, phantom,
+ * its TypeScript type (read by the typed `call` helper and the handler types).
+ */
+export interface Returns<T> {
+  readonly rule: Rule | undefined;
+  readonly [resultType]: T;
 }
+
+/** The TypeScript type of an action's result. */
+export type ResultType<R> = R extends Returns<infer T> ? T : R;
+
+/**
+ * `returns(rule)`: the result's schema; its type is `InferRule` of it. `returns<T>()` (no schema)
+ * is only a type: /openapi.json then has nothing to say and the conformance test fails on the route.
+ */
+export function returns<T>(): Returns<T>;
+export function returns<const R extends Rule>(rule: R): Returns<InferRule<R>>;
+export function returns(rule?: Rule): Returns<unknown> {
+  return { rule } as Returns<unknown>;
+}
+
+/**
+ * A result schema whose type is written by hand (`T`) where inference from the rule is not
+ * practical (e.g. a type shared with code outside the contracts); the rule still feeds OpenAPI.
+ */
+export function returnsAs<T>(rule: Rule): Returns<T> {
+  return { rule } as Returns<T>;
+}
+
+// ---------------------------------------------------------------- result-schema building blocks
+
+/** An object with exactly these members (OpenAPI: `additionalProperties: false`). */
+export const shape = <const P extends Record<string, Rule>>(props: P) =>
+  ({ type: "object", strict: true, props }) as const;
+/** An object with these known members and possibly others (free-form documents). */
+export const openShape = <const P extends Record<string, Rule>>(props: P) =>
+  ({ type: "object", strict: false, props }) as const;
+export const arrayOf = <const I extends Rule>(items: I) => ({ type: "array", items }) as const;
+export const recordOf = <const V extends Rule>(value: V) => ({ type: "record", value }) as const;
+export const nullable = <const R extends Rule>(rule: R) => ({ ...rule, nullable: true }) as const;
+export const optional = <const R extends Rule>(rule: R) => ({ ...rule, optional: true }) as const;
+/** Names a shared result schema: /openapi.json lists it once under `components.schemas`. */
+export const named = <const R extends Rule>(title: string, rule: R) => ({ ...rule, title }) as R;
+export const str = { type: "string" } as const;
+export const num = { type: "number" } as const;
+export const integer = { type: "number", integer: true } as const;
+export const bool = { type: "boolean" } as const;
+/** Any JSON value. */
+export const anyValue = { type: "any" } as const;
+/** Any JSON object. */
+export const anyObj = { type: "object" } as const;
+export const oneOf = <const V extends readonly unknown[]>(...values: V) =>
+  ({ type: "enum", values }) as const;
+export const constant = <const V>(value: V) => ({ type: "equal", value }) as const;
+export const either = <const Rs extends readonly Rule[]>(...rules: Rs) => ({ type: "multi", rules }) as const;
 
 // ---------------------------------------------------------------- JSON Schema (OpenAPI 3.1)
 
@@ -165,8 +233,27 @@ function normalize(rule: Rule | boolean | string): Rule {
   return rule;
 }
 
-export function ruleToJsonSchema(input: Rule | boolean | string): JsonSchema {
+/**
+ * JSON Schema of a rule. With `refs`, a rule with a `title` (a named resource schema) is written
+ * once into `refs` and referred to by `$ref` (OpenAPI's `components.schemas`).
+ */
+export function ruleToJsonSchema(
+  input: Rule | boolean | string,
+  refs?: Record<string, JsonSchema>,
+): JsonSchema {
   const rule = normalize(input);
+  if (refs && rule.title) {
+    const { title, nullable, optional: _optional, description, ...rest } = rule;
+    if (!(title in refs)) {
+      refs[title] = {};
+      refs[title] = ruleToJsonSchema(rest, refs);
+    }
+    let ref: JsonSchema = { $ref: `#/components/schemas/${title}` };
+    if (nullable) ref = { anyOf: [ref, { type: "null" }] };
+    if (description) ref.description = description;
+    return ref;
+  }
+  const sub = (r: Rule | boolean | string) => ruleToJsonSchema(r, refs);
   let out: JsonSchema;
   switch (rule.type) {
     case "string":
@@ -200,18 +287,18 @@ export function ruleToJsonSchema(input: Rule | boolean | string): JsonSchema {
       break;
     case "array":
       out = { type: "array" };
-      if (rule.items) out.items = ruleToJsonSchema(rule.items);
+      if (rule.items) out.items = sub(rule.items);
       if (rule.min !== undefined) out.minItems = rule.min;
       if (rule.max !== undefined) out.maxItems = rule.max;
       break;
     case "record":
-      out = { type: "object", additionalProperties: rule.value ? ruleToJsonSchema(rule.value as Rule) : {} };
+      out = { type: "object", additionalProperties: rule.value ? sub(rule.value as Rule) : {} };
       break;
     case "multi":
-      out = { anyOf: (rule.rules ?? []).map(ruleToJsonSchema) };
+      out = { anyOf: (rule.rules ?? []).map(sub) };
       break;
     case "object":
-      out = rule.props ? propsToJsonSchema(rule.props, rule.strict === true) : { type: "object" };
+      out = rule.props ? propsToJsonSchema(rule.props, rule.strict === true, refs) : { type: "object" };
       if (rule.minProps !== undefined) out.minProperties = rule.minProps;
       break;
     default:
@@ -224,13 +311,17 @@ export function ruleToJsonSchema(input: Rule | boolean | string): JsonSchema {
   return out;
 }
 
-export function propsToJsonSchema(props: Props, strict = props.$$strict === true): JsonSchema {
+export function propsToJsonSchema(
+  props: Props,
+  strict = props.$$strict === true,
+  refs?: Record<string, JsonSchema>,
+): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const [key, raw] of Object.entries(props)) {
     if (key.startsWith("$$")) continue;
     const rule = normalize(raw);
-    properties[key] = ruleToJsonSchema(rule);
+    properties[key] = ruleToJsonSchema(rule, refs);
     if (!rule.optional && rule.default === undefined) required.push(key);
   }
   return {

@@ -5,21 +5,15 @@
 import { MAX_PAGE_SIZE } from "../paging";
 import { SEARCHABLE_COLLECTIONS } from "../search-registry";
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
-import { objectId, returns } from "./schema";
-import type { SearchResultGroup } from "./resources";
+import { arrayOf, named, objectId, returns, shape, str, type InferRule } from "./schema";
+import { messageSchema, searchResultGroupSchema } from "./resources";
 
-export interface Tag {
-  _id: string;
-  name: string;
-  description: string;
-}
+const tagSchema = named("Tag", shape({ _id: str, name: str, description: str }));
+export type Tag = InferRule<typeof tagSchema>;
 
 /** The tags of one object after an attach or detach, expanded. */
-export interface ObjectTags {
-  collection: string;
-  objectId: string;
-  tags: Tag[];
-}
+const objectTagsSchema = shape({ collection: str, objectId: str, tags: arrayOf(tagSchema) });
+export type ObjectTags = InferRule<typeof objectTagsSchema>;
 
 export { MAX_PAGE_SIZE };
 export const DEFAULT_PAGE_SIZE = 10;
@@ -70,7 +64,7 @@ export const search = defineService("search", {
         },
       },
     },
-    result: returns<SearchResultGroup[]>(),
+    result: returns(arrayOf(searchResultGroupSchema)),
     http: {
       method: "POST",
       path: "/search/find",
@@ -84,17 +78,17 @@ export const search = defineService("search", {
       name: { type: "string", trim: true, min: 1, max: 128 },
       description: { type: "string", max: 1024, optional: true },
     },
-    result: returns<Tag>(),
+    result: returns(tagSchema),
     http: { method: "POST", path: "/search/tags", access: SUPPORT_WRITE, summary: "Create a tag" },
   },
   listTags: {
     params: {},
-    result: returns<Tag[]>(),
+    result: returns(arrayOf(tagSchema)),
     http: { method: "GET", path: "/search/tags", access: SUPPORT_READ, summary: "List tags" },
   },
   deleteTag: {
     params: { id: objectId },
-    result: returns<{ status: string; message: string }>(),
+    result: returns(messageSchema),
     http: {
       method: "DELETE",
       path: "/search/tags/:id",
@@ -104,7 +98,7 @@ export const search = defineService("search", {
   },
   attachTag: {
     params: tagTarget,
-    result: returns<ObjectTags>(),
+    result: returns(objectTagsSchema),
     http: {
       method: "POST",
       path: "/search/tags/attach",
@@ -114,7 +108,7 @@ export const search = defineService("search", {
   },
   detachTag: {
     params: tagTarget,
-    result: returns<ObjectTags>(),
+    result: returns(objectTagsSchema),
     http: {
       method: "POST",
       path: "/search/tags/detach",
