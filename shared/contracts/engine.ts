@@ -13,6 +13,9 @@ import {
   sortOrder,
   str,
   integer,
+  either,
+  openShape,
+  optional,
 } from "./schema";
 import { envelopeOf, pageMetadataProps } from "../envelope";
 import {
@@ -46,6 +49,16 @@ const manualTaskSchema = shape({
   finish_state: nullable(str),
   outgoing: anyObj,
   job: { type: "object", description: "Its job's _id, name, description, status, workflow and groups" },
+});
+
+/**
+ * A workflow as /automation-studio/workflows lists it: with `expand`, `created_by` and
+ * `last_updated_by` are the accounts (less any `exclude`d members) instead of usernames.
+ */
+const studioWorkflowSchema = openShape({
+  ...workflowSchema.props,
+  created_by: optional(either(str, anyObj)),
+  last_updated_by: optional(either(str, anyObj)),
 });
 
 /** `{field: value}` filters of the job query; values arrive as text on a query string. */
@@ -509,7 +522,9 @@ export const engine = defineService("engine", {
         },
       },
     },
-    result: returns(shape({ items: arrayOf(workflowSchema), total: integer, skip: integer, limit: integer })),
+    result: returns(
+      shape({ items: arrayOf(studioWorkflowSchema), total: integer, skip: integer, limit: integer }),
+    ),
     http: {
       method: "GET",
       path: "/automation-studio/workflows",

@@ -12,7 +12,15 @@ import path from "node:path";
 import { operations, type Operation } from "../../shared/contracts";
 import { chain, manual, waitForJob } from "../support/engine-fixtures";
 import { startOrchestrator, type TestOrchestrator } from "../support/orchestrator";
-import { client, login, startPlatform, type Client, type Platform, type Reply } from "../support/platform";
+import {
+  client,
+  login,
+  noteSecret,
+  startPlatform,
+  type Client,
+  type Platform,
+  type Reply,
+} from "../support/platform";
 
 /** Operations this test does not exercise over HTTP, and why. Keep it short. */
 const SKIPPED: Record<string, string> = {
@@ -183,6 +191,29 @@ async function scenario(admin: Client): Promise<void> {
     groups: ["conformance-team"],
   });
   await admin.get("/user-management/accounts");
+  await admin.get("/authorization/accounts?equals=admin");
+  await admin.get("/authorization/groups?equals=conformance-team");
+
+  // service accounts and OAuth
+  const sa = await ok(
+    admin.post("/user-management/service-accounts", { name: "conformance-sa", groups: ["conformance-team"] }),
+  );
+  await admin.get("/user-management/service-accounts");
+  const rotated = await ok(admin.put(`/user-management/service-accounts/${sa.clientId}/secret`));
+  noteSecret(sa.clientSecret);
+  noteSecret(rotated.clientSecret);
+  const issued = await ok(
+    admin.send("POST", "/oauth/token", {
+      raw: new URLSearchParams({
+        grant_type: "client_credentials",
+        client_id: sa.clientId,
+        client_secret: rotated.clientSecret,
+      }).toString(),
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    }),
+  );
+  noteSecret(issued.access_token);
+  await admin.delete(`/user-management/service-accounts/${sa.clientId}`);
   await admin.put("/user-management/accounts/conformance-user/password", { password: "another-long-pw" });
   const user = checking(
     client(platform.baseUrl, await login(platform.baseUrl, "conformance-user", "another-long-pw")),
@@ -241,6 +272,24 @@ async function scenario(admin: Client): Promise<void> {
   await admin.get("/operations-manager/tasks?status=complete");
   await admin.get("/workflow_engine/tasks/metrics");
   await admin.get("/workflow_builder/tasks/list");
+
+  // the real product's job and workflow routes (docs/compatibility.md)
+  const third = await ok(
+    admin.post("/operations_manager/jobs/start", { workflow: "Conformance WF", options: {} }),
+  );
+  await waitForJob(platform.broker, third._id, (j) => j.tasks?.approve?.status === "waiting");
+  await admin.post("/operations-manager/jobs/pause", { jobIds: [third._id] });
+  await admin.post("/operations-manager/jobs/resume", { jobIds: [third._id] });
+  await admin.post("/operations-manager/jobs/cancel", { jobIds: [third._id] });
+  await admin.get(`/workflow_engine/job/${first._id}/output`);
+  await admin.get("/workflow_engine/jobs/metrics");
+  await admin.get(`/workflow_engine/getJob/${first._id}`);
+  await admin.post("/workflow_engine/jobs/search", { options: { query: { status: "complete" }, limit: 5 } });
+  await admin.post("/workflow_engine/workflows/search", { options: { query: { name: "Conformance WF" } } });
+  await admin.get("/automation-studio/workflows?equals[name]=Conformance%20WF&expand=created_by");
+  const exportedWorkflow = await ok(admin.post("/workflow_builder/export", { name: "Conformance WF" }));
+  await admin.post("/workflow_builder/import", { ...exportedWorkflow, name: "Conformance Imported" });
+  await admin.delete("/workflow_builder/workflows/delete/Conformance%20Imported");
 
   // adapters, the orchestrator proxy, devices
   const settings = { host: "127.0.0.1", port: orch.port, username: "admin", password: "nso-pass-77" };
@@ -442,6 +491,9 @@ async function scenario(admin: Client): Promise<void> {
     tagId: tag._id,
   });
   await admin.delete(`/search/tags/${tag._id}`);
+
+  // reload a service in place (the last call of accounts in this scenario is over by now)
+  await admin.put("/applications/forms/restart");
 
   // deletes last: what the reads above used
   await admin.delete(`/operations-manager/automations/${om._id}`);
