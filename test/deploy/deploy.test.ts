@@ -99,6 +99,8 @@ describe("Dockerfile", () => {
 
   test("defaults: production, every service, EXPOSE matching the gateway's PORT and METRICS_PORT", () => {
     expect(runtimeEnv.NODE_ENV).toBe("production");
+    // glibc keeps freed memory in per-thread arenas otherwise (docs/performance.md#memory).
+    expect(runtimeEnv.MALLOC_ARENA_MAX).toBe("2");
     expect(loadConfig({ SERVICES: runtimeEnv.SERVICES }).services).toBeUndefined(); // = all
     const port = loadConfig({ PORT: runtimeEnv.PORT }).port;
     expect(port).toBe(loadConfig({}).port);
