@@ -28,6 +28,20 @@ export const ACCOUNT_SORT_FIELDS = [
 ] as const;
 
 const queryField = { type: "enum", values: ACCOUNT_QUERY_FIELDS, optional: true } as const;
+/** The accounts list's query (contains, equals, startsWith on a field; paging; sort), over other fields too. */
+const fieldQuery = <const F, const S>(field: F, sort: S) =>
+  ({
+    contains: optString,
+    containsField: field,
+    equals: optString,
+    equalsField: field,
+    startsWith: optString,
+    startsWithField: field,
+    skip: int(0),
+    limit: int(1),
+    sort,
+    order: sortOrder,
+  }) as const;
 const groupField = {
   type: "enum",
   values: ["name", "description", "provenance", "_id"],
@@ -139,17 +153,8 @@ export const accounts = defineService("accounts", {
         strict: "remove",
         default: {},
         props: {
-          contains: optString,
-          containsField: queryField,
-          equals: optString,
-          equalsField: queryField,
-          startsWith: optString,
-          startsWithField: queryField,
+          ...fieldQuery(queryField, { type: "enum", values: ACCOUNT_SORT_FIELDS, optional: true }),
           groupId: { type: "string", min: 1, optional: true },
-          skip: int(0),
-          limit: int(1),
-          sort: { type: "enum", values: ACCOUNT_SORT_FIELDS, optional: true },
-          order: sortOrder,
         },
       },
     },
@@ -229,18 +234,7 @@ export const accounts = defineService("accounts", {
         type: "object",
         strict: "remove",
         default: {},
-        props: {
-          contains: optString,
-          containsField: groupField,
-          equals: optString,
-          equalsField: groupField,
-          startsWith: optString,
-          startsWithField: groupField,
-          skip: int(0),
-          limit: int(1),
-          sort: groupField,
-          order: sortOrder,
-        },
+        props: fieldQuery(groupField, groupField),
       },
     },
     result: returns(shape({ results: arrayOf(groupSchema), total: integer, skip: integer, limit: integer })),
