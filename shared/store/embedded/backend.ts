@@ -95,11 +95,16 @@ export class EmbeddedBackend implements Store {
     return table;
   }
 
-  /** @internal Logs one mutation batch, then applies it. Callers have validated it already. */
-  commit(collection: string, change: Omit<LogEntry, "s" | "c">): void {
+  /**
+   * @internal Logs one mutation batch, then applies it. Callers have validated it already.
+   * `written` lists every value a fast update wrote into documents already stored (so within the
+   * depth bound): only those are walked, unless one of them is too deep.
+   */
+  commit(collection: string, change: Omit<LogEntry, "s" | "c">, written?: WrittenValue[]): void {
     this.assertOpen();
     // All or nothing: a document the store could not read back is refused before its line is written.
-    for (const doc of change.put ?? []) {
+    const fine = written?.every((w) => withinDepth(w, STORED_DOCUMENT_LIMITS.maxDepth));
+    for (const doc of fine ? [] : (change.put ?? [])) {
       const violation = boundsViolation(doc, STORED_DOCUMENT_LIMITS);
       if (violation)
         throw new DocumentShapeError(
@@ -239,6 +244,15 @@ function fsyncDirectory(dir: string): void {
  * outgoing values), well within this.
  */
 export const STORED_DOCUMENT_LIMITS: InputLimits = { maxDepth: 200, maxNodes: Number.MAX_SAFE_INTEGER };
+
+/** A value a fast update wrote at `depth` path segments below the document's root. */
+export type WrittenValue = { depth: number; value: unknown };
+
+/** Whether the objects down to a written value, and the value itself, nest within `maxDepth`. */
+function withinDepth({ depth, value }: WrittenValue, maxDepth: number): boolean {
+  if (depth > maxDepth) return false;
+  return boundsViolation(value, { maxDepth: maxDepth - depth, maxNodes: Number.MAX_SAFE_INTEGER }) === null;
+}
 
 /** A write the store refuses whole: nothing of it is logged or kept. */
 export class DocumentShapeError extends Error {
