@@ -105,6 +105,8 @@ export class EmbeddedBackend implements Store {
     // All or nothing: a document the store could not read back is refused before its line is written.
     const fine = written?.every((w) => withinDepth(w, STORED_DOCUMENT_LIMITS.maxDepth));
     for (const doc of fine ? [] : (change.put ?? [])) {
+      // The cheap depth walk first (no node limit applies here); the full one only to say where.
+      if (nestsWithin(doc, STORED_DOCUMENT_LIMITS.maxDepth)) continue;
       const violation = boundsViolation(doc, STORED_DOCUMENT_LIMITS);
       if (violation)
         throw new DocumentShapeError(
@@ -248,10 +250,23 @@ export const STORED_DOCUMENT_LIMITS: InputLimits = { maxDepth: 200, maxNodes: Nu
 /** A value a fast update wrote at `depth` path segments below the document's root. */
 export type WrittenValue = { depth: number; value: unknown };
 
-/** Whether the objects down to a written value, and the value itself, nest within `maxDepth`. */
+/**
+ * Whether the objects down to a written value, and the value itself, nest within `maxDepth`.
+ * Depth only, no paths: boundsViolation builds a path string per object, which cost more than the
+ * fast update itself. Recursion stops at `maxDepth`, so the stack stays short.
+ */
 function withinDepth({ depth, value }: WrittenValue, maxDepth: number): boolean {
-  if (depth > maxDepth) return false;
-  return boundsViolation(value, { maxDepth: maxDepth - depth, maxNodes: Number.MAX_SAFE_INTEGER }) === null;
+  return depth <= maxDepth && nestsWithin(value, maxDepth - depth);
+}
+
+function nestsWithin(value: unknown, levels: number): boolean {
+  if (value === null || typeof value !== "object") return true;
+  if (levels < 1) return false;
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && !nestsWithin((value as Record<string, unknown>)[key], levels - 1))
+      return false;
+  }
+  return true;
 }
 
 /** A write the store refuses whole: nothing of it is logged or kept. */
