@@ -14,6 +14,7 @@ import type { Collection, Doc, Store } from "../types";
 import { acquireLock, releaseLock } from "./lock";
 import { Table, type NamedIndex, type StoredDoc } from "./table";
 import { EmbeddedCollection } from "./collection";
+import { jsonNesting, writtenWithin, type WrittenValue } from "./depth";
 
 export interface EmbeddedOptions {
   dataDir: string;
@@ -98,15 +99,18 @@ export class EmbeddedBackend implements Store {
   /**
    * @internal Logs one mutation batch, then applies it. Callers have validated it already.
    * `written` lists every value a fast update wrote into documents already stored (so within the
-   * depth bound): only those are walked, unless one of them is too deep.
+   * depth bound): only those are measured, unless one of them is too deep.
    */
   commit(collection: string, change: Omit<LogEntry, "s" | "c">, written?: WrittenValue[]): void {
     this.assertOpen();
+    const line = JSON.stringify({ s: this.seq + 1, c: collection, ...change }) + "\n";
     // All or nothing: a document the store could not read back is refused before its line is written.
-    const fine = written?.every((w) => withinDepth(w, STORED_DOCUMENT_LIMITS.maxDepth));
+    // Documents sit two levels down in the line ({put: [doc]}); no node limit applies (depth.ts).
+    const { maxDepth } = STORED_DOCUMENT_LIMITS;
+    const fine = written
+      ? written.every((w) => writtenWithin(w, maxDepth))
+      : !change.put?.length || jsonNesting(line) - 2 <= maxDepth;
     for (const doc of fine ? [] : (change.put ?? [])) {
-      // The cheap depth walk first (no node limit applies here); the full one only to say where.
-      if (nestsWithin(doc, STORED_DOCUMENT_LIMITS.maxDepth)) continue;
       const violation = boundsViolation(doc, STORED_DOCUMENT_LIMITS);
       if (violation)
         throw new DocumentShapeError(
@@ -114,7 +118,6 @@ export class EmbeddedBackend implements Store {
           `nests deeper than ${violation.limit} levels at '${violation.path}'`,
         );
     }
-    const line = JSON.stringify({ s: this.seq + 1, c: collection, ...change }) + "\n";
     this.append(line);
     this.seq++;
     this.applyEntry({ s: this.seq, c: collection, ...change });
@@ -246,28 +249,6 @@ function fsyncDirectory(dir: string): void {
  * outgoing values), well within this.
  */
 export const STORED_DOCUMENT_LIMITS: InputLimits = { maxDepth: 200, maxNodes: Number.MAX_SAFE_INTEGER };
-
-/** A value a fast update wrote at `depth` path segments below the document's root. */
-export type WrittenValue = { depth: number; value: unknown };
-
-/**
- * Whether the objects down to a written value, and the value itself, nest within `maxDepth`.
- * Depth only, no paths: boundsViolation builds a path string per object, which cost more than the
- * fast update itself. Recursion stops at `maxDepth`, so the stack stays short.
- */
-function withinDepth({ depth, value }: WrittenValue, maxDepth: number): boolean {
-  return depth <= maxDepth && nestsWithin(value, maxDepth - depth);
-}
-
-function nestsWithin(value: unknown, levels: number): boolean {
-  if (value === null || typeof value !== "object") return true;
-  if (levels < 1) return false;
-  for (const key in value) {
-    if (Object.hasOwn(value, key) && !nestsWithin((value as Record<string, unknown>)[key], levels - 1))
-      return false;
-  }
-  return true;
-}
 
 /** A write the store refuses whole: nothing of it is logged or kept. */
 export class DocumentShapeError extends Error {

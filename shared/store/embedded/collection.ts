@@ -12,7 +12,8 @@ import type {
   UpdateOptions,
   UpdateResult,
 } from "../types";
-import type { EmbeddedBackend, WrittenValue } from "./backend";
+import type { EmbeddedBackend } from "./backend";
+import type { WrittenValue } from "./depth";
 import { fastUpdate } from "./fast-update";
 import { type StoredDoc, Table } from "./table";
 import {

@@ -14,7 +14,7 @@
 import { isEqual } from "mingo/util";
 import { isPlainObject as isPlain } from "../../objects";
 import type { Doc, Update } from "../types";
-import type { WrittenValue } from "./backend";
+import type { WrittenValue } from "./depth";
 import type { StoredDoc } from "./table";
 
 type Op = "$set" | "$inc" | "$push" | "$unset";
@@ -143,7 +143,9 @@ export function fastUpdate(doc: StoredDoc, update: Update): FastUpdate | undefin
       changed = true;
     }
     node[key] = next;
-    written.push({ depth: parts.length, value: next });
+    // A pushed element sits one level below its array; the array's older elements were measured.
+    if (op === "$push") written.push({ depth: parts.length + 1, json: step.json });
+    else written.push({ depth: parts.length, json: step.json });
   }
   // The store writes only what changed as JSON; compared only when nothing else decided it.
   changed ||= unsure.some(({ old, json }) => JSON.stringify(old) !== json);
