@@ -45,7 +45,7 @@ import { answerClientError, sendError } from "./error-response";
 import { buildOpenApi } from "./openapi";
 import { buildParams } from "./request-params";
 import { rateLimits } from "./rate-limit";
-import { assertWithinBounds } from "../shared/input-bounds";
+import { assertParamsWithinBounds, assertWithinBounds } from "../shared/input-bounds";
 import { applySessionEffect } from "./session-cookie";
 import { API_VERSION } from "../shared/version";
 
@@ -113,7 +113,8 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       // Before anything crosses the bus: a value too deep for the bus would not even serialize.
       assertWithinBounds(req.body, config.inputLimits);
       req.$params = buildParams(op, req, alias.match(req.parsedUrl) || {});
-      assertWithinBounds(req.$params, config.inputLimits);
+      // Remembered, so a local action's own bounds check does not walk these params again.
+      assertParamsWithinBounds(req.$params, config.inputLimits);
     },
     async onAfterCall(
       this: GatewayService,
