@@ -9,6 +9,7 @@
  * stale copy fails its compare-and-set, and a decision not to write (or to refuse) made on a cached
  * copy is always re-checked on a fresh read.
  */
+import { copyPlain } from "../../../shared/objects";
 import type { Store } from "../../../shared/store/types";
 import { nowIso } from "../../../shared/text";
 import { JOB_CACHE_SIZE, MAX_WRITE_ATTEMPTS } from "./settings";
@@ -66,9 +67,9 @@ export class JobStore {
           cached = false;
           if (!base) return null;
         }
-        // Jobs hold JSON values only (ISO text for times), so a JSON round trip copies them,
-        // about 1.6 times faster than structuredClone; it is the engine's largest cost per transition.
-        const draft = JSON.parse(JSON.stringify(base)) as RunJob;
+        // The engine's largest cost per transition was this copy: copyPlain is structuredClone's
+        // answer on plain data, several times faster.
+        const draft = copyPlain(base);
         let result: R;
         try {
           result = change(draft);

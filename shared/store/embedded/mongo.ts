@@ -1,6 +1,7 @@
 /** MongoDB semantics the embedded store reproduces: updates, projections, sorting, index keys, $count. */
 import { Query, update as applyUpdateOperators } from "mingo";
 import { ObjectId } from "mongodb";
+import { copyPlain } from "../../objects";
 import { compileFilter, pathValues } from "./fast-filter";
 import type { Doc, Filter, IndexSpec, Pipeline, Projection, Sort, Update } from "../types";
 import type { NamedIndex, StoredDoc } from "./table";
@@ -80,29 +81,10 @@ export function setPath(target: Doc, dotted: string, value: unknown): void {
 }
 
 /**
- * A deep copy of a stored document. Stored documents are plain JSON data (no Dates, no undefined,
- * nesting bounded by STORED_DOCUMENT_LIMITS), so a plain recursive copy is exact: 5-8 times faster
- * than a JSON round trip on an accounts page, which is about 10 times faster than structuredClone.
+ * A deep copy of a stored document. Stored documents are plain JSON data, so copyPlain is exact:
+ * 5-8 times faster than a JSON round trip on an accounts page, itself twice structuredClone's speed.
  */
-export const copyDoc = (doc: Doc): Doc => copyJson(doc) as Doc;
-
-function copyJson(value: unknown): unknown {
-  if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) {
-    const out = new Array(value.length);
-    for (let i = 0; i < value.length; i++) out[i] = copyJson(value[i]);
-    return out;
-  }
-  const out: Doc = {};
-  for (const key of Object.keys(value)) {
-    const child = copyJson((value as Doc)[key]);
-    // JSON.parse makes "__proto__" an own member; an assignment would set the prototype instead.
-    if (key === "__proto__")
-      Object.defineProperty(out, key, { value: child, enumerable: true, writable: true, configurable: true });
-    else out[key] = child;
-  }
-  return out;
-}
+export const copyDoc = (doc: Doc): Doc => copyPlain(doc);
 
 /**
  * A projection of plain top-level fields, all included or all excluded (`_id` either way), as a
