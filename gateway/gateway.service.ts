@@ -46,7 +46,7 @@ import { answerClientError, sendError } from "./error-response";
 import { buildOpenApi } from "./openapi";
 import { buildParams } from "./request-params";
 import { rateLimits } from "./rate-limit";
-import { assertWithinBounds } from "../shared/input-bounds";
+import { assertParamsWithinBounds, assertWithinBounds } from "../shared/input-bounds";
 import { applySessionEffect } from "./session-cookie";
 import { API_VERSION } from "../shared/version";
 
@@ -125,7 +125,8 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       // Before anything crosses the bus: a value too deep for the bus would not even serialize.
       assertWithinBounds(req.body, config.inputLimits);
       req.$params = buildParams(op, req, alias.match(req.parsedUrl) || {});
-      assertWithinBounds(req.$params, config.inputLimits);
+      // Remembered, so a local action's own bounds check does not walk these params again.
+      assertParamsWithinBounds(req.$params, config.inputLimits);
     },
     async onAfterCall(
       this: GatewayService,
@@ -296,6 +297,7 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       // ids would make labels unbounded); the access log names it without the query string,
       // which may carry a token.
       let active = 0;
+      const accessLog = writesDebug(this.logger);
       this.server.prependListener("request", (req: Req, res: ServerResponse) => {
         const start = process.hrtime.bigint();
         req.url = collapseSlashes(req.url);
@@ -307,6 +309,7 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
           const route = req.$alias?.fullPath ?? "unmatched";
           count(this.broker, "httpRequests", { method: req.method ?? "", route, status: res.statusCode });
           observe(this.broker, "httpTime", ms, { method: req.method ?? "", route });
+          if (!accessLog) return;
           const path = (req.url ?? "").split("?")[0];
           this.logger.debug(
             `${req.method} ${path} ${res.statusCode} ${ms.toFixed(1)}ms ${res.getHeader("X-Request-ID") ?? ""}`,
@@ -314,6 +317,22 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
         });
       });
     },
+  });
+}
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"];
+
+/**
+ * Whether any of the logger's appenders keeps debug lines. Moleculer filters by level only after
+ * the caller has built the line, so the access log builds its line only when one will be kept.
+ * A per-module level map, or an appender we cannot read, counts as keeping them.
+ */
+function writesDebug(logger: unknown): boolean {
+  const appenders = (logger as { appenders?: { opts?: { level?: unknown } }[] }).appenders;
+  if (!Array.isArray(appenders)) return true;
+  return appenders.some(({ opts }) => {
+    const level = opts?.level;
+    return typeof level !== "string" || LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf("debug");
   });
 }
 

@@ -65,6 +65,30 @@ export function assertWithinBounds(value: unknown, limits: InputLimits, root = "
 }
 
 /**
+ * Params the gateway has just measured and is about to call a local action with, and the limits
+ * they kept within: the action's own check (the middleware below) would walk the same object
+ * again. Used once: a handler forwarding its (maybe changed) params is measured afresh.
+ */
+const measured = new WeakMap<object, InputLimits>();
+
+/** Like assertWithinBounds, and remembers that `params` passed, for the call they are about to make. */
+export function assertParamsWithinBounds(params: unknown, limits: InputLimits): void {
+  assertWithinBounds(params, limits);
+  if (params !== null && typeof params === "object") measured.set(params, limits);
+}
+
+/** Whether `params` was measured against limits no wider than `own` (and forgets it). */
+function alreadyMeasured(params: unknown, own: InputLimits): boolean {
+  if (params === null || typeof params !== "object") return false;
+  const limits = measured.get(params);
+  if (!limits) return false;
+  measured.delete(params);
+  // moleculer-web adds `$req`/`$res` to params after onBeforeCall for aliases that ask for them.
+  if ("$req" in params) return false;
+  return limits.maxDepth <= own.maxDepth && limits.maxNodes <= own.maxNodes;
+}
+
+/**
  * Every action call, local or from the bus, is checked before its params are validated or its
  * handler runs. Calls that carry a stream (none do today) are left to their handler.
  */
@@ -80,6 +104,7 @@ export function inputBoundsMiddleware(limits: InputLimits): Middleware {
       // An action that carries stored documents (the store service) declares its own, wider bound.
       const own = action.inputLimits ?? limits;
       return function checkBounds(ctx: any) {
+        if (alreadyMeasured(ctx.params, own)) return next(ctx);
         const violation = boundsViolation(ctx.params, own);
         return violation ? Promise.reject(boundsError(violation)) : next(ctx);
       };

@@ -15,3 +15,26 @@ export function setOwn<T>(obj: Record<string, T>, key: string, value: T): void {
     Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
   else obj[key] = value;
 }
+
+/**
+ * A deep copy of plain data (objects, arrays, scalars; undefined members kept), as structuredClone
+ * gives, several times faster on documents: the store copies every answer and the engine every
+ * job it writes. Any other object (a Date, a Map) is handed to structuredClone. A "__proto__"
+ * member (JSON.parse makes one) stays a member. Recursive: callers bound the nesting (the store
+ * at 200 levels).
+ */
+export function copyPlain<T>(value: T): T {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) {
+    const out = new Array(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = copyPlain(value[i]);
+    return out as T;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return structuredClone(value);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    setOwn(out, key, copyPlain((value as Record<string, unknown>)[key]));
+  }
+  return out as T;
+}

@@ -9,6 +9,7 @@
  * stale copy fails its compare-and-set, and a decision not to write (or to refuse) made on a cached
  * copy is always re-checked on a fresh read.
  */
+import { copyPlain } from "../../../shared/objects";
 import type { Store } from "../../../shared/store/types";
 import { nowIso } from "../../../shared/text";
 import { JOB_CACHE_SIZE, MAX_WRITE_ATTEMPTS } from "./settings";
@@ -66,7 +67,9 @@ export class JobStore {
           cached = false;
           if (!base) return null;
         }
-        const draft = structuredClone(base);
+        // The engine's largest cost per transition was this copy: copyPlain is structuredClone's
+        // answer on plain data, several times faster.
+        const draft = copyPlain(base);
         let result: R;
         try {
           result = change(draft);
@@ -140,6 +143,31 @@ function jsonOf(value: unknown): string | undefined {
 }
 
 /**
+ * Whether `a` and `b` are the same plain data, members in the same order: then their JSON texts
+ * are equal too. False says nothing (a Date, NaN, another order): the caller compares texts.
+ */
+function samePlain(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!samePlain(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b) || Object.getPrototypeOf(a) !== Object.prototype) return false;
+  if (Object.getPrototypeOf(b) !== Object.prototype) return false;
+  const keys = Object.keys(a);
+  const others = Object.keys(b);
+  if (keys.length !== others.length) return false;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    if (key !== others[i]) return false;
+    if (!samePlain((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
+  }
+  return true;
+}
+
+/**
  * The `$set` that turns `before` into `after` (JSON values: what the store will hold), or null
  * when they are the same. Tasks are set one by one (`tasks.<id>`): task ids are checked to be
  * plain names when a workflow is stored.
@@ -148,6 +176,8 @@ function changes(before: RunJob, after: RunJob): Record<string, unknown> | null 
   const set: Record<string, unknown> = {};
   let any = false;
   const record = (path: string, a: unknown, b: unknown) => {
+    // Most parts are untouched copies: comparing them costs less than serializing them.
+    if (samePlain(a, b)) return;
     const text = jsonOf(a);
     if (text === undefined || text === jsonOf(b)) return;
     set[path] = JSON.parse(text);

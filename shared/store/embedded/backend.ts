@@ -14,6 +14,7 @@ import type { Collection, Doc, Store } from "../types";
 import { acquireLock, releaseLock } from "./lock";
 import { Table, type NamedIndex, type StoredDoc } from "./table";
 import { EmbeddedCollection } from "./collection";
+import { jsonNesting, writtenWithin, type WrittenValue } from "./depth";
 
 export interface EmbeddedOptions {
   dataDir: string;
@@ -95,11 +96,21 @@ export class EmbeddedBackend implements Store {
     return table;
   }
 
-  /** @internal Logs one mutation batch, then applies it. Callers have validated it already. */
-  commit(collection: string, change: Omit<LogEntry, "s" | "c">): void {
+  /**
+   * @internal Logs one mutation batch, then applies it. Callers have validated it already.
+   * `written` lists every value a fast update wrote into documents already stored (so within the
+   * depth bound): only those are measured, unless one of them is too deep.
+   */
+  commit(collection: string, change: Omit<LogEntry, "s" | "c">, written?: WrittenValue[]): void {
     this.assertOpen();
+    const line = JSON.stringify({ s: this.seq + 1, c: collection, ...change }) + "\n";
     // All or nothing: a document the store could not read back is refused before its line is written.
-    for (const doc of change.put ?? []) {
+    // Documents sit two levels down in the line ({put: [doc]}); no node limit applies (depth.ts).
+    const { maxDepth } = STORED_DOCUMENT_LIMITS;
+    const fine = written
+      ? written.every((w) => writtenWithin(w, maxDepth))
+      : !change.put?.length || jsonNesting(line) - 2 <= maxDepth;
+    for (const doc of fine ? [] : (change.put ?? [])) {
       const violation = boundsViolation(doc, STORED_DOCUMENT_LIMITS);
       if (violation)
         throw new DocumentShapeError(
@@ -107,7 +118,6 @@ export class EmbeddedBackend implements Store {
           `nests deeper than ${violation.limit} levels at '${violation.path}'`,
         );
     }
-    const line = JSON.stringify({ s: this.seq + 1, c: collection, ...change }) + "\n";
     this.append(line);
     this.seq++;
     this.applyEntry({ s: this.seq, c: collection, ...change });

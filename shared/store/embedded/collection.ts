@@ -13,11 +13,14 @@ import type {
   UpdateResult,
 } from "../types";
 import type { EmbeddedBackend } from "./backend";
+import type { WrittenValue } from "./depth";
+import { fastUpdate } from "./fast-update";
 import { type StoredDoc, Table } from "./table";
 import {
   DEEP,
   applyUpdate,
   assertOperatorUpdate,
+  copyDoc,
   withId,
   idsOf,
   equalitiesOf,
@@ -42,7 +45,9 @@ export class EmbeddedCollection implements Collection<Doc> {
     const skip = options.skip ?? 0;
     const end = options.limit ? skip + options.limit : undefined;
     let docs = this.matching(filter, options.sort ? Infinity : (end ?? Infinity));
-    if (options.sort) docs = sortDocs(docs, options.sort);
+    // Only a plain page (whole non-negative numbers) may stop sorting at its end; slice copes with the rest.
+    const page = Number.isInteger(skip) && skip >= 0 && Number.isInteger(end) ? end : undefined;
+    if (options.sort) docs = sortDocs(docs, options.sort, page);
     return project(docs.slice(skip, end), options.projection);
   }
 
@@ -64,7 +69,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     const prepared = docs.map(withId);
     this.table.check(this.name, prepared, true);
     // The answer is copied before the write: a failure here must leave nothing stored.
-    const answer = prepared.map((doc) => structuredClone(doc));
+    const answer = prepared.map(copyDoc);
     this.store.commit(this.name, { put: prepared });
     return answer;
   }
@@ -90,7 +95,7 @@ export class EmbeddedCollection implements Collection<Doc> {
   ): Promise<Doc | null> {
     assertOperatorUpdate(update);
     const candidates = this.matching(filter, options.sort ? Infinity : 1);
-    const [before] = options.sort ? sortDocs(candidates, options.sort) : candidates;
+    const [before] = options.sort ? sortDocs(candidates, options.sort, 1) : candidates;
     let after: StoredDoc;
     if (before) {
       after = this.replace([before], filter, update)[0] ?? before;
@@ -107,7 +112,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     const [doc] = this.matching(filter, 1);
     if (!doc) return null;
     this.store.commit(this.name, { del: [doc._id] });
-    return structuredClone(doc);
+    return copyDoc(doc);
   }
 
   async deleteOne(filter: Filter): Promise<number> {
@@ -125,11 +130,12 @@ export class EmbeddedCollection implements Collection<Doc> {
       pipeline[0] && Object.keys(pipeline[0]).length === 1 ? pipeline[0].$match : undefined;
     const input = leadingMatch ? this.matching(leadingMatch) : [...this.table.docs.values()];
     const stages = withMongoCount(leadingMatch ? pipeline.slice(1) : pipeline);
-    // mingo changes input documents in place ($addFields on nested paths): hand it copies only.
+    // mingo changes input documents in place ($addFields on nested paths): hand it copies only
+    // (stored documents are JSON, so a JSON round trip copies them, faster than structuredClone).
     const aggregator = new Aggregator(stages, {
-      collectionResolver: (name) => [...this.store.table(name).docs.values()].map((d) => structuredClone(d)),
+      collectionResolver: (name) => [...this.store.table(name).docs.values()].map(copyDoc),
     });
-    return aggregator.run<R>(input.map((d) => structuredClone(d)));
+    return aggregator.run<R>(input.map(copyDoc));
   }
 
   async createIndex(spec: IndexSpec): Promise<void> {
@@ -149,13 +155,17 @@ export class EmbeddedCollection implements Collection<Doc> {
     this.store.commit(this.name, { idx: named });
   }
 
-  /** Stored documents matching `filter`, in insertion order; the `_id` equality cases skip the scan. */
+  /**
+   * Stored documents matching `filter`, in insertion order; `_id` equalities and equalities on
+   * every field of an index look their documents up instead of scanning.
+   */
   private matching(filter: Filter, limit = Infinity): StoredDoc[] {
     if (filter === null || typeof filter !== "object" || Array.isArray(filter)) {
       throw new TypeError("filter must be an object");
     }
-    const docs = this.table.docs;
-    const ids = idsOf(filter._id);
+    const table = this.table;
+    const docs = table.docs;
+    const ids = idsOf(filter._id) ?? table.candidates(filter);
     const candidates: Iterable<StoredDoc> = ids
       ? ids.flatMap((id) => (docs.has(id) ? [docs.get(id)!] : []))
       : docs.values();
@@ -171,16 +181,25 @@ export class EmbeddedCollection implements Collection<Doc> {
   /** Applies `update` to `docs` all-or-nothing; answers the new images of those it changed. */
   private replace(docs: StoredDoc[], filter: Filter, update: Update): StoredDoc[] {
     const changed: StoredDoc[] = [];
+    // The values fast updates wrote, while every document took the fast path (fast-update.ts).
+    let written: WrittenValue[] | undefined = [];
     for (const doc of docs) {
+      const fast = fastUpdate(doc, update);
+      if (fast) {
+        if (fast.changed) changed.push(fast.doc);
+        written?.push(...fast.written);
+        continue;
+      }
+      written = undefined;
       const next = applyUpdate(doc, update, filter);
-      if (next._id !== doc._id) {
+      if (next.doc._id !== doc._id) {
         throw new Error("Performing an update on the path '_id' would modify the immutable field '_id'");
       }
-      if (JSON.stringify(next) !== JSON.stringify(doc)) changed.push(next);
+      if (next.changed) changed.push(next.doc);
     }
     if (changed.length) {
       this.table.check(this.name, changed, false);
-      this.store.commit(this.name, { put: changed });
+      this.store.commit(this.name, { put: changed }, written);
     }
     return changed;
   }

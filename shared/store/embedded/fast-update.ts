@@ -1,0 +1,153 @@
+/**
+ * A faster path for the updates services send most: `$set`, `$inc`, `$push` and `$unset` on plain
+ * dotted paths through objects (the engine's `{$set: {...}, $inc: {version: 1}}` on every task
+ * transition). mingo's updater deep-clones the whole document and walks it generically; here only
+ * the objects on the updated paths are copied, and the new image shares every untouched subtree
+ * with the stored one. That is safe because stored documents are never mutated, only replaced
+ * (table.ts), and every answer is a copy.
+ *
+ * Anything else answers `undefined` and stays with mingo: other operators, `$`/numeric/empty path
+ * segments, `$each` and other modifiers, paths through arrays, null or scalars, overlapping paths,
+ * `$inc` on a non-number and `$push` on a non-array (mingo's own answer to those, a silent no-op or an
+ * error, is what the store has always given). test/unit/fast-update.test.ts compares both paths.
+ */
+import { isEqual } from "mingo/util";
+import { isPlainObject as isPlain } from "../../objects";
+import type { Doc, Update } from "../types";
+import type { WrittenValue } from "./depth";
+import type { StoredDoc } from "./table";
+
+type Op = "$set" | "$inc" | "$push" | "$unset";
+interface Step {
+  op: Op;
+  parts: string[];
+  /** $set/$push: the value as given, as JSON text and as its parsed copy; $inc: the number. */
+  raw?: unknown;
+  json?: string;
+  value?: unknown;
+}
+
+export interface FastUpdate {
+  /** The new image, or the stored document itself when nothing changed. */
+  doc: StoredDoc;
+  changed: boolean;
+  /** Each written leaf and its path length, so the depth bound is checked on new values only. */
+  written: WrittenValue[];
+}
+
+const OPS = new Set(["$set", "$inc", "$push", "$unset"]);
+// Not empty, not `$`-led, not an array index (integer-like keys are mingo's to place).
+const PLAIN_SEGMENT = /^(?!\d+$)[^$.][^.]*$/;
+// Names Object.prototype has (toString, __proto__, ...): mingo's walk trips on them, so it keeps them.
+const plainSegment = (part: string) => PLAIN_SEGMENT.test(part) && !(part in Object.prototype);
+
+/** The steps of `update`, or undefined when it is not a shape this path handles. */
+function stepsOf(update: Update): Step[] | undefined {
+  const steps: Step[] = [];
+  for (const op of Object.keys(update)) {
+    if (op === "$setOnInsert") continue; // only an upsert's insert applies it
+    const fields = update[op];
+    if (!OPS.has(op) || !isPlain(fields) || Object.keys(fields).length === 0) return undefined;
+    for (const [path, operand] of Object.entries(fields)) {
+      const parts = path.split(".");
+      if (parts[0] === "_id" || !parts.every(plainSegment)) return undefined;
+      const step: Step = { op: op as Op, parts };
+      if (op === "$inc") {
+        if (typeof operand !== "number" || !Number.isFinite(operand)) return undefined;
+        step.value = operand + 0; // -0 is stored as 0, as a JSON round trip leaves it
+      } else if (op === "$set" || op === "$push") {
+        if (op === "$push" && isPlain(operand) && Object.keys(operand).some((k) => k.startsWith("$")))
+          return undefined; // $each, $slice, $sort, $position
+        step.raw = operand;
+        step.json = JSON.stringify(operand);
+        if (step.json === undefined) return undefined;
+        step.value = JSON.parse(step.json);
+      }
+      steps.push(step);
+    }
+  }
+  return conflicting(steps) ? undefined : steps;
+}
+
+/** Two paths where one is the other or inside it: mingo refuses those, so it should say so. */
+function conflicting(steps: Step[]): boolean {
+  const paths = new Set<string>();
+  for (const { parts } of steps) {
+    const path = parts.join(".");
+    if (paths.has(path)) return true;
+    paths.add(path);
+  }
+  return steps.some(({ parts }) => parts.slice(1).some((_, i) => paths.has(parts.slice(0, i + 1).join("."))));
+}
+
+/** `update` applied to `doc` as mingo would, or undefined when mingo must do it. */
+export function fastUpdate(doc: StoredDoc, update: Update): FastUpdate | undefined {
+  const steps = stepsOf(update);
+  if (!steps) return undefined;
+  const root: Doc = { ...doc };
+  // Objects of the new image that are ours (copied or created here), so they may be written in place.
+  const owned = new Set<object>([root]);
+  const written: FastUpdate["written"] = [];
+  let changed = false;
+  // $set steps that wrote a value unequal to mingo (a Date over its text) but maybe equal as JSON.
+  const unsure: { old: unknown; json: string }[] = [];
+  for (const step of steps) {
+    const { op, parts } = step;
+    let node = root;
+    let reached = true;
+    for (const part of parts.slice(0, -1)) {
+      let child = Object.hasOwn(node, part) ? node[part] : undefined;
+      if (child === undefined) {
+        if (op === "$unset") {
+          reached = false;
+          break;
+        }
+        child = {};
+        owned.add(child);
+        node[part] = child;
+      } else if (!isPlain(child)) {
+        return undefined;
+      } else if (!owned.has(child)) {
+        child = { ...child };
+        owned.add(child);
+        node[part] = child;
+      }
+      node = child;
+    }
+    if (!reached) continue;
+    const key = parts[parts.length - 1];
+    const has = Object.hasOwn(node, key);
+    const old = has ? node[key] : undefined;
+    if (op === "$unset") {
+      if (has) {
+        delete node[key];
+        changed = true;
+      }
+      continue;
+    }
+    let next: unknown;
+    if (op === "$set") {
+      // mingo keeps the stored value when it is equal (in any key order) to the one given.
+      if (has && isEqual(old, step.raw)) continue;
+      next = step.value;
+      if (has && typeof old === "object" && old !== null) unsure.push({ old, json: step.json! });
+      else changed ||= !has || old !== next;
+    } else if (op === "$inc") {
+      if (has && typeof old !== "number") return undefined;
+      next = has ? (old as number) + (step.value as number) : step.value;
+      if (!Number.isFinite(next)) return undefined;
+      changed ||= !has || next !== old;
+    } else {
+      if (has && !Array.isArray(old)) return undefined;
+      next = has ? [...(old as unknown[]), step.value] : [step.value];
+      changed = true;
+    }
+    node[key] = next;
+    // A pushed element sits one level below its array; the array's older elements were measured.
+    if (op === "$push") written.push({ depth: parts.length + 1, json: step.json });
+    else written.push({ depth: parts.length, json: step.json });
+  }
+  // The store writes only what changed as JSON; compared only when nothing else decided it.
+  changed ||= unsure.some(({ old, json }) => JSON.stringify(old) !== json);
+  return changed ? { doc: root as StoredDoc, changed, written } : { doc, changed, written: [] };
+}
