@@ -8,6 +8,7 @@
  *   floor-nats  the same with the action on a broker in another process over NATS
  *   ours        the whole platform on one broker, GET /user-management/accounts?limit=10
  *   ours-nats   gateway here, store+accounts in `node dist/app/main.js` over NATS
+ *   ours-write, floor-write   a form create through ours, and POST /floor on the floor (in-process)
  * and (BENCH_TUNING=0 skips it) the NATS floor under each serializer x disableBalancer, then ours
  * over NATS with the best of them when that is not the default. Table on stdout, JSON in
  * bench/results/gateway.json.
@@ -30,7 +31,19 @@ import {
   floorService,
   type BusTuning,
 } from "./support/floor";
-import { measure, type LoadSettings } from "./support/load";
+import { measure, type LoadRequest, type LoadSettings } from "./support/load";
+
+/**
+ * The write beside the read: a form create, each with a fresh name, as an `apiwrite` client sends it
+ * (the floor answers the same body from `POST /floor`). A form rather than an account: an account
+ * create spends ~50 ms in scrypt, which would measure the hash, not the gateway.
+ */
+const WRITE: LoadRequest = {
+  method: "POST",
+  body: JSON.stringify({ name: "bench-form-[<id>]", children: [], elements: [], groups: [] }),
+  idReplacement: true,
+};
+const JSON_BODY = { "Content-Type": "application/json" };
 import {
   PAGE_PATH,
   httpUrl,
@@ -108,9 +121,10 @@ async function run(
   row: Omit<Row, "result">,
   url: string,
   headers: Record<string, string> = {},
+  request?: LoadRequest,
 ): Promise<void> {
   process.stdout.write(`- ${row.label} ... `);
-  const result = await measure(url, headers, settings);
+  const result = await measure(url, headers, settings, request);
   rows.push({ ...row, result });
   const { reqPerSec, p50Ms, p99Ms, cpu } = result;
   const noisy = (cpu.others ?? 0) > 0.1 ? ` (others used ${Math.round(cpu.others! * 100)}% CPU: noisy)` : "";
@@ -127,6 +141,13 @@ async function ours(round: number): Promise<{ body: Buffer; type: string }> {
       await run({ id: "ours", label: "ours, in-process", round }, base + PAGE_PATH, {
         Authorization: `Bearer ${token}`,
       });
+    if (wanted("ours-write"))
+      await run(
+        { id: "ours-write", label: "ours, in-process, form create", round },
+        `${base}/formbuilder/forms`,
+        { Authorization: `Bearer ${token}`, ...JSON_BODY },
+        WRITE,
+      );
     return page;
   } finally {
     await broker.stop();
@@ -148,7 +169,15 @@ async function floorInProcess(body: unknown, round: number): Promise<void> {
   broker.createService(floorGateway());
   await broker.start();
   try {
-    await run({ id: "floor", label: "floor, in-process", round }, `${httpUrl(broker)}/floor`);
+    if (wanted("floor"))
+      await run({ id: "floor", label: "floor, in-process", round }, `${httpUrl(broker)}/floor`);
+    if (wanted("floor-write"))
+      await run(
+        { id: "floor-write", label: "floor, in-process, POST", round },
+        `${httpUrl(broker)}/floor`,
+        JSON_BODY,
+        WRITE,
+      );
   } finally {
     await broker.stop();
   }
@@ -265,7 +294,8 @@ async function main(): Promise<void> {
       page ??= answer;
     }
     if (wanted("bare")) await bare(page, round);
-    if (wanted("floor")) await floorInProcess(JSON.parse(page.body.toString()), round);
+    if (wanted("floor") || wanted("floor-write"))
+      await floorInProcess(JSON.parse(page.body.toString()), round);
     for (const tuning of combos) {
       const id = tuningId(tuning);
       const label =

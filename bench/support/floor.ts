@@ -40,6 +40,10 @@ export function floorService(body: unknown): ServiceSchema {
       get() {
         return body;
       },
+      // The floor of a write: the JSON body parsed, one call, the created object answered.
+      create(ctx: { params: Record<string, unknown> }) {
+        return { _id: "6b0000000000000000000001", ...ctx.params };
+      },
     },
   };
 }
@@ -54,7 +58,14 @@ export function floorGateway(): ServiceSchema {
       // Same logging settings as our gateway, so the floor and ours differ only in route work.
       logRequest: null,
       logResponse: null,
-      routes: [{ path: "/", mappingPolicy: "restrict", aliases: { "GET /floor": "floor.get" } }],
+      routes: [
+        {
+          path: "/",
+          mappingPolicy: "restrict",
+          aliases: { "GET /floor": "floor.get", "POST /floor": "floor.create" },
+          bodyParsers: { json: { strict: true } },
+        },
+      ],
     } as ServiceSchema["settings"],
   };
 }

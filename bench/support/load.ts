@@ -37,12 +37,15 @@ export interface LoadResult {
   serverCpuUsPerReq: number | null;
 }
 
+const WRITE_LOAD = path.join(__dirname, "write-load.js");
 const AUTOCANNON = path.join(path.dirname(require.resolve("autocannon/package.json")), "autocannon.js");
 
 /** A request other than a plain GET: method and body text (sent with the given headers). */
 export interface LoadRequest {
   method: string;
   body?: string;
+  /** Each `[<id>]` in the body becomes a fresh id per request (./write-load.ts): unique names for creates. */
+  idReplacement?: boolean;
 }
 
 async function autocannon(
@@ -59,6 +62,15 @@ async function autocannon(
   for (const [k, v] of Object.entries(headers)) args.push("-H", `${k}=${v}`);
   if (request) args.push("-m", request.method, ...(request.body !== undefined ? ["-b", request.body] : []));
   args.push(url);
+  if (request?.idReplacement) {
+    // A fresh id per request: ./write-load.ts (the CLI's -I sends nothing in this version).
+    args.splice(
+      0,
+      args.length,
+      WRITE_LOAD,
+      JSON.stringify({ url, connections, durationS, headers, ...request }),
+    );
+  }
   const child = spawnTracked(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
   if (child.pid) onSpawn(child.pid);
   let out = "";

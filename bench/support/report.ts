@@ -61,6 +61,7 @@ export function ratios(list: Scenario[], best?: BusTuning): Record<string, numbe
     "floor/bare, NATS": ratio(rps(DEFAULT_ID), rps("bare")),
     "ours/floor, in-process": ratio(rps("ours"), rps("floor")),
     "ours/floor, NATS": ratio(rps("ours-nats"), rps(DEFAULT_ID)),
+    "write ours/floor, in-process": ratio(rps("ours-write"), rps("floor-write")),
   };
   if (best && tuningId(best) !== DEFAULT_ID) {
     out["floor/bare, NATS tuned"] = ratio(rps(tuningId(best)), rps("bare"));
