@@ -5,6 +5,7 @@
  * visible, in the wrong status) does not stop the others: it is named in `metadata.failed` with the
  * status code its own request would have had.
  */
+import { copyPlain } from "../../../shared/objects";
 import type { Caller, Job, JobControlResult } from "../../../shared/contracts/resources";
 import { ConflictError, NotFoundError } from "../../../shared/errors";
 import { maySeeJob } from "../../../shared/job-visibility";
@@ -48,7 +49,7 @@ async function control(
         { fresh: true },
       );
       if (!written) throw new NotFoundError("Job", id);
-      data.push(structuredClone(written.job) as unknown as Job);
+      data.push(copyPlain(written.job) as unknown as Job);
     } catch (err) {
       const e = err as { code?: number; message: string };
       // Anything but a client error (a store failure) is the request's failure, not this job's.

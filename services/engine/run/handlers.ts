@@ -4,6 +4,7 @@
  * (run/runner.ts), which then runs whatever that write made runnable. Every replica also sweeps
  * for work no one is doing (a dead replica's tasks, due wake-ups), so jobs survive any replica.
  */
+import { copyPlain } from "../../../shared/objects";
 import type { Context } from "moleculer";
 import type { Caller } from "../../../shared/contracts/resources";
 import { ConflictError, NotFoundError } from "../../../shared/errors";
@@ -23,8 +24,7 @@ import type { RunJob } from "./types";
 import { DuplicateKeyError } from "../../../shared/store/types";
 
 /** Responses get their own copy: the replica's remembered job must not change under it. */
-const answer = (job: RunJob) =>
-  structuredClone(job) as RunJob & { _id: string; status: string; name: string };
+const answer = (job: RunJob) => copyPlain(job) as RunJob & { _id: string; status: string; name: string };
 
 const runAs = (caller: Caller | undefined): RunJob["runAs"] =>
   caller

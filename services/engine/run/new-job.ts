@@ -1,4 +1,5 @@
 /** A new job: the document a workflow's run starts from, before its first step. */
+import { copyPlain } from "../../../shared/objects";
 import { ObjectId } from "mongodb";
 import type { WorkflowDoc } from "../../../shared/contracts/engine-documents";
 import { API_VERSION } from "../../../shared/version";
@@ -32,7 +33,7 @@ export function buildJob(
       tasks[id] = null;
       continue;
     }
-    const task: RunTask = { ...structuredClone(def), status: "incomplete" } as RunTask;
+    const task: RunTask = { ...copyPlain(def), status: "incomplete" } as RunTask;
     if (def.retrySettings) {
       task.retrySettings = {
         autoRetry: def.retrySettings.autoRetry ?? false,
@@ -56,11 +57,11 @@ export function buildJob(
     workflow: { _id: workflow._id, name: workflow.name },
     status: "running",
     tasks,
-    transitions: structuredClone(workflow.transitions ?? {}),
+    transitions: copyPlain(workflow.transitions ?? {}),
     variables: input.variables,
     error: [],
     errorHandler: null,
-    decorators: structuredClone(workflow.decorators ?? []),
+    decorators: copyPlain(workflow.decorators ?? []),
     groups: input.groups,
     watchers: input.caller ? [input.caller.accountId] : [],
     ancestors: input.ancestors ?? [],

@@ -3,6 +3,7 @@
  * its variables checked against the workflow's inputSchema and sealed where its decorators say,
  * and its groups. Shared by POST /operations-manager/jobs/start and childJob tasks.
  */
+import { copyPlain } from "../../../shared/objects";
 import { BadRequestError, NotFoundError, invalidField, type FieldError } from "../../../shared/errors";
 import { sealPointers } from "../../../shared/pointers";
 import type { Store } from "../../../shared/store/types";
@@ -54,7 +55,7 @@ export function prepareVariables(
       throw new BadRequestError(`Job variables do not match workflow '${workflow.name}' inputSchema`, errors);
   }
   const pointers = (workflow.decorators ?? []).filter((d) => d?.type === "encryption").map((d) => d.pointer);
-  if (pointers.length === 0) return structuredClone(variables);
+  if (pointers.length === 0) return copyPlain(variables);
   try {
     return sealPointers(key(), variables, pointers);
   } catch (err) {

@@ -20,6 +20,7 @@
  *   running, none of these   runnable: the next settle claims it (or runs it, for an operation)
  *   complete / error / canceled
  */
+import { copyPlain } from "../../../shared/objects";
 import { randomUUID } from "node:crypto";
 import type {
   FinishState,
@@ -137,7 +138,7 @@ export function isWaitingManual(job: RunJob, taskId: string): boolean {
 export function finishManual(job: RunJob, taskId: string, data: Record<string, unknown>, step: Step): void {
   const task = taskOf(job, taskId);
   if (task.waitingSince != null) job.metrics.manual_time += Math.max(0, step.now - task.waitingSince);
-  finish(job, taskId, { state: "success", outgoing: structuredClone(data) }, step);
+  finish(job, taskId, { state: "success", outgoing: copyPlain(data) }, step);
 }
 
 /** Ends task `taskId`'s run `run` with `outcome`, if that run still holds the task. */
@@ -577,7 +578,7 @@ function enterBody(job: RunJob, id: string, task: RunTask, step: Step): void {
 function loopReturn(job: RunJob, id: string, from: string, step: Step): void {
   const task = taskOf(job, id);
   const loop = task.loop!;
-  loop.results.push(structuredClone(taskAt(job, from)?.outgoing ?? null));
+  loop.results.push(copyPlain(taskAt(job, from)?.outgoing ?? null));
   loop.index++;
   if (loop.index < loop.items.length) {
     enterBody(job, id, task, step);

@@ -7,7 +7,7 @@
  * An outgoing variable whose definition is `$var.job.<name>` also writes that job variable.
  */
 import type { JobDoc, JobTask } from "../../../shared/contracts/engine-documents";
-import { isPlainObject as isObject, setOwn } from "../../../shared/objects";
+import { isPlainObject as isObject, setOwn, copyPlain } from "../../../shared/objects";
 
 const REFERENCE = /^\$var\.([A-Za-z0-9_-]+)\.(.+)$/;
 const JOB_TARGET = /^\$var\.job\.([^.]+)$/;
@@ -50,7 +50,7 @@ export function isReference(value: unknown): value is string {
 export function resolveValue(job: JobDoc, value: unknown): unknown {
   if (isReference(value)) {
     const found = readReference(job, value);
-    return found === undefined ? undefined : structuredClone(found);
+    return found === undefined ? undefined : copyPlain(found);
   }
   if (Array.isArray(value)) return value.map((v) => resolveValue(job, v));
   if (isObject(value)) {
