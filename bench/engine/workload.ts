@@ -276,3 +276,48 @@ export async function warmUp(
 }
 
 export type { ServiceBroker };
+
+/**
+ * Open loop: jobs started at `perSecond`, whatever the ones before are doing (a schedule or many
+ * clients, not one client waiting for each), each awaited until complete. For latency at a given
+ * load: a closed loop (runJobs) only ever measures the engine at its peak.
+ */
+export async function runPacedJobs(
+  http: Http,
+  completions: Completions,
+  jobs: number,
+  perSecond: number,
+): Promise<JobsRun> {
+  const latencies: number[] = [];
+  const startLatencies: number[] = [];
+  let completed = 0;
+  let failed = 0;
+  const began = performance.now();
+  const one = async () => {
+    const sent = performance.now();
+    const reply = await http.post("/operations-manager/jobs/start", {
+      workflow: AUTOMATIC_WORKFLOW,
+      options: {},
+    });
+    if (reply.status !== 200) {
+      failed++;
+      return;
+    }
+    startLatencies.push(performance.now() - sent);
+    const end = await completions.wait(reply.body._id, 60_000).catch(() => ({ at: NaN, status: "timeout" }));
+    if (end.status === "complete") {
+      completed++;
+      latencies.push(end.at - sent);
+    } else failed++;
+  };
+  const pending: Promise<void>[] = [];
+  for (let i = 0; i < jobs; i++) {
+    // The i-th job is due at i / perSecond: a late tick starts the jobs it owes at once.
+    const due = began + (i * 1000) / perSecond;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    pending.push(one());
+  }
+  await Promise.all(pending);
+  return { jobs, completed, failed, wallMs: performance.now() - began, latencies, startLatencies };
+}
