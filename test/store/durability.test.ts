@@ -168,6 +168,62 @@ test("compaction writes a snapshot, empties the log, and loses nothing", async (
   await reopened.close();
 });
 
+test("the snapshot is JSON lines in chunks (no one string for the whole store), and loads back", async () => {
+  const dataDir = newDataDir();
+  const store = new EmbeddedBackend({ dataDir, compactBytes: 1 << 20 });
+  const items = store.collection("items");
+  await items.createIndex({ keys: { k: 1 }, unique: true });
+  await items.insertMany(Array.from({ length: 1200 }, (_, i) => ({ _id: `i${i}`, k: i })));
+  await store.collection("other").insertOne({ _id: "o1" });
+  // A tiny threshold on reopen: the next write compacts.
+  await store.close();
+  const compacting = new EmbeddedBackend({ dataDir, compactBytes: 1 });
+  await compacting.collection("items").updateOne({ _id: "i0" }, { $set: { touched: true } });
+  await compacting.close();
+
+  const lines = fs
+    .readFileSync(storeFile(dataDir, "snapshot.json"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+  expect(lines[0]).toEqual({ s: expect.any(Number), format: "lines" });
+  // items: its indexes, then 1,200 documents in chunks of 500; other: its indexes and one chunk.
+  expect(lines.filter((l) => l.c === "items" && l.docs).map((l) => l.docs.length)).toEqual([500, 500, 200]);
+  expect(lines.filter((l) => l.c === "items" && l.idx)).toHaveLength(1);
+
+  const reopened = new EmbeddedBackend({ dataDir });
+  expect(await reopened.collection("items").count()).toBe(1200);
+  expect(await reopened.collection("items").findOne({ _id: "i0" })).toEqual({
+    _id: "i0",
+    k: 0,
+    touched: true,
+  });
+  expect(await reopened.collection("other").count()).toBe(1);
+  await expect(reopened.collection("items").insertOne({ k: 7 })).rejects.toBeInstanceOf(DuplicateKeyError);
+  await reopened.close();
+});
+
+test("a snapshot in the older one-object format still loads", async () => {
+  const dataDir = newDataDir();
+  fs.mkdirSync(path.join(dataDir, "store"), { recursive: true });
+  const old = {
+    s: 3,
+    collections: {
+      users: {
+        docs: [{ _id: "a", name: "ann" }],
+        indexes: [{ name: "name_1", keys: { name: 1 }, unique: true }],
+      },
+    },
+  };
+  fs.writeFileSync(storeFile(dataDir, "snapshot.json"), JSON.stringify(old));
+  const store = new EmbeddedBackend({ dataDir });
+  expect(await store.collection("users").find({})).toEqual([{ _id: "a", name: "ann" }]);
+  await expect(store.collection("users").insertOne({ name: "ann" })).rejects.toBeInstanceOf(
+    DuplicateKeyError,
+  );
+  await store.close();
+});
+
 test("a compaction interrupted before its rename (leftover temp snapshot) is discarded", async () => {
   const dataDir = newDataDir();
   await seed(dataDir);

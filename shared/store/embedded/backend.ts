@@ -31,12 +31,46 @@ interface LogEntry {
   del?: string[];
   idx?: NamedIndex;
 }
+/** The older snapshot format (one JSON object); the loader still reads it. */
 interface Snapshot {
   s: number;
   collections: Record<string, { docs: StoredDoc[]; indexes: NamedIndex[] }>;
 }
 
 const DEFAULT_COMPACT_BYTES = 64 * 1024 * 1024;
+/** Documents per snapshot line. */
+const SNAPSHOT_CHUNK = 500;
+
+/** Buffered line writes to a file descriptor: one writeSync per few MiB, not per line. */
+class LineWriter {
+  private pending: string[] = [];
+  private size = 0;
+  constructor(private readonly fd: number) {}
+  line(value: unknown): void {
+    const text = JSON.stringify(value) + "\n";
+    this.pending.push(text);
+    this.size += text.length;
+    if (this.size >= 4 * 1024 * 1024) this.flush();
+  }
+  flush(): void {
+    if (this.pending.length === 0) return;
+    fs.writeSync(this.fd, this.pending.join(""));
+    this.pending = [];
+    this.size = 0;
+  }
+}
+
+/** Calls `fn` with each newline-terminated or final line of `content`, decoded one at a time. */
+function forEachLine(content: Buffer, fn: (text: string, index: number) => void): void {
+  let start = 0;
+  let index = 0;
+  while (start < content.length) {
+    const end = content.indexOf(0x0a, start);
+    const stop = end === -1 ? content.length : end;
+    if (stop > start) fn(content.subarray(start, stop).toString("utf8"), index++);
+    start = stop + 1;
+  }
+}
 
 export class EmbeddedBackend implements Store {
   readonly backend = "embedded" as const;
@@ -164,15 +198,7 @@ export class EmbeddedBackend implements Store {
     // A store made by an older version had a 0755 folder and a 0644 snapshot: private from now on.
     tighten(this.dir, 0o700);
     if (fs.existsSync(snapshot)) tighten(snapshot, 0o600);
-    if (fs.existsSync(snapshot)) {
-      const snap = JSON.parse(fs.readFileSync(snapshot, "utf8")) as Snapshot;
-      for (const [name, { docs, indexes }] of Object.entries(snap.collections)) {
-        const table = this.table(name);
-        for (const idx of indexes) table.addIndex(idx);
-        table.apply(docs, []);
-      }
-      this.seq = snap.s;
-    }
+    if (fs.existsSync(snapshot)) this.seq = this.loadSnapshot(snapshot);
     const content = fs.existsSync(log) ? fs.readFileSync(log) : Buffer.alloc(0);
     let goodBytes = 0;
     let start = 0;
@@ -203,17 +229,60 @@ export class EmbeddedBackend implements Store {
     return fd;
   }
 
+  /**
+   * Loads a snapshot; answers its seq. The snapshot is JSON lines: a header `{s, format}`, then per
+   * collection its indexes `{c, idx}` and its documents in chunks `{c, docs}`. One line per chunk,
+   * never one string for the whole store: a string has a length limit (about 512 MiB), which a
+   * store of some 100,000 jobs passes. A snapshot of an older version is one JSON object.
+   */
+  private loadSnapshot(file: string): number {
+    const content = fs.readFileSync(file);
+    let seq = 0;
+    forEachLine(content, (text, index) => {
+      const entry = JSON.parse(text) as Partial<Snapshot> & {
+        format?: string;
+        c?: string;
+        idx?: NamedIndex[];
+        docs?: StoredDoc[];
+      };
+      if (index === 0) {
+        seq = entry.s ?? 0;
+        // The older format: everything in this one object.
+        for (const [name, { docs, indexes }] of Object.entries(entry.collections ?? {})) {
+          const table = this.table(name);
+          for (const idx of indexes) table.addIndex(idx);
+          table.apply(docs, []);
+        }
+        return;
+      }
+      const table = this.table(entry.c!);
+      for (const idx of entry.idx ?? []) table.addIndex(idx);
+      if (entry.docs) table.apply(entry.docs, []);
+    });
+    return seq;
+  }
+
   /** Writes every collection into a snapshot, then empties the log (its lines are all in the snapshot). */
   private compact(): void {
     const { snapshot, tmp } = this.paths;
     try {
-      const snap: Snapshot = { s: this.seq, collections: {} };
-      for (const [name, table] of this.tables) {
-        snap.collections[name] = { docs: [...table.docs.values()], indexes: [...table.indexes.values()] };
-      }
       const fd = fs.openSync(tmp, "w", 0o600);
       try {
-        fs.writeFileSync(fd, JSON.stringify(snap));
+        const out = new LineWriter(fd);
+        out.line({ s: this.seq, format: "lines" });
+        for (const [name, table] of this.tables) {
+          out.line({ c: name, idx: [...table.indexes.values()] });
+          let chunk: StoredDoc[] = [];
+          for (const doc of table.docs.values()) {
+            chunk.push(doc);
+            if (chunk.length === SNAPSHOT_CHUNK) {
+              out.line({ c: name, docs: chunk });
+              chunk = [];
+            }
+          }
+          if (chunk.length > 0) out.line({ c: name, docs: chunk });
+        }
+        out.flush();
         fs.fsyncSync(fd);
       } finally {
         fs.closeSync(fd);
