@@ -173,6 +173,42 @@ export interface JobsRun {
 }
 
 /** Runs `jobs` jobs of the automatic workflow, `concurrency` at a time; stops starting at `deadline`. */
+/** What a load loop saw of its jobs. */
+class Tally {
+  private completed = 0;
+  private failed = 0;
+  private readonly latencies: number[] = [];
+  private readonly startLatencies: number[] = [];
+  add(one: { startMs?: number; completeMs?: number }): void {
+    if (one.startMs !== undefined) this.startLatencies.push(one.startMs);
+    if (one.completeMs === undefined) this.failed++;
+    else {
+      this.completed++;
+      this.latencies.push(one.completeMs);
+    }
+  }
+  totals() {
+    const { completed, failed, latencies, startLatencies } = this;
+    return { completed, failed, latencies, startLatencies };
+  }
+}
+
+/** One job: started over HTTP, awaited until its event says it ended. Undefined times: it failed. */
+async function startAndWait(
+  http: Http,
+  completions: Completions,
+): Promise<{ startMs?: number; completeMs?: number }> {
+  const sent = performance.now();
+  const reply = await http.post("/operations-manager/jobs/start", {
+    workflow: AUTOMATIC_WORKFLOW,
+    options: {},
+  });
+  if (reply.status !== 200) return {};
+  const startMs = performance.now() - sent;
+  const end = await completions.wait(reply.body._id, 60_000).catch(() => ({ at: NaN, status: "timeout" }));
+  return end.status === "complete" ? { startMs, completeMs: end.at - sent } : { startMs };
+}
+
 export async function runJobs(
   http: Http,
   completions: Completions,
@@ -181,37 +217,16 @@ export async function runJobs(
   deadline = Infinity,
 ): Promise<JobsRun> {
   let next = 0;
-  let completed = 0;
-  let failed = 0;
-  const latencies: number[] = [];
-  const startLatencies: number[] = [];
+  const tally = new Tally();
   const began = performance.now();
   const worker = async () => {
     while (next < jobs && performance.now() < deadline) {
       next++;
-      const sent = performance.now();
-      const reply = await http.post("/operations-manager/jobs/start", {
-        workflow: AUTOMATIC_WORKFLOW,
-        options: {},
-      });
-      if (reply.status !== 200) {
-        failed++;
-        continue;
-      }
-      startLatencies.push(performance.now() - sent);
-      const end = await completions
-        .wait(reply.body._id, 60_000)
-        .catch(() => ({ at: NaN, status: "timeout" }));
-      if (end.status === "complete") {
-        completed++;
-        latencies.push(end.at - sent);
-      } else {
-        failed++;
-      }
+      tally.add(await startAndWait(http, completions));
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  return { jobs: next, completed, failed, wallMs: performance.now() - began, latencies, startLatencies };
+  return { jobs: next, wallMs: performance.now() - began, ...tally.totals() };
 }
 
 export interface FinishRun {
@@ -288,27 +303,10 @@ export async function runPacedJobs(
   jobs: number,
   perSecond: number,
 ): Promise<JobsRun> {
-  const latencies: number[] = [];
-  const startLatencies: number[] = [];
-  let completed = 0;
-  let failed = 0;
+  const tally = new Tally();
   const began = performance.now();
   const one = async () => {
-    const sent = performance.now();
-    const reply = await http.post("/operations-manager/jobs/start", {
-      workflow: AUTOMATIC_WORKFLOW,
-      options: {},
-    });
-    if (reply.status !== 200) {
-      failed++;
-      return;
-    }
-    startLatencies.push(performance.now() - sent);
-    const end = await completions.wait(reply.body._id, 60_000).catch(() => ({ at: NaN, status: "timeout" }));
-    if (end.status === "complete") {
-      completed++;
-      latencies.push(end.at - sent);
-    } else failed++;
+    tally.add(await startAndWait(http, completions));
   };
   const pending: Promise<void>[] = [];
   for (let i = 0; i < jobs; i++) {
@@ -319,5 +317,5 @@ export async function runPacedJobs(
     pending.push(one());
   }
   await Promise.all(pending);
-  return { jobs, completed, failed, wallMs: performance.now() - began, latencies, startLatencies };
+  return { jobs, wallMs: performance.now() - began, ...tally.totals() };
 }
