@@ -34,7 +34,10 @@ export function copyPlain<T>(value: T): T {
   if (proto !== Object.prototype && proto !== null) return structuredClone(value);
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    setOwn(out, key, copyPlain((value as Record<string, unknown>)[key]));
+    const child = copyPlain((value as Record<string, unknown>)[key]);
+    // setOwn's rule, inline: this loop runs for every member of every copied document.
+    if (key === "__proto__") setOwn(out, key, child);
+    else out[key] = child;
   }
   return out as T;
 }
