@@ -13,6 +13,7 @@
  *
  * Then, open loop, BENCH_PACED_JOBS jobs started at half the peak jobs/s just measured: the
  * start-to-complete p99 at that load (the issue's aim: under 100 ms).
+ * The load's HTTP client runs in its own process (./engine/load-child.ts) unless BENCH_CLIENT=same.
  * Env: BENCH_JOBS (1500), BENCH_NATS_JOBS (800), BENCH_CONCURRENCY (32), BENCH_FINISH (400), BENCH_PACED_JOBS (500),
  * BENCH_WARMUP_JOBS (100), BENCH_MAX_S (per measured run, 120), BENCH_QUIET_WAIT (s, 20),
  * BENCH_ONLY (in-process,nats), BENCH_PROFILE_DIR (children write CPU profiles there), NATS_URL.
@@ -21,7 +22,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { ServiceBroker } from "moleculer";
-import { childPids, scratchSpace, stopAllChildren, stopChild } from "./support/children";
+import { childPids, scratchSpace, spawnTracked, stopAllChildren, stopChild } from "./support/children";
 import { waitQuiet, watchCpu, type CpuShares } from "./support/cpu";
 import { ADMIN_PASSWORD, httpUrl, platformEnv, spawnPlatformNode, startPlatform } from "./support/platform";
 import { latency, type Latency } from "./engine/stats";
@@ -35,6 +36,7 @@ import {
   runPacedJobs,
   taskService,
   warmUp,
+  type JobsRun,
 } from "./engine/workload";
 import { intEnv } from "./support/env";
 
@@ -55,6 +57,39 @@ const AIMS: Record<string, number> = { "in-process": 5000, nats: 2000 };
 const AIM_HALF_PEAK_P99_MS = 100;
 /** Jobs of the paced run at half the peak rate (0 skips it). */
 const PACED_JOBS = intEnv("BENCH_PACED_JOBS", 500, 0);
+/**
+ * Where the load's HTTP client runs: `child` (default), its own process, as bench:gateway runs
+ * autocannon; `same`, on the platform's event loop in this process (the bench's earlier way).
+ */
+const CLIENT = process.env.BENCH_CLIENT === "same" ? "same" : "child";
+
+/** A load loop in ./engine/load-child.ts; job ends go to it from this process's listener. */
+async function inChild(
+  base: string,
+  completions: Completions,
+  spec: { mode: "closed" | "paced"; jobs: number; concurrency: number; perSecond: number; maxMs: number },
+): Promise<JobsRun> {
+  const child = spawnTracked(
+    process.execPath,
+    [
+      path.join(__dirname, "engine/load-child.js"),
+      JSON.stringify({ ...spec, base, password: ADMIN_PASSWORD }),
+    ],
+    { stdio: ["ignore", "inherit", "inherit", "ipc"] },
+  );
+  completions.forward = (jobId, status, wallMs) => {
+    if (child.connected) child.send({ jobId, status, wallMs });
+  };
+  try {
+    return await new Promise<JobsRun>((resolve, reject) => {
+      child.once("message", (m: { result: JobsRun }) => resolve(m.result));
+      child.once("exit", (code) => reject(new Error(`load child exited ${code} without a result`)));
+    });
+  } finally {
+    completions.forward = undefined;
+    await stopChild(child);
+  }
+}
 
 interface Result {
   id: string;
@@ -95,13 +130,31 @@ async function measure(id: string, label: string, broker: ServiceBroker, replica
 
   const jobs = id === "nats" ? NATS_JOBS : JOBS;
   const cpu = watchCpu(childPids);
-  const run = await runJobs(http, completions, jobs, CONCURRENCY, performance.now() + MAX_MS);
+  const base = httpUrl(broker);
+  const run =
+    CLIENT === "child"
+      ? await inChild(base, completions, {
+          mode: "closed",
+          jobs,
+          concurrency: CONCURRENCY,
+          perSecond: 0,
+          maxMs: MAX_MS,
+        })
+      : await runJobs(http, completions, jobs, CONCURRENCY, performance.now() + MAX_MS);
   const shares = cpu.stop();
   const finish = await runFinishTasks(http, FINISH, CONCURRENCY);
   const peakJobsPerSec = run.completed / (run.wallMs / 1000);
   const paced =
     PACED_JOBS > 0 && peakJobsPerSec > 0
-      ? await runPacedJobs(http, completions, PACED_JOBS, peakJobsPerSec / 2)
+      ? CLIENT === "child"
+        ? await inChild(base, completions, {
+            mode: "paced",
+            jobs: PACED_JOBS,
+            concurrency: 0,
+            perSecond: peakJobsPerSec / 2,
+            maxMs: MAX_MS,
+          })
+        : await runPacedJobs(http, completions, PACED_JOBS, peakJobsPerSec / 2)
       : null;
 
   const transitions = run.completed * TASKS_PER_JOB;
@@ -223,6 +276,7 @@ function report(): void {
           concurrency: CONCURRENCY,
           finishTasks: FINISH,
           tasksPerJob: TASKS_PER_JOB,
+          client: CLIENT,
         },
         results,
       },

@@ -50,14 +50,22 @@ export class Completions {
     };
   }
 
-  private ended(jobId: string, status: string): void {
-    const at = { at: performance.now(), status };
+  /**
+   * Set while the load runs in another process (./load-child.ts): each end goes there, stamped
+   * with the wall clock (performance.timeOrigin + now), instead of to a waiter here.
+   */
+  forward?: (jobId: string, status: string, wallMs: number) => void;
+
+  /** A job ended at `at` (this process's performance.now(), by default now). */
+  ended(jobId: string, status: string, at = performance.now()): void {
+    if (this.forward) return this.forward(jobId, status, performance.timeOrigin + at);
+    const end = { at, status };
     const waiter = this.waiters.get(jobId);
     if (waiter) {
       this.waiters.delete(jobId);
-      waiter(at);
+      waiter(end);
     } else {
-      this.early.set(jobId, at);
+      this.early.set(jobId, end);
     }
   }
 
