@@ -25,9 +25,40 @@ export interface BoundsViolation {
   limit: number;
 }
 
-/** The first place `value` passes a limit, or null when it keeps within them. */
+/**
+ * The first place `value` passes a limit, or null when it keeps within them. The common case keeps
+ * within: a first walk counts depth and values only (no path strings, which cost more than the
+ * walk itself on every action call); only when it finds a violation does a second walk name it.
+ */
 export function boundsViolation(value: unknown, limits: InputLimits): BoundsViolation | null {
   if (value === null || typeof value !== "object") return null;
+  return withinBounds(value, limits) ? null : locateViolation(value, limits);
+}
+
+function withinBounds(value: object, limits: InputLimits): boolean {
+  const nodesStack: object[] = [value];
+  const depths: number[] = [1];
+  let nodes = 0;
+  while (nodesStack.length > 0) {
+    const node = nodesStack.pop()!;
+    const depth = depths.pop()!;
+    if (depth > limits.maxDepth) return false;
+    const keys = Object.keys(node);
+    nodes += keys.length;
+    if (nodes > limits.maxNodes) return false;
+    for (const key of keys) {
+      const child = (node as Record<string, unknown>)[key];
+      if (child !== null && typeof child === "object") {
+        nodesStack.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return true;
+}
+
+/** The same walk, naming the place: run only for a value known to pass a limit. */
+function locateViolation(value: object, limits: InputLimits): BoundsViolation | null {
   const stack: { node: object; depth: number; path: string }[] = [{ node: value, depth: 1, path: "" }];
   let nodes = 0;
   while (stack.length > 0) {
