@@ -8,7 +8,8 @@
  */
 import { invalidField } from "./errors";
 import { isPlainObject } from "./objects";
-import type { Filter, Projection, Sort } from "./store/types";
+import { pageLimit } from "./paging";
+import type { Collection, Doc, Filter, Projection, Sort } from "./store/types";
 
 const LOGICAL = new Set(["$and", "$or", "$nor"]);
 const COMPARISON = new Set([
@@ -86,4 +87,42 @@ export function checkFields(
   }
   if (kinds.size > 1) throw invalidField(field, "Fields must all be included (1) or all excluded (0)");
   return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v ? 1 : 0])) as Projection;
+}
+
+/** The real product's search body: `{query, limit, skip, sort, fields}`. */
+export interface SearchOptions {
+  query?: Record<string, unknown>;
+  limit?: number;
+  skip?: number;
+  sort?: Record<string, 1 | -1>;
+  fields?: Record<string, 0 | 1 | boolean>;
+}
+
+/**
+ * One page of a client's search over `collection`, `{results, total, limit, skip}`: its query,
+ * sort and fields checked as above, within `scope` (what the caller may see) when there is one.
+ * `_id` breaks ties in the client's sort (or `defaultSort`), so pages never overlap.
+ */
+export async function searchPage<T extends Doc>(
+  collection: Collection,
+  options: SearchOptions,
+  defaultSort: Sort,
+  scope?: Filter,
+): Promise<{ results: T[]; total: number; limit: number; skip: number }> {
+  const query = checkFilter(options.query);
+  const filter = !scope ? query : Object.keys(query).length === 0 ? scope : { $and: [scope, query] };
+  const sort = checkSort(options.sort) ?? defaultSort;
+  const projection = checkFields(options.fields);
+  const skip = options.skip ?? 0;
+  const limit = pageLimit(options.limit);
+  const [results, total] = await Promise.all([
+    collection.find(filter, {
+      sort: { ...sort, _id: sort._id ?? 1 },
+      skip,
+      limit,
+      ...(projection && { projection }),
+    }),
+    collection.count(filter),
+  ]);
+  return { results: results as T[], total, limit, skip };
 }

@@ -6,41 +6,21 @@
  * does not exist. The client's query is checked by shared/client-filter.ts first.
  */
 import type { Job, JobOutput } from "../../../shared/contracts/resources";
-import { checkFields, checkFilter, checkSort } from "../../../shared/client-filter";
+import { searchPage } from "../../../shared/client-filter";
 import { NotFoundError } from "../../../shared/errors";
-import { pageLimit } from "../../../shared/paging";
-import type { Filter } from "../../../shared/store/types";
 import type { EngineCtx, EngineService } from "../types";
 import { JOBS } from "../collections";
 import { visibilityScope } from "./handlers";
 
-const scoped = (scope: Filter | undefined, filter: Filter): Filter =>
-  !scope ? filter : Object.keys(filter).length === 0 ? scope : { $and: [scope, filter] };
-
 async function visibleJob(service: EngineService, caller: Parameters<typeof visibilityScope>[0], id: string) {
-  const job = await service.store.collection(JOBS).findOne(scoped(visibilityScope(caller), { _id: id }));
+  const job = await service.store.collection(JOBS).findOne({ ...visibilityScope(caller), _id: id });
   if (!job) throw new NotFoundError("Job", id);
   return job as Job;
 }
 
 export async function searchJobs(this: EngineService, ctx: EngineCtx<"searchJobs">) {
-  const options = ctx.params.options ?? {};
-  const filter = scoped(visibilityScope(ctx.meta.caller), checkFilter(options.query));
-  const sort = checkSort(options.sort) ?? { _id: 1 };
-  const projection = checkFields(options.fields);
-  const skip = options.skip ?? 0;
-  const limit = pageLimit(options.limit);
   const jobs = this.store.collection(JOBS);
-  const [results, total] = await Promise.all([
-    jobs.find(filter, {
-      sort: { ...sort, _id: sort._id ?? 1 },
-      skip,
-      limit,
-      ...(projection && { projection }),
-    }),
-    jobs.count(filter),
-  ]);
-  return { results: results as Job[], total, limit, skip };
+  return searchPage<Job>(jobs, ctx.params.options ?? {}, { _id: 1 }, visibilityScope(ctx.meta.caller));
 }
 
 export async function getJobDocument(this: EngineService, ctx: EngineCtx<"getJobDocument">) {

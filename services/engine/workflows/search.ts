@@ -9,7 +9,7 @@ import type { Context } from "moleculer";
 import { call } from "../../../shared/contracts";
 import type { Workflow } from "../../../shared/contracts/resources";
 import { isPlainObject } from "../../../shared/objects";
-import { checkFields, checkFilter, checkSort } from "../../../shared/client-filter";
+import { searchPage } from "../../../shared/client-filter";
 import { pageLimit } from "../../../shared/paging";
 import type { Doc, Filter } from "../../../shared/store/types";
 import { escapeRegex } from "../../../shared/text";
@@ -17,18 +17,7 @@ import type { EngineCtx, EngineService } from "../types";
 import { WORKFLOWS } from "../collections";
 
 export async function searchWorkflows(this: EngineService, ctx: EngineCtx<"searchWorkflows">) {
-  const options = ctx.params.options ?? {};
-  const filter = checkFilter(options.query);
-  const sort = checkSort(options.sort) ?? { name: 1 };
-  const projection = checkFields(options.fields);
-  const skip = options.skip ?? 0;
-  const limit = pageLimit(options.limit);
-  const workflows = this.store.collection(WORKFLOWS);
-  const [results, total] = await Promise.all([
-    workflows.find(filter, { sort: { ...sort, _id: 1 }, skip, limit, ...(projection && { projection }) }),
-    workflows.count(filter),
-  ]);
-  return { results: results as Workflow[], total, limit, skip };
+  return searchPage<Workflow>(this.store.collection(WORKFLOWS), ctx.params.options ?? {}, { name: 1 });
 }
 
 export async function studioWorkflows(this: EngineService, ctx: EngineCtx<"studioWorkflows">) {
