@@ -3,13 +3,13 @@
  * password: the scrypt hashes live in `account_credentials`, read only by this service.
  */
 import type { accounts as contract } from "../../shared/contracts/accounts";
-import type { Account, Group } from "../../shared/contracts/resources";
+import type { Account } from "../../shared/contracts/resources";
 import { BadRequestError, ConflictError, NotFoundError } from "../../shared/errors";
 import type { HandlerContext } from "../../shared/service";
 import { DuplicateKeyError } from "../../shared/store/types";
 import { nowIso } from "../../shared/text";
 import type { AccountsService } from "./accounts.service";
-import { groupsByNameOrId } from "./groups";
+import { memberOfFromBody } from "./groups";
 import { hashPassword, verifyPassword } from "./passwords";
 import { accountQuery } from "./query";
 import { accountProjection, requireCaller, revokeSessions } from "./sessions";
@@ -28,14 +28,7 @@ export async function list(this: AccountsService, ctx: Ctx<"list">) {
 
 export async function create(this: AccountsService, ctx: Ctx<"create">) {
   const { username, password, firstname, inactive = false } = ctx.params;
-  // The Account resource's own `memberOf: [{groupId}]` is honoured beside `groups`, never dropped.
-  const groups = [
-    ...new Set([...(ctx.params.groups ?? []), ...(ctx.params.memberOf ?? []).map((m) => m.groupId)]),
-  ];
-  const memberOf = (await groupsByNameOrId(this, groups, "groups")).map((g: Group) => ({
-    groupId: g._id,
-    aaaManaged: true as const,
-  }));
+  const memberOf = await memberOfFromBody(this, ctx.params);
   const hash = await hashPassword(password);
   const now = nowIso();
   const doc = {

@@ -51,6 +51,21 @@ export async function groupsPage(this: AccountsService, ctx: Ctx<"groupsPage">) 
   return { results: results as Group[], total, skip, limit };
 }
 
+/**
+ * The `memberOf` of an account or a service account from its create body: `groups` (names or ids)
+ * and the resource's own `memberOf: [{groupId}]`, both honoured, never dropped; unknown is a 400.
+ */
+export async function memberOfFromBody(
+  service: AccountsService,
+  body: { groups?: string[]; memberOf?: { groupId: string }[] },
+): Promise<{ groupId: string; aaaManaged: true }[]> {
+  const refs = [...new Set([...(body.groups ?? []), ...(body.memberOf ?? []).map((m) => m.groupId)])];
+  return (await groupsByNameOrId(service, refs, "groups")).map((g: Group) => ({
+    groupId: g._id,
+    aaaManaged: true as const,
+  }));
+}
+
 /** Groups named by name or id; an unknown one is a 400 on `field`. */
 export async function groupsByNameOrId(
   service: AccountsService,

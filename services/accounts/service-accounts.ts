@@ -9,20 +9,20 @@
  */
 import { randomBytes } from "node:crypto";
 import type { accounts as contract } from "../../shared/contracts/accounts";
-import type { Group, ServiceAccount, ServiceAccountCreated } from "../../shared/contracts/resources";
+import type { ServiceAccount, ServiceAccountCreated } from "../../shared/contracts/resources";
 import { ConflictError, NotFoundError, UnauthorizedError } from "../../shared/errors";
 import type { HandlerContext } from "../../shared/service";
 import { DuplicateKeyError, newDocumentId } from "../../shared/store/types";
 import { nowIso } from "../../shared/text";
 import type { AccountsService } from "./accounts.service";
-import { groupsByNameOrId } from "./groups";
-import { decoyHash, hashPassword, verifyPassword } from "./passwords";
+import { memberOfFromBody } from "./groups";
+import { hashPassword } from "./passwords";
 import {
-  countFailure,
   openSession,
   refuseWhileLocked,
   requireCaller,
   revokeSessions,
+  secretMatches,
   SERVICE_ACCOUNTS,
 } from "./sessions";
 
@@ -37,13 +37,7 @@ const newSecret = () => randomBytes(32).toString("base64url");
 
 export async function createServiceAccount(this: AccountsService, ctx: Ctx<"createServiceAccount">) {
   const caller = requireCaller(ctx.meta);
-  const refs = [
-    ...new Set([...(ctx.params.groups ?? []), ...(ctx.params.memberOf ?? []).map((m) => m.groupId)]),
-  ];
-  const memberOf = (await groupsByNameOrId(this, refs, "groups")).map((g: Group) => ({
-    groupId: g._id,
-    aaaManaged: true as const,
-  }));
+  const memberOf = await memberOfFromBody(this, ctx.params);
   const secret = newSecret();
   const hash = await hashPassword(secret);
   const now = nowIso();
@@ -123,14 +117,8 @@ export async function token(this: AccountsService, ctx: Ctx<"token">) {
   const account = CLIENT_ID.test(clientId)
     ? ((await this.store.collection(SERVICE_ACCOUNTS).findOne({ _id: clientId })) as ServiceAccount | null)
     : null;
-  const credentials = account
-    ? await this.store.collection("account_credentials").findOne({ _id: account._id })
-    : null;
-  const valid = await verifyPassword(secret, credentials?.hash ?? (await decoyHash()));
-  if (!account || !credentials || !valid || account.inactive) {
-    await countFailure(this, failureKey(clientId));
+  if (!(await secretMatches(this, account, secret, failureKey(clientId))) || !account)
     throw new UnauthorizedError("Invalid client credentials");
-  }
   const { token: accessToken, expiresAt } = await openSession(this, account._id);
   this.logger.info(`oauth token: service account ${account.name}`);
   return {

@@ -13,7 +13,7 @@ import { UnauthorizedError } from "../../shared/errors";
 import { configOf } from "../../shared/runtime";
 import { isActionAvailable, type HandlerContext, type PlatformMeta } from "../../shared/service";
 import { sessionIdOf } from "../../shared/session-id";
-import type { Projection } from "../../shared/store/types";
+import type { Doc, Projection } from "../../shared/store/types";
 import { nowIso } from "../../shared/text";
 import { decoyHash, verifyPassword } from "./passwords";
 import { resolveGroups } from "./roles";
@@ -51,14 +51,8 @@ export async function login(this: AccountsService, ctx: Ctx<"login">) {
   const { username, password } = ctx.params.user;
   await refuseWhileLocked(this, username);
   const account = await this.store.collection("accounts").findOne({ username });
-  const credentials = account
-    ? await this.store.collection("account_credentials").findOne({ _id: account._id })
-    : null;
-  const valid = await verifyPassword(password, credentials?.hash ?? (await decoyHash()));
-  if (!account || !credentials || !valid || account.inactive) {
-    await countFailure(this, username);
+  if (!(await secretMatches(this, account, password, username)) || !account)
     throw new UnauthorizedError("Invalid username or password");
-  }
 
   const profile = await activeProfile(this, ctx);
   if (profile?.authenticationProps?.uniqueSession === true)
@@ -97,6 +91,26 @@ export async function openSession(
  */
 const LOGIN_FAILURES = "login_failures";
 
+/**
+ * Does `secret` match the stored hash of `holder` (an account or a service account), which must be
+ * active? An unknown holder is checked against the decoy hash, so the answer takes the same time.
+ * A mismatch counts toward the lock-out of `failureKey`.
+ */
+export async function secretMatches(
+  service: AccountsService,
+  holder: Doc | null,
+  secret: string,
+  failureKey: string,
+): Promise<boolean> {
+  const credentials = holder
+    ? await service.store.collection("account_credentials").findOne({ _id: holder._id })
+    : null;
+  const valid = await verifyPassword(secret, credentials?.hash ?? (await decoyHash()));
+  if (holder && credentials && valid && !holder.inactive) return true;
+  await countFailure(service, failureKey);
+  return false;
+}
+
 export async function refuseWhileLocked(service: AccountsService, username: string): Promise<void> {
   const { loginMaxFailures } = configOf(service.broker);
   const record = await service.store
@@ -110,7 +124,7 @@ export async function refuseWhileLocked(service: AccountsService, username: stri
     );
 }
 
-export async function countFailure(service: AccountsService, username: string): Promise<void> {
+async function countFailure(service: AccountsService, username: string): Promise<void> {
   const now = Date.now();
   const failures = service.store.collection(LOGIN_FAILURES);
   // One atomic write: a window that ran out starts again, otherwise the count goes up.
