@@ -8,10 +8,16 @@
 import type { Workflow, WorkflowExport } from "../../../shared/contracts/resources";
 import { ConflictError, invalidField } from "../../../shared/errors";
 import { DuplicateKeyError } from "../../../shared/store/types";
-import { nowIso } from "../../../shared/text";
 import type { EngineCtx, EngineService } from "../types";
 import { WORKFLOWS } from "../collections";
-import { definition, ensureWorkflowIndexes, findWorkflow, who } from "./handlers";
+import {
+  definition,
+  ensureWorkflowIndexes,
+  findWorkflow,
+  newWorkflowDoc,
+  replaceDefinition,
+  who,
+} from "./handlers";
 
 /** The definition without this platform's identity and history (`_id`, `created*`, `last_updated*`). */
 export async function exportWorkflow(this: EngineService, ctx: EngineCtx<"exportWorkflow">) {
@@ -34,17 +40,10 @@ export async function importWorkflow(this: EngineService, ctx: EngineCtx<"import
   const { overwrite = false, ...input } = ctx.params;
   const fields = definition(input);
   await ensureWorkflowIndexes(this.store);
-  const now = nowIso();
   const by = who(ctx);
   const workflows = this.store.collection(WORKFLOWS);
   try {
-    return (await workflows.insertOne({
-      ...fields,
-      created: now,
-      created_by: by,
-      last_updated: now,
-      last_updated_by: by,
-    })) as Workflow;
+    return (await workflows.insertOne(newWorkflowDoc(fields, by))) as Workflow;
   } catch (err) {
     if (!(err instanceof DuplicateKeyError)) throw err;
     if (!overwrite)
@@ -52,14 +51,7 @@ export async function importWorkflow(this: EngineService, ctx: EngineCtx<"import
         `Workflow '${fields.name}' already exists; import with overwrite to replace it`,
       );
   }
-  const OPTIONAL = ["inputSchema", "sla", "preAutomationTime", "decorators"].filter((f) => !(f in fields));
-  const replaced = await workflows.findOneAndUpdate(
-    { name: fields.name },
-    {
-      $set: { ...fields, last_updated: now, last_updated_by: by },
-      ...(OPTIONAL.length > 0 && { $unset: Object.fromEntries(OPTIONAL.map((f) => [f, ""])) }),
-    },
-  );
+  const replaced = await workflows.findOneAndUpdate({ name: fields.name }, replaceDefinition(fields, by));
   // Deleted between the insert and the replace: the name is free again.
   if (!replaced) throw new ConflictError(`Workflow '${fields.name}' changed meanwhile; import again`);
   return replaced as Workflow;

@@ -51,6 +51,24 @@ export function definition(
 
 const OPTIONAL_FIELDS = ["inputSchema", "sla", "preAutomationTime", "decorators"] as const;
 
+type Definition = ReturnType<typeof definition>;
+
+/** A new workflow's document: the definition and who made it when. */
+export function newWorkflowDoc(fields: Definition, by: string, now = nowIso()) {
+  return { ...fields, created: now, created_by: by, last_updated: now, last_updated_by: by };
+}
+
+/** The update that replaces a stored definition by `fields` (optional members it lacks are removed). */
+export function replaceDefinition(fields: Definition, by: string, now = nowIso()) {
+  const unset = Object.fromEntries(
+    OPTIONAL_FIELDS.filter((f) => !(f in fields)).map((f) => [f, ""] as const),
+  );
+  return {
+    $set: { ...fields, last_updated: now, last_updated_by: by },
+    ...(Object.keys(unset).length > 0 && { $unset: unset }),
+  };
+}
+
 export const who = (ctx: { meta: { caller?: { username: string } } }) =>
   ctx.meta.caller?.username ?? "system";
 
@@ -63,16 +81,8 @@ export async function findWorkflow(store: Store, name: string): Promise<Workflow
 export async function createWorkflow(this: EngineService, ctx: EngineCtx<"createWorkflow">) {
   const fields = definition(ctx.params.workflow);
   await ensureWorkflowIndexes(this.store);
-  const now = nowIso();
-  const by = who(ctx);
   try {
-    return (await this.store.collection(WORKFLOWS).insertOne({
-      ...fields,
-      created: now,
-      created_by: by,
-      last_updated: now,
-      last_updated_by: by,
-    })) as Workflow;
+    return (await this.store.collection(WORKFLOWS).insertOne(newWorkflowDoc(fields, who(ctx)))) as Workflow;
   } catch (err) {
     if (err instanceof DuplicateKeyError) throw new ConflictError(`Workflow '${fields.name}' already exists`);
     throw err;
@@ -100,18 +110,11 @@ export async function getWorkflowById(this: EngineService, ctx: EngineCtx<"getWo
 export async function updateWorkflow(this: EngineService, ctx: EngineCtx<"updateWorkflow">) {
   const fields = definition(ctx.params.workflow);
   await ensureWorkflowIndexes(this.store);
-  const unset = Object.fromEntries(
-    OPTIONAL_FIELDS.filter((f) => !(f in fields)).map((f) => [f, ""] as const),
-  );
   let updated: WorkflowDoc | null;
   try {
-    updated = await this.store.collection<WorkflowDoc>(WORKFLOWS).findOneAndUpdate(
-      { name: ctx.params.name },
-      {
-        $set: { ...fields, last_updated: nowIso(), last_updated_by: who(ctx) },
-        ...(Object.keys(unset).length > 0 && { $unset: unset }),
-      },
-    );
+    updated = await this.store
+      .collection<WorkflowDoc>(WORKFLOWS)
+      .findOneAndUpdate({ name: ctx.params.name }, replaceDefinition(fields, who(ctx)));
   } catch (err) {
     // Renaming onto another workflow's name.
     if (err instanceof DuplicateKeyError) throw new ConflictError(`Workflow '${fields.name}' already exists`);
