@@ -23,7 +23,35 @@ interface Control {
 
 const PAUSE: Control = { verb: "paused", from: ["running"], apply: pauseRun };
 const RESUME: Control = { verb: "resumed", from: ["paused"], apply: resumeRun };
-const CANCEL: Control = { verb: "canceled", from: ["running", "paused"], apply: cancelRun };
+export const CANCEL: Control = { verb: "canceled", from: ["running", "paused"], apply: cancelRun };
+
+/**
+ * One job's change, as one compare-and-set write: 404 for a job the caller may not see (or that is
+ * not there), 409 for one in another status. Answers the job as written. `cancelJob` uses it too.
+ */
+export async function changeJob(
+  service: EngineService,
+  caller: Caller | undefined,
+  id: string,
+  what: Control,
+): Promise<RunJob> {
+  const runner: Runner = service.runner;
+  const written = await runner.advance(
+    id,
+    (draft, step) => {
+      if (!maySeeJob(caller, draft.groups)) throw new NotFoundError("Job", id);
+      if (!what.from.includes(draft.status))
+        throw new ConflictError(
+          `Job ${id} is ${draft.status}; only a ${what.from.join(" or ")} job can be ${what.verb}`,
+          { jobStatus: draft.status },
+        );
+      what.apply(draft, step);
+    },
+    { fresh: true },
+  );
+  if (!written) throw new NotFoundError("Job", id);
+  return written.job;
+}
 
 async function control(
   service: EngineService,
@@ -31,25 +59,11 @@ async function control(
   jobIds: string[],
   what: Control,
 ): Promise<JobControlResult> {
-  const runner: Runner = service.runner;
   const data: Job[] = [];
   const failed: JobControlResult["metadata"]["failed"] = [];
   for (const id of jobIds) {
     try {
-      const written = await runner.advance(
-        id,
-        (draft, step) => {
-          if (!maySeeJob(caller, draft.groups)) throw new NotFoundError("Job", id);
-          if (!what.from.includes(draft.status))
-            throw new ConflictError(
-              `Job ${id} is ${draft.status}; only a ${what.from.join(" or ")} job can be ${what.verb}`,
-            );
-          what.apply(draft, step);
-        },
-        { fresh: true },
-      );
-      if (!written) throw new NotFoundError("Job", id);
-      data.push(copyPlain(written.job) as unknown as Job);
+      data.push(copyPlain(await changeJob(service, caller, id, what)) as unknown as Job);
     } catch (err) {
       const e = err as { code?: number; message: string };
       // Anything but a client error (a store failure) is the request's failure, not this job's.

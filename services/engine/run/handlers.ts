@@ -19,7 +19,8 @@ import { runnerSettings } from "./settings";
 import { loadWorkflow, prepareVariables } from "./start";
 import { checkGroupsExist } from "../../../shared/groups";
 import { buildJob } from "./new-job";
-import { cancelRun, finishManual, isWaitingManual } from "./transitions";
+import { finishManual, isWaitingManual } from "./transitions";
+import { CANCEL, changeJob } from "./control";
 import type { RunJob } from "./types";
 import { DuplicateKeyError } from "../../../shared/store/types";
 
@@ -112,26 +113,7 @@ export async function finishTask(this: EngineService, ctx: EngineCtx<"finishTask
 }
 
 export async function cancelJob(this: EngineService, ctx: EngineCtx<"cancelJob">) {
-  const { id } = ctx.params;
-  const caller = ctx.meta.caller;
-  const runner: Runner = this.runner;
-  const written = await runner.advance(
-    id,
-    (draft, step) => {
-      if (!maySeeJob(caller, draft.groups)) throw new NotFoundError("Job", id);
-      if (draft.status !== "running" && draft.status !== "paused")
-        throw new ConflictError(
-          `Job ${id} is ${draft.status}; only a running or paused job can be canceled`,
-          {
-            jobStatus: draft.status,
-          },
-        );
-      cancelRun(draft, step);
-    },
-    { fresh: true },
-  );
-  if (!written) throw new NotFoundError("Job", id);
-  return answer(written.job);
+  return answer(await changeJob(this, ctx.meta.caller, ctx.params.id, CANCEL));
 }
 
 /** Lifecycle hooks and event handlers the executor adds to the engine service. */
