@@ -2,9 +2,10 @@
  * The embedded store's fast update path answers exactly what mingo's updater (the general path)
  * answers: the same new document, key order included, the same "changed" verdict, and it never
  * answers where mingo throws. Anything it leaves to mingo (undefined) is mingo's to answer. It
- * never writes into the stored document it starts from: that one is frozen here.
+ * never writes into the stored document it starts from: that one is frozen here. The patch it
+ * answers (what the store logs) replays to the same new document.
  */
-import { fastUpdate } from "../../shared/store/embedded/fast-update";
+import { fastUpdate, patchJson, replayPatch } from "../../shared/store/embedded/fast-update";
 import { applyUpdate } from "../../shared/store/embedded/mongo";
 import type { StoredDoc } from "../../shared/store/embedded/table";
 import type { Doc, Update } from "../../shared/store/types";
@@ -29,6 +30,12 @@ function expectSameAsMingo(doc: Doc, update: Update): "fast" | "mingo" {
   expect(fast.doc).toStrictEqual(expected.doc);
   expect(fast.changed).toBe(expected.changed);
   if (!fast.changed) expect(fast.doc).toBe(stored);
+  // The log holds the patch, not the new image: replayed on the stored document, it gives the same.
+  if (fast.changed) {
+    const logged = JSON.parse(patchJson(fast.patch));
+    expect(patchJson(fast.patch)).toBe(JSON.stringify(logged));
+    expect(JSON.stringify(replayPatch(stored, logged))).toBe(JSON.stringify(fast.doc));
+  } else expect(fast.patch).toEqual([]);
   return "fast";
 }
 

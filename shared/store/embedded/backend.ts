@@ -15,6 +15,7 @@ import { acquireLock, releaseLock } from "./lock";
 import { Table, type NamedIndex, type StoredDoc } from "./table";
 import { EmbeddedCollection } from "./collection";
 import { jsonNesting, writtenWithin, type WrittenValue } from "./depth";
+import { patchJson, replayPatch, type LoggedPatchOp, type PatchOp } from "./fast-update";
 
 export interface EmbeddedOptions {
   dataDir: string;
@@ -30,6 +31,14 @@ interface LogEntry {
   put?: StoredDoc[];
   del?: string[];
   idx?: NamedIndex;
+  /** Fast updates, logged as what they changed instead of whole new images (fast-update.ts). */
+  patch?: DocPatch<LoggedPatchOp>[];
+}
+
+/** One document's fast update: its `_id` and the changes (PatchOp; LoggedPatchOp once read back). */
+export interface DocPatch<Op = PatchOp> {
+  _id: string;
+  ops: Op[];
 }
 /** The older snapshot format (one JSON object); the loader still reads it. */
 interface Snapshot {
@@ -133,11 +142,21 @@ export class EmbeddedBackend implements Store {
   /**
    * @internal Logs one mutation batch, then applies it. Callers have validated it already.
    * `written` lists every value a fast update wrote into documents already stored (so within the
-   * depth bound): only those are measured, unless one of them is too deep.
+   * depth bound): only those are measured, unless one of them is too deep. With `patches` (the
+   * same fast updates as the new images in `change.put`), the line holds the patches: a task
+   * transition logs the task it changed, not the whole job.
    */
-  commit(collection: string, change: Omit<LogEntry, "s" | "c">, written?: WrittenValue[]): void {
+  commit(
+    collection: string,
+    change: Omit<LogEntry, "s" | "c">,
+    written?: WrittenValue[],
+    patches?: DocPatch[],
+  ): void {
     this.assertOpen();
-    const line = JSON.stringify({ s: this.seq + 1, c: collection, ...change }) + "\n";
+    const line =
+      (patches
+        ? patchLine(this.seq + 1, collection, patches)
+        : JSON.stringify({ s: this.seq + 1, c: collection, ...change })) + "\n";
     // All or nothing: a document the store could not read back is refused before its line is written.
     // Documents sit two levels down in the line ({put: [doc]}); no node limit applies (depth.ts).
     const { maxDepth } = STORED_DOCUMENT_LIMITS;
@@ -180,6 +199,16 @@ export class EmbeddedBackend implements Store {
     const table = this.table(entry.c);
     if (entry.idx) table.addIndex(entry.idx);
     table.apply(entry.put ?? [], entry.del ?? []);
+    if (entry.patch) {
+      const images = entry.patch.map(({ _id, ops }) => {
+        const doc = table.docs.get(_id);
+        // The log is replayed in order, so the patched document is there; anything else is corruption.
+        if (!doc)
+          throw new Error(`store log line ${entry.s} patches ${entry.c}/${_id}, which does not exist`);
+        return replayPatch(doc, ops);
+      });
+      table.apply(images, []);
+    }
   }
 
   private get paths() {
@@ -300,6 +329,18 @@ export class EmbeddedBackend implements Store {
       process.emitWarning(`store compaction in ${this.dir} failed: ${(err as Error).message}`);
     }
   }
+}
+
+/**
+ * A log line of patches, put together from JSON the fast update already made (each written value's
+ * text), so nothing is serialized twice: the same text JSON.stringify gives for the entry.
+ */
+function patchLine(seq: number, collection: string, patches: DocPatch[]): string {
+  let text = `{"s":${seq},"c":${JSON.stringify(collection)},"patch":[`;
+  patches.forEach(({ _id, ops }, i) => {
+    text += `${i ? "," : ""}{"_id":${JSON.stringify(_id)},"ops":${patchJson(ops)}}`;
+  });
+  return text + "]}";
 }
 
 /** Makes a rename or file creation in `dir` durable. */

@@ -12,7 +12,7 @@ import type {
   UpdateOptions,
   UpdateResult,
 } from "../types";
-import type { EmbeddedBackend } from "./backend";
+import type { DocPatch, EmbeddedBackend } from "./backend";
 import type { WrittenValue } from "./depth";
 import { fastUpdate } from "./fast-update";
 import { type StoredDoc, Table } from "./table";
@@ -183,14 +183,20 @@ export class EmbeddedCollection implements Collection<Doc> {
     const changed: StoredDoc[] = [];
     // The values fast updates wrote, while every document took the fast path (fast-update.ts).
     let written: WrittenValue[] | undefined = [];
+    // What the fast updates changed, logged instead of the new images while every one is fast.
+    let patches: DocPatch[] | undefined = [];
     for (const doc of docs) {
       const fast = fastUpdate(doc, update);
       if (fast) {
-        if (fast.changed) changed.push(fast.doc);
+        if (fast.changed) {
+          changed.push(fast.doc);
+          patches?.push({ _id: doc._id, ops: fast.patch });
+        }
         written?.push(...fast.written);
         continue;
       }
       written = undefined;
+      patches = undefined;
       const next = applyUpdate(doc, update, filter);
       if (next.doc._id !== doc._id) {
         throw new Error("Performing an update on the path '_id' would modify the immutable field '_id'");
@@ -199,7 +205,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     }
     if (changed.length) {
       this.table.check(this.name, changed, false);
-      this.store.commit(this.name, { put: changed }, written);
+      this.store.commit(this.name, { put: changed }, written, patches);
     }
     return changed;
   }

@@ -33,6 +33,29 @@ export interface FastUpdate {
   changed: boolean;
   /** Each written leaf and its path length, so the depth bound is checked on new values only. */
   written: WrittenValue[];
+  /**
+   * What changed, as the store logs it (backend.ts): the final value of each path set or
+   * incremented, each path removed, each element pushed. Replayed on the same document by
+   * replayPatch, it gives the same new image, without the whole document in the log.
+   */
+  patch: PatchOp[];
+}
+
+/** One change: `["set", path, json]`, `["unset", path]` or `["push", path, json]`, values as JSON text. */
+export type PatchOp = ["set", string, string] | ["unset", string] | ["push", string, string];
+/** A PatchOp as the log holds it, read back: the value parsed. */
+export type LoggedPatchOp = ["set", string, unknown] | ["unset", string] | ["push", string, unknown];
+
+/**
+ * The JSON text of `ops` as the log holds them (each value's text in place), the same text
+ * JSON.stringify gives for the parsed ops; nothing is serialized twice.
+ */
+export function patchJson(ops: PatchOp[]): string {
+  let text = "[";
+  ops.forEach((op, i) => {
+    text += `${i ? "," : ""}["${op[0]}",${JSON.stringify(op[1])}${op.length === 3 ? `,${op[2]}` : ""}]`;
+  });
+  return text + "]";
 }
 
 const OPS = new Set(["$set", "$inc", "$push", "$unset"]);
@@ -88,6 +111,7 @@ export function fastUpdate(doc: StoredDoc, update: Update): FastUpdate | undefin
   // Objects of the new image that are ours (copied or created here), so they may be written in place.
   const owned = new Set<object>([root]);
   const written: FastUpdate["written"] = [];
+  const patch: PatchOp[] = [];
   let changed = false;
   // $set steps that wrote a value unequal to mingo (a Date over its text) but maybe equal as JSON.
   const unsure: { old: unknown; json: string }[] = [];
@@ -122,6 +146,7 @@ export function fastUpdate(doc: StoredDoc, update: Update): FastUpdate | undefin
       if (has) {
         delete node[key];
         changed = true;
+        patch.push(["unset", parts.join(".")]);
       }
       continue;
     }
@@ -143,11 +168,46 @@ export function fastUpdate(doc: StoredDoc, update: Update): FastUpdate | undefin
       changed = true;
     }
     node[key] = next;
+    const path = parts.join(".");
+    if (op === "$push") patch.push(["push", path, step.json!]);
+    else patch.push(["set", path, op === "$inc" ? JSON.stringify(next) : step.json!]);
     // A pushed element sits one level below its array; the array's older elements were measured.
     if (op === "$push") written.push({ depth: parts.length + 1, json: step.json });
     else written.push({ depth: parts.length, json: step.json });
   }
   // The store writes only what changed as JSON; compared only when nothing else decided it.
   changed ||= unsure.some(({ old, json }) => JSON.stringify(old) !== json);
-  return changed ? { doc: root as StoredDoc, changed, written } : { doc, changed, written: [] };
+  return changed
+    ? { doc: root as StoredDoc, changed, written, patch }
+    : { doc, changed, written: [], patch: [] };
+}
+
+/**
+ * A FastUpdate's patch, read back from the log, applied to `doc`, the document it was made on:
+ * the same new image. Objects on the patched paths are copied, as fastUpdate does.
+ */
+export function replayPatch(doc: StoredDoc, patch: LoggedPatchOp[]): StoredDoc {
+  const root: Doc = { ...doc };
+  const owned = new Set<object>([root]);
+  for (const [op, path, value] of patch) {
+    const parts = path.split(".");
+    let node = root;
+    for (const part of parts.slice(0, -1)) {
+      let child = Object.hasOwn(node, part) ? node[part] : undefined;
+      if (!isPlain(child)) {
+        child = {};
+        owned.add(child);
+      } else if (!owned.has(child)) {
+        child = { ...child };
+        owned.add(child);
+      }
+      node[part] = child;
+      node = child as Doc;
+    }
+    const key = parts[parts.length - 1];
+    if (op === "unset") delete node[key];
+    else if (op === "set") node[key] = value;
+    else node[key] = [...(Array.isArray(node[key]) ? (node[key] as unknown[]) : []), value];
+  }
+  return root as StoredDoc;
 }
