@@ -12,15 +12,16 @@ import { retryLeftNodeMiddleware } from "../shared/retry-left-node";
 import { restartWindowMiddleware } from "../shared/restart-window";
 import { RedactingValidator } from "../shared/validator";
 import { tracingOptions } from "../shared/telemetry";
+import { CoalescingNatsTransporter } from "./nats-transporter";
 
-/** NATS gets explicit options (reconnect forever, no echo of our own messages); other URIs pass through. */
+/**
+ * NATS gets explicit options (reconnect forever) and packets written together per event-loop turn
+ * (nats-transporter.ts); other URIs pass through.
+ */
 function transporterOptions(uri: string | undefined): BrokerOptions["transporter"] {
   if (!uri) return null;
   if (uri.startsWith("nats://")) {
-    return {
-      type: "NATS",
-      options: { url: uri, maxReconnectAttempts: -1, reconnectTimeWait: 500 },
-    } as BrokerOptions["transporter"];
+    return new CoalescingNatsTransporter({ url: uri, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
   }
   return uri as unknown as BrokerOptions["transporter"];
 }
