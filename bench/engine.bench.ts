@@ -2,7 +2,7 @@
  * Workflow engine throughput: `npm run bench:engine` (docs/engine.md).
  *
  * Jobs of a 10-task automatic workflow (each task calls `benchtask.noop`, a no-op action) started
- * over HTTP, BENCH_CONCURRENCY at a time, each awaited until its `engine.jobChanged` event says
+ * over HTTP, BENCH_CONCURRENCY at a time, each awaited until its `engine.jobChanges` event says
  * complete; then finishTask over HTTP on jobs waiting at a manual task. Two shapes:
  *   in-process  every service on one broker, embedded store (the default deployment)
  *   nats        store in one process, two engine replicas in two more, gateway + accounts + the

@@ -37,10 +37,9 @@ import {
   ENGINE_EVENTS,
   PROFILE_ACTIVATED_EVENT,
   SESSIONS_REVOKED_EVENT,
-  type JobChangedEvent,
+  type JobChangesEvent,
   type ProfileActivatedEvent,
   type SessionsRevokedEvent,
-  type TaskChangedEvent,
 } from "../shared/contracts/events";
 import { answerClientError, sendError } from "./error-response";
 import { buildOpenApi } from "./openapi";
@@ -214,11 +213,11 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
         this.callers.revoke(ctx.params.sessionIds);
         this.streams.endSessions(ctx.params.sessionIds);
       },
-      [ENGINE_EVENTS.job](this: GatewayService, ctx: Context<JobChangedEvent>) {
-        this.streams.publish("job", ctx.params);
-      },
-      [ENGINE_EVENTS.task](this: GatewayService, ctx: Context<TaskChangedEvent>) {
-        this.streams.publish("task", ctx.params);
+      // One engine event per job write; streams get a job event and a task event each, as before.
+      [ENGINE_EVENTS.changes](this: GatewayService, ctx: Context<JobChangesEvent>) {
+        const { jobChanged, tasks, ...job } = ctx.params;
+        for (const task of tasks) this.streams.publish("task", { ...job, ...task });
+        if (jobChanged) this.streams.publish("job", job);
       },
       [PROFILE_ACTIVATED_EVENT](this: GatewayService, ctx: Context<ProfileActivatedEvent>) {
         this.activeCookieName = ctx.params.cookieName || DEFAULT_COOKIE;

@@ -1,10 +1,10 @@
 /**
  * The engine bench's workload: a task service with a no-op action (a workflow task), a listener
- * for job events (a job is done when its `engine.jobChanged` event says so), the two workflows,
+ * for job events (a job is done when its `engine.jobChanges` event says so), the two workflows,
  * and the load loops: start jobs and wait for each to complete; finish manual tasks.
  */
 import type { Context, ServiceBroker, ServiceSchema } from "moleculer";
-import { ENGINE_EVENTS, type JobChangedEvent } from "../../shared/contracts/events";
+import { ENGINE_EVENTS, type JobChangesEvent } from "../../shared/contracts/events";
 
 export const TASKS_PER_JOB = 10;
 export const AUTOMATIC_WORKFLOW = "bench-ten-tasks";
@@ -42,8 +42,9 @@ export class Completions {
     return {
       name: "benchlistener",
       events: {
-        [ENGINE_EVENTS.job](ctx: Context<JobChangedEvent>) {
-          if (ctx.params.status === "running" || ctx.params.status === "paused") return;
+        [ENGINE_EVENTS.changes](ctx: Context<JobChangesEvent>) {
+          if (!ctx.params.jobChanged || ctx.params.status === "running" || ctx.params.status === "paused")
+            return;
           ended(ctx.params.jobId, ctx.params.status);
         },
       },

@@ -19,9 +19,13 @@ export interface ProfileActivatedEvent {
 }
 
 /** engine -> gateways (GET /events): a job or one of its tasks changed. */
+/**
+ * engine -> gateways: one broadcast per job write, with everything that write changed. One event
+ * per write, not one per task: broadcasting (and, over NATS, a packet per listening node) cost the
+ * engine more than the write's own store update (docs/performance.md).
+ */
 export const ENGINE_EVENTS = {
-  job: "engine.jobChanged",
-  task: "engine.taskChanged",
+  changes: "engine.jobChanges",
 } as const;
 
 export interface JobChangedEvent {
@@ -37,6 +41,18 @@ export interface TaskChangedEvent extends JobChangedEvent {
   taskId: string;
   taskStatus: TaskStatus;
   finish_state?: FinishState;
+}
+
+/** One task whose status or finish state a write changed. */
+export type TaskChange = Pick<TaskChangedEvent, "taskId" | "taskStatus" | "finish_state">;
+
+/**
+ * What one job write changed: `jobChanged` when the job's status or progress did (a job event on
+ * GET /events), and each task whose status or finish state did (a task event each, in task order).
+ */
+export interface JobChangesEvent extends JobChangedEvent {
+  jobChanged: boolean;
+  tasks: TaskChange[];
 }
 
 /** adapters -> devices: an adapter instance was deleted; its inventory devices go with it. */

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Context } from "moleculer";
-import { ENGINE_EVENTS, type JobChangedEvent, type TaskChangedEvent } from "../../shared/contracts/events";
+import { ENGINE_EVENTS, type JobChangesEvent } from "../../shared/contracts/events";
 import {
   auto,
   chain,
@@ -44,11 +44,11 @@ describe("jobs run workflows (in-process)", () => {
     platform.broker.createService({
       name: "engine-events-probe",
       events: {
-        [ENGINE_EVENTS.job](ctx: Context<JobChangedEvent>) {
-          events.push({ kind: "job", payload: ctx.params });
-        },
-        [ENGINE_EVENTS.task](ctx: Context<TaskChangedEvent>) {
-          events.push({ kind: "task", payload: ctx.params });
+        // One event per write; split here as the gateway splits it for GET /events.
+        [ENGINE_EVENTS.changes](ctx: Context<JobChangesEvent>) {
+          const { jobChanged, tasks, ...job } = ctx.params;
+          for (const task of tasks) events.push({ kind: "task", payload: { ...job, ...task } });
+          if (jobChanged) events.push({ kind: "job", payload: job });
         },
       },
     });

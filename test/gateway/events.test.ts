@@ -3,7 +3,7 @@
  * may see the job (admin, or a shared group) — in both shapes, so the events cross a real NATS.
  */
 import { call } from "../../shared/contracts";
-import { ENGINE_EVENTS, type JobChangedEvent } from "../../shared/contracts/events";
+import { ENGINE_EVENTS, type JobChangedEvent, type JobChangesEvent } from "../../shared/contracts/events";
 import { client, expectError, login, request } from "../support/platform";
 import { describeInBothShapes } from "../support/shapes";
 import { openStream } from "../support/sse";
@@ -59,18 +59,20 @@ describeInBothShapes("GET /events", (platform) => {
         groups: [opsGroup],
         at: new Date().toISOString(),
       };
-      broker.broadcast(ENGINE_EVENTS.job, job);
-      broker.broadcast(ENGINE_EVENTS.task, { ...job, taskId: "a1", taskStatus: "waiting" });
-      broker.broadcast(ENGINE_EVENTS.job, { ...job, jobId: "0123456789abcdef0123ffff", groups: [] });
+      // One engine event per write: a job change with a task change, then a job change alone.
+      const write = (changes: Partial<JobChangesEvent>) =>
+        broker.broadcast(ENGINE_EVENTS.changes, { ...job, jobChanged: true, tasks: [], ...changes });
+      write({ tasks: [{ taskId: "a1", taskStatus: "waiting" }] });
+      write({ jobId: "0123456789abcdef0123ffff", groups: [] });
       const [adminStream, opsStream, devStream] = streams;
       await waitFor(() => adminStream.events.length >= 3 && opsStream.events.length >= 2);
       expect(adminStream.events.map((e) => [e.event, e.data.jobId])).toEqual([
-        ["job", job.jobId],
         ["task", job.jobId],
+        ["job", job.jobId],
         ["job", "0123456789abcdef0123ffff"],
       ]);
-      expect(opsStream.events.map((e) => e.event)).toEqual(["job", "task"]);
-      expect(opsStream.events[1].data).toEqual(
+      expect(opsStream.events.map((e) => e.event)).toEqual(["task", "job"]);
+      expect(opsStream.events[0].data).toEqual(
         expect.objectContaining({ taskId: "a1", taskStatus: "waiting" }),
       );
       expect(devStream.events).toEqual([]);

@@ -1,23 +1,16 @@
 /**
- * Job and task changes as broker events (shared/contracts/events.ts), broadcast so every gateway
- * replica can stream them to its own GET /events clients. Each carries the job's groups: a
+ * Job and task changes as one broker event per write (shared/contracts/events.ts), broadcast so
+ * every gateway replica can stream them to its own GET /events clients. Each carries the job's groups: a
  * gateway shows an event only to callers who may see that job.
  */
 import type { ServiceBroker } from "moleculer";
-import { ENGINE_EVENTS, type JobChangedEvent, type TaskChangedEvent } from "../../../shared/contracts/events";
+import { ENGINE_EVENTS, type JobChangesEvent, type TaskChange } from "../../../shared/contracts/events";
 import { count } from "../../../shared/observability/metrics";
 import type { RunJob } from "./types";
 
-/** Broadcasts what changed between two versions of a job (`before` null: the job is new). */
+/** Broadcasts what changed between two versions of a job (`before` null: the job is new), once. */
 export function emitChanges(broker: ServiceBroker, before: RunJob | null, job: RunJob): void {
-  const base: JobChangedEvent = {
-    jobId: job._id,
-    name: job.name,
-    workflow: job.workflow.name,
-    status: job.status,
-    groups: job.groups,
-    at: job.last_updated,
-  };
+  const tasks: TaskChange[] = [];
   for (const [taskId, task] of Object.entries(job.tasks)) {
     if (!task) continue;
     const old = before?.tasks[taskId];
@@ -25,16 +18,26 @@ export function emitChanges(broker: ServiceBroker, before: RunJob | null, job: R
       ? old.status !== task.status || old.finish_state !== task.finish_state
       : task.status !== "incomplete";
     if (!changed) continue;
-    const event: TaskChangedEvent = {
-      ...base,
+    tasks.push({
       taskId,
       taskStatus: task.status,
       ...(task.finish_state && { finish_state: task.finish_state }),
-    };
-    broker.broadcast(ENGINE_EVENTS.task, event);
+    });
     count(broker, "tasks", { status: task.status });
   }
   if (!before || before.status !== job.status) count(broker, "jobs", { status: job.status });
-  if (!before || before.status !== job.status || before.metrics.progress !== job.metrics.progress)
-    broker.broadcast(ENGINE_EVENTS.job, base);
+  const jobChanged =
+    !before || before.status !== job.status || before.metrics.progress !== job.metrics.progress;
+  if (!jobChanged && tasks.length === 0) return;
+  const event: JobChangesEvent = {
+    jobId: job._id,
+    name: job.name,
+    workflow: job.workflow.name,
+    status: job.status,
+    groups: job.groups,
+    at: job.last_updated,
+    jobChanged,
+    tasks,
+  };
+  broker.broadcast(ENGINE_EVENTS.changes, event);
 }
