@@ -79,6 +79,8 @@ export interface PlatformConfig {
     maxLocalTasks: number;
     /** How long an automatic task's action call may take. */
     taskTimeoutMs: number;
+    /** A job write that changes a shared task (a transition that skipped writableTask) fails instead of copying the whole job (tests). */
+    strictDrafts: boolean;
   };
   /** Adapter health checks and device lookup (docs/orchestrator.md). */
   adapters: {
@@ -210,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
         sweepIntervalMs: int("ENGINE_SWEEP_INTERVAL_MS", 1000, 100),
         maxLocalTasks: int("ENGINE_MAX_LOCAL_TASKS", 1000, 1),
         taskTimeoutMs: int("ENGINE_TASK_TIMEOUT_MS", 600_000, 1000),
+        strictDrafts: bool("ENGINE_STRICT_DRAFTS", false),
       },
       adapters: {
         healthTickMs: int("ADAPTER_HEALTH_TICK_MS", 1000, 50),

@@ -41,3 +41,15 @@ export function copyPlain<T>(value: T): T {
   }
   return out as T;
 }
+
+/**
+ * Freezes `value` and everything inside it, for data that is shared and must never change (the
+ * engine's remembered jobs): a write into it throws (modules are strict) instead of changing every
+ * holder at once. Already frozen objects are taken as frozen all through.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  return value;
+}

@@ -8,6 +8,8 @@
  * 3. Makes sure a real NATS answers at NATS_URL (default nats://127.0.0.1:4222). When none does and
  *    `nats-server` is installed, starts a private one on a free port for this run. Tests over NATS
  *    never skip: without a NATS server the run fails here, saying why.
+ * 4. Sets ENGINE_STRICT_DRAFTS: a job write that changes a task its draft shares fails the test
+ *    (docs/engine.md, "Job writes") instead of quietly copying the whole job.
  */
 const { execFileSync, spawn } = require("node:child_process");
 const net = require("node:net");
@@ -49,6 +51,8 @@ module.exports = async function globalSetup() {
   );
 
   const run = fs.mkdtempSync(path.join(os.tmpdir(), "platform-run-"));
+  // A job write that changes a task its draft shares fails the test instead of copying the job (docs/engine.md).
+  process.env.ENGINE_STRICT_DRAFTS = "1";
   process.env.TEST_LOG_FILE = path.join(run, "run.log");
   process.env.TEST_SECRETS_FILE = path.join(run, "secrets.txt");
   globalThis.__RUN_DIR__ = run;

@@ -9,11 +9,11 @@
  * stale copy fails its compare-and-set, and a decision not to write (or to refuse) made on a cached
  * copy is always re-checked on a fresh read.
  */
-import { copyPlain } from "../../../shared/objects";
+import { copyPlain, deepFreeze, setOwn } from "../../../shared/objects";
 import type { Store } from "../../../shared/store/types";
 import { nowIso } from "../../../shared/text";
 import { JOB_CACHE_SIZE, MAX_WRITE_ATTEMPTS } from "./settings";
-import type { RunJob } from "./types";
+import type { RunJob, RunTask } from "./types";
 import { JOBS } from "../collections";
 
 export interface Written<R> {
@@ -37,15 +37,17 @@ export class JobStore {
   /** The stored job (and it is remembered), or null. */
   async read(id: string): Promise<RunJob | null> {
     const doc = await this.collection.findOne({ _id: id });
-    if (doc) this.remember(doc);
+    if (doc) this.remember(frozenTasks(doc));
     else this.cache.delete(id);
     return doc;
   }
 
   async insert(job: RunJob): Promise<void> {
-    // JSON values only (no `undefined` members), as every backend will hold them.
-    await this.collection.insertOne(JSON.parse(JSON.stringify(job)));
-    this.remember(job);
+    // JSON values only (no `undefined` members), as every backend will hold them; remembered as
+    // stored, so the caller's objects are never frozen.
+    const doc: RunJob = JSON.parse(JSON.stringify(job));
+    await this.collection.insertOne(doc);
+    this.remember(frozenTasks(doc));
   }
 
   /**
@@ -67,12 +69,19 @@ export class JobStore {
           cached = false;
           if (!base) return null;
         }
-        // The engine's largest cost per transition was this copy: copyPlain is structuredClone's
-        // answer on plain data, several times faster.
-        const draft = copyPlain(base);
+        // The engine's largest cost per transition was copying the whole job: the draft shares
+        // its tasks (frozen) until a transition changes one.
+        let draft = draftOf(base);
         let result: R;
         try {
-          result = change(draft);
+          try {
+            result = change(draft);
+          } catch (err) {
+            if (!writesFrozen(err)) throw err;
+            this.onFullCopy(err as TypeError);
+            draft = copyPlain(base);
+            result = change(draft);
+          }
         } catch (err) {
           if (!cached) throw err;
           base = null; // refused on a remembered copy: check on the stored one
@@ -100,6 +109,9 @@ export class JobStore {
       throw new Error(`job ${id}: gave up after ${MAX_WRITE_ATTEMPTS} concurrent write conflicts`);
     });
   }
+
+  /** A change wrote into a shared (frozen) task: a case writableTask missed. Logged, never lost. */
+  onFullCopy: (err: TypeError) => void = () => undefined;
 
   private remember(job: RunJob): void {
     this.cache.delete(job._id);
@@ -168,26 +180,71 @@ function samePlain(a: unknown, b: unknown): boolean {
 }
 
 /**
+ * A draft of `base` to change: every part copied but the tasks, which stay shared (and frozen)
+ * until writableTask gives the draft its own copy of one.
+ */
+function draftOf(base: RunJob): RunJob {
+  const draft = {} as Record<string, unknown>;
+  for (const key of Object.keys(base) as (keyof RunJob)[])
+    draft[key] = key === "tasks" ? { ...base.tasks } : copyPlain(base[key]);
+  return draft as unknown as RunJob;
+}
+
+/** The draft's own, changeable copy of task `id` (own members only), or undefined when it has none. */
+export function writableTask(job: RunJob, id: string): RunTask | null | undefined {
+  if (!Object.hasOwn(job.tasks, id)) return undefined;
+  const task = job.tasks[id];
+  if (!task || !Object.isFrozen(task)) return task;
+  const copy = copyPlain(task);
+  setOwn(job.tasks, id, copy);
+  return copy;
+}
+
+/** The job with every task frozen: it is remembered, and drafts share its tasks. */
+function frozenTasks(job: RunJob): RunJob {
+  for (const task of Object.values(job.tasks)) deepFreeze(task);
+  return job;
+}
+
+/** A TypeError from writing into a frozen object (V8's words for assign, add, delete, define). */
+function writesFrozen(err: unknown): boolean {
+  return (
+    err instanceof TypeError &&
+    /read.only|not extensible|Cannot (assign|add|delete|define|redefine)/i.test(err.message)
+  );
+}
+
+/**
  * The `$set` that turns `before` into `after` (JSON values: what the store will hold), or null
  * when they are the same. Tasks are set one by one (`tasks.<id>`): task ids are checked to be
- * plain names when a workflow is stored.
+ * plain names when a workflow is stored. A task the draft took but left as it was goes back to the
+ * shared one; a changed task is kept as the store will hold it, frozen, for the next draft.
  */
 function changes(before: RunJob, after: RunJob): Record<string, unknown> | null {
   const set: Record<string, unknown> = {};
   let any = false;
-  const record = (path: string, a: unknown, b: unknown) => {
+  /** The part as stored when it changed, undefined when it did not. */
+  const record = (path: string, a: unknown, b: unknown): unknown => {
     // Most parts are untouched copies: comparing them costs less than serializing them.
-    if (samePlain(a, b)) return;
+    if (samePlain(a, b)) return undefined;
     const text = jsonOf(a);
-    if (text === undefined || text === jsonOf(b)) return;
-    set[path] = JSON.parse(text);
+    if (text === undefined || text === jsonOf(b)) return undefined;
     any = true;
+    const value = JSON.parse(text);
+    // The next write compares against this one (it is remembered): its text is known already.
+    if (typeof value === "object" && value !== null) serialized.set(value, text);
+    return (set[path] = value);
   };
   for (const key of Object.keys(after) as (keyof RunJob)[]) {
     if (key === "_id" || key === "version" || key === "last_updated") continue;
     if (key === "tasks") {
-      for (const id of Object.keys(after.tasks))
-        record(`tasks.${id}`, after.tasks[id] ?? null, before.tasks[id] ?? null);
+      for (const id of Object.keys(after.tasks)) {
+        const task = after.tasks[id] ?? null;
+        const old = Object.hasOwn(before.tasks, id) ? (before.tasks[id] ?? null) : null;
+        if (task === old) continue;
+        const stored = record(`tasks.${id}`, task, old);
+        setOwn(after.tasks, id, (stored === undefined ? old : deepFreeze(stored)) as RunTask | null);
+      }
       continue;
     }
     record(key, after[key], before[key]);

@@ -33,6 +33,7 @@ import {
 } from "./transitions";
 import type { ChildState, RunJob } from "./types";
 import { outgoingFromResult, resolveIncoming } from "./variables";
+import { copyPlain } from "../../../shared/objects";
 
 /** The balanced event that asks one engine replica to look at a job now. */
 export const DISPATCH_EVENT = "engine.dispatch";
@@ -70,6 +71,16 @@ export class Runner {
   constructor(private readonly host: RunnerHost) {
     this.me = `${host.broker.nodeID}/${randomUUID().slice(0, 8)}`;
     this.jobs = new JobStore(host.store);
+    let told = false;
+    this.jobs.onFullCopy = (err) => {
+      if (host.settings.strictDrafts) throw err;
+      // Once per replica: the write is right, only slower; the stack names the place to fix.
+      if (told) return;
+      told = true;
+      this.logger.warn(
+        `engine: a job write changed a shared task; drafts now copy whole jobs when that happens. ${err.stack}`,
+      );
+    };
   }
 
   private get broker() {
@@ -201,7 +212,8 @@ export class Runner {
         throw new OperationError(`Task '${taskId}' names no action (app and name)`);
       const action = `${task.app}.${task.name}`;
       this.assertTaskAction(action);
-      const result = await this.broker.call(action, resolveIncoming(job, task), {
+      // The action gets its own params: the job's tasks are shared (and frozen) between writes.
+      const result = await this.broker.call(action, copyPlain(resolveIncoming(job, task)), {
         timeout: this.host.settings.taskTimeoutMs,
         meta: job.runAs ? { caller: job.runAs } : {},
       });
@@ -230,7 +242,7 @@ export class Runner {
     const task = job.tasks[taskId]!;
     const childId = task.child!.jobId;
     try {
-      const request = childRequest(resolveIncoming(job, task));
+      const request = childRequest(copyPlain(resolveIncoming(job, task)));
       const existing = await this.jobs.collection.findOne({ _id: childId }, { projection: { _id: 1 } });
       if (!existing) {
         const workflow = await loadWorkflow(this.host.store, request.workflow);

@@ -19,6 +19,8 @@ export interface RunnerSettings {
   maxLocalTasks: number;
   /** How long an automatic task's action call may take. */
   taskTimeoutMs: number;
+  /** A write that changes a task the draft shares fails, instead of running again on a full copy (jobs.ts). */
+  strictDrafts: boolean;
 }
 
 export function runnerSettings(engine: PlatformConfig["engine"]): RunnerSettings {
@@ -28,6 +30,7 @@ export function runnerSettings(engine: PlatformConfig["engine"]): RunnerSettings
     sweepIntervalMs: engine.sweepIntervalMs,
     maxLocalTasks: engine.maxLocalTasks,
     taskTimeoutMs: engine.taskTimeoutMs,
+    strictDrafts: engine.strictDrafts,
   };
 }
 

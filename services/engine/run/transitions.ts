@@ -40,6 +40,7 @@ import { CHILD_CHECK_MS, DISPATCH_GRACE_MS, MAX_INLINE_STEPS, MAX_ITERATIONS } f
 import { newJobId } from "./new-job";
 import { errorRecord, failed, methodOf, pushError, type Outcome } from "./outcomes";
 import type { ChildState, RunJob, RunTask } from "./types";
+import { writableTask } from "./jobs";
 import { applyOutgoing, resolveIncoming } from "./variables";
 
 import { END, START } from "../../../shared/contracts/engine-documents";
@@ -47,11 +48,12 @@ import { END, START } from "../../../shared/contracts/engine-documents";
 const FINISHED = new Set(["complete", "error", "canceled"]);
 
 /**
- * The job's task `id`, own members only: an id that comes from a transition is data, and
- * `job.tasks["toString"]` must not find Object.prototype's function.
+ * The job's task `id`, own members only (an id that comes from a transition is data, and
+ * `job.tasks["toString"]` must not find Object.prototype's function), ready to change: a draft
+ * shares its untouched tasks with the stored job, frozen (jobs.ts), and this gives the draft its
+ * own copy. Code that walks `job.tasks` reads; it changes a task only through here.
  */
-const taskAt = (job: RunJob, id: string): RunTask | null | undefined =>
-  Object.hasOwn(job.tasks, id) ? job.tasks[id] : undefined;
+const taskAt = writableTask;
 const ACTIVE = new Set(["running", "waiting"]);
 
 export interface StepContext {
@@ -184,8 +186,9 @@ function endJob(job: RunJob, status: "complete" | "error" | "canceled", step: St
   if (record) pushError(job, record);
   job.status = status;
   job.metrics.end_time = step.now;
-  for (const task of Object.values(job.tasks)) {
-    if (!task || !ACTIVE.has(task.status)) continue;
+  for (const id of Object.keys(job.tasks)) {
+    if (!ACTIVE.has(job.tasks[id]?.status ?? "")) continue;
+    const task = taskAt(job, id)!;
     if (task.status === "waiting" && task.waitingSince != null)
       job.metrics.manual_time += Math.max(0, step.now - task.waitingSince);
     if (task.child && task.status === "running") step.cancelChildren.push(task.child.jobId);
@@ -441,7 +444,9 @@ export function settle(job: RunJob, step: Step): void {
   let progressed = true;
   while (progressed && job.status === "running") {
     progressed = false;
-    for (const [id, task] of Object.entries(job.tasks)) {
+    // Each task as it is now: a step earlier in this pass may have given the draft its own copy.
+    for (const id of Object.keys(job.tasks)) {
+      const task = job.tasks[id];
       if (!task || job.status !== "running") continue;
       if (task.status === "incomplete") {
         if (hasArrivals(task) && joinReady(job, id)) {
@@ -452,7 +457,7 @@ export function settle(job: RunJob, step: Step): void {
       }
       if (task.status !== "running") continue;
       if (task.child) {
-        progressed = settleChild(job, id, task, step) || progressed;
+        progressed = settleChild(job, id, taskAt(job, id)!, step) || progressed;
         continue;
       }
       if (task.loop) continue;
@@ -465,10 +470,10 @@ export function settle(job: RunJob, step: Step): void {
       } else if (task.type === "operation" && task.name !== "childJob") {
         // Out of inline steps (MAX_INLINE_STEPS): the sweeper goes on with the rest, throttled.
         if (!step.takeInline()) continue;
-        runOperation(job, id, task, step);
+        runOperation(job, id, taskAt(job, id)!, step);
         progressed = true;
       } else if (step.ctx.budget > 0) {
-        claim(task, id, step);
+        claim(taskAt(job, id)!, id, step);
         progressed = true;
       } else {
         step.leftReady = true;

@@ -1,0 +1,129 @@
+/**
+ * The engine's job writes (services/engine/run/jobs.ts) share the tasks a write does not touch
+ * with the remembered job, frozen: what is stored is what a full copy of the job would store; an
+ * untouched task is never copied or written; a task changed without writableTask still gets
+ * written (the write runs again on a full copy, and says so once).
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { EmbeddedBackend } from "../../shared/store/embedded/backend";
+import { JobStore, writableTask } from "../../services/engine/run/jobs";
+import type { RunJob, RunTask } from "../../services/engine/run/types";
+
+const dirs: string[] = [];
+let backend: EmbeddedBackend;
+let jobs: JobStore;
+
+beforeEach(() => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "job-drafts-"));
+  dirs.push(dir);
+  backend = new EmbeddedBackend({ dataDir: dir });
+  jobs = new JobStore(backend);
+});
+afterEach(async () => {
+  await backend.close();
+});
+afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+const task = (status: string, extra: Partial<RunTask> = {}): RunTask =>
+  ({
+    name: "noop",
+    app: "benchtask",
+    type: "automatic",
+    status,
+    variables: { incoming: { device: "r1", nested: { list: [1, 2] } }, outgoing: {} },
+    ...extra,
+  }) as unknown as RunTask;
+
+function newJob(id: string): RunJob {
+  return {
+    _id: id,
+    name: "j",
+    status: "running",
+    version: 1,
+    variables: { a: 1 },
+    metrics: { progress: 0 },
+    tasks: {
+      a: task("complete"),
+      b: task("running", { claim: { owner: "x", until: 1, run: "r" } }),
+      c: task("incomplete"),
+    },
+  } as unknown as RunJob;
+}
+
+const stored = async (id: string) => (await backend.collection("jobs").findOne({ _id: id })) as RunJob;
+
+test("an untouched task stays shared and frozen; a changed one is stored as a full copy would store it", async () => {
+  await jobs.insert(newJob("j1"));
+  const first = await jobs.update("j1", (draft) => {
+    writableTask(draft, "b")!.status = "complete";
+    writableTask(draft, "c")!.status = "running";
+    void writableTask(draft, "a"); // taken, left as it was
+    draft.metrics.progress = 66;
+  });
+  expect(first!.changed).toBe(true);
+  const { before, job } = first!;
+  expect(job.tasks.a).toBe(before.tasks.a);
+  expect(job.tasks.b).not.toBe(before.tasks.b);
+  for (const id of ["a", "b", "c"]) expect(Object.isFrozen(job.tasks[id])).toBe(true);
+  expect(Object.isFrozen((job.tasks.b as any).variables.incoming.nested.list)).toBe(true);
+  const doc = await stored("j1");
+  expect(doc.tasks.b!.status).toBe("complete");
+  expect(doc.tasks.c!.status).toBe("running");
+  expect(doc.metrics.progress).toBe(66);
+  // The remembered job is the stored one, member for member (version and time included).
+  expect(JSON.stringify(job)).toBe(JSON.stringify(doc));
+
+  // A change to the shared job's tasks made on a draft never reaches the remembered job.
+  const second = await jobs.update("j1", (draft) => {
+    writableTask(draft, "a")!.status = "error";
+  });
+  expect(second!.before.tasks.a!.status).toBe("complete");
+  expect((await stored("j1")).tasks.a!.status).toBe("error");
+});
+
+test("a task changed without writableTask is still written, on a full copy, and reported once per change", async () => {
+  await jobs.insert(newJob("j2"));
+  const reported: TypeError[] = [];
+  jobs.onFullCopy = (err) => void reported.push(err);
+  const written = await jobs.update("j2", (draft) => {
+    draft.tasks.b!.status = "error"; // skips writableTask
+    (draft.tasks.b!.variables as any).incoming.nested.list.push(3);
+  });
+  expect(written!.changed).toBe(true);
+  expect(reported).toHaveLength(1);
+  expect(reported[0]).toBeInstanceOf(TypeError);
+  const doc = await stored("j2");
+  expect(doc.tasks.b!.status).toBe("error");
+  expect((doc.tasks.b!.variables as any).incoming.nested.list).toEqual([1, 2, 3]);
+  // The other tasks are as they were.
+  expect(doc.tasks.a!.status).toBe("complete");
+  expect(doc.tasks.c!.status).toBe("incomplete");
+});
+
+test("a strict store (onFullCopy throws) refuses such a write and stores nothing", async () => {
+  await jobs.insert(newJob("j3"));
+  jobs.onFullCopy = (err) => {
+    throw err;
+  };
+  await expect(
+    jobs.update("j3", (draft) => {
+      draft.tasks.b!.status = "error";
+    }),
+  ).rejects.toBeInstanceOf(TypeError);
+  expect((await stored("j3")).tasks.b!.status).toBe("running");
+  expect((await stored("j3")).version).toBe(1);
+});
+
+test("the caller's job is never frozen by insert or update", async () => {
+  const job = newJob("j4");
+  await jobs.insert(job);
+  expect(Object.isFrozen(job.tasks.a)).toBe(false);
+  const outgoing = { result: { deep: true } };
+  await jobs.update("j4", (draft) => {
+    writableTask(draft, "b")!.outgoing = outgoing;
+  });
+  expect(Object.isFrozen(outgoing)).toBe(false);
+  expect(Object.isFrozen(outgoing.result)).toBe(false);
+});
