@@ -10,6 +10,7 @@
  * copy is always re-checked on a fresh read.
  */
 import { copyPlain, deepFreeze, setOwn } from "../../../shared/objects";
+import { parseFrozen } from "../../../shared/frozen-json";
 import type { Store } from "../../../shared/store/types";
 import { nowIso } from "../../../shared/text";
 import { JOB_CACHE_SIZE, MAX_WRITE_ATTEMPTS } from "./settings";
@@ -218,7 +219,8 @@ function writesFrozen(err: unknown): boolean {
  * The `$set` that turns `before` into `after` (JSON values: what the store will hold), or null
  * when they are the same. Tasks are set one by one (`tasks.<id>`): task ids are checked to be
  * plain names when a workflow is stored. A task the draft took but left as it was goes back to the
- * shared one; a changed task is kept as the store will hold it, frozen, for the next draft.
+ * shared one; a changed task is kept as the store will hold it, frozen (parseFrozen), for the next
+ * draft.
  */
 function changes(before: RunJob, after: RunJob): Record<string, unknown> | null {
   const set: Record<string, unknown> = {};
@@ -230,8 +232,9 @@ function changes(before: RunJob, after: RunJob): Record<string, unknown> | null 
     const text = jsonOf(a);
     if (text === undefined || text === jsonOf(b)) return undefined;
     any = true;
-    const value = JSON.parse(text);
-    // The next write compares against this one (it is remembered): its text is known already.
+    // Frozen with its text: the store keeps it without a copy, and the next write, which compares
+    // against it (it is remembered), finds its text known.
+    const value = parseFrozen(text);
     if (typeof value === "object" && value !== null) serialized.set(value, text);
     return (set[path] = value);
   };
@@ -243,7 +246,7 @@ function changes(before: RunJob, after: RunJob): Record<string, unknown> | null 
         const old = Object.hasOwn(before.tasks, id) ? (before.tasks[id] ?? null) : null;
         if (task === old) continue;
         const stored = record(`tasks.${id}`, task, old);
-        setOwn(after.tasks, id, (stored === undefined ? old : deepFreeze(stored)) as RunTask | null);
+        setOwn(after.tasks, id, (stored === undefined ? old : stored) as RunTask | null);
       }
       continue;
     }

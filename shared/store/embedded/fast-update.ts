@@ -11,6 +11,7 @@
  * `$inc` on a non-number and `$push` on a non-array (mingo's own answer to those, a silent no-op or an
  * error, is what the store has always given). test/unit/fast-update.test.ts compares both paths.
  */
+import { frozenJsonText } from "../../frozen-json";
 import { isEqual } from "mingo/util";
 import { isPlainObject as isPlain } from "../../objects";
 import type { Doc, Update } from "../types";
@@ -82,9 +83,11 @@ function stepsOf(update: Update): Step[] | undefined {
         if (op === "$push" && isPlain(operand) && Object.keys(operand).some((k) => k.startsWith("$")))
           return undefined; // $each, $slice, $sort, $position
         step.raw = operand;
-        step.json = JSON.stringify(operand);
+        // A frozen value with its text (shared/frozen-json.ts) is kept as given: nobody can change it.
+        const known = frozenJsonText(operand);
+        step.json = known ?? JSON.stringify(operand);
         if (step.json === undefined) return undefined;
-        step.value = JSON.parse(step.json);
+        step.value = known !== undefined ? operand : JSON.parse(step.json);
       }
       steps.push(step);
     }

@@ -1,0 +1,50 @@
+/**
+ * Frozen JSON values with their text (shared/frozen-json.ts): the embedded store's fast update keeps
+ * such a value as given (no copy, no second serialization) and answers exactly what it answers for
+ * the same value as a plain object: the same new document, the same log patch, the same verdict.
+ */
+import { frozenJsonText, parseFrozen } from "../../shared/frozen-json";
+import { fastUpdate, patchJson } from "../../shared/store/embedded/fast-update";
+import type { StoredDoc } from "../../shared/store/embedded/table";
+
+const task = { status: "complete", claim: null, outgoing: { result: [1, { deep: "x" }] }, end_time: 12 };
+
+test("parseFrozen answers the parsed value, frozen all through, and remembers its text", () => {
+  const text = JSON.stringify(task);
+  const value = parseFrozen(text) as typeof task;
+  expect(value).toEqual(task);
+  expect(Object.isFrozen(value)).toBe(true);
+  expect(Object.isFrozen(value.outgoing.result[1])).toBe(true);
+  expect(frozenJsonText(value)).toBe(text);
+  // Only values it made: an equal plain object, a scalar, null have no known text.
+  expect(frozenJsonText({ ...task })).toBeUndefined();
+  expect(parseFrozen("3")).toBe(3);
+  expect(frozenJsonText(3)).toBeUndefined();
+  expect(frozenJsonText(null)).toBeUndefined();
+});
+
+test("a fast update keeps a frozen value as given and answers as for a plain copy of it", () => {
+  const stored = Object.freeze({
+    _id: "j1",
+    version: 3,
+    tasks: Object.freeze({
+      a: Object.freeze({ status: "running" }),
+      b: Object.freeze({ status: "incomplete" }),
+    }),
+  }) as unknown as StoredDoc;
+  const frozen = parseFrozen(JSON.stringify(task));
+  const viaFrozen = fastUpdate(stored, { $set: { "tasks.a": frozen }, $inc: { version: 1 } })!;
+  const viaPlain = fastUpdate(stored, { $set: { "tasks.a": structuredClone(task) }, $inc: { version: 1 } })!;
+  expect(viaFrozen.doc).toStrictEqual(viaPlain.doc);
+  expect(viaFrozen.changed).toBe(true);
+  expect(patchJson(viaFrozen.patch)).toBe(patchJson(viaPlain.patch));
+  expect(viaFrozen.written).toEqual(viaPlain.written);
+  // Kept, not copied; the untouched task is still the stored one; the stored document is untouched.
+  expect((viaFrozen.doc as any).tasks.a).toBe(frozen);
+  expect((viaFrozen.doc as any).tasks.b).toBe((stored as any).tasks.b);
+  expect((stored as any).tasks.a).toEqual({ status: "running" });
+  // A later update inside the kept value copies it first (it is frozen, and shared).
+  const later = fastUpdate(viaFrozen.doc, { $set: { "tasks.a.status": "error" } })!;
+  expect((later.doc as any).tasks.a.status).toBe("error");
+  expect((frozen as any).status).toBe("complete");
+});
