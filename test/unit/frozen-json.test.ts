@@ -3,7 +3,11 @@
  * such a value as given (no copy, no second serialization) and answers exactly what it answers for
  * the same value as a plain object: the same new document, the same log patch, the same verdict.
  */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { frozenJsonText, parseFrozen } from "../../shared/frozen-json";
+import { EmbeddedBackend } from "../../shared/store/embedded/backend";
 import { fastUpdate, patchJson } from "../../shared/store/embedded/fast-update";
 import type { StoredDoc } from "../../shared/store/embedded/table";
 
@@ -47,4 +51,36 @@ test("a fast update keeps a frozen value as given and answers as for a plain cop
   const later = fastUpdate(viaFrozen.doc, { $set: { "tasks.a.status": "error" } })!;
   expect((later.doc as any).tasks.a.status).toBe("error");
   expect((frozen as any).status).toBe("complete");
+});
+
+test("an insert keeps a frozen document with its text as given, logs that text, and reads back the same", async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "frozen-json-"));
+  try {
+    const store = new EmbeddedBackend({ dataDir });
+    const plain = { _id: "j1", status: "running", tasks: { a: task }, n: 1.5 };
+    const frozen = parseFrozen(JSON.stringify(plain));
+    const answer = await store.collection("jobs").insertOne(frozen as never);
+    // The answer is the caller's own copy; the store holds the frozen document itself.
+    expect(answer).toEqual(plain);
+    expect(Object.isFrozen(answer)).toBe(false);
+    expect(store.table("jobs").docs.get("j1") as unknown).toBe(frozen);
+    // `_id` not first, or no known text: the usual path (copied), same answer.
+    await store
+      .collection("jobs")
+      .insertOne(parseFrozen(JSON.stringify({ status: "x", _id: "j2" })) as never);
+    expect(Object.isFrozen(store.table("jobs").docs.get("j2"))).toBe(false);
+    const before = JSON.stringify(await store.collection("jobs").find({}));
+    await store.close();
+    const log = fs
+      .readdirSync(dataDir, { recursive: true })
+      .map(String)
+      .find((f) => f.endsWith("store.log"))!;
+    const lines = fs.readFileSync(path.join(dataDir, log), "utf8").trim().split("\n");
+    expect(lines).toContain(`{"s":1,"c":"jobs","put":[${JSON.stringify(plain)}]}`);
+    const reopened = new EmbeddedBackend({ dataDir });
+    expect(JSON.stringify(await reopened.collection("jobs").find({}))).toBe(before);
+    await reopened.close();
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 });

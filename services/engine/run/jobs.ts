@@ -46,9 +46,10 @@ export class JobStore {
   async insert(job: RunJob): Promise<void> {
     // JSON values only (no `undefined` members), as every backend will hold them; remembered as
     // stored, so the caller's objects are never frozen.
-    const doc: RunJob = JSON.parse(JSON.stringify(job));
+    // Frozen with its text: the embedded store keeps it without a copy or a second serialization.
+    const doc = parseFrozen(JSON.stringify(job)) as RunJob;
     await this.collection.insertOne(doc);
-    this.remember(frozenTasks(doc));
+    this.remember(doc);
   }
 
   /**

@@ -16,6 +16,7 @@ import { Table, type NamedIndex, type StoredDoc } from "./table";
 import { EmbeddedCollection } from "./collection";
 import { jsonNesting, writtenWithin, type WrittenValue } from "./depth";
 import { patchJson, replayPatch, type LoggedPatchOp, type PatchOp } from "./fast-update";
+import { frozenJsonText } from "../../frozen-json";
 
 export interface EmbeddedOptions {
   dataDir: string;
@@ -156,7 +157,8 @@ export class EmbeddedBackend implements Store {
     const line =
       (patches
         ? patchLine(this.seq + 1, collection, patches)
-        : JSON.stringify({ s: this.seq + 1, c: collection, ...change })) + "\n";
+        : (knownPutLine(this.seq + 1, collection, change) ??
+          JSON.stringify({ s: this.seq + 1, c: collection, ...change }))) + "\n";
     // All or nothing: a document the store could not read back is refused before its line is written.
     // Documents sit two levels down in the line ({put: [doc]}); no node limit applies (depth.ts).
     const { maxDepth } = STORED_DOCUMENT_LIMITS;
@@ -341,6 +343,22 @@ function patchLine(seq: number, collection: string, patches: DocPatch[]): string
     text += `${i ? "," : ""}{"_id":${JSON.stringify(_id)},"ops":${patchJson(ops)}}`;
   });
   return text + "]}";
+}
+
+/**
+ * The line of a batch of puts whose documents all carry their JSON text (shared/frozen-json.ts),
+ * put together from those texts: the same text JSON.stringify gives, without serializing them again.
+ */
+function knownPutLine(
+  seq: number,
+  collection: string,
+  change: Omit<LogEntry, "s" | "c">,
+): string | undefined {
+  const { put, ...rest } = change;
+  if (!put?.length || Object.keys(rest).length > 0) return undefined;
+  const texts = put.map(frozenJsonText);
+  if (texts.some((text) => text === undefined)) return undefined;
+  return `{"s":${seq},"c":${JSON.stringify(collection)},"put":[${texts.join(",")}]}`;
 }
 
 /** Makes a rename or file creation in `dir` durable. */

@@ -1,4 +1,5 @@
 /** MongoDB semantics the embedded store reproduces: updates, projections, sorting, index keys, $count. */
+import { frozenJsonText } from "../../frozen-json";
 import { Query, update as applyUpdateOperators } from "mingo";
 import { ObjectId } from "mongodb";
 import { copyPlain } from "../../objects";
@@ -39,6 +40,9 @@ export function toJson<T>(value: T): T {
 export function withId(doc: Doc): StoredDoc {
   if (doc === null || typeof doc !== "object" || Array.isArray(doc))
     throw new TypeError("a document must be an object");
+  // A frozen JSON value with its text, `_id` first (shared/frozen-json.ts), is stored as given.
+  if (typeof doc._id === "string" && frozenJsonText(doc) !== undefined && Object.keys(doc)[0] === "_id")
+    return doc as StoredDoc;
   const { _id, ...rest } = toJson(doc);
   if (_id !== undefined && typeof _id !== "string") throw new TypeError("_id must be a string");
   return { _id: _id ?? new ObjectId().toHexString(), ...rest };
