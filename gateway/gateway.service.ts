@@ -72,9 +72,17 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
   const ops = operations();
   // By route, not by action: a real-product path (an alias) is its own route to the same action.
   const byRoute = new Map(ops.map((op) => [routeKey(op), op]));
-  // moleculer-web keeps the route's path in `fullPath` (its `path` loses the leading slash).
-  const opOf = (alias: { method: string; fullPath: string }) =>
-    byRoute.get(routeKey({ method: alias.method, path: alias.fullPath }))!;
+  // moleculer-web keeps the route's path in `fullPath` (its `path` loses the leading slash). Its
+  // alias objects live as long as the route: each one's operation is looked up once.
+  const opsByAlias = new WeakMap<object, Operation>();
+  const opOf = (alias: { method: string; fullPath: string }) => {
+    let op = opsByAlias.get(alias);
+    if (!op) {
+      op = byRoute.get(routeKey({ method: alias.method, path: alias.fullPath }))!;
+      opsByAlias.set(alias, op);
+    }
+    return op;
+  };
 
   // Rate limits are the gateway's own (rate-limit.ts): per operation kind, which one route of
   // moleculer-web's cannot express, and moleculer-web serves one route per path.

@@ -45,7 +45,10 @@ const ACCOUNT_FIELDS = [
   "inactive",
   "_meta",
 ];
-export const accountProjection: Projection = Object.fromEntries(ACCOUNT_FIELDS.map((f) => [f, 1 as const]));
+// Frozen: the embedded store compiles a frozen projection once.
+export const accountProjection: Projection = Object.freeze(
+  Object.fromEntries(ACCOUNT_FIELDS.map((f) => [f, 1 as const])),
+);
 
 export async function login(this: AccountsService, ctx: Ctx<"login">) {
   const { username, password } = ctx.params.user;

@@ -95,6 +95,17 @@ export const copyDoc = (doc: Doc): Doc => copyPlain(doc);
  * function; undefined for anything else (dot paths, operators), which mingo handles.
  */
 export function compileProjection(projection: Projection): ((doc: Doc) => Doc) | undefined {
+  // A frozen projection (a module's constant) cannot change: it is compiled once.
+  if (!Object.isFrozen(projection)) return compileProjectionOnce(projection);
+  if (compiledProjections.has(projection)) return compiledProjections.get(projection);
+  const pick = compileProjectionOnce(projection);
+  compiledProjections.set(projection, pick);
+  return pick;
+}
+
+const compiledProjections = new WeakMap<Projection, ((doc: Doc) => Doc) | undefined>();
+
+function compileProjectionOnce(projection: Projection): ((doc: Doc) => Doc) | undefined {
   const entries = Object.entries(projection);
   if (entries.some(([key, value]) => key.includes(".") || key.startsWith("$") || typeof value === "object"))
     return undefined;
@@ -170,22 +181,27 @@ export function validIndex(spec: IndexSpec): NamedIndex {
   return { keys: { ...spec.keys }, ...(spec.unique ? { unique: true } : {}), name };
 }
 
+/** A value's place in BSON comparison order (compareValues). */
+const bsonRank = (v: unknown) =>
+  v === null || v === undefined
+    ? 0
+    : typeof v === "number"
+      ? 1
+      : typeof v === "string"
+        ? 2
+        : Array.isArray(v)
+          ? 4
+          : typeof v === "object"
+            ? 3
+            : 5;
+
 /** BSON comparison order for JSON values: null < numbers < strings < objects < arrays < booleans. */
 export function compareValues(a: unknown, b: unknown): number {
-  const rank = (v: unknown) =>
-    v === null || v === undefined
-      ? 0
-      : typeof v === "number"
-        ? 1
-        : typeof v === "string"
-          ? 2
-          : Array.isArray(v)
-            ? 4
-            : typeof v === "object"
-              ? 3
-              : 5;
-  const ra = rank(a);
-  const rb = rank(b);
+  // The usual sort keys, two strings or two numbers, without ranking them first.
+  if ((typeof a === "string" && typeof b === "string") || (typeof a === "number" && typeof b === "number"))
+    return a === b ? 0 : a < b ? -1 : 1;
+  const ra = bsonRank(a);
+  const rb = bsonRank(b);
   if (ra !== rb) return ra < rb ? -1 : 1;
   if (ra === 4 || ra === 3) {
     const ea = ra === 4 ? (a as unknown[]) : Object.entries(a as Doc).flat();
@@ -232,10 +248,18 @@ export function sortDocs<T extends Doc>(docs: T[], sort: Sort, limit = Infinity)
       .sort(compare)
       .map((e) => e.doc);
   const best: Entry[] = [];
+  // Entries of documents that did not make the page (or fell off it) are reused: most do not.
+  let spare: Entry | undefined;
   for (const doc of docs) {
-    const e = entry(doc);
+    const e: Entry = spare ?? { doc, keys: new Array(fields.length) };
+    spare = undefined;
+    e.doc = doc;
+    for (let i = 0; i < fields.length; i++) e.keys[i] = sortKey(doc, fields[i].parts, fields[i].dir);
     // A later document equal to the last kept one stays behind it, as the stable sort keeps it.
-    if (best.length === limit && compare(e, best[limit - 1]) >= 0) continue;
+    if (best.length === limit && compare(e, best[limit - 1]) >= 0) {
+      spare = e;
+      continue;
+    }
     let lo = 0;
     let hi = best.length;
     while (lo < hi) {
@@ -244,7 +268,7 @@ export function sortDocs<T extends Doc>(docs: T[], sort: Sort, limit = Infinity)
       else hi = mid;
     }
     best.splice(lo, 0, e);
-    if (best.length > limit) best.pop();
+    if (best.length > limit) spare = best.pop();
   }
   return best.map((e) => e.doc);
 }
