@@ -1,7 +1,7 @@
 /**
- * Frozen JSON values that carry their JSON text. A value parsed from a text and then deep-frozen
- * can never differ from that text, so whoever receives it may keep it as it is, without a copy,
- * and use the text instead of serializing it again. The engine hands the store its changed job
+ * Frozen JSON values that carry their JSON text for a moment. A value parsed from a text and then
+ * deep-frozen can never differ from that text, so whoever receives it may keep it as it is, without
+ * a copy, and use the text instead of serializing it again. The engine hands the store its changed job
  * parts this way (services/engine/run/jobs.ts); the embedded store's fast update takes them as
  * they are (shared/store/embedded/fast-update.ts). Any other value is copied and serialized as
  * before: nothing changes for a caller that does not use this.
@@ -9,11 +9,25 @@
 import { deepFreeze } from "./objects";
 
 const texts = new WeakMap<object, string>();
+/** Values whose text is known until the current microtasks have run. */
+let recent: object[] = [];
 
-/** `JSON.parse(text)`, deep-frozen, its text remembered. */
+function forgetRecent(): void {
+  for (const value of recent) texts.delete(value);
+  recent = [];
+}
+
+/**
+ * `JSON.parse(text)`, deep-frozen, its text known until this turn's microtasks have run: long
+ * enough to hand it to a synchronous receiver (the embedded store writes before it first waits),
+ * and not as long as the value lives (a stored value would keep its text in memory beside it).
+ * A receiver that finds no text serializes the value as usual.
+ */
 export function parseFrozen(text: string): unknown {
   const value: unknown = JSON.parse(text);
-  if (typeof value === "object" && value !== null) texts.set(deepFreeze(value), text);
+  if (typeof value !== "object" || value === null) return value;
+  texts.set(deepFreeze(value), text);
+  if (recent.push(value) === 1) queueMicrotask(forgetRecent);
   return value;
 }
 

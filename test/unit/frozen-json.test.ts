@@ -27,6 +27,14 @@ test("parseFrozen answers the parsed value, frozen all through, and remembers it
   expect(frozenJsonText(null)).toBeUndefined();
 });
 
+test("the text is known only until this turn's microtasks have run: a stored value does not keep it", async () => {
+  const value = parseFrozen(JSON.stringify(task));
+  expect(frozenJsonText(value)).toBeDefined();
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(frozenJsonText(value)).toBeUndefined();
+  expect(Object.isFrozen(value)).toBe(true);
+});
+
 test("a fast update keeps a frozen value as given and answers as for a plain copy of it", () => {
   const stored = Object.freeze({
     _id: "j1",

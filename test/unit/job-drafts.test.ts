@@ -74,6 +74,10 @@ test("an untouched task stays shared and frozen; a changed one is stored as a fu
   expect(doc.metrics.progress).toBe(66);
   // The remembered job is the stored one, member for member (version and time included).
   expect(JSON.stringify(job)).toBe(JSON.stringify(doc));
+  // Handed over with its text (shared/frozen-json.ts): the store keeps the very task, no copy.
+  const held = backend.table("jobs").docs.get("j1") as unknown as RunJob;
+  expect(held.tasks.b).toBe(job.tasks.b);
+  expect(held.tasks.a).toBe(job.tasks.a);
 
   // A change to the shared job's tasks made on a draft never reaches the remembered job.
   const second = await jobs.update("j1", (draft) => {

@@ -148,6 +148,8 @@ const serialized = new WeakMap<object, string>();
 
 function jsonOf(value: unknown): string | undefined {
   if (typeof value !== "object" || value === null) return JSON.stringify(value);
+  // A frozen part is shared with the store, which may keep it long after this job: no text kept.
+  if (Object.isFrozen(value)) return JSON.stringify(value);
   let text = serialized.get(value);
   if (text === undefined) {
     text = JSON.stringify(value);
@@ -217,6 +219,13 @@ function writesFrozen(err: unknown): boolean {
 }
 
 /**
+ * JSON texts of a remembered job's tasks, by task id, so the next write compares a changed task
+ * without serializing the old one again. Keyed by the job object, not the task: the store holds
+ * the same (frozen) tasks, and their texts must not live as long as they do.
+ */
+const taskTexts = new WeakMap<RunJob, Map<string, string>>();
+
+/**
  * The `$set` that turns `before` into `after` (JSON values: what the store will hold), or null
  * when they are the same. Tasks are set one by one (`tasks.<id>`): task ids are checked to be
  * plain names when a workflow is stored. A task the draft took but left as it was goes back to the
@@ -226,32 +235,42 @@ function writesFrozen(err: unknown): boolean {
 function changes(before: RunJob, after: RunJob): Record<string, unknown> | null {
   const set: Record<string, unknown> = {};
   let any = false;
-  /** The part as stored when it changed, undefined when it did not. */
-  const record = (path: string, a: unknown, b: unknown): unknown => {
+  /** The JSON text of `a` when it differs from `b` (whose text may be known), else undefined. */
+  const differs = (a: unknown, b: unknown, bText?: string): string | undefined => {
     // Most parts are untouched copies: comparing them costs less than serializing them.
     if (samePlain(a, b)) return undefined;
     const text = jsonOf(a);
-    if (text === undefined || text === jsonOf(b)) return undefined;
-    any = true;
-    // Frozen with its text: the store keeps it without a copy, and the next write, which compares
-    // against it (it is remembered), finds its text known.
-    const value = parseFrozen(text);
-    if (typeof value === "object" && value !== null) serialized.set(value, text);
-    return (set[path] = value);
+    return text === undefined || text === (bText ?? jsonOf(b)) ? undefined : text;
   };
+  const oldTexts = taskTexts.get(before);
+  const texts = new Map<string, string>();
   for (const key of Object.keys(after) as (keyof RunJob)[]) {
     if (key === "_id" || key === "version" || key === "last_updated") continue;
-    if (key === "tasks") {
-      for (const id of Object.keys(after.tasks)) {
-        const task = after.tasks[id] ?? null;
-        const old = Object.hasOwn(before.tasks, id) ? (before.tasks[id] ?? null) : null;
-        if (task === old) continue;
-        const stored = record(`tasks.${id}`, task, old);
-        setOwn(after.tasks, id, (stored === undefined ? old : stored) as RunTask | null);
-      }
+    if (key !== "tasks") {
+      const text = differs(after[key], before[key]);
+      if (text === undefined) continue;
+      set[key] = JSON.parse(text);
+      any = true;
       continue;
     }
-    record(key, after[key], before[key]);
+    for (const id of Object.keys(after.tasks)) {
+      const task = after.tasks[id] ?? null;
+      const old = Object.hasOwn(before.tasks, id) ? (before.tasks[id] ?? null) : null;
+      const oldText = oldTexts?.get(id);
+      const text = task === old ? undefined : differs(task, old, oldText);
+      if (text === undefined) {
+        if (task !== old) setOwn(after.tasks, id, old);
+        if (oldText !== undefined) texts.set(id, oldText);
+        continue;
+      }
+      // Frozen with its text: the store keeps it without a copy; the next draft shares it.
+      const stored = parseFrozen(text) as RunTask | null;
+      set[`tasks.${id}`] = stored;
+      setOwn(after.tasks, id, stored);
+      texts.set(id, text);
+      any = true;
+    }
   }
+  taskTexts.set(after, texts);
   return any ? set : null;
 }
