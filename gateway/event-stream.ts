@@ -96,6 +96,8 @@ export class EventStreams {
 
   /** Writes one event to every stream whose caller may see a job in `groups`. */
   publish(kind: string, payload: { groups?: string[] }): void {
+    // Every job write reaches every gateway: with no stream open, nothing is serialized.
+    if (this.clients.size === 0) return;
     const frame = `event: ${kind}\ndata: ${JSON.stringify(payload)}\n\n`;
     this.each((c) => {
       if (maySee(c.caller, payload.groups)) c.stream.write(frame);
