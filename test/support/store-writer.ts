@@ -9,8 +9,24 @@
 import fs from "node:fs";
 import { EmbeddedBackend } from "../../shared/store/embedded/backend";
 
-/** Synchronous, so a line that was printed is never lost in a buffer when the kill comes. */
-const say = (line: string) => fs.writeSync(1, line + "\n");
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Synchronous, so a line that was printed is never lost in a buffer when the kill comes. stdout is
+ * a non-blocking pipe: when the test reads slower than the store writes, the pipe is full and the
+ * write answers EAGAIN; then it waits a millisecond and writes the rest, and the store waits too.
+ */
+function say(line: string): void {
+  const bytes = Buffer.from(line + "\n");
+  for (let done = 0; done < bytes.length;) {
+    try {
+      done += fs.writeSync(1, bytes, done);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EAGAIN") throw err;
+      Atomics.wait(pause, 0, 0, 1);
+    }
+  }
+}
 
 async function main(): Promise<void> {
   const [dataDir, compactBytes] = process.argv.slice(2);
