@@ -86,6 +86,9 @@ test("a paused job finishes the run under way, starts nothing new, and goes on w
   expect(resumed.body.metadata).toEqual({ changed: 1, failed: [] });
   const done = await waitForJob(platform.broker, id, (job) => job.status === "complete");
   expect(done.variables.echoed.value).toEqual({ slept: 400, key: "pause-1" });
+  // The deferred transitions were taken: they leave the stored job too, or a second pause would
+  // take them up again (and run `second` twice).
+  expect(done).not.toHaveProperty("deferred");
 });
 
 test("each job succeeds or fails on its own, with the status its own request would have had", async () => {

@@ -131,3 +131,23 @@ test("the caller's job is never frozen by insert or update", async () => {
   expect(Object.isFrozen(outgoing)).toBe(false);
   expect(Object.isFrozen(outgoing.result)).toBe(false);
 });
+
+test("a member or a task the draft deletes (or leaves undefined) leaves the store too", async () => {
+  const job = newJob("j5");
+  (job as any).deferred = [{ from: "a", state: "success" }];
+  (job as any).sla = 5;
+  await jobs.insert(job);
+  const written = await jobs.update("j5", (draft) => {
+    delete draft.deferred;
+    (draft as any).sla = undefined;
+    delete (draft.tasks as Record<string, unknown>).c;
+  });
+  expect(written!.changed).toBe(true);
+  const doc = await stored("j5");
+  expect(doc).not.toHaveProperty("deferred");
+  expect(doc).not.toHaveProperty("sla");
+  expect(Object.keys(doc.tasks)).toEqual(["a", "b"]);
+  expect(JSON.stringify(written!.job)).toBe(JSON.stringify(doc));
+  // Nothing left to remove: the next identical change writes nothing.
+  expect((await jobs.update("j5", (draft) => void delete draft.deferred))!.changed).toBe(false);
+});

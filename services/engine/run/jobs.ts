@@ -89,17 +89,18 @@ export class JobStore {
           base = null; // refused on a remembered copy: check on the stored one
           continue;
         }
-        const set = changes(base, draft);
-        if (!set) {
+        const delta = changes(base, draft);
+        if (!delta) {
           if (!cached) return { before: base, job: base, result, changed: false };
           base = null;
           continue;
         }
+        const { set, unset } = delta;
         draft.last_updated = set.last_updated = nowIso();
         draft.version = base.version + 1;
         const written = await this.collection.updateOne(
           { _id: id, version: base.version },
-          { $set: set, $inc: { version: 1 } },
+          { $set: set, $inc: { version: 1 }, ...(unset && { $unset: unset }) },
         );
         if (written.matchedCount === 1) {
           this.remember(draft);
@@ -226,15 +227,27 @@ function writesFrozen(err: unknown): boolean {
 const taskTexts = new WeakMap<RunJob, Map<string, string>>();
 
 /**
- * The `$set` that turns `before` into `after` (JSON values: what the store will hold), or null
- * when they are the same. Tasks are set one by one (`tasks.<id>`): task ids are checked to be
+ * The `$set` and `$unset` that turn `before` into `after` (JSON values: what the store will hold),
+ * or null when they are the same. A member the draft deleted (or left undefined) is unset: a
+ * resumed job's `deferred` must leave the store too, or a second pause would take it up again. Tasks are set one by one (`tasks.<id>`): task ids are checked to be
  * plain names when a workflow is stored. A task the draft took but left as it was goes back to the
  * shared one; a changed task is kept as the store will hold it, frozen (parseFrozen), for the next
  * draft.
  */
-function changes(before: RunJob, after: RunJob): Record<string, unknown> | null {
+function changes(
+  before: RunJob,
+  after: RunJob,
+): { set: Record<string, unknown>; unset?: Record<string, ""> } | null {
   const set: Record<string, unknown> = {};
+  let unset: Record<string, ""> | undefined;
   let any = false;
+  const gone = (path: string) => {
+    (unset ??= {})[path] = "";
+    any = true;
+  };
+  for (const key of Object.keys(before) as (keyof RunJob)[])
+    if (before[key] !== undefined && (!Object.hasOwn(after, key) || after[key] === undefined)) gone(key);
+  for (const id of Object.keys(before.tasks)) if (!Object.hasOwn(after.tasks, id)) gone(`tasks.${id}`);
   /** The JSON text of `a` when it differs from `b` (whose text may be known), else undefined. */
   const differs = (a: unknown, b: unknown, bText?: string): string | undefined => {
     // Most parts are untouched copies: comparing them costs less than serializing them.
@@ -272,5 +285,5 @@ function changes(before: RunJob, after: RunJob): Record<string, unknown> | null 
     }
   }
   taskTexts.set(after, texts);
-  return any ? set : null;
+  return any ? { set, ...(unset && { unset }) } : null;
 }
