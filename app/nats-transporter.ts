@@ -27,10 +27,15 @@ export class CoalescingNatsTransporter extends Transporters.NATS {
 
   override send(topic: string, data: Buffer): Promise<void> {
     if (!this.client) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
+    const sent = new Promise<void>((resolve, reject) => {
       if (this.waiting.length === 0) setImmediate(() => this.publishWaiting());
       this.waiting.push({ topic, data, resolve, reject });
     });
+    // Moleculer's publish used to throw at once; now a failure settles later. A caller that drops
+    // the promise (Moleculer's balanced-event prepublish does) must not crash the process with an
+    // unhandled rejection: it is marked handled here, and callers that await it still see it.
+    sent.catch(() => undefined);
+    return sent;
   }
 
   override unsubscribeFromBalancedCommands(): Promise<void> {

@@ -85,6 +85,21 @@ describe("one transporter and a plain NATS subscriber", () => {
     await transporter.client.close();
     await expect(transporter.send(subject, Buffer.from("x"))).rejects.toThrow(/closed/i);
   });
+
+  test("a failed send nobody awaits is no unhandled rejection", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      await transporter.client.close();
+      void transporter.send(subject, Buffer.from("dropped"));
+      await nextTurn();
+      await new Promise((r) => setTimeout(r, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
 });
 
 describe("two brokers over it", () => {
