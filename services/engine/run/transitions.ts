@@ -51,9 +51,13 @@ const FINISHED = new Set(["complete", "error", "canceled"]);
  * The job's task `id`, own members only (an id that comes from a transition is data, and
  * `job.tasks["toString"]` must not find Object.prototype's function), ready to change: a draft
  * shares its untouched tasks with the stored job, frozen (jobs.ts), and this gives the draft its
- * own copy. Code that walks `job.tasks` reads; it changes a task only through here.
+ * own copy. Code that only looks at a task uses readTask (no copy); code that walks `job.tasks`
+ * reads; a task changes only through here.
  */
 const taskAt = writableTask;
+/** The job's task `id` to look at only (own members only; it may be shared and frozen). */
+const readTask = (job: RunJob, id: string): Readonly<RunTask> | null | undefined =>
+  Object.hasOwn(job.tasks, id) ? job.tasks[id] : undefined;
 const ACTIVE = new Set(["running", "waiting"]);
 
 export interface StepContext {
@@ -132,7 +136,7 @@ const live = (job: RunJob) => job.status === "running" || job.status === "paused
 
 /** Is `task` of `job` a manual task waiting for a person? */
 export function isWaitingManual(job: RunJob, taskId: string): boolean {
-  const task = taskAt(job, taskId);
+  const task = readTask(job, taskId);
   return job.status === "running" && !!task && task.type === "manual" && task.status === "waiting";
 }
 
@@ -145,7 +149,7 @@ export function finishManual(job: RunJob, taskId: string, data: Record<string, u
 
 /** Ends task `taskId`'s run `run` with `outcome`, if that run still holds the task. */
 export function finishRun(job: RunJob, taskId: string, run: string, outcome: Outcome, step: Step): boolean {
-  const task = taskAt(job, taskId);
+  const task = readTask(job, taskId);
   if (!live(job) || !task || task.status !== "running" || task.claim?.run !== run) return false;
   finish(job, taskId, outcome, step);
   return true;
@@ -159,17 +163,17 @@ export function renewClaim(
   now: number,
   claimTtlMs: number,
 ): boolean {
-  const task = taskAt(job, taskId);
+  const task = readTask(job, taskId);
   if (!live(job) || !task || task.status !== "running" || task.claim?.run !== run) return false;
-  task.claim.until = now + claimTtlMs;
+  taskAt(job, taskId)!.claim!.until = now + claimTtlMs;
   return true;
 }
 
 /** Hands run `run`'s claim back (its work is elsewhere now, e.g. a child job, or this replica stops). */
 export function releaseClaim(job: RunJob, taskId: string, run: string): boolean {
-  const task = taskAt(job, taskId);
+  const task = readTask(job, taskId);
   if (!task || task.claim?.run !== run) return false;
-  task.claim = null;
+  taskAt(job, taskId)!.claim = null;
   return true;
 }
 
@@ -298,7 +302,7 @@ function reach(job: RunJob, from: string, to: string, edge: TransitionTarget, st
 
 function arrive(job: RunJob, target: RunTask, from: string): void {
   const previous = (target.previous ??= { incomplete: [], complete: [], error: [] });
-  const list = taskAt(job, from)?.status === "error" ? previous.error : previous.complete;
+  const list = readTask(job, from)?.status === "error" ? previous.error : previous.complete;
   if (!list.includes(from)) list.push(from);
   previous.incomplete = previous.incomplete.filter((p) => p !== from);
 }
@@ -339,7 +343,7 @@ function reachable(job: RunJob, sources: string[], stop: (id: string) => boolean
 function joinReady(job: RunJob, id: string): boolean {
   const task = taskOf(job, id);
   const arrived = new Set([...(task.previous?.complete ?? []), ...(task.previous?.error ?? [])]);
-  const waitingOn = predecessors(job, id).filter((p) => !arrived.has(p) && taskAt(job, p));
+  const waitingOn = predecessors(job, id).filter((p) => !arrived.has(p) && readTask(job, p));
   if (waitingOn.length === 0) return true;
   const live = Object.entries(job.tasks)
     .filter(
@@ -348,14 +352,14 @@ function joinReady(job: RunJob, id: string): boolean {
     )
     .map(([other]) => other);
   const ahead = reachable(job, live, (t) => t === id);
-  const pending = waitingOn.filter((p) => !FINISHED.has(taskAt(job, p)!.status) && ahead.has(p));
+  const pending = waitingOn.filter((p) => !FINISHED.has(readTask(job, p)!.status) && ahead.has(p));
   if (task.previous) task.previous.incomplete = pending;
   return pending.length === 0;
 }
 
 /** A forEach in the middle of its loop: a reset inside its body must not undo the loop itself. */
 const inLoop = (job: RunJob, id: string) => {
-  const task = taskAt(job, id);
+  const task = readTask(job, id);
   return !!task && task.status === "running" && !!task.loop;
 };
 
@@ -583,7 +587,7 @@ function enterBody(job: RunJob, id: string, task: RunTask, step: Step): void {
 function loopReturn(job: RunJob, id: string, from: string, step: Step): void {
   const task = taskOf(job, id);
   const loop = task.loop!;
-  loop.results.push(copyPlain(taskAt(job, from)?.outgoing ?? null));
+  loop.results.push(copyPlain(readTask(job, from)?.outgoing ?? null));
   loop.index++;
   if (loop.index < loop.items.length) {
     enterBody(job, id, task, step);
