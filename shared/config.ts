@@ -79,7 +79,10 @@ export interface PlatformConfig {
     maxLocalTasks: number;
     /** How long an automatic task's action call may take. */
     taskTimeoutMs: number;
-    /** A job write that changes a shared task (a transition that skipped writableTask) fails instead of copying the whole job (tests). */
+    /**
+     * A job write that changes a shared task (a transition that skipped writableTask) fails instead
+     * of running again on a full copy of the job (the test suite sets it).
+     */
     strictDrafts: boolean;
   };
   /** Adapter health checks and device lookup (docs/orchestrator.md). */

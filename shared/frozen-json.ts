@@ -1,10 +1,10 @@
 /**
  * Frozen JSON values that carry their JSON text for a moment. A value parsed from a text and then
- * deep-frozen can never differ from that text, so whoever receives it may keep it as it is, without
- * a copy, and use the text instead of serializing it again. The engine hands the store its changed job
- * parts this way (services/engine/run/jobs.ts); the embedded store's fast update takes them as
- * they are (shared/store/embedded/fast-update.ts). Any other value is copied and serialized as
- * before: nothing changes for a caller that does not use this.
+ * deep-frozen can never differ from that text, so whoever receives it may keep it as it is,
+ * without a copy, and use the text instead of serializing it again. The engine hands the store its
+ * changed job parts this way (services/engine/run/jobs.ts); the embedded store's fast update and
+ * insert take them as they are (shared/store/embedded). Any other value is copied and serialized
+ * as before: nothing changes for a caller that does not use this.
  */
 import { deepFreeze } from "./objects";
 

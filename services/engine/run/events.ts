@@ -1,7 +1,7 @@
 /**
  * Job and task changes as one broker event per write (shared/contracts/events.ts), broadcast so
- * every gateway replica can stream them to its own GET /events clients. Each carries the job's groups: a
- * gateway shows an event only to callers who may see that job.
+ * every gateway replica can stream them to its own GET /events clients. Each carries the job's
+ * groups: a gateway shows an event only to callers who may see that job.
  */
 import type { ServiceBroker } from "moleculer";
 import { ENGINE_EVENTS, type JobChangesEvent, type TaskChange } from "../../../shared/contracts/events";

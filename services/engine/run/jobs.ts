@@ -44,9 +44,9 @@ export class JobStore {
   }
 
   async insert(job: RunJob): Promise<void> {
-    // JSON values only (no `undefined` members), as every backend will hold them; remembered as
-    // stored, so the caller's objects are never frozen.
-    // Frozen with its text: the embedded store keeps it without a copy or a second serialization.
+    // JSON values only (no `undefined` members), as every backend will hold them, remembered as
+    // stored (the caller's objects are never frozen). Frozen with its text: the embedded store
+    // keeps it without a copy or a second serialization.
     const doc = parseFrozen(JSON.stringify(job)) as RunJob;
     await this.collection.insertOne(doc);
     this.remember(doc);
@@ -195,10 +195,17 @@ function draftOf(base: RunJob): RunJob {
   return draft as unknown as RunJob;
 }
 
+/**
+ * The job's task `id` to look at only: own members only (an id from a transition is data, and
+ * `tasks["toString"]` must not find Object.prototype's function); it may be shared and frozen.
+ */
+export function readTask(job: RunJob, id: string): Readonly<RunTask> | null | undefined {
+  return Object.hasOwn(job.tasks, id) ? job.tasks[id] : undefined;
+}
+
 /** The draft's own, changeable copy of task `id` (own members only), or undefined when it has none. */
 export function writableTask(job: RunJob, id: string): RunTask | null | undefined {
-  if (!Object.hasOwn(job.tasks, id)) return undefined;
-  const task = job.tasks[id];
+  const task = readTask(job, id) as RunTask | null | undefined;
   if (!task || !Object.isFrozen(task)) return task;
   const copy = copyPlain(task);
   setOwn(job.tasks, id, copy);
@@ -229,8 +236,9 @@ const taskTexts = new WeakMap<RunJob, Map<string, string>>();
 /**
  * The `$set` and `$unset` that turn `before` into `after` (JSON values: what the store will hold),
  * or null when they are the same. A member the draft deleted (or left undefined) is unset: a
- * resumed job's `deferred` must leave the store too, or a second pause would take it up again. Tasks are set one by one (`tasks.<id>`): task ids are checked to be
- * plain names when a workflow is stored. A task the draft took but left as it was goes back to the
+ * resumed job's `deferred` must leave the store too, or a second pause would take it up again.
+ * Tasks are set one by one (`tasks.<id>`): task ids are checked to be plain names when a workflow
+ * is stored. A task the draft took but left as it was goes back to the
  * shared one; a changed task is kept as the store will hold it, frozen (parseFrozen), for the next
  * draft.
  */

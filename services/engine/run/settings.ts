@@ -19,7 +19,7 @@ export interface RunnerSettings {
   maxLocalTasks: number;
   /** How long an automatic task's action call may take. */
   taskTimeoutMs: number;
-  /** A write that changes a task the draft shares fails, instead of running again on a full copy (jobs.ts). */
+  /** A write that changes a task the draft shares fails, instead of running again on a full copy. */
   strictDrafts: boolean;
 }
 

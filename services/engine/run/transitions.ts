@@ -40,7 +40,7 @@ import { CHILD_CHECK_MS, DISPATCH_GRACE_MS, MAX_INLINE_STEPS, MAX_ITERATIONS } f
 import { newJobId } from "./new-job";
 import { errorRecord, failed, methodOf, pushError, type Outcome } from "./outcomes";
 import type { ChildState, RunJob, RunTask } from "./types";
-import { writableTask } from "./jobs";
+import { readTask, writableTask } from "./jobs";
 import { applyOutgoing, resolveIncoming } from "./variables";
 
 import { END, START } from "../../../shared/contracts/engine-documents";
@@ -48,16 +48,11 @@ import { END, START } from "../../../shared/contracts/engine-documents";
 const FINISHED = new Set(["complete", "error", "canceled"]);
 
 /**
- * The job's task `id`, own members only (an id that comes from a transition is data, and
- * `job.tasks["toString"]` must not find Object.prototype's function), ready to change: a draft
- * shares its untouched tasks with the stored job, frozen (jobs.ts), and this gives the draft its
- * own copy. Code that only looks at a task uses readTask (no copy); code that walks `job.tasks`
- * reads; a task changes only through here.
+ * The job's task `id` (own members only), ready to change: a draft shares its untouched tasks with
+ * the stored job, frozen (jobs.ts), and this gives the draft its own copy. Code that only looks at
+ * a task uses readTask (no copy); code that walks `job.tasks` reads; a task changes only through here.
  */
 const taskAt = writableTask;
-/** The job's task `id` to look at only (own members only; it may be shared and frozen). */
-const readTask = (job: RunJob, id: string): Readonly<RunTask> | null | undefined =>
-  Object.hasOwn(job.tasks, id) ? job.tasks[id] : undefined;
 const ACTIVE = new Set(["running", "waiting"]);
 
 export interface StepContext {

@@ -338,11 +338,8 @@ export class EmbeddedBackend implements Store {
  * text), so nothing is serialized twice: the same text JSON.stringify gives for the entry.
  */
 function patchLine(seq: number, collection: string, patches: DocPatch[]): string {
-  let text = `{"s":${seq},"c":${JSON.stringify(collection)},"patch":[`;
-  patches.forEach(({ _id, ops }, i) => {
-    text += `${i ? "," : ""}{"_id":${JSON.stringify(_id)},"ops":${patchJson(ops)}}`;
-  });
-  return text + "]}";
+  const items = patches.map(({ _id, ops }) => `{"_id":${JSON.stringify(_id)},"ops":${patchJson(ops)}}`);
+  return lineOf(seq, collection, "patch", items);
 }
 
 /**
@@ -358,7 +355,12 @@ function knownPutLine(
   if (!put?.length || Object.keys(rest).length > 0) return undefined;
   const texts = put.map(frozenJsonText);
   if (texts.some((text) => text === undefined)) return undefined;
-  return `{"s":${seq},"c":${JSON.stringify(collection)},"put":[${texts.join(",")}]}`;
+  return lineOf(seq, collection, "put", texts as string[]);
+}
+
+/** A log line `{s, c, [member]: [items]}` from its items' JSON texts: what JSON.stringify gives. */
+function lineOf(seq: number, collection: string, member: "put" | "patch", items: string[]): string {
+  return `{"s":${seq},"c":${JSON.stringify(collection)},"${member}":[${items.join(",")}]}`;
 }
 
 /** Makes a rename or file creation in `dir` durable. */

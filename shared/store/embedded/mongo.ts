@@ -240,7 +240,13 @@ export function sortDocs<T extends Doc>(docs: T[], sort: Sort, limit = Infinity)
     }
     return 0;
   };
-  const entry = (doc: T): Entry => ({ doc, keys: fields.map(({ parts, dir }) => sortKey(doc, parts, dir)) });
+  /** `e` made the entry of `doc` (a new one, or a spare one reused). */
+  const fill = (e: Entry, doc: T): Entry => {
+    e.doc = doc;
+    for (let i = 0; i < fields.length; i++) e.keys[i] = sortKey(doc, fields[i].parts, fields[i].dir);
+    return e;
+  };
+  const entry = (doc: T): Entry => fill({ doc, keys: new Array(fields.length) }, doc);
   // A sort of everything is as cheap once the page is a good part of the matches.
   if (!(limit >= 1) || limit * 4 >= docs.length)
     return docs
@@ -251,10 +257,8 @@ export function sortDocs<T extends Doc>(docs: T[], sort: Sort, limit = Infinity)
   // Entries of documents that did not make the page (or fell off it) are reused: most do not.
   let spare: Entry | undefined;
   for (const doc of docs) {
-    const e: Entry = spare ?? { doc, keys: new Array(fields.length) };
+    const e = spare ? fill(spare, doc) : entry(doc);
     spare = undefined;
-    e.doc = doc;
-    for (let i = 0; i < fields.length; i++) e.keys[i] = sortKey(doc, fields[i].parts, fields[i].dir);
     // A later document equal to the last kept one stays behind it, as the stable sort keeps it.
     if (best.length === limit && compare(e, best[limit - 1]) >= 0) {
       spare = e;
