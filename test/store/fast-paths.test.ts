@@ -1,6 +1,7 @@
 /**
- * The embedded store's fast paths (fast updates, top-k pages, index lookups, single copies) against
- * a model that uses only the general paths: a scan, a full sort, mingo's updater.
+ * The embedded store's fast paths (fast updates, top-k pages, index lookups, single copies, the read
+ * cache that half the reads repeat into) against a model that uses only the general paths: a scan,
+ * a full sort, mingo's updater.
  * Randomised collections and operations, compared after every step, again after the store is
  * reopened from its log, and with every answer scribbled over to prove callers hold copies.
  */
@@ -96,16 +97,28 @@ async function expectSameState(c: Collection, model: Model, after = ""): Promise
 }
 
 /** One random operation on both; answers compared, then scribbled over. */
-async function step(r: Rand, c: Collection, model: Model, serial: { n: number }): Promise<void> {
+type Read = { filter: Filter; options: FindOptions };
+type Serial = { n: number; recent: Read[] };
+
+function randomRead(r: Rand): Read {
+  const filter = randomFilter(r);
+  const options: FindOptions = r() < 0.7 ? { sort: randomSort(r), limit: int(r, 1, 10) } : {};
+  if (options.sort && r() < 0.5) options.skip = int(r, 0, 5);
+  return { filter, options };
+}
+
+async function step(r: Rand, c: Collection, model: Model, serial: Serial): Promise<void> {
   const kind = int(r, 0, 9);
   let what = `step ${kind}`;
   if (kind <= 2) {
-    const filter = randomFilter(r);
-    const options: FindOptions = r() < 0.7 ? { sort: randomSort(r), limit: int(r, 1, 10) } : {};
-    if (options.sort && r() < 0.5) options.skip = int(r, 0, 5);
+    // Half the reads repeat a recent one: the read cache must answer them as a fresh read would.
+    const again = serial.recent.length > 0 && r() < 0.5;
+    const { filter, options } = again ? pick(r, serial.recent) : randomRead(r);
+    if (!again) serial.recent = [...serial.recent.slice(-7), { filter, options }];
     const answer = await c.find(filter, options);
     expect(json(answer)).toBe(json(model.find(filter, options)));
     scribble(answer);
+    expect(await c.count(filter)).toBe(model.matching(filter).length);
   } else if (kind <= 6) {
     const filter = r() < 0.6 ? { _id: `d${int(r, 0, serial.n)}` } : randomFilter(r);
     const update = randomUpdate(r);
@@ -169,7 +182,7 @@ describe("embedded store fast paths against the general paths", () => {
       await c.createIndex({ keys: { g: 1 } });
       await c.createIndex({ keys: { g: 1, h: 1 } });
       const model = new Model();
-      const serial = { n: 0 };
+      const serial: Serial = { n: 0, recent: [] };
       for (; serial.n < 120; serial.n++) {
         const doc = newDoc(r, serial.n);
         model.docs.push(structuredClone(doc) as StoredDoc);

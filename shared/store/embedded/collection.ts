@@ -15,6 +15,7 @@ import type {
 import type { DocPatch, EmbeddedBackend } from "./backend";
 import type { WrittenValue } from "./depth";
 import { fastUpdate } from "./fast-update";
+import { readKey } from "./read-cache";
 import { type StoredDoc, Table } from "./table";
 import {
   DEEP,
@@ -25,6 +26,7 @@ import {
   idsOf,
   equalitiesOf,
   project,
+  projectShared,
   predicateOf,
   validIndex,
   sortDocs,
@@ -42,13 +44,20 @@ export class EmbeddedCollection implements Collection<Doc> {
   }
 
   async find(filter: Filter = {}, options: FindOptions = {}): Promise<Doc[]> {
-    const skip = options.skip ?? 0;
-    const end = options.limit ? skip + options.limit : undefined;
-    let docs = this.matching(filter, options.sort ? Infinity : (end ?? Infinity));
+    const table = this.table;
+    const { sort, skip = 0, limit, projection } = options;
+    // The same read of an unchanged collection takes its last answer (read-cache.ts); copied either way.
+    const key = readKey("find", filter, sort ?? null, skip, limit ?? null, projection ?? null);
+    const kept = key === undefined ? undefined : table.reads.get(key, table.version);
+    if (Array.isArray(kept)) return kept.map(copyDoc);
+    const end = limit ? skip + limit : undefined;
+    let docs = this.matching(filter, sort ? Infinity : (end ?? Infinity));
     // Only a plain page (whole non-negative numbers) may stop sorting at its end; slice copes with the rest.
     const page = Number.isInteger(skip) && skip >= 0 && Number.isInteger(end) ? end : undefined;
-    if (options.sort) docs = sortDocs(docs, options.sort, page);
-    return project(docs.slice(skip, end), options.projection);
+    if (sort) docs = sortDocs(docs, sort, page);
+    const answer = projectShared(docs.slice(skip, end), projection);
+    if (key !== undefined) table.reads.set(key, table.version, answer);
+    return answer.map(copyDoc);
   }
 
   async findOne(filter: Filter, options: Omit<FindOptions, "skip" | "limit"> = {}): Promise<Doc | null> {
@@ -58,9 +67,15 @@ export class EmbeddedCollection implements Collection<Doc> {
 
   async count(filter: Filter = {}): Promise<number> {
     // Everything: no need to list it first (matching still checks the filter's type).
+    const table = this.table;
     if (filter && typeof filter === "object" && !Array.isArray(filter) && Object.keys(filter).length === 0)
-      return this.table.docs.size;
-    return this.matching(filter).length;
+      return table.docs.size;
+    const key = readKey("count", filter);
+    const kept = key === undefined ? undefined : table.reads.get(key, table.version);
+    if (typeof kept === "number") return kept;
+    const count = this.matching(filter).length;
+    if (key !== undefined) table.reads.set(key, table.version, count);
+    return count;
   }
 
   async insertOne(doc: Doc): Promise<Doc> {

@@ -136,14 +136,22 @@ function compileProjectionOnce(projection: Projection): ((doc: Doc) => Doc) | un
 }
 
 /**
- * Copies of `docs`, projected: callers never hold the stored objects. A compiled projection picks
- * fields first and copies only what it answers; mingo gets copies, since its exclusion of a nested
- * field (`{"a.b": 0}`) deletes the field from the object it is given.
+ * Copies of `docs`, projected: callers never hold the stored objects.
  */
 export function project(docs: Doc[], projection?: Projection): Doc[] {
-  if (!projection || Object.keys(projection).length === 0) return docs.map(copyDoc);
+  return projectShared(docs, projection).map(copyDoc);
+}
+
+/**
+ * `docs` projected, still sharing members with the stored documents (or the stored documents
+ * themselves): to be copied before any caller holds them. A compiled projection picks fields
+ * without copying; mingo gets copies, since its exclusion of a nested field (`{"a.b": 0}`) deletes
+ * the field from the object it is given.
+ */
+export function projectShared(docs: Doc[], projection?: Projection): Doc[] {
+  if (!projection || Object.keys(projection).length === 0) return docs;
   const pick = compileProjection(projection);
-  if (pick) return docs.map((doc) => copyDoc(pick(doc)));
+  if (pick) return docs.map(pick);
   return new Query({}, {}).find<Doc>(docs.map(copyDoc), projection).all();
 }
 

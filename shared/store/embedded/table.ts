@@ -2,6 +2,7 @@
 import { isPlainObject as isPlain } from "../../objects";
 import { DuplicateKeyError, type Doc, type Filter, type IndexSpec } from "../types";
 import { indexKeys, keyObject } from "./mongo";
+import { ReadCache } from "./read-cache";
 
 export type NamedIndex = IndexSpec & { name: string };
 export type StoredDoc = Doc & { _id: string };
@@ -17,8 +18,13 @@ export class Table {
   /** Insertion rank of each document, so index hits come back in the order a scan would give. */
   private readonly rank = new Map<string, number>();
   private nextRank = 0;
+  /** Counts every change (documents or indexes): an answer read at another version is stale. */
+  version = 0;
+  /** Recent answers of reads at their version (read-cache.ts). */
+  readonly reads = new ReadCache();
 
   addIndex(spec: NamedIndex): void {
+    this.version++;
     this.indexes.set(spec.name, spec);
     if (spec.unique) {
       const keys = new Map<string, string>();
@@ -87,6 +93,7 @@ export class Table {
   }
 
   apply(puts: StoredDoc[], dels: string[]): void {
+    this.version++;
     const removed = [...dels, ...puts.map((d) => d._id)];
     for (const id of removed) {
       const old = this.docs.get(id);

@@ -1,0 +1,122 @@
+"use strict";
+var __importDefault = (this && this.__importDefault) || function (mod) {
+    return (mod && mod.__esModule) ? mod : { "default": mod };
+};
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.watchCpu = watchCpu;
+exports.waitQuiet = waitQuiet;
+/**
+ * Who used the CPU during a measured run. The machine is shared (other engineers' builds and
+ * tests, 2 cores), so every figure carries the share of CPU used by processes outside the bench:
+ * machine busy time (os.cpus) minus the bench's own tree (this process, its children, autocannon)
+ * and nats-server. Linux only (/proc); elsewhere `others` is null.
+ */
+const node_fs_1 = __importDefault(require("node:fs"));
+const node_os_1 = __importDefault(require("node:os"));
+/** clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on Linux). */
+const HZ = 100;
+function machineMs() {
+    let busy = 0;
+    let all = 0;
+    for (const { times: t } of node_os_1.default.cpus()) {
+        busy += t.user + t.nice + t.sys + t.irq;
+        all += t.user + t.nice + t.sys + t.irq + t.idle;
+    }
+    return { busy, all };
+}
+/** utime + stime of a process in ms, or undefined when it is gone (or not Linux). */
+function processMs(pid) {
+    try {
+        const stat = node_fs_1.default.readFileSync(`/proc/${pid}/stat`, "utf8");
+        // Fields after the command name (which may contain spaces), counted from field 3.
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        return ((Number(fields[11]) + Number(fields[12])) * 1000) / HZ;
+    }
+    catch {
+        return undefined;
+    }
+}
+/** pids of nats-server processes (the bus is part of what the NATS scenarios measure). */
+function natsServerPids() {
+    try {
+        return node_fs_1.default
+            .readdirSync("/proc")
+            .filter((d) => /^\d+$/.test(d))
+            .filter((d) => {
+            try {
+                return node_fs_1.default.readFileSync(`/proc/${d}/comm`, "utf8").trim() === "nats-server";
+            }
+            catch {
+                return false;
+            }
+        })
+            .map(Number);
+    }
+    catch {
+        return [];
+    }
+}
+/**
+ * Starts watching; `pids()` names the bench's live children (they come and go: autocannon is one
+ * per run), so they are sampled every 200 ms and their last reading counts.
+ */
+function watchCpu(pids) {
+    const first = new Map();
+    const last = new Map();
+    const nats = natsServerPids();
+    let started = false;
+    const sample = () => {
+        for (const pid of [process.pid, ...nats, ...pids()]) {
+            const ms = processMs(pid);
+            if (ms === undefined)
+                continue;
+            // A child first seen after the start started within the window: all its time counts.
+            if (!first.has(pid))
+                first.set(pid, started ? 0 : ms);
+            last.set(pid, ms);
+        }
+    };
+    const start = machineMs();
+    sample();
+    started = true;
+    const timer = setInterval(sample, 200);
+    return {
+        stop() {
+            clearInterval(timer);
+            sample();
+            const end = machineMs();
+            const all = end.all - start.all;
+            const busy = end.busy - start.busy;
+            let ours = 0;
+            const byPid = {};
+            for (const [pid, ms] of last) {
+                byPid[pid] = ms - (first.get(pid) ?? ms);
+                ours += byPid[pid];
+            }
+            const linux = last.size > 0;
+            const round = (x) => Number(Math.min(1, Math.max(0, x)).toFixed(2));
+            return {
+                machine: all > 0 ? round(busy / all) : 0,
+                others: linux && all > 0 ? round((busy - ours) / all) : null,
+                byPid,
+                natsPids: nats,
+            };
+        },
+    };
+}
+/**
+ * Waits (at most `maxMs`) for a second in which the machine is almost idle, before a run starts:
+ * the bench is idle then, so what is busy is someone else's build or tests. Returns the last share.
+ */
+async function waitQuiet(maxMs, threshold = 0.15) {
+    const deadline = Date.now() + maxMs;
+    for (;;) {
+        const start = machineMs();
+        await new Promise((r) => setTimeout(r, 1000));
+        const end = machineMs();
+        const busy = (end.busy - start.busy) / Math.max(1, end.all - start.all);
+        if (busy <= threshold || Date.now() >= deadline)
+            return Number(busy.toFixed(2));
+    }
+}
+//# sourceMappingURL=cpu.js.map

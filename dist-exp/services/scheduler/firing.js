@@ -1,0 +1,189 @@
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.slotId = exports.TRIGGERS = exports.RUNS = exports.AUTOMATIONS = void 0;
+exports.onTick = onTick;
+/**
+ * Firing: every due slot of every automation starts exactly one job, across any number of
+ * scheduler replicas (docs/scheduler.md#exactly-once).
+ *
+ * A slot is (automation, due time). Its run record, `_id` `<automation id>@<due time>`, is inserted
+ * once: the insert is the claim, and a replica that loses it leaves the slot alone. The claim holds a
+ * lease and the id of the job to start, chosen before the start: a replica that dies after claiming
+ * leaves a claim whose lease runs out, and whichever replica takes it over starts the job under the
+ * same id, which the engine starts at most once. Only then does the automation's `nextRunAt` move on,
+ * by compare-and-set on the due time it had, so no slot is advanced twice or skipped.
+ */
+const contracts_1 = require("../../shared/contracts");
+const metrics_1 = require("../../shared/observability/metrics");
+const mongodb_1 = require("mongodb");
+const scheduler_1 = require("../../shared/contracts/scheduler");
+const types_1 = require("../../shared/store/types");
+const schedule_1 = require("./schedule");
+exports.AUTOMATIONS = "automations";
+exports.RUNS = "automation_runs";
+/** The automations' triggers (/operations-manager/triggers); a schedule trigger mirrors its automation's schedule. */
+exports.TRIGGERS = "automation_triggers";
+const slotId = (automationId, dueAt) => `${automationId}@${dueAt}`;
+exports.slotId = slotId;
+/** One pass: claimed slots whose lease ran out first, then every automation that is due. */
+async function onTick() {
+    const now = this.clock();
+    const result = { started: 0, skipped: 0, failed: 0 };
+    const tally = (o) => {
+        if (o !== "none")
+            result[o]++;
+    };
+    const orphans = await this.store
+        .collection(exports.RUNS)
+        .find({ state: "claimed", leaseUntil: { $lt: now } }, { limit: this.limits.batch });
+    for (const run of orphans)
+        tally(await resumeClaim.call(this, run, now));
+    const due = await this.store
+        .collection(exports.AUTOMATIONS)
+        .find({ disabled: false, nextRunAt: { $ne: null, $lte: (0, schedule_1.iso)(now) } }, { sort: { nextRunAt: 1 }, limit: this.limits.batch });
+    // Replicas see the same due list: each starts at its own random place in it, so they mostly
+    // claim different slots instead of racing for the same ones in the same order.
+    const start = Math.floor(Math.random() * due.length);
+    const mine = [...due.slice(start), ...due.slice(0, start)];
+    // One automation's failure is recorded on it and never stops the others.
+    const outcomes = await Promise.all(mine.map((automation) => fireSlot.call(this, automation, now).catch((err) => {
+        this.logger.warn(`automation ${automation._id}: ${err.message}`);
+        return "failed";
+    })));
+    outcomes.forEach(tally);
+    return result;
+}
+/** The slot of `automation` due at its nextRunAt: claim it, then fire or skip it, then advance. */
+async function fireSlot(automation, now) {
+    const dueAt = automation.nextRunAt;
+    const runs = this.store.collection(exports.RUNS);
+    const decision = (0, schedule_1.slotDecision)(Date.parse(dueAt), now, {
+        missedRuns: automation.missedRuns ?? "once",
+        catchUpMs: automation.catchUpWindow ? (0, scheduler_1.intervalMs)(automation.catchUpWindow) : null,
+        graceMs: this.limits.graceMs,
+    });
+    const claim = {
+        _id: (0, exports.slotId)(automation._id, dueAt),
+        automationId: automation._id,
+        dueAt,
+        state: decision.fire ? "claimed" : "skipped",
+        jobId: decision.fire ? new mongodb_1.ObjectId().toHexString() : null,
+        startedAt: null,
+        reason: decision.fire ? null : decision.reason,
+        claimedBy: this.broker.nodeID,
+        leaseUntil: now + this.limits.claimTtlMs,
+    };
+    try {
+        await runs.insertOne(claim);
+    }
+    catch (err) {
+        if (!(err instanceof types_1.DuplicateKeyError))
+            throw err;
+        // Someone else has this slot. A fresh slot is theirs to finish; an older one may be finished
+        // by a claimer that did not live to advance the automation: advancing here is the same
+        // compare-and-set they would have made.
+        if (now - Date.parse(dueAt) < this.limits.claimTtlMs)
+            return "none";
+        const existing = await runs.findOne({ _id: claim._id });
+        if (existing && existing.state !== "claimed")
+            await advance.call(this, automation, dueAt, now, existing);
+        return "none";
+    }
+    if (!decision.fire) {
+        await advance.call(this, automation, dueAt, now, claim);
+        (0, metrics_1.count)(this.broker, "schedulerSkips", { reason: "missed" });
+        return "skipped";
+    }
+    return startClaimed.call(this, automation, claim, now);
+}
+/** A claim whose owner stopped before finishing it: take it over (compare-and-set on the lease). */
+async function resumeClaim(run, now) {
+    const taken = await this.store
+        .collection(exports.RUNS)
+        .findOneAndUpdate({ _id: run._id, state: "claimed", leaseUntil: run.leaseUntil }, { $set: { claimedBy: this.broker.nodeID, leaseUntil: now + this.limits.claimTtlMs } });
+    if (!taken)
+        return "none";
+    const automation = await this.store.collection(exports.AUTOMATIONS).findOne({ _id: run.automationId });
+    if (!automation) {
+        await finishRun.call(this, taken, { state: "skipped", reason: "the automation was deleted" });
+        (0, metrics_1.count)(this.broker, "schedulerSkips", { reason: "deleted" });
+        return "skipped";
+    }
+    return startClaimed.call(this, automation, taken, now);
+}
+/** Starts the claimed slot's job (idempotent on its job id), records the outcome, advances. */
+async function startClaimed(automation, claim, now) {
+    if (automation.overlap === "skip" && (await previousJobRunning.call(this, automation, claim.jobId))) {
+        const skipped = await finishRun.call(this, claim, {
+            state: "skipped",
+            reason: `the previous job ${automation.lastJobId} is still running; overlap policy 'skip'`,
+        });
+        await advance.call(this, automation, claim.dueAt, now, skipped);
+        (0, metrics_1.count)(this.broker, "schedulerSkips", { reason: "overlap" });
+        return "skipped";
+    }
+    let outcome;
+    let finished;
+    try {
+        // An automation made through /operations-manager may have no workflow yet: a failed run says so.
+        if (!automation.workflow)
+            throw new Error("the automation has no workflow to run (set its componentId)");
+        const job = await this.broker.call("engine.startScheduledJob", {
+            workflow: automation.workflow,
+            jobId: claim.jobId,
+            automation: { _id: automation._id, name: automation.name, dueAt: claim.dueAt },
+            options: {
+                description: automation.description || `Automation '${automation.name}' due ${claim.dueAt}`,
+                variables: automation.variables ?? {},
+                ...(automation.groups?.length ? { groups: automation.groups } : {}),
+            },
+        });
+        finished = await finishRun.call(this, claim, {
+            state: "started",
+            jobId: job._id,
+            startedAt: (0, schedule_1.iso)(this.clock()),
+        });
+        outcome = "started";
+        (0, metrics_1.observe)(this.broker, "schedulerLag", this.clock() - Date.parse(claim.dueAt));
+    }
+    catch (err) {
+        finished = await finishRun.call(this, claim, { state: "failed", reason: err.message });
+        outcome = "failed";
+    }
+    (0, metrics_1.count)(this.broker, "schedulerFires", { outcome });
+    await advance.call(this, automation, claim.dueAt, now, finished);
+    return outcome;
+}
+async function previousJobRunning(automation, jobId) {
+    if (!automation.lastJobId || automation.lastJobId === jobId)
+        return false;
+    try {
+        const { data: job } = await (0, contracts_1.call)(this.broker, "engine.getJob", { id: automation.lastJobId });
+        return job.status === "running" || job.status === "paused";
+    }
+    catch {
+        return false; // a job that is gone is not running
+    }
+}
+async function finishRun(run, change) {
+    const done = await this.store
+        .collection(exports.RUNS)
+        .findOneAndUpdate({ _id: run._id, state: "claimed" }, { $set: change });
+    return done ?? { ...run, ...change };
+}
+/**
+ * Moves the automation past `dueAt`: nextRunAt becomes the first due time after now, stepping from
+ * the due time (no drift), or null. Compare-and-set on nextRunAt: a user's edit or another replica's
+ * advance in between wins, and this one changes nothing.
+ */
+async function advance(automation, dueAt, now, run) {
+    const automations = this.store.collection(exports.AUTOMATIONS);
+    const next = (0, schedule_1.nextDueAfter)(Date.parse(dueAt), (0, schedule_1.everyMs)(automation.repeatInterval), now);
+    await automations.updateOne({ _id: automation._id, nextRunAt: dueAt }, { $set: { nextRunAt: next === null ? null : (0, schedule_1.iso)(next) } });
+    // What the run did is recorded whatever became of nextRunAt meanwhile.
+    if (run.state === "started")
+        await automations.updateOne({ _id: automation._id }, { $set: { lastRunAt: run.startedAt, lastJobId: run.jobId, lastError: null } });
+    if (run.state === "failed")
+        await automations.updateOne({ _id: automation._id }, { $set: { lastError: run.reason } });
+}
+//# sourceMappingURL=firing.js.map

@@ -1,0 +1,529 @@
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.engine = exports.jobQuery = void 0;
+/** engine: workflows, jobs and tasks (spec operations 5, 8, 14, 17, 20; docs/platform-rules.md (#object-parameters-on-get, #workflows-and-jobs)). */
+const define_1 = require("./define");
+const schema_1 = require("./schema");
+const envelope_1 = require("../envelope");
+const resources_1 = require("./resources");
+/** A manual task as GET /operations-manager/tasks lists it, with the members of its job. */
+const manualTaskSchema = (0, schema_1.shape)({
+    id: schema_1.str,
+    job_id: schema_1.str,
+    name: schema_1.str,
+    summary: schema_1.str,
+    description: schema_1.str,
+    displayName: schema_1.str,
+    type: schema_1.str,
+    status: schema_1.str,
+    groups: (0, schema_1.arrayOf)(schema_1.str),
+    variables: schema_1.anyObj,
+    start_time: (0, schema_1.nullable)(schema_1.anyValue),
+    end_time: (0, schema_1.nullable)(schema_1.anyValue),
+    finish_state: (0, schema_1.nullable)(schema_1.str),
+    outgoing: schema_1.anyObj,
+    job: { type: "object", description: "Its job's _id, name, description, status, workflow and groups" },
+});
+/**
+ * A workflow as /automation-studio/workflows lists it: with `expand`, `created_by` and
+ * `last_updated_by` are the accounts (less any `exclude`d members) instead of usernames.
+ */
+const studioWorkflowSchema = (0, schema_1.openShape)({
+    ...resources_1.workflowSchema.props,
+    created_by: (0, schema_1.optional)((0, schema_1.either)(schema_1.str, schema_1.anyObj)),
+    last_updated_by: (0, schema_1.optional)((0, schema_1.either)(schema_1.str, schema_1.anyObj)),
+});
+/** `{field: value}` filters of the job query; values arrive as text on a query string. */
+const fieldMap = {
+    type: "record",
+    optional: true,
+    key: { type: "string", min: 1, max: 200 },
+    value: { type: "multi", rules: [{ type: "string" }, { type: "number" }, { type: "boolean" }] },
+};
+/** `{field: "a,b"}` or `{field: ["a", "b"]}` for in / not-in. */
+const fieldList = {
+    type: "record",
+    optional: true,
+    key: { type: "string", min: 1, max: 200 },
+    value: {
+        type: "multi",
+        rules: [
+            { type: "string" },
+            { type: "array", items: { type: "multi", rules: [{ type: "string" }, { type: "number" }] } },
+        ],
+    },
+};
+/** Job query (docs/platform-rules.md#object-parameters-on-get): shared by the admin and the group-filtered job lists. */
+exports.jobQuery = {
+    type: "object",
+    strict: "remove",
+    default: {},
+    props: {
+        limit: (0, schema_1.int)(1),
+        skip: (0, schema_1.int)(0),
+        order: schema_1.sortOrder,
+        sort: schema_1.optString,
+        include: schema_1.optString,
+        exclude: schema_1.optString,
+        in: fieldList,
+        "not-in": fieldList,
+        equals: fieldMap,
+        contains: fieldMap,
+        "starts-with": fieldMap,
+        "ends-with": fieldMap,
+        gt: fieldMap,
+        gte: fieldMap,
+        lt: fieldMap,
+        lte: fieldMap,
+        dereference: schema_1.optString,
+        q: schema_1.optString,
+    },
+};
+const workflowName = { type: "string", min: 1, max: 256 };
+/** `{jobIds: [...]}`: the job-control body of the real product (pause, resume, cancel). */
+const jobIds = { type: "array", items: schema_1.objectId, min: 1, max: 1000, unique: true };
+const JOB_READ = [...define_1.SUPPORT_READ, "operations"];
+/**
+ * The real product's search body (`POST /workflow_engine/jobs/search` and `/workflows/search`):
+ * `{options: {query, limit, skip, sort, fields}}`. `query` is a filter on the allowed fields.
+ */
+const searchOptions = {
+    type: "object",
+    strict: "remove",
+    default: {},
+    props: {
+        query: { type: "object", optional: true, maxProps: 50 },
+        limit: (0, schema_1.int)(1),
+        skip: (0, schema_1.int)(0),
+        sort: { type: "record", optional: true, key: { type: "string", min: 1, max: 200 }, value: schema_1.sortOrder },
+        fields: {
+            type: "record",
+            optional: true,
+            key: { type: "string", min: 1, max: 200 },
+            value: { type: "enum", values: [0, 1, true, false] },
+        },
+    },
+};
+const workflowDocument = {
+    type: "object",
+    props: {
+        name: workflowName,
+        description: { type: "string", max: 4096, optional: true },
+        tasks: { type: "object" },
+        transitions: { type: "object" },
+        inputSchema: { type: "object", optional: true },
+        sla: { type: "number", min: 0, optional: true },
+        preAutomationTime: { type: "number", min: 0, optional: true },
+        groups: { type: "array", items: { type: "string", min: 1 }, optional: true },
+        tags: { type: "array", items: { type: "string", min: 1 }, optional: true },
+        /** Job variables stored encrypted (docs/platform-rules.md#secrets): pointers into the job, e.g. /variables/password. */
+        decorators: {
+            type: "array",
+            optional: true,
+            items: {
+                type: "object",
+                strict: "remove",
+                props: {
+                    type: { type: "equal", value: "encryption" },
+                    pointer: { type: "string", pattern: /^(\/[^/]+)+$/ },
+                },
+            },
+        },
+    },
+};
+/** What a job starts with, from a person (startJob) or a schedule (startScheduledJob). */
+const jobStartOptions = {
+    description: { type: "string", max: 4096, optional: true },
+    variables: { type: "object", optional: true },
+    // Group ids are UUIDs (docs/platform-rules.md#identifiers-and-time), not object ids; unknown ones answer 400.
+    groups: { type: "array", items: { type: "string", min: 1, max: 128 }, max: 100, optional: true },
+};
+exports.engine = (0, define_1.defineService)("engine", {
+    startJob: {
+        params: {
+            workflow: workflowName,
+            options: {
+                type: "object",
+                strict: "remove",
+                props: { ...jobStartOptions, type: { type: "string", optional: true } },
+            },
+        },
+        result: (0, schema_1.returns)(resources_1.jobSchema),
+        http: {
+            method: "POST",
+            path: "/operations-manager/jobs/start",
+            aliases: [{ path: "/operations_manager/jobs/start" }],
+            access: "authenticated",
+            spec: 17,
+            summary: "Start a job from a workflow",
+        },
+    },
+    startScheduledJob: {
+        params: {
+            workflow: workflowName,
+            /** Chosen by the scheduler when it claims the slot: a second start of the same slot finds this job. */
+            jobId: schema_1.objectId,
+            automation: {
+                type: "object",
+                strict: "remove",
+                props: {
+                    _id: schema_1.objectId,
+                    name: { type: "string", min: 1, max: 256 },
+                    dueAt: { type: "string", max: 64 },
+                },
+            },
+            options: {
+                type: "object",
+                strict: "remove",
+                props: jobStartOptions,
+            },
+        },
+        result: (0, schema_1.returns)(resources_1.jobSchema),
+        description: "Starts the job of one automation slot (type 'automation', linked to the automation and its due time) with the id the scheduler chose; idempotent: the same id answers the job already started.",
+    },
+    finishTask: {
+        params: {
+            task_id: { type: "string", min: 1, max: 128 },
+            job_id: schema_1.objectId,
+            task_data: { type: "object" },
+        },
+        result: (0, schema_1.returns)(resources_1.jobSchema),
+        http: {
+            method: "POST",
+            path: "/workflow_engine/finishTask",
+            access: ["admin", "engineering", "support"],
+            spec: 14,
+            summary: "Finish a waiting manual task with finish state success",
+        },
+    },
+    adminJobs: {
+        params: { queryParameters: exports.jobQuery },
+        result: (0, schema_1.returns)(resources_1.jobPageSchema),
+        http: {
+            method: "GET",
+            path: "/operations-manager/admin/jobs",
+            access: ["admin", "engineering", "apiread", "operations"],
+            spec: 5,
+            objectParam: "queryParameters",
+            summary: "A page of jobs, bypassing group-based access",
+        },
+    },
+    listJobs: {
+        params: { queryParameters: exports.jobQuery },
+        result: (0, schema_1.returns)((0, envelope_1.envelopeOf)((0, schema_1.arrayOf)(resources_1.jobSchema), (0, schema_1.shape)({ ...envelope_1.pageMetadataProps, hints: (0, schema_1.arrayOf)(schema_1.str) }))),
+        http: {
+            method: "GET",
+            path: "/operations-manager/jobs",
+            access: [...define_1.SUPPORT_READ, "operations"],
+            objectParam: "queryParameters",
+            summary: "A page of the jobs the caller's groups may see",
+        },
+    },
+    getJob: {
+        params: {
+            id: schema_1.objectId,
+            include: exports.jobQuery.props.include,
+            exclude: exports.jobQuery.props.exclude,
+            dereference: exports.jobQuery.props.dereference,
+        },
+        result: (0, schema_1.returns)((0, envelope_1.envelopeOf)(resources_1.jobSchema)),
+        http: {
+            method: "GET",
+            path: "/operations-manager/jobs/:id",
+            access: [...define_1.SUPPORT_READ, "operations"],
+            summary: "Read a job (group-based access)",
+        },
+    },
+    cancelJob: {
+        params: { id: schema_1.objectId },
+        result: (0, schema_1.returns)(resources_1.jobSchema),
+        http: {
+            method: "POST",
+            path: "/operations-manager/jobs/:id/cancel",
+            access: define_1.SUPPORT_WRITE,
+            summary: "Cancel a running or paused job",
+        },
+    },
+    listManualTasks: {
+        params: {
+            job_id: { ...schema_1.objectId, optional: true },
+            status: { type: "enum", values: ["waiting", "complete", "canceled"], optional: true },
+            skip: (0, schema_1.int)(0),
+            limit: (0, schema_1.int)(1),
+        },
+        result: (0, schema_1.returns)((0, schema_1.arrayOf)(manualTaskSchema)),
+        http: {
+            method: "GET",
+            path: "/operations-manager/tasks",
+            access: [...define_1.SUPPORT_READ, "support", "operations"],
+            summary: "Manual tasks (by default those waiting), filterable by job and status",
+        },
+    },
+    taskMetrics: {
+        params: {
+            queryOptions: {
+                type: "object",
+                strict: "remove",
+                default: {},
+                props: {
+                    order: schema_1.sortOrder,
+                    sort: { type: "enum", values: ["workflow.name", "metrics.startDate"], optional: true },
+                    skip: (0, schema_1.int)(0),
+                    limit: (0, schema_1.int)(1),
+                    greaterThanEquals: {
+                        type: "number",
+                        integer: true,
+                        min: 0,
+                        optional: true,
+                        description: "Milliseconds since the UNIX epoch",
+                    },
+                    greaterThanEqualsField: { type: "equal", value: "metrics.startDate", strict: true, optional: true },
+                    equals: schema_1.optString,
+                    equalsField: { type: "equal", value: "workflow.name", strict: true, optional: true },
+                },
+            },
+        },
+        result: (0, schema_1.returns)(resources_1.taskMetricsResultSchema),
+        http: {
+            method: "GET",
+            path: "/workflow_engine/tasks/metrics",
+            access: ["admin", "apiread"],
+            spec: 8,
+            objectParam: "queryOptions",
+            summary: "Daily task metrics per workflow",
+        },
+    },
+    listTasks: {
+        params: {},
+        result: (0, schema_1.returns)((0, schema_1.arrayOf)(resources_1.taskCatalogEntrySchema)),
+        http: {
+            method: "GET",
+            path: "/workflow_builder/tasks/list",
+            access: ["admin", "engineering", "support"],
+            spec: 20,
+            summary: "Every task a workflow can use",
+        },
+    },
+    createWorkflow: {
+        params: { workflow: workflowDocument },
+        result: (0, schema_1.returns)(resources_1.workflowSchema),
+        http: {
+            method: "POST",
+            path: "/workflow_builder/workflows",
+            access: define_1.SUPPORT_WRITE,
+            summary: "Create a workflow",
+        },
+    },
+    listWorkflows: {
+        params: { skip: (0, schema_1.int)(0), limit: (0, schema_1.int)(1) },
+        result: (0, schema_1.returns)((0, schema_1.arrayOf)(resources_1.workflowSchema)),
+        http: {
+            method: "GET",
+            path: "/workflow_builder/workflows",
+            access: define_1.SUPPORT_READ,
+            summary: "List workflows",
+        },
+    },
+    getWorkflow: {
+        params: { name: workflowName },
+        result: (0, schema_1.returns)(resources_1.workflowSchema),
+        http: {
+            method: "GET",
+            path: "/workflow_builder/workflows/:name",
+            access: define_1.SUPPORT_READ,
+            summary: "Read a workflow",
+        },
+    },
+    getWorkflowById: {
+        params: { id: schema_1.objectId },
+        result: (0, schema_1.returns)(resources_1.workflowSchema),
+        description: "Reads a workflow by its _id (an automation's componentId names a workflow this way, as the real product's does).",
+    },
+    updateWorkflow: {
+        params: { name: workflowName, workflow: workflowDocument },
+        result: (0, schema_1.returns)(resources_1.workflowSchema),
+        http: {
+            method: "PUT",
+            path: "/workflow_builder/workflows/:name",
+            access: define_1.SUPPORT_WRITE,
+            summary: "Replace a workflow",
+        },
+    },
+    deleteWorkflow: {
+        params: { name: workflowName },
+        result: (0, schema_1.returns)(resources_1.messageSchema),
+        http: {
+            method: "DELETE",
+            path: "/workflow_builder/workflows/:name",
+            aliases: [{ path: "/workflow_builder/workflows/delete/:name" }],
+            access: define_1.SUPPORT_WRITE,
+            summary: "Delete a workflow",
+        },
+    },
+    pauseJobs: {
+        params: { jobIds },
+        result: (0, schema_1.returns)(resources_1.jobControlResultSchema),
+        http: {
+            method: "POST",
+            path: "/operations-manager/jobs/pause",
+            access: define_1.SUPPORT_WRITE,
+            summary: "Pause running jobs: tasks under way may finish, nothing new starts until resumed",
+        },
+    },
+    resumeJobs: {
+        params: { jobIds },
+        result: (0, schema_1.returns)(resources_1.jobControlResultSchema),
+        http: {
+            method: "POST",
+            path: "/operations-manager/jobs/resume",
+            access: define_1.SUPPORT_WRITE,
+            summary: "Resume paused jobs",
+        },
+    },
+    cancelJobs: {
+        params: { jobIds },
+        result: (0, schema_1.returns)(resources_1.jobControlResultSchema),
+        http: {
+            method: "POST",
+            path: "/operations-manager/jobs/cancel",
+            access: define_1.SUPPORT_WRITE,
+            summary: "Cancel running or paused jobs",
+        },
+    },
+    jobOutput: {
+        params: { id: schema_1.objectId },
+        result: (0, schema_1.returns)(resources_1.jobOutputSchema),
+        http: {
+            method: "GET",
+            path: "/workflow_engine/job/:id/output",
+            access: JOB_READ,
+            summary: "A job's variables and each task's outgoing values (group-based access)",
+        },
+    },
+    jobMetrics: {
+        params: {
+            queryOptions: {
+                type: "object",
+                strict: "remove",
+                default: {},
+                props: {
+                    equals: schema_1.optString,
+                    equalsField: { type: "equal", value: "workflow.name", strict: true, optional: true },
+                    order: schema_1.sortOrder,
+                    skip: (0, schema_1.int)(0),
+                    limit: (0, schema_1.int)(1),
+                },
+            },
+        },
+        result: (0, schema_1.returns)(resources_1.jobMetricsResultSchema),
+        http: {
+            method: "GET",
+            path: "/workflow_engine/jobs/metrics",
+            access: ["admin", "apiread"],
+            objectParam: "queryOptions",
+            summary: "Job counts by status and run times, per workflow",
+        },
+    },
+    searchJobs: {
+        params: { options: searchOptions },
+        result: (0, schema_1.returns)((0, resources_1.searchResultOf)(resources_1.jobSchema)),
+        http: {
+            method: "POST",
+            path: "/workflow_engine/jobs/search",
+            access: JOB_READ,
+            summary: "The real product's job search: {options: {query, limit, skip, sort, fields}} (group-based access)",
+        },
+    },
+    getJobDocument: {
+        params: { id: schema_1.objectId },
+        result: (0, schema_1.returns)(resources_1.jobSchema),
+        http: {
+            method: "GET",
+            path: "/workflow_engine/getJob/:id",
+            access: JOB_READ,
+            summary: "The real product's plain job read: the job document itself (group-based access)",
+        },
+    },
+    searchWorkflows: {
+        params: { options: searchOptions },
+        result: (0, schema_1.returns)((0, resources_1.searchResultOf)(resources_1.workflowSchema)),
+        http: {
+            method: "POST",
+            path: "/workflow_engine/workflows/search",
+            access: define_1.SUPPORT_READ,
+            summary: "The real product's workflow search: {options: {query, limit, skip, sort, fields}}",
+        },
+    },
+    studioWorkflows: {
+        params: {
+            options: {
+                type: "object",
+                strict: "remove",
+                default: {},
+                props: {
+                    equals: {
+                        type: "object",
+                        optional: true,
+                        strict: "remove",
+                        props: { name: { ...workflowName, optional: true }, _id: { ...schema_1.objectId, optional: true } },
+                    },
+                    contains: { type: "object", optional: true, strict: "remove", props: { name: schema_1.optString } },
+                    "starts-with": { type: "object", optional: true, strict: "remove", props: { name: schema_1.optString } },
+                    sort: { type: "enum", values: ["name", "created", "last_updated"], optional: true },
+                    order: schema_1.sortOrder,
+                    skip: (0, schema_1.int)(0),
+                    limit: (0, schema_1.int)(1),
+                    expand: {
+                        type: "string",
+                        max: 256,
+                        optional: true,
+                        description: "created_by,last_updated_by: the accounts",
+                    },
+                    include: { type: "string", max: 2048, optional: true },
+                    exclude: { type: "string", max: 2048, optional: true },
+                },
+            },
+        },
+        result: (0, schema_1.returns)((0, schema_1.shape)({ items: (0, schema_1.arrayOf)(studioWorkflowSchema), total: schema_1.integer, skip: schema_1.integer, limit: schema_1.integer })),
+        http: {
+            method: "GET",
+            path: "/automation-studio/workflows",
+            access: define_1.SUPPORT_READ,
+            objectParam: "options",
+            summary: "The real product's workflow list: equals[name], equals[_id], contains[name], starts-with[name], expand, include, exclude",
+        },
+    },
+    exportWorkflow: {
+        params: {
+            name: { ...workflowName, optional: true },
+            options: {
+                type: "object",
+                optional: true,
+                strict: "remove",
+                props: { name: workflowName, type: { type: "string", max: 64, optional: true } },
+                description: "The real product's body: {options: {name, type}}",
+            },
+        },
+        result: (0, schema_1.returns)(resources_1.workflowExportSchema),
+        http: {
+            method: "POST",
+            path: "/workflow_builder/export",
+            access: define_1.SUPPORT_READ,
+            summary: "A workflow with everything needed to create it again elsewhere",
+        },
+    },
+    importWorkflow: {
+        params: {
+            ...workflowDocument.props,
+            overwrite: { type: "boolean", optional: true, description: "Replace a workflow of the same name" },
+        },
+        result: (0, schema_1.returns)(resources_1.workflowSchema),
+        http: {
+            method: "POST",
+            path: "/workflow_builder/import",
+            access: define_1.SUPPORT_WRITE,
+            summary: "Create a workflow from an export (409 when the name exists, unless overwrite)",
+        },
+    },
+});
+//# sourceMappingURL=engine.js.map

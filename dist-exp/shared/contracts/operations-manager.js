@@ -1,0 +1,238 @@
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.operationsManagerActions = exports.TRIGGER_FIELDS = exports.AUTOMATION_FIELDS = void 0;
+/**
+ * The real product's newer surface over the scheduler's automations: `/operations-manager/automations`
+ * and `/operations-manager/triggers` (manual, endpoint, schedule), as its clients (itential-mcp,
+ * ipctl) call them, answered in its `{message, data, metadata}` envelope (shared/envelope.ts).
+ * These are actions of the scheduler service (spread into its contract): the same automations, and
+ * a schedule trigger is the automation's schedule (docs/scheduler.md#triggers).
+ * Roles: the same as the /automation_catalog automation routes (supporting reads and writes); a
+ * trigger run starts a job, so like POST /operations-manager/jobs/start it is open to any signed-in
+ * caller, who may start it only into groups it is in.
+ */
+const define_1 = require("./define");
+const schema_1 = require("./schema");
+const resources_1 = require("./resources");
+const envelope_1 = require("../envelope");
+const text = (max) => ({ type: "string", max, optional: true });
+const groupIds = {
+    type: "array",
+    items: { type: "string", min: 1, max: 128 },
+    max: 100,
+    optional: true,
+};
+/** The list query the real product takes: paging, sort and `equals`/`contains`/`startsWith` with a field. */
+function listQuery(fields) {
+    const field = { type: "enum", values: fields, optional: true };
+    return {
+        skip: (0, schema_1.int)(0),
+        limit: (0, schema_1.int)(1),
+        sort: field,
+        order: schema_1.sortOrder,
+        equals: text(256),
+        equalsField: field,
+        contains: text(256),
+        containsField: field,
+        startsWith: text(256),
+        startsWithField: field,
+    };
+}
+exports.AUTOMATION_FIELDS = [
+    "_id",
+    "name",
+    "description",
+    "componentType",
+    "componentId",
+    "componentName",
+];
+exports.TRIGGER_FIELDS = [
+    "_id",
+    "name",
+    "description",
+    "type",
+    "actionId",
+    "routeName",
+    "verb",
+];
+const automationMembers = {
+    name: { type: "string", min: 1, max: 256 },
+    description: text(4096),
+    /** Only workflows run here; the real product's `ucm_compliance_plan` answers 400. */
+    componentType: { type: "enum", values: ["workflows"], optional: true },
+    /** The workflow's `_id` (or its name); must exist, else 400. */
+    componentId: { type: "string", min: 1, max: 256, optional: true, nullable: true },
+    gbac: {
+        type: "object",
+        optional: true,
+        strict: "remove",
+        props: { read: groupIds, write: groupIds },
+    },
+};
+/** An endpoint's route name: one URL path segment. */
+const routeName = {
+    type: "string",
+    min: 1,
+    max: 128,
+    pattern: /^[A-Za-z0-9._~-]+$/,
+    messages: { stringPattern: "The '{field}' field must be one URL path segment (letters, digits, . _ ~ -)." },
+};
+/** Members of every trigger type; which are required for which type is checked by the handler. */
+const triggerMembers = {
+    name: { type: "string", min: 1, max: 256 },
+    description: { type: "string", max: 4096, optional: true, nullable: true },
+    enabled: schema_1.optBool,
+    actionType: { type: "equal", value: "automations", optional: true },
+    // endpoint
+    verb: { type: "enum", values: ["POST"], optional: true },
+    routeName: { ...routeName, optional: true },
+    schema: { type: "object", optional: true, nullable: true },
+    // manual
+    formId: { type: "string", max: 256, optional: true, nullable: true },
+    formData: { type: "object", optional: true },
+    legacyWrapper: schema_1.optBool,
+    // schedule
+    firstRunAt: (0, schema_1.int)(0, 8_640_000_000_000_000),
+    repeatUnit: { type: "enum", values: ["minute", "hour", "day", "week"], optional: true, nullable: true },
+    repeatFrequency: { ...(0, schema_1.int)(1, 1_000_000), nullable: true },
+    repeatInterval: { ...(0, schema_1.int)(1, 8_640_000_000_000_000), nullable: true },
+    processMissedRuns: { type: "enum", values: ["none", "last"], optional: true },
+};
+/** The same members, each optional (a PATCH changes any of them). */
+function allOptional(props) {
+    return Object.fromEntries(Object.entries(props).map(([k, rule]) => [k, { ...rule, optional: true }]));
+}
+exports.operationsManagerActions = {
+    omCreateAutomation: {
+        params: automationMembers,
+        result: (0, schema_1.returns)((0, envelope_1.envelopeOf)(resources_1.omAutomationSchema)),
+        http: {
+            method: "POST",
+            path: "/operations-manager/automations",
+            access: define_1.SUPPORT_WRITE,
+            summary: "Create an automation (the real product's view: name, componentType, componentId, gbac)",
+        },
+    },
+    omListAutomations: {
+        params: listQuery(exports.AUTOMATION_FIELDS),
+        result: (0, schema_1.returns)((0, envelope_1.envelopeOf)((0, schema_1.arrayOf)(resources_1.omAutomationSchema), envelope_1.pageMetadataSchema)),
+        http: {
+            method: "GET",
+            path: "/operations-manager/automations",
+            access: define_1.SUPPORT_READ,
+            summary: "List automations: equals/contains/startsWith with their field, sort, order, skip, limit",
+        },
+    },
+    omGetAutomation: {
+        params: { id: schema_1.objectId },
+        result: (0, schema_1.returns)((0, envelope_1.envelopeOf)(resources_1.omAutomationSchema)),
+        http: {
+            method: "GET",
+            path: "/operations-manager/automations/:id",
+            access: define_1.SUPPORT_READ,
+            summary: "Read an automation",
+        },
+    },
+    omUpdateAutomation: {
+        params: { id: schema_1.objectId, ...allOptional(automationMembers) },
+        result: (0, schema_1.returns)((0, envelope_1.envelopeOf)(resources_1.omAutomationSchema)),
+        http: {
+            method: "PATCH",
+            path: "/operations-manager/automations/:id",
+            access: define_1.SUPPORT_WRITE,
+            summary: "Change an automation's name, description, component or groups",
+        },
+    },
+    omDeleteAutomation: {
+        params: { id: schema_1.objectId },
+        result: (0, schema_1.returns)((0, envelope_1.envelopeOf)((0, schema_1.constant)(null))),
+        http: {
+            method: "DELETE",
+            path: "/operations-manager/automations/:id",
+            access: define_1.SUPPORT_WRITE,
+            summary: "Delete an automation, its triggers and its schedule",
+        },
+    },
+    createTrigger: {
+        params: {
+            ...triggerMembers,
+            type: { type: "enum", values: ["manual", "endpoint", "schedule"] },
+            actionId: schema_1.objectId,
+        },
+        result: (0, schema_1.returns)((0, envelope_1.envelopeOf)(resources_1.triggerSchema)),
+        http: {
+            method: "POST",
+            path: "/operations-manager/triggers",
+            access: define_1.SUPPORT_WRITE,
+            summary: "Create a trigger of an automation: manual, endpoint (routeName) or schedule (firstRunAt, repeatInterval)",
+        },
+    },
+    listTriggers: {
+        params: { ...listQuery(exports.TRIGGER_FIELDS), enabled: schema_1.optBool, actionId: { ...schema_1.objectId, optional: true } },
+        result: (0, schema_1.returns)((0, envelope_1.envelopeOf)((0, schema_1.arrayOf)(resources_1.triggerSchema), envelope_1.pageMetadataSchema)),
+        http: {
+            method: "GET",
+            path: "/operations-manager/triggers",
+            access: define_1.SUPPORT_READ,
+            summary: "List triggers: equals/contains/startsWith with their field, enabled, actionId, sort, skip, limit",
+        },
+    },
+    getTrigger: {
+        params: { id: schema_1.objectId },
+        result: (0, schema_1.returns)((0, envelope_1.envelopeOf)(resources_1.triggerSchema)),
+        http: {
+            method: "GET",
+            path: "/operations-manager/triggers/:id",
+            access: define_1.SUPPORT_READ,
+            summary: "Read a trigger (a schedule trigger with its next due time)",
+        },
+    },
+    updateTrigger: {
+        params: {
+            id: schema_1.objectId,
+            ...allOptional(triggerMembers),
+            // A trigger keeps its type and automation: changing either is refused with 400.
+            type: { type: "string", max: 64, optional: true },
+            actionId: { type: "string", max: 64, optional: true },
+        },
+        result: (0, schema_1.returns)((0, envelope_1.envelopeOf)(resources_1.triggerSchema)),
+        http: {
+            method: "PATCH",
+            path: "/operations-manager/triggers/:id",
+            access: define_1.SUPPORT_WRITE,
+            summary: "Change a trigger (enabled, name, route, schedule...); a schedule change moves the automation's schedule",
+        },
+    },
+    deleteTrigger: {
+        params: { id: schema_1.objectId },
+        result: (0, schema_1.returns)((0, envelope_1.envelopeOf)((0, schema_1.constant)(null))),
+        http: {
+            method: "DELETE",
+            path: "/operations-manager/triggers/:id",
+            access: define_1.SUPPORT_WRITE,
+            summary: "Delete a trigger (a schedule trigger's schedule stops)",
+        },
+    },
+    runEndpointTrigger: {
+        params: { routeName, input: { type: "object" } },
+        result: (0, schema_1.returns)((0, envelope_1.envelopeOf)(resources_1.jobSchema)),
+        http: {
+            method: "POST",
+            path: "/operations-manager/triggers/endpoint/:routeName",
+            access: "authenticated",
+            bodyParam: "input",
+            summary: "Start the job of the endpoint trigger's automation, the JSON body as its variables",
+        },
+    },
+    runManualTrigger: {
+        params: { id: schema_1.objectId, formData: { type: "object", optional: true } },
+        result: (0, schema_1.returns)((0, envelope_1.envelopeOf)(resources_1.jobSchema)),
+        http: {
+            method: "POST",
+            path: "/operations-manager/triggers/manual/:id/run",
+            access: "authenticated",
+            summary: "Start the job of a manual trigger's automation, formData as its variables",
+        },
+    },
+};
+//# sourceMappingURL=operations-manager.js.map

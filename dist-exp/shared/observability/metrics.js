@@ -1,0 +1,174 @@
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.PLATFORM_METRICS = void 0;
+exports.metricsOptions = metricsOptions;
+exports.registerPlatformMetrics = registerPlatformMetrics;
+exports.count = count;
+exports.observe = observe;
+exports.gauge = gauge;
+/** Latency buckets in ms, from a cached read to a slow orchestrator. */
+const MS_BUCKETS = [1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000];
+exports.PLATFORM_METRICS = {
+    httpRequests: {
+        type: "counter",
+        name: "platform.http.requests.total",
+        labelNames: ["method", "route", "status"],
+        description: "HTTP requests answered by the gateway, by route and status",
+    },
+    httpTime: {
+        type: "histogram",
+        name: "platform.http.request.time",
+        labelNames: ["method", "route"],
+        unit: "millisecond",
+        buckets: MS_BUCKETS,
+        description: "HTTP request latency at the gateway (ms), by route",
+    },
+    httpActive: {
+        type: "gauge",
+        name: "platform.http.requests.active",
+        description: "HTTP requests in flight at the gateway",
+    },
+    jobs: {
+        type: "counter",
+        name: "platform.jobs.total",
+        labelNames: ["status"],
+        description: "Job status changes written by the engine (running = started; complete, error, canceled)",
+    },
+    tasks: {
+        type: "counter",
+        name: "platform.tasks.total",
+        labelNames: ["status"],
+        description: "Task status changes written by the engine",
+    },
+    schedulerFires: {
+        type: "counter",
+        name: "platform.scheduler.fires.total",
+        labelNames: ["outcome"],
+        description: "Scheduled runs fired (started) or failed to start",
+    },
+    schedulerLag: {
+        type: "histogram",
+        name: "platform.scheduler.lag",
+        unit: "millisecond",
+        buckets: MS_BUCKETS,
+        description: "Job start minus due time of scheduled runs (ms)",
+    },
+    schedulerSkips: {
+        type: "counter",
+        name: "platform.scheduler.skips.total",
+        labelNames: ["reason"],
+        description: "Scheduled runs skipped (missed-run or overlap policy)",
+    },
+    adapterUp: {
+        type: "gauge",
+        name: "platform.adapter.up",
+        labelNames: ["adapter"],
+        description: "1 when the adapter's last health check reached its target, 0 when not",
+    },
+    upstreamTime: {
+        type: "histogram",
+        name: "platform.adapter.upstream.time",
+        labelNames: ["adapter", "outcome"],
+        unit: "millisecond",
+        buckets: MS_BUCKETS,
+        description: "Orchestrator request latency through an adapter (ms); outcome 2xx..5xx, timeout, unreachable",
+    },
+    storeTime: {
+        type: "histogram",
+        name: "platform.store.operation.time",
+        labelNames: ["operation", "collection", "outcome"],
+        unit: "millisecond",
+        buckets: MS_BUCKETS,
+        description: "Store operation latency (ms) by operation and collection",
+    },
+    busConnected: {
+        type: "gauge",
+        name: "platform.bus.connected",
+        description: "1 while this process is connected to the bus (NATS)",
+    },
+    busReconnects: {
+        type: "counter",
+        name: "platform.bus.reconnects.total",
+        description: "Reconnections of this process to the bus",
+    },
+};
+/** Broker metrics options: on unless METRICS_PORT is `off`; port 0 picks a free one. */
+function metricsOptions(port) {
+    if (port === null)
+        return { enabled: false };
+    return {
+        enabled: true,
+        // Moleculer leaves Node's process metrics out under NODE_ENV=test; they are part of the contract.
+        collectProcessMetrics: true,
+        reporter: [{ type: "Prometheus", options: { port, path: "/metrics" } }],
+    };
+}
+/**
+ * Moleculer's per-action metrics, re-registered lean: the same names and labels, without the
+ * per-call rate meters and the sliding-window quantiles (Prometheus computes rates and quantiles
+ * from counters and buckets itself). They are updated on every action call, so this is most of
+ * what metrics cost a request (docs/operations-guide.md#cost).
+ */
+function leanActionMetrics(broker) {
+    const labels = ["service", "action", "type", "caller"];
+    const lean = [
+        {
+            name: "moleculer.request.total",
+            type: "counter",
+            labelNames: labels,
+            description: "Number of requests",
+        },
+        {
+            name: "moleculer.request.error.total",
+            type: "counter",
+            labelNames: [...labels, "errorName", "errorCode", "errorType"],
+            description: "Number of request errors",
+        },
+        {
+            name: "moleculer.request.time",
+            type: "histogram",
+            labelNames: labels,
+            buckets: MS_BUCKETS,
+            unit: "millisecond",
+            description: "Request times in milliseconds",
+        },
+    ];
+    for (const def of lean)
+        if (broker.metrics.getMetric(def.name))
+            broker.metrics.register(def);
+}
+/** Registers the platform's metrics on this broker (once) and follows the bus's state. */
+function registerPlatformMetrics(broker) {
+    if (!broker.isMetricsEnabled())
+        return;
+    leanActionMetrics(broker);
+    for (const def of Object.values(exports.PLATFORM_METRICS))
+        if (!broker.metrics.getMetric(def.name))
+            broker.metrics.register({
+                ...def,
+                labelNames: [...(("labelNames" in def && def.labelNames) || [])],
+            });
+    broker.metrics.set(exports.PLATFORM_METRICS.busConnected.name, broker.transit ? 0 : 1);
+    broker.localBus.on("$transporter.connected", (payload) => {
+        broker.metrics.set(exports.PLATFORM_METRICS.busConnected.name, 1);
+        if (payload?.wasReconnect)
+            broker.metrics.increment(exports.PLATFORM_METRICS.busReconnects.name);
+    });
+    broker.localBus.on("$transporter.disconnected", () => broker.metrics.set(exports.PLATFORM_METRICS.busConnected.name, 0));
+}
+/** Counts one (or `by`) of a platform counter; nothing when metrics are off. */
+function count(broker, metric, labels, by = 1) {
+    if (broker.isMetricsEnabled())
+        broker.metrics.increment(exports.PLATFORM_METRICS[metric].name, labels, by);
+}
+/** Records one value of a platform histogram. */
+function observe(broker, metric, value, labels) {
+    if (broker.isMetricsEnabled())
+        broker.metrics.observe(exports.PLATFORM_METRICS[metric].name, value, labels);
+}
+/** Sets a platform gauge. */
+function gauge(broker, metric, value, labels) {
+    if (broker.isMetricsEnabled())
+        broker.metrics.set(exports.PLATFORM_METRICS[metric].name, value, labels);
+}
+//# sourceMappingURL=metrics.js.map

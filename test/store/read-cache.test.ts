@@ -1,0 +1,155 @@
+/**
+ * The embedded store's read cache (shared/store/embedded/read-cache.ts): a repeated read of an
+ * unchanged collection is answered from it, every kind of write makes it stale, queries that JSON
+ * text cannot tell apart are never confused, and it stays within its bounds.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { EmbeddedBackend } from "../../shared/store/embedded/backend";
+import { READ_CACHE_ANSWERS, READ_CACHE_MAX_DOCS, readKey } from "../../shared/store/embedded/read-cache";
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
+function openStore(): EmbeddedBackend {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "store-reads-"));
+  dirs.push(dataDir);
+  return new EmbeddedBackend({ dataDir });
+}
+
+const page = { sort: { n: 1 }, limit: 3, projection: { n: 1, tag: 1 } } as const;
+
+describe("embedded store read cache", () => {
+  let store: EmbeddedBackend;
+  beforeEach(async () => {
+    store = openStore();
+    await store
+      .collection("things")
+      .insertMany(
+        Array.from({ length: 10 }, (_, i) => ({ _id: `t${i}`, n: 9 - i, tag: i % 2 ? "odd" : "even" })),
+      );
+  });
+  afterEach(() => store.close());
+
+  test("a repeated read is answered from the cache, as a copy the caller may change", async () => {
+    const c = store.collection("things");
+    const table = store.table("things");
+    const first = await c.find({ tag: "odd" }, page);
+    expect(first).toEqual([
+      { _id: "t9", n: 0, tag: "odd" },
+      { _id: "t7", n: 2, tag: "odd" },
+      { _id: "t5", n: 4, tag: "odd" },
+    ]);
+    expect(table.reads.size).toBe(1);
+    first[0].n = 100;
+    (first as unknown[]).pop();
+    const again = await c.find({ tag: "odd" }, page);
+    expect(again).toEqual([
+      { _id: "t9", n: 0, tag: "odd" },
+      { _id: "t7", n: 2, tag: "odd" },
+      { _id: "t5", n: 4, tag: "odd" },
+    ]);
+    expect(again[0]).not.toBe(first[0]);
+    expect(table.reads.size).toBe(1);
+    expect(await c.count({ tag: "odd" })).toBe(5);
+    expect(await c.count({ tag: "odd" })).toBe(5);
+    expect(table.reads.size).toBe(2);
+  });
+
+  test.each([
+    [
+      "insertOne",
+      (c: ReturnType<EmbeddedBackend["collection"]>) => c.insertOne({ _id: "new", n: -1, tag: "odd" }),
+    ],
+    [
+      "updateOne (fast)",
+      (c: ReturnType<EmbeddedBackend["collection"]>) => c.updateOne({ _id: "t9" }, { $set: { n: 50 } }),
+    ],
+    [
+      "updateMany (mingo)",
+      (c: ReturnType<EmbeddedBackend["collection"]>) => c.updateMany({}, { $mul: { n: -1 } }),
+    ],
+    [
+      "upsert",
+      (c: ReturnType<EmbeddedBackend["collection"]>) =>
+        c.updateOne({ _id: "u" }, { $set: { n: -5, tag: "odd" } }, { upsert: true }),
+    ],
+    [
+      "findOneAndUpdate",
+      (c: ReturnType<EmbeddedBackend["collection"]>) =>
+        c.findOneAndUpdate({ _id: "t7" }, { $set: { tag: "even" } }),
+    ],
+    ["findOneAndDelete", (c: ReturnType<EmbeddedBackend["collection"]>) => c.findOneAndDelete({ _id: "t9" })],
+    ["deleteMany", (c: ReturnType<EmbeddedBackend["collection"]>) => c.deleteMany({ n: { $lt: 3 } })],
+  ])("a %s makes every kept answer of the collection stale", async (_name, write) => {
+    const c = store.collection("things");
+    const fresh = async () => {
+      const all = (await c.find({}))
+        .filter((d) => d.tag === "odd")
+        .sort((a, b) => (a.n as number) - (b.n as number));
+      return { page: all.slice(0, 3).map(({ _id, n, tag }) => ({ _id, n, tag })), count: all.length };
+    };
+    await c.find({ tag: "odd" }, page);
+    await c.count({ tag: "odd" });
+    await write(c);
+    const expected = await fresh();
+    expect(await c.find({ tag: "odd" }, page)).toEqual(expected.page);
+    expect(await c.count({ tag: "odd" })).toBe(expected.count);
+  });
+
+  test("a write to another collection leaves this one's answers in place", async () => {
+    const c = store.collection("things");
+    await c.find({ tag: "odd" }, page);
+    const version = store.table("things").version;
+    await store.collection("others").insertOne({ _id: "o" });
+    expect(store.table("things").version).toBe(version);
+    expect(
+      store
+        .table("things")
+        .reads.get(readKey("find", { tag: "odd" }, page.sort, 0, 3, page.projection)!, version),
+    ).toBeDefined();
+  });
+
+  test("queries JSON text would confuse are not cached: RegExp, Date, undefined, NaN", async () => {
+    const c = store.collection("things");
+    await c.insertMany([
+      { _id: "s", when: "2026-01-01T00:00:00.000Z", tag: "abc" },
+      { _id: "e", tag: {} },
+    ]);
+    expect((await c.find({ tag: /^ab/ })).map((d) => d._id)).toEqual(["s"]);
+    // {} stringifies like the RegExp: it must not get the RegExp's answer.
+    expect((await c.find({ tag: {} })).map((d) => d._id)).toEqual(["e"]);
+    expect(await c.count({ tag: /^ab/ })).toBe(1);
+    expect(await c.count({ tag: {} })).toBe(1);
+    for (const filter of [{ tag: /x/ }, { when: new Date(0) }, { tag: undefined }, { n: NaN }])
+      expect(readKey("find", filter)).toBeUndefined();
+    expect(readKey("find", { tag: { $in: ["a", 1, true, null] } })).toBeDefined();
+  });
+
+  test("bounds: answers per collection, documents per answer, size of a query", async () => {
+    const c = store.collection("things");
+    for (let i = 0; i < READ_CACHE_ANSWERS + 20; i++) await c.find({ n: i });
+    expect(store.table("things").reads.size).toBe(READ_CACHE_ANSWERS);
+    const big = store.collection("big");
+    await big.insertMany(Array.from({ length: READ_CACHE_MAX_DOCS + 1 }, (_, i) => ({ _id: `b${i}` })));
+    await big.find({});
+    expect(store.table("big").reads.size).toBe(0);
+    expect(
+      readKey("find", { _id: { $in: Array.from({ length: 300 }, (_, i) => `id-${i}`) } }),
+    ).toBeUndefined();
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 20; i++) deep = { $and: [deep] };
+    expect(readKey("find", deep)).toBeUndefined();
+  });
+
+  test("an answer read before a reopen is not given after it (the log replays the writes)", async () => {
+    const c = store.collection("things");
+    expect(await c.count({ tag: "odd" })).toBe(5);
+    await c.insertOne({ _id: "late", n: 99, tag: "odd" });
+    expect(await c.count({ tag: "odd" })).toBe(6);
+    const dir = store.dir.replace(/\/store$/, "");
+    await store.close();
+    store = new EmbeddedBackend({ dataDir: dir });
+    expect(await store.collection("things").count({ tag: "odd" })).toBe(6);
+  });
+});
