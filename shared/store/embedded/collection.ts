@@ -47,7 +47,9 @@ export class EmbeddedCollection implements Collection<Doc> {
     const table = this.table;
     const { sort, skip = 0, limit, projection } = options;
     // The same read of an unchanged collection takes its last answer (read-cache.ts); copied either way.
-    const key = readKey("find", filter, sort ?? null, skip, limit ?? null, projection ?? null);
+    const key = table.repeatRead()
+      ? readKey("find", filter, sort ?? null, skip, limit ?? null, projection ?? null)
+      : undefined;
     const kept = key === undefined ? undefined : table.reads.get(key, table.version);
     if (Array.isArray(kept)) return kept.map(copyDoc);
     const end = limit ? skip + limit : undefined;
@@ -70,7 +72,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     const table = this.table;
     if (filter && typeof filter === "object" && !Array.isArray(filter) && Object.keys(filter).length === 0)
       return table.docs.size;
-    const key = readKey("count", filter);
+    const key = table.repeatRead() ? readKey("count", filter) : undefined;
     const kept = key === undefined ? undefined : table.reads.get(key, table.version);
     if (typeof kept === "number") return kept;
     const count = this.matching(filter).length;

@@ -22,6 +22,18 @@ export class Table {
   version = 0;
   /** Recent answers of reads at their version (read-cache.ts). */
   readonly reads = new ReadCache();
+  private lastReadVersion = -1;
+
+  /**
+   * Whether a read now is worth keying for the read cache: only when the collection was read
+   * before at this version. A collection written between most reads (the engine's jobs) skips
+   * building keys for answers that would be stale by the next read.
+   */
+  repeatRead(): boolean {
+    const repeat = this.lastReadVersion === this.version;
+    this.lastReadVersion = this.version;
+    return repeat;
+  }
 
   addIndex(spec: NamedIndex): void {
     this.version++;
