@@ -4,7 +4,8 @@
  *
  * The accounts service is the authority. Each gateway replica caches a verified caller for a few
  * seconds (AUTH_CACHE_MS), keyed by the token's SHA-256, so a busy client costs one accounts call
- * per window instead of one per request. Logout and password changes broadcast the revoked session
+ * per window instead of one per request. A cached token's hash is kept beside its entry, so its
+ * requests do not hash it again; the token stays in memory no longer than the entry. Logout and password changes broadcast the revoked session
  * ids, and every replica drops them at once; role changes reach a cached caller within the window.
  */
 import { createHmac, randomBytes } from "node:crypto";
@@ -85,13 +86,17 @@ export function mayCall(access: Access, roles: readonly Role[]): boolean {
   return roles.includes("admin") || access.some((r) => roles.includes(r));
 }
 
+type Entry = { caller: Caller; until: number; token?: string };
+
 export class CallerCache {
-  private entries = new Map<string, { caller: Caller; until: number }>();
+  private entries = new Map<string, Entry>();
+  /** The key (SHA-256) of each token that has an entry: found again without hashing. */
+  private tokenKeys = new Map<string, string>();
 
   constructor(private readonly ttlMs: number) {}
 
   async resolve(ctx: Context, credentials: Credentials): Promise<Caller> {
-    const key = keyOf(credentials);
+    const key = (credentials.kind === "token" && this.tokenKeys.get(credentials.token)) || keyOf(credentials);
     const now = Date.now();
     const hit = this.entries.get(key);
     if (hit && hit.until > now) return hit.caller;
@@ -106,18 +111,33 @@ export class CallerCache {
       // A session's own expiry bounds how long it may be cached, and only half the time left is
       // cached: a request after that reaches accounts and slides the session (a short TTL too).
       const until = Math.min(now + this.ttlMs, now + ((caller.expiresAt ?? Infinity) - now) / 2);
-      if (this.entries.size >= MAX_CACHED) this.entries.delete(this.entries.keys().next().value as string);
-      this.entries.set(key, { caller, until });
+      if (!this.entries.has(key) && this.entries.size >= MAX_CACHED)
+        this.drop(this.entries.keys().next().value as string);
+      const token = credentials.kind === "token" ? credentials.token : undefined;
+      this.entries.set(key, { caller, until, token });
+      if (token) this.tokenKeys.set(token, key);
     }
     return caller;
   }
 
   /** Drops sessions revoked anywhere in the cluster (the token hash is the session id). */
   revoke(sessionIds: string[]): void {
-    for (const id of sessionIds) this.entries.delete(id);
+    for (const id of sessionIds) this.drop(id);
   }
 
   clear(): void {
     this.entries.clear();
+    this.tokenKeys.clear();
+  }
+
+  /** Entries cached now (for tests and bounds). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private drop(key: string): void {
+    const token = this.entries.get(key)?.token;
+    if (token) this.tokenKeys.delete(token);
+    this.entries.delete(key);
   }
 }

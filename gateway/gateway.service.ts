@@ -44,6 +44,8 @@ import {
 import { answerClientError, sendError } from "./error-response";
 import { buildOpenApi } from "./openapi";
 import { buildParams } from "./request-params";
+import { plainQuery } from "./query-string";
+import { AliasMemo } from "./alias-memo";
 import { rateLimits } from "./rate-limit";
 import { assertParamsWithinBounds, assertWithinBounds } from "../shared/input-bounds";
 import { applySessionEffect } from "./session-cookie";
@@ -237,6 +239,21 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
     },
 
     methods: {
+      /** A plain query string is split here (query-string.ts); any other goes to moleculer-web's qs. */
+      parseQueryString(this: GatewayService, req: Req): { query: Record<string, unknown>; url: string } {
+        const url = req.url ?? "";
+        const at = url.indexOf("?", 1);
+        if (at === -1) return { query: {}, url };
+        const query = plainQuery(url.substring(at + 1));
+        if (query) return { query, url: url.substring(0, at) };
+        return (ApiGateway as any).methods.parseQueryString.call(this, req);
+      },
+      /** moleculer-web's alias scan, with answers for paths without parameters remembered (alias-memo.ts). */
+      resolveAlias(this: GatewayService, url: string, method = "GET") {
+        return this.aliasMemo.resolve((this as any).aliases, url, method, (u, m) =>
+          (ApiGateway as any).methods.resolveAlias.call(this, u, m),
+        );
+      },
       /** Event streams take their own path (see sendEventStream); everything else moleculer-web's. */
       sendResponse(this: GatewayService, req: Req, res: ServerResponse, data: unknown, action: unknown) {
         if (isEventStream(data)) {
@@ -283,6 +300,7 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       );
       this.openApiDocument = buildOpenApi(API_VERSION);
       this.httpDrain = new HttpDrain();
+      this.aliasMemo = new AliasMemo();
     },
 
     async stopped(this: GatewayService) {

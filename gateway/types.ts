@@ -11,6 +11,7 @@ export type GatewayService = Service & {
   streams: EventStreams;
   openApiDocument: Record<string, unknown>;
   httpDrain: import("./drain").HttpDrain;
+  aliasMemo: import("./alias-memo").AliasMemo;
   drain(): Promise<void>;
   activeCookieName?: string;
   profileTimer?: NodeJS.Timeout;
