@@ -20,7 +20,8 @@ export async function list(this: AccountsService, ctx: Ctx<"list">) {
   const { filter, sort, skip, limit } = accountQuery(ctx.params.queryOptions);
   const collection = this.store.collection("accounts");
   const [results, total] = await Promise.all([
-    collection.find(filter, { sort, skip, limit, projection: accountProjection }),
+    // Read-only: the page goes out as it is, so the store need not copy it.
+    collection.find(filter, { sort, skip, limit, projection: accountProjection, readOnly: true }),
     collection.count(filter),
   ]);
   return { results: results as Account[], skip, limit, total };

@@ -201,6 +201,9 @@ function nullablePlain<T extends Doc>(doc: T | null): T | null {
 }
 
 /** Drops undefined options, which the driver would otherwise send as explicit nulls/defaults. */
+/** The options the driver takes: set ones only, and none of ours (`readOnly` is the embedded store's). */
 function defined<T extends object>(options: T): Partial<T> {
-  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>;
+  return Object.fromEntries(
+    Object.entries(options).filter(([k, v]) => v !== undefined && k !== "readOnly"),
+  ) as Partial<T>;
 }

@@ -26,6 +26,12 @@ export interface FindOptions {
   skip?: number;
   limit?: number;
   projection?: Projection;
+  /**
+   * The caller will not change the answer (it hands it on as it is, e.g. as an HTTP answer): the
+   * embedded store may then answer with documents it shares with its read cache, frozen, instead
+   * of copies. Other backends answer fresh documents either way.
+   */
+  readOnly?: boolean;
 }
 
 export interface UpdateOptions {

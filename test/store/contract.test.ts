@@ -149,6 +149,22 @@ function describeStoreContract(name: string, makeStore: () => Promise<Harness>, 
       expect(await c.findOne({ _id: "c1" })).toEqual({ _id: "c1", tags: ["x"], nested: { v: 1 }, n: 1 });
     });
 
+    test("a read-only find answers what a find answers, page after page, through writes", async () => {
+      const c = await peopleCollection();
+      const page = { sort: { age: -1 }, limit: 2, projection: { name: 1, tags: 1 } } as const;
+      for (let i = 0; i < 3; i++) {
+        const expected = await c.find({ active: true }, page);
+        expect(await c.find({ active: true }, { ...page, readOnly: true })).toEqual(expected);
+      }
+      await c.updateOne({ _id: "p4" }, { $set: { age: 99 }, $push: { tags: "lead" } });
+      const after = await c.find({ active: true }, { ...page, readOnly: true });
+      expect(after[0]).toEqual({ _id: "p4", name: "dee", tags: ["ops", "lead"] });
+      // A plain find after it still answers copies the caller may change.
+      const mine = await c.find({ active: true }, page);
+      mine[0].tags.push("mine");
+      expect(await c.find({ active: true }, { ...page, readOnly: true })).toEqual(after);
+    });
+
     test("Date-free JSON documents round trip unchanged", async () => {
       const c = fresh("json");
       const doc = {

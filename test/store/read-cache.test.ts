@@ -164,3 +164,57 @@ describe("embedded store read cache", () => {
     expect(await store.collection("things").count({ tag: "odd" })).toBe(6);
   });
 });
+
+describe("read-only finds of the embedded store", () => {
+  let store: EmbeddedBackend;
+  beforeEach(async () => {
+    store = openStore();
+    await store.collection("things").insertMany([
+      { _id: "a", n: 1, tags: ["x"], meta: { by: "me" } },
+      { _id: "b", n: 2, tags: ["y"], meta: { by: "you" } },
+    ]);
+  });
+  afterEach(() => store.close());
+
+  const deeplyFrozen = (value: unknown): boolean =>
+    typeof value !== "object" ||
+    value === null ||
+    (Object.isFrozen(value) && Object.values(value).every(deeplyFrozen));
+
+  test("answers frozen documents (a caller changing one throws), on a first read and from the cache", async () => {
+    const c = store.collection("things");
+    for (let i = 0; i < 3; i++) {
+      const answer = await c.find({}, { sort: { n: 1 }, readOnly: true });
+      expect(answer).toEqual([
+        { _id: "a", n: 1, tags: ["x"], meta: { by: "me" } },
+        { _id: "b", n: 2, tags: ["y"], meta: { by: "you" } },
+      ]);
+      expect(deeplyFrozen(answer)).toBe(true);
+      expect(() => answer[0].tags.push("z")).toThrow(TypeError);
+      expect(() => {
+        answer[1].meta.by = "them";
+      }).toThrow(TypeError);
+    }
+    // Copies for everyone else, and writes still work on the documents the frozen answer shared.
+    const copy = await c.find({}, { sort: { n: 1 } });
+    copy[0].tags.push("mine");
+    expect(deeplyFrozen(copy)).toBe(false);
+    await c.updateOne({ _id: "a" }, { $push: { tags: "w" }, $set: { "meta.by": "us" } });
+    expect(await c.findOne({ _id: "a" })).toEqual({ _id: "a", n: 1, tags: ["x", "w"], meta: { by: "us" } });
+    expect((await c.find({}, { sort: { n: 1 }, readOnly: true }))[0].tags).toEqual(["x", "w"]);
+  });
+
+  test("an answer a plain read left in the cache is frozen before a read-only caller gets it", async () => {
+    const c = store.collection("things");
+    await c.find({ n: 2 });
+    await c.find({ n: 2 });
+    expect(store.table("things").reads.size).toBe(1);
+    const shared = await c.find({ n: 2 }, { readOnly: true });
+    expect(deeplyFrozen(shared)).toBe(true);
+    const copy = await c.find({ n: 2 });
+    copy[0].tags.push("mine");
+    expect(await c.find({ n: 2 }, { readOnly: true })).toEqual([
+      { _id: "b", n: 2, tags: ["y"], meta: { by: "you" } },
+    ]);
+  });
+});

@@ -16,6 +16,7 @@ import type { DocPatch, EmbeddedBackend } from "./backend";
 import type { WrittenValue } from "./depth";
 import { fastUpdate } from "./fast-update";
 import { readKey } from "./read-cache";
+import { deepFreeze } from "../../objects";
 import { type StoredDoc, Table } from "./table";
 import {
   DEEP,
@@ -45,13 +46,14 @@ export class EmbeddedCollection implements Collection<Doc> {
 
   async find(filter: Filter = {}, options: FindOptions = {}): Promise<Doc[]> {
     const table = this.table;
-    const { sort, skip = 0, limit, projection } = options;
-    // The same read of an unchanged collection takes its last answer (read-cache.ts); copied either way.
+    const { sort, skip = 0, limit, projection, readOnly } = options;
+    // The same read of an unchanged collection takes its last answer (read-cache.ts): copied, or
+    // for a read-only caller the kept answer itself, frozen (a caller breaking its word throws).
     const key = table.repeatRead()
       ? readKey("find", filter, sort ?? null, skip, limit ?? null, projection ?? null)
       : undefined;
     const kept = key === undefined ? undefined : table.reads.get(key, table.version);
-    if (Array.isArray(kept)) return kept.map(copyDoc);
+    if (Array.isArray(kept)) return readOnly ? deepFreeze(kept) : kept.map(copyDoc);
     const end = limit ? skip + limit : undefined;
     let docs = this.matching(filter, sort ? Infinity : (end ?? Infinity));
     // Only a plain page (whole non-negative numbers) may stop sorting at its end; slice copes with the rest.
@@ -59,7 +61,8 @@ export class EmbeddedCollection implements Collection<Doc> {
     if (sort) docs = sortDocs(docs, sort, page);
     const answer = projectShared(docs.slice(skip, end), projection);
     if (key !== undefined) table.reads.set(key, table.version, answer);
-    return answer.map(copyDoc);
+    // Freezing shares stored members in place: stored documents are never changed, only replaced.
+    return readOnly ? deepFreeze(answer) : answer.map(copyDoc);
   }
 
   async findOne(filter: Filter, options: Omit<FindOptions, "skip" | "limit"> = {}): Promise<Doc | null> {
