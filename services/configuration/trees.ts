@@ -70,7 +70,10 @@ function emptyNode(treeId: string, version: string, path: string, now: string): 
 export async function listTrees(this: ConfigurationService, ctx: Ctx<"listTrees">) {
   return this.store
     .collection<GoldenConfigTree>(TREES)
-    .find({}, { sort: { name: 1 }, skip: ctx.params.skip ?? 0, limit: pageLimit(ctx.params.limit) });
+    .find(
+      {},
+      { sort: { name: 1 }, skip: ctx.params.skip ?? 0, limit: pageLimit(ctx.params.limit), readOnly: true },
+    );
 }
 
 export async function getTree(this: ConfigurationService, ctx: Ctx<"getTree">) {

@@ -94,7 +94,7 @@ export async function listWorkflows(this: EngineService, ctx: EngineCtx<"listWor
   const limit = pageLimit(ctx.params.limit);
   return (await this.store
     .collection(WORKFLOWS)
-    .find({}, { sort: { name: 1, _id: 1 }, skip, limit })) as Workflow[];
+    .find({}, { sort: { name: 1, _id: 1 }, skip, limit, readOnly: true })) as Workflow[];
 }
 
 export async function getWorkflow(this: EngineService, ctx: EngineCtx<"getWorkflow">) {
