@@ -46,6 +46,7 @@ import { buildOpenApi } from "./openapi";
 import { buildParams } from "./request-params";
 import { plainQuery } from "./query-string";
 import { AliasMemo } from "./alias-memo";
+import { jsonTextOf } from "../shared/frozen-json";
 import { rateLimits } from "./rate-limit";
 import { assertParamsWithinBounds, assertWithinBounds } from "../shared/input-bounds";
 import { applySessionEffect } from "./session-cookie";
@@ -253,6 +254,10 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
         return this.aliasMemo.resolve((this as any).aliases, url, method, (u, m) =>
           (ApiGateway as any).methods.resolveAlias.call(this, u, m),
         );
+      },
+      /** JSON.stringify, with texts the store keeps for read-only answers spliced in (shared/frozen-json.ts). */
+      encodeResponse(this: GatewayService, _req: Req, _res: ServerResponse, data: unknown): string {
+        return jsonTextOf(data);
       },
       /** Event streams take their own path (see sendEventStream); everything else moleculer-web's. */
       sendResponse(this: GatewayService, req: Req, res: ServerResponse, data: unknown, action: unknown) {

@@ -35,3 +35,53 @@ export function parseFrozen(text: string): unknown {
 export function frozenJsonText(value: unknown): string | undefined {
   return typeof value === "object" && value !== null ? texts.get(value) : undefined;
 }
+
+/** Texts of deep-frozen values kept on purpose, for as long as each value lives (keepJsonText). */
+const keptTexts = new WeakMap<object, string>();
+
+/**
+ * The JSON text of `value`, a deep-frozen value held to be sent many times (the embedded store's
+ * read-only answers), kept for as long as the value lives; jsonTextOf then uses it instead of
+ * serializing the value again. Serialized once, on the first call.
+ */
+export function keepJsonText(value: object): string {
+  let text = keptTexts.get(value);
+  if (text === undefined) {
+    // Only a frozen value cannot drift from its text; callers freeze all of it (deepFreeze).
+    if (!Object.isFrozen(value)) throw new TypeError("keepJsonText takes deep-frozen values only");
+    text = JSON.stringify(value);
+    keptTexts.set(value, text);
+  }
+  return text;
+}
+
+/**
+ * `JSON.stringify(value)`, with the kept text (keepJsonText) of the value itself or of any member
+ * of a plain object spliced in instead of serialized: a page answer `{results, skip, limit, total}`
+ * whose `results` the store keeps frozen costs a few concatenations. Anything else is plain
+ * `JSON.stringify` (test/unit/frozen-json.test.ts holds the two to the same text).
+ */
+export function jsonTextOf(value: unknown): string {
+  if (typeof value !== "object" || value === null) return JSON.stringify(value);
+  const own = keptTexts.get(value);
+  if (own !== undefined) return own;
+  const proto = Object.getPrototypeOf(value);
+  if (Array.isArray(value) || (proto !== Object.prototype && proto !== null)) return JSON.stringify(value);
+  const record = value as Record<string, unknown>;
+  if (typeof record.toJSON === "function") return JSON.stringify(value);
+  const keys = Object.keys(record);
+  if (!keys.some((key) => isKept(record[key]))) return JSON.stringify(value);
+  let out = "";
+  for (const key of keys) {
+    const member = record[key];
+    const text = isKept(member) ? keptTexts.get(member) : (JSON.stringify(member) as string | undefined);
+    // JSON.stringify leaves out members it cannot write (undefined, functions, symbols).
+    if (text === undefined) continue;
+    out += `${out ? "," : ""}${JSON.stringify(key)}:${text}`;
+  }
+  return `{${out}}`;
+}
+
+function isKept(value: unknown): value is object {
+  return typeof value === "object" && value !== null && keptTexts.has(value);
+}

@@ -17,6 +17,7 @@ import type { WrittenValue } from "./depth";
 import { fastUpdate } from "./fast-update";
 import { readKey } from "./read-cache";
 import { deepFreeze } from "../../objects";
+import { keepJsonText } from "../../frozen-json";
 import { type StoredDoc, Table } from "./table";
 import {
   DEEP,
@@ -33,6 +34,16 @@ import {
   sortDocs,
   withMongoCount,
 } from "./mongo";
+
+/**
+ * A kept answer handed to a read-only caller: deep-frozen (freezing shares stored members in
+ * place, which is safe: stored documents are never changed, only replaced), with its JSON text kept
+ * beside it for as long as the answer lives, so the gateway writes it without serializing it again.
+ */
+function shareKept(answer: Doc[]): Doc[] {
+  keepJsonText(deepFreeze(answer));
+  return answer;
+}
 
 export class EmbeddedCollection implements Collection<Doc> {
   constructor(
@@ -53,16 +64,16 @@ export class EmbeddedCollection implements Collection<Doc> {
       ? readKey("find", filter, sort ?? null, skip, limit ?? null, projection ?? null)
       : undefined;
     const kept = key === undefined ? undefined : table.reads.get(key, table.version);
-    if (Array.isArray(kept)) return readOnly ? deepFreeze(kept) : kept.map(copyDoc);
+    if (Array.isArray(kept)) return readOnly ? shareKept(kept) : kept.map(copyDoc);
     const end = limit ? skip + limit : undefined;
     let docs = this.matching(filter, sort ? Infinity : (end ?? Infinity));
     // Only a plain page (whole non-negative numbers) may stop sorting at its end; slice copes with the rest.
     const page = Number.isInteger(skip) && skip >= 0 && Number.isInteger(end) ? end : undefined;
     if (sort) docs = sortDocs(docs, sort, page);
     const answer = projectShared(docs.slice(skip, end), projection);
-    if (key !== undefined) table.reads.set(key, table.version, answer);
-    // Freezing shares stored members in place: stored documents are never changed, only replaced.
-    return readOnly ? deepFreeze(answer) : answer.map(copyDoc);
+    if (key === undefined) return readOnly ? deepFreeze(answer) : answer.map(copyDoc);
+    table.reads.set(key, table.version, answer);
+    return readOnly ? shareKept(answer) : answer.map(copyDoc);
   }
 
   async findOne(filter: Filter, options: Omit<FindOptions, "skip" | "limit"> = {}): Promise<Doc | null> {
