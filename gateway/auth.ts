@@ -5,8 +5,9 @@
  * The accounts service is the authority. Each gateway replica caches a verified caller for a few
  * seconds (AUTH_CACHE_MS), keyed by the token's SHA-256, so a busy client costs one accounts call
  * per window instead of one per request. A cached token's hash is kept beside its entry, so its
- * requests do not hash it again; the token stays in memory no longer than the entry. Logout and password changes broadcast the revoked session
- * ids, and every replica drops them at once; role changes reach a cached caller within the window.
+ * requests do not hash it again; the token stays in memory no longer than the entry. Logout and
+ * password changes broadcast the revoked session ids, and every replica drops them at once; role
+ * changes reach a cached caller within the window.
  */
 import { createHmac, randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";

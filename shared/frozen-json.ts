@@ -59,7 +59,7 @@ export function keepJsonText(value: object): string {
  * `JSON.stringify(value)`, with the kept text (keepJsonText) of the value itself or of any member
  * of a plain object spliced in instead of serialized: a page answer `{results, skip, limit, total}`
  * whose `results` the store keeps frozen costs a few concatenations. Anything else is plain
- * `JSON.stringify` (test/unit/frozen-json.test.ts holds the two to the same text).
+ * `JSON.stringify` (test/unit/json-text.test.ts holds the two to the same text).
  */
 export function jsonTextOf(value: unknown): string {
   if (typeof value !== "object" || value === null) return JSON.stringify(value);

@@ -36,9 +36,10 @@ import {
 } from "./mongo";
 
 /**
- * A kept answer handed to a read-only caller: deep-frozen (freezing shares stored members in
- * place, which is safe: stored documents are never changed, only replaced), with its JSON text kept
- * beside it for as long as the answer lives, so the gateway writes it without serializing it again.
+ * An answer handed to a read-only caller (kept in the read cache or not): deep-frozen (freezing
+ * shares stored members in place, which is safe: stored documents are never changed, only
+ * replaced), with its JSON text kept beside it for as long as the answer lives, so the gateway
+ * writes it without serializing it again.
  */
 function shareKept(answer: Doc[]): Doc[] {
   keepJsonText(deepFreeze(answer));
@@ -71,8 +72,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     const page = Number.isInteger(skip) && skip >= 0 && Number.isInteger(end) ? end : undefined;
     if (sort) docs = sortDocs(docs, sort, page);
     const answer = projectShared(docs.slice(skip, end), projection);
-    if (key === undefined) return readOnly ? deepFreeze(answer) : answer.map(copyDoc);
-    table.reads.set(key, table.version, answer);
+    if (key !== undefined) table.reads.set(key, table.version, answer);
     return readOnly ? shareKept(answer) : answer.map(copyDoc);
   }
 
