@@ -5,6 +5,7 @@
 import { Errors, type BrokerOptions } from "moleculer";
 import type { PlatformConfig } from "../shared/config";
 import { inputBoundsMiddleware } from "../shared/input-bounds";
+import { authorizationMiddleware } from "../shared/authorization";
 import { loggerOptions } from "../shared/observability/logging";
 import { requestScopeMiddleware } from "../shared/observability/request-scope";
 import { metricsOptions } from "../shared/observability/metrics";
@@ -60,13 +61,16 @@ export function brokerOptions(config: PlatformConfig): BrokerOptions {
     logLevel: config.logLevel as BrokerOptions["logLevel"],
     // fastest-validator, with rejected values kept out of errors (and so out of every log line).
     validator: new RedactingValidator(),
-    // Every action call, from the gateway or another service, keeps within the input bounds; log
+    // Every action call, from the gateway or another service, is authorized (shared/authorization.ts)
+    // and keeps within the input bounds; log
     // lines name the request they were written for; a call refused by a leaving node goes elsewhere.
     middlewares: [
       inputBoundsMiddleware(config.inputLimits),
       requestScopeMiddleware(),
       retryLeftNodeMiddleware(),
       restartWindowMiddleware(),
+      // Last: the outermost, so a refused call is refused before anything else looks at it.
+      authorizationMiddleware(config.authCacheMs),
     ],
     tracing: tracingOptions(config.telemetry, config.traceSampleRate),
     metrics: metricsOptions(config.metricsPort),

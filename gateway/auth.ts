@@ -12,9 +12,8 @@
 import { createHmac, randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Context } from "moleculer";
-import { call } from "../shared/contracts";
+import { callAsPlatform } from "../shared/authorization";
 import type { Caller } from "../shared/contracts/resources";
-import type { Access, Role } from "../shared/contracts/define";
 import { UnauthorizedError } from "../shared/errors";
 import { sessionIdOf } from "../shared/session-id";
 
@@ -81,12 +80,6 @@ const keyOf = (credentials: Credentials) =>
         .update(`${credentials.username}\0${credentials.password}`)
         .digest("hex");
 
-/** The one role table: may a caller with these roles call a route with this access? */
-export function mayCall(access: Access, roles: readonly Role[]): boolean {
-  if (access === "public" || access === "authenticated") return true;
-  return roles.includes("admin") || access.some((r) => roles.includes(r));
-}
-
 type Entry = { caller: Caller; until: number; token?: string };
 
 export class CallerCache {
@@ -103,8 +96,8 @@ export class CallerCache {
     if (hit && hit.until > now) return hit.caller;
     const caller =
       credentials.kind === "token"
-        ? await call(ctx, "accounts.authenticate", { token: credentials.token })
-        : await call(ctx, "accounts.authenticateBasic", {
+        ? await callAsPlatform(ctx, "accounts.authenticate", { token: credentials.token })
+        : await callAsPlatform(ctx, "accounts.authenticateBasic", {
             username: credentials.username,
             password: credentials.password,
           });

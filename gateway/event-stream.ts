@@ -100,7 +100,7 @@ export class EventStreams {
     if (this.clients.size === 0) return;
     const frame = `event: ${kind}\ndata: ${JSON.stringify(payload)}\n\n`;
     this.each((c) => {
-      if (maySee(c.caller, payload.groups)) c.stream.write(frame);
+      if (maySee(c.caller, { groups: payload.groups })) c.stream.write(frame);
     });
   }
 

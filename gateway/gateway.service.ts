@@ -11,13 +11,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context, ServiceSchema } from "moleculer";
 import ApiGateway, { type ApiSettingsSchema } from "moleculer-web";
-import { call, operations, routeKey, type Operation } from "../shared/contracts";
+import { operations, routeKey, type Operation } from "../shared/contracts";
 import type { PlatformConfig } from "../shared/config";
-import { ForbiddenError, UnauthorizedError } from "../shared/errors";
+import { UnauthorizedError } from "../shared/errors";
 import { contractActions, isActionAvailable, typedService, type PlatformMeta } from "../shared/service";
 import { gateway as contract } from "../shared/contracts/gateway";
 import { BODY_METHODS } from "../shared/contracts/define";
-import { CallerCache, mayCall, readCredentials } from "./auth";
+import { CallerCache, readCredentials } from "./auth";
+import { callAsPlatform, mayCall, refusal } from "../shared/authorization";
 import { events, health, openapi, readiness, version } from "./probes";
 import {
   application,
@@ -129,7 +130,7 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
         const credentials = readCredentials(req, this.cookieName());
         if (!credentials) throw new UnauthorizedError();
         const caller = await this.callers.resolve(ctx, credentials);
-        if (!mayCall(op.access, caller.roles)) throw new ForbiddenError();
+        if (!mayCall(op.access, caller, op.action)) throw refusal(op.action, op.access);
         ctx.meta.caller = caller;
       }
       // Before anything crosses the bus: a value too deep for the bus would not even serialize.
@@ -278,7 +279,7 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       async refreshCookieName(this: GatewayService): Promise<void> {
         if (!isActionAvailable(this.broker, "profiles.active")) return;
         try {
-          const profile = await call(this.broker, "profiles.active", {});
+          const profile = await callAsPlatform(this.broker, "profiles.active", {});
           this.activeCookieName = profile?.authenticationProps?.cookieName || DEFAULT_COOKIE;
         } catch (err) {
           // Not implemented yet or unreachable: keep the current name.
@@ -298,7 +299,7 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
     created(this: GatewayService) {
       this.callers = new CallerCache(config.authCacheMs);
       this.streams = new EventStreams(config.eventStreams, (caller) =>
-        call(this.broker, "accounts.refreshCaller", {
+        callAsPlatform(this.broker, "accounts.refreshCaller", {
           accountId: caller.accountId,
           ...(caller.sessionId && { sessionId: caller.sessionId }),
         }),

@@ -10,7 +10,7 @@
  */
 import os from "node:os";
 import type { ServiceBroker } from "moleculer";
-import { call, contracts } from "../shared/contracts";
+import { contracts } from "../shared/contracts";
 import {
   NOT_RESTARTABLE,
   PLATFORM_NODE_SERVICE,
@@ -22,6 +22,7 @@ import { healthPage } from "../shared/health-query";
 import type { HandlerContext } from "../shared/service";
 import { API_VERSION, PLATFORM_VERSION } from "../shared/version";
 import type { GatewayService } from "./types";
+import { callAsPlatform } from "../shared/authorization";
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
 
@@ -62,7 +63,7 @@ export async function healthStatus(this: GatewayService, ctx: Ctx<"healthStatus"
     : "in-process";
   let store = "unknown";
   try {
-    await call(ctx, "accounts.listGroups", {}, { timeout: 2000, meta: {} });
+    await callAsPlatform(ctx, "accounts.listGroups", {}, { timeout: 2000 });
     store = "ok";
   } catch {
     store = "unreachable";

@@ -4,11 +4,12 @@
  * `/version`, and the `/events` stream.
  */
 import { Errors } from "moleculer";
-import { call, type Operation } from "../shared/contracts";
+import type { Operation } from "../shared/contracts";
 import type { gateway as contract } from "../shared/contracts/gateway";
 import { isActionAvailable, type HandlerContext } from "../shared/service";
 import { API_VERSION, PLATFORM_VERSION } from "../shared/version";
 import type { GatewayService } from "./types";
+import { callAsPlatform } from "../shared/authorization";
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
 
@@ -33,7 +34,7 @@ export function readiness(ops: Operation[]) {
     }
     if (checks.accounts === "ok") {
       try {
-        await call(ctx, "accounts.listGroups", {}, { timeout: 2000, meta: {} });
+        await callAsPlatform(ctx, "accounts.listGroups", {}, { timeout: 2000 });
         checks.store = "ok";
       } catch {
         checks.store = "unreachable";

@@ -31,9 +31,16 @@ export class UnauthorizedError extends MoleculerClientError {
   }
 }
 
+/**
+ * 403. `data.required` names the roles that would have been allowed (docs/security.md#authorization):
+ * every refusal says what it needs.
+ */
 export class ForbiddenError extends MoleculerClientError {
-  constructor(message = "None of your roles may call this operation") {
-    super(message, 403, "FORBIDDEN");
+  constructor(
+    message = "None of your roles may call this operation",
+    data: { required: readonly string[]; [key: string]: unknown } = { required: ["admin"] },
+  ) {
+    super(message, 403, "FORBIDDEN", data);
     this.name = "ForbiddenError";
   }
 }

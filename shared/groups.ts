@@ -4,12 +4,12 @@
  * read from its collection (docs/architecture.md).
  */
 import type { Context } from "moleculer";
-import { call } from "./contracts";
 import { BadRequestError } from "./errors";
+import { callAsPlatform } from "./authorization";
 
 export async function checkGroupsExist(ctx: Context, groups: string[], field: string): Promise<void> {
   if (groups.length === 0) return;
-  const known = new Set((await call(ctx, "accounts.listGroups", {})).map((g) => g._id));
+  const known = new Set((await callAsPlatform(ctx, "accounts.listGroups", {})).map((g) => g._id));
   const missing = groups.filter((g) => !known.has(g));
   if (missing.length > 0)
     throw new BadRequestError(

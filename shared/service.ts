@@ -13,8 +13,10 @@ import type { Store } from "./store/types";
 
 /** What the gateway puts in `ctx.meta` for the services. */
 export interface PlatformMeta {
-  /** The authenticated caller (absent on public routes and on internal calls without one). */
+  /** The user a call is made by or for (docs/security.md#authorization). */
   caller?: Caller;
+  /** The platform's internal identity: set, with no caller, on calls the platform makes as itself. */
+  platform?: boolean;
   $responseType?: string;
   $responseHeaders?: Record<string, string>;
   $statusCode?: number;

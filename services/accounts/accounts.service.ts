@@ -2,7 +2,7 @@
  * accounts: accounts, groups, passwords and sessions (spec operation 4, docs/platform-rules.md#sign-in-and-roles).
  *
  * Collections: `accounts` (never holds a password), `account_credentials` (the scrypt hashes, read
- * only here), `groups`, and `sessions` keyed by the session id of the token (shared/session-id.ts),
+ * only here), `groups`, `roles` (custom roles, ./custom-roles.ts), and `sessions` keyed by the session id of the token (shared/session-id.ts),
  * so the store never holds a usable token. Every replica reads sessions from the store: any gateway
  * accepts any token. Handlers: ./sessions.ts (sign-in and out), ./accounts.ts, ./groups.ts.
  */
@@ -13,6 +13,15 @@ import type { Store } from "../../shared/store/types";
 import { changePassword, create, list, setPassword } from "./accounts";
 import { ensureBootstrapAdmin } from "./bootstrap";
 import { createGroup, groupsPage, listGroups } from "./groups";
+import {
+  createRole,
+  deleteRole,
+  getRole,
+  listMethods,
+  listRoles,
+  ROLES_COLLECTION,
+  updateRole,
+} from "./custom-roles";
 import {
   createServiceAccount,
   deleteServiceAccount,
@@ -38,6 +47,7 @@ async function ensureIndexes(store: Store): Promise<void> {
   await store.collection("accounts").createIndex({ keys: { username: 1 }, unique: true });
   await store.collection("groups").createIndex({ keys: { name: 1 }, unique: true });
   await store.collection(SERVICE_ACCOUNTS).createIndex({ keys: { name: 1 }, unique: true });
+  await store.collection(ROLES_COLLECTION).createIndex({ keys: { name: 1 }, unique: true });
   await store.collection("sessions").createIndex({ keys: { accountId: 1 } });
   await store.collection("sessions").createIndex({ keys: { expiresAt: 1 } });
 }
@@ -66,6 +76,12 @@ export default typedService<AccountsService>({
     deleteServiceAccount,
     rotateServiceAccountSecret,
     token,
+    listRoles,
+    getRole,
+    createRole,
+    updateRole,
+    deleteRole,
+    listMethods,
   }),
 
   async started() {

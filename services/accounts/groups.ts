@@ -11,12 +11,14 @@ import { DuplicateKeyError } from "../../shared/store/types";
 import { nowIso } from "../../shared/text";
 import type { AccountsService } from "./accounts.service";
 import { fieldQuery } from "./query";
+import { checkAssignedRoles } from "./custom-roles";
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
 
 export async function createGroup(this: AccountsService, ctx: Ctx<"createGroup">) {
   const { name, description = "", memberOf = [], assignedRoles = [], inactive = false } = ctx.params;
   const parents = await groupsByNameOrId(this, memberOf, "memberOf");
+  await checkAssignedRoles(this, assignedRoles, "assignedRoles");
   const now = nowIso();
   const group: Group = {
     _id: randomUUID(),

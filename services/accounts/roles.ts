@@ -1,15 +1,19 @@
 /**
  * A caller's roles: the union of `assignedRoles` of its groups, following `memberOf` (group names)
- * from group to group. Inactive groups grant nothing and are not followed.
+ * from group to group. Inactive groups grant nothing and are not followed. Built-in role names become
+ * `roles`; the others are custom roles (./custom-roles.ts), whose methods the caller gets.
  */
 import type { Group } from "../../shared/contracts/resources";
-import type { Role } from "../../shared/contracts/define";
+import { ROLES, type Role } from "../../shared/contracts/define";
 
-export function resolveGroups(direct: string[], all: Group[]): { groupIds: string[]; roles: Role[] } {
+export function resolveGroups(
+  direct: string[],
+  all: Group[],
+): { groupIds: string[]; roles: Role[]; customRoles: string[] } {
   const byId = new Map(all.map((g) => [g._id, g]));
   const byName = new Map(all.map((g) => [g.name, g]));
   const seen = new Set<string>();
-  const roles = new Set<Role>();
+  const roles = new Set<string>();
   const queue = direct.map((id) => byId.get(id)).filter((g): g is Group => g !== undefined);
   while (queue.length > 0) {
     const group = queue.shift()!;
@@ -21,5 +25,11 @@ export function resolveGroups(direct: string[], all: Group[]): { groupIds: strin
       if (next) queue.push(next);
     }
   }
-  return { groupIds: [...seen], roles: [...roles].sort() };
+  const builtIn = new Set<string>(ROLES);
+  const names = [...roles].sort();
+  return {
+    groupIds: [...seen],
+    roles: names.filter((r): r is Role => builtIn.has(r)),
+    customRoles: names.filter((r) => !builtIn.has(r)),
+  };
 }

@@ -4,7 +4,7 @@
  * the store, so any gateway accepts any token.
  */
 import { randomBytes } from "node:crypto";
-import { call } from "../../shared/contracts";
+import { callAsPlatform } from "../../shared/authorization";
 import type { accounts as contract } from "../../shared/contracts/accounts";
 import { Errors } from "moleculer";
 import { SESSIONS_REVOKED_EVENT } from "../../shared/contracts/events";
@@ -17,6 +17,7 @@ import type { Doc, Projection } from "../../shared/store/types";
 import { nowIso } from "../../shared/text";
 import { decoyHash, verifyPassword } from "./passwords";
 import { resolveGroups } from "./roles";
+import { methodsOf } from "./custom-roles";
 import type { AccountsService } from "./accounts.service";
 
 /** Service accounts (./service-accounts.ts) sign in here too: by OAuth token, then as any session. */
@@ -245,11 +246,14 @@ async function callerOf(service: AccountsService, accountId: string): Promise<Ca
     (await service.store.collection(SERVICE_ACCOUNTS).findOne({ _id: accountId }));
   if (!account || account.inactive) throw new UnauthorizedError("Account is inactive or gone");
   const groups = (await service.store.collection("groups").find({})) as Group[];
-  const { groupIds, roles } = resolveGroups(
+  const { groupIds, roles, customRoles } = resolveGroups(
     (account.memberOf ?? []).map((m: { groupId: string }) => m.groupId),
     groups,
   );
-  return { accountId, username: account.username ?? account.name, roles, groupIds };
+  const methods = await methodsOf(service, customRoles);
+  // resolvedAt: the authorization middleware trusts these rights for AUTH_CACHE_MS (shared/authorization.ts).
+  const resolvedAt = Date.now();
+  return { accountId, username: account.username ?? account.name, roles, groupIds, methods, resolvedAt };
 }
 
 /** Deletes the matching sessions and tells every gateway to forget them now. */
@@ -268,7 +272,7 @@ export async function revokeSessions(
 async function activeProfile(service: AccountsService, ctx: Ctx<"login">): Promise<Profile | null> {
   if (!isActionAvailable(service.broker, "profiles.active")) return null;
   try {
-    return await call(ctx, "profiles.active", {}, { timeout: 2000 });
+    return await callAsPlatform(ctx, "profiles.active", {}, { timeout: 2000 });
   } catch {
     return null;
   }

@@ -3,7 +3,6 @@
  * through `accounts.listGroups`, never read from the accounts service's collection.
  */
 import { randomUUID } from "node:crypto";
-import { call } from "../../shared/contracts";
 import type { forms as contract } from "../../shared/contracts/forms";
 import type { FormDocument, Group } from "../../shared/contracts/resources";
 import { BadRequestError } from "../../shared/errors";
@@ -12,6 +11,7 @@ import type { HandlerContext, PlatformService } from "../../shared/service";
 import { nowIso } from "../../shared/text";
 import { resolveGroupRefs, toListItem } from "./documents";
 import { depthOf, MAX_FORM_DEPTH, restoreContainers } from "./preserve";
+import { callAsPlatform } from "../../shared/authorization";
 
 /** `this` of the forms service: what forms.service.ts adds to a platform service. */
 export type FormsService = PlatformService<{ forms(): NamedDocuments<FormDocument> }>;
@@ -19,7 +19,7 @@ export type FormsService = PlatformService<{ forms(): NamedDocuments<FormDocumen
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
 
 export async function list(this: FormsService, ctx: Ctx<"list">) {
-  const [forms, groups] = await Promise.all([this.forms().list(), call(ctx, "accounts.listGroups", {})]);
+  const [forms, groups] = await Promise.all([this.forms().list(), callAsPlatform(ctx, "accounts.listGroups", {})]);
   const byId = new Map(groups.map((g: Group) => [g._id, g]));
   return forms.map((form) => toListItem(form, byId));
 }
@@ -38,7 +38,7 @@ export async function create(this: FormsService, ctx: Ctx<"create">) {
   }
   const resolved = resolveGroupRefs(
     groups,
-    groups.length > 0 ? await call(ctx, "accounts.listGroups", {}) : [],
+    groups.length > 0 ? await callAsPlatform(ctx, "accounts.listGroups", {}) : [],
   );
   if (resolved.errors.length > 0)
     throw new BadRequestError(`Unknown group(s): ${groups.join(", ")}`, resolved.errors);

@@ -4,7 +4,6 @@
  * must exist (asked of accounts); its interval must be at least the scheduler's floor.
  */
 import type { Context } from "moleculer";
-import { call } from "../../shared/contracts";
 import type { Automation, AutomationRun } from "../../shared/contracts/resources";
 import { checkGroupsExist } from "../../shared/groups";
 import { assertOwnGroups } from "../../shared/job-visibility";
@@ -16,6 +15,7 @@ import type { HandlerContext, PlatformMeta, PlatformService } from "../../shared
 import { nowIso } from "../../shared/text";
 import { AUTOMATIONS, onTick, RUNS, TRIGGERS, type TickResult } from "./firing";
 import { iso, preview } from "./schedule";
+import { callAsPlatform } from "../../shared/authorization";
 
 export interface SchedulerLimits {
   tickMs: number;
@@ -82,7 +82,7 @@ export async function checkReferences(
   let componentId: string | undefined;
   if (fields.workflow !== undefined && fields.workflow !== null) {
     try {
-      componentId = (await call(ctx, "engine.getWorkflow", { name: fields.workflow }))._id;
+      componentId = (await callAsPlatform(ctx, "engine.getWorkflow", { name: fields.workflow }))._id;
     } catch (err) {
       if (!(err instanceof NotFoundError) && (err as { code?: number }).code !== 404) throw err;
       throw invalidField(

@@ -9,7 +9,6 @@
  * same id, which the engine starts at most once. Only then does the automation's `nextRunAt` move on,
  * by compare-and-set on the due time it had, so no slot is advanced twice or skipped.
  */
-import { call } from "../../shared/contracts";
 import { count, observe } from "../../shared/observability/metrics";
 import { ObjectId } from "mongodb";
 import type { Automation, AutomationRun } from "../../shared/contracts/resources";
@@ -17,6 +16,8 @@ import { intervalMs } from "../../shared/contracts/scheduler";
 import { DuplicateKeyError } from "../../shared/store/types";
 import { iso, nextDueAfter, everyMs, slotDecision } from "./schedule";
 import type { SchedulerService } from "./automations";
+import { asCaller, callAsPlatform, PLATFORM_META } from "../../shared/authorization";
+import type { CallingOptions } from "moleculer";
 
 export const AUTOMATIONS = "automations";
 export const RUNS = "automation_runs";
@@ -126,6 +127,18 @@ async function resumeClaim(this: SchedulerService, run: AutomationRun, now: numb
   return startClaimed.call(this, automation, taken, now);
 }
 
+/**
+ * Whose rights a scheduled job runs with: the account that last changed the automation (or its
+ * schedule), resolved to its current rights when the job starts and at each task. Whoever edits an
+ * automation takes its runs on, so no one borrows a more privileged creator's rights by editing it.
+ * An automation only the platform has written runs as the platform (docs/security.md#authorization).
+ */
+export function runsAs(automation: Automation): CallingOptions {
+  const owner = automation.last_updated_by || automation.created_by;
+  if (!owner || owner === "system") return { meta: { ...PLATFORM_META } };
+  return asCaller({ accountId: owner, username: "", roles: [], groupIds: [] });
+}
+
 /** Starts the claimed slot's job (idempotent on its job id), records the outcome, advances. */
 async function startClaimed(
   this: SchedulerService,
@@ -147,16 +160,20 @@ async function startClaimed(
   try {
     // An automation made through /operations-manager may have no workflow yet: a failed run says so.
     if (!automation.workflow) throw new Error("the automation has no workflow to run (set its componentId)");
-    const job = await this.broker.call("engine.startScheduledJob", {
-      workflow: automation.workflow,
-      jobId: claim.jobId!,
-      automation: { _id: automation._id, name: automation.name, dueAt: claim.dueAt },
-      options: {
-        description: automation.description || `Automation '${automation.name}' due ${claim.dueAt}`,
-        variables: automation.variables ?? {},
-        ...(automation.groups?.length ? { groups: automation.groups } : {}),
+    const job = await this.broker.call(
+      "engine.startScheduledJob",
+      {
+        workflow: automation.workflow,
+        jobId: claim.jobId!,
+        automation: { _id: automation._id, name: automation.name, dueAt: claim.dueAt },
+        options: {
+          description: automation.description || `Automation '${automation.name}' due ${claim.dueAt}`,
+          variables: automation.variables ?? {},
+          ...(automation.groups?.length ? { groups: automation.groups } : {}),
+        },
       },
-    });
+      runsAs(automation),
+    );
     finished = await finishRun.call(this, claim, {
       state: "started",
       jobId: (job as { _id: string })._id,
@@ -176,7 +193,7 @@ async function startClaimed(
 async function previousJobRunning(this: SchedulerService, automation: Automation, jobId: string) {
   if (!automation.lastJobId || automation.lastJobId === jobId) return false;
   try {
-    const { data: job } = await call(this.broker, "engine.getJob", { id: automation.lastJobId });
+    const { data: job } = await callAsPlatform(this.broker, "engine.getJob", { id: automation.lastJobId });
     return job.status === "running" || job.status === "paused";
   } catch {
     return false; // a job that is gone is not running

@@ -5,7 +5,6 @@
  * automation's groups (its jobs' groups). Answers use the `{message, data, metadata}` envelope.
  */
 import type { Context } from "moleculer";
-import { call } from "../../shared/contracts";
 import type { Automation, OmAutomation } from "../../shared/contracts/resources";
 import { scheduler as contract } from "../../shared/contracts/scheduler";
 import { itemEnvelope, pageEnvelope } from "../../shared/envelope";
@@ -23,6 +22,7 @@ import {
 } from "./automations";
 import { AUTOMATIONS } from "./firing";
 import { readListQuery } from "./list-query";
+import { callAsPlatform } from "../../shared/authorization";
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
 
@@ -50,11 +50,11 @@ async function resolveComponent(ctx: Context, componentId: string) {
   const notFound = (err: unknown) => (err as { code?: number }).code === 404;
   try {
     if (/^[0-9a-f]{24}$/i.test(componentId))
-      return await call(ctx, "engine.getWorkflowById", { id: componentId }).catch(async (err) => {
+      return await callAsPlatform(ctx, "engine.getWorkflowById", { id: componentId }).catch(async (err) => {
         if (!notFound(err)) throw err;
-        return call(ctx, "engine.getWorkflow", { name: componentId });
+        return callAsPlatform(ctx, "engine.getWorkflow", { name: componentId });
       });
-    return await call(ctx, "engine.getWorkflow", { name: componentId });
+    return await callAsPlatform(ctx, "engine.getWorkflow", { name: componentId });
   } catch (err) {
     if (!notFound(err)) throw err;
     throw invalidField("componentId", `No workflow has the _id or name '${componentId}'`, "unknownWorkflow");

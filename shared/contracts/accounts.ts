@@ -1,6 +1,6 @@
 /** accounts: login and sessions, accounts, groups and roles (spec operation 4, docs/platform-rules.md#sign-in-and-roles). */
 import { defineService, ROLES } from "./define";
-import { arrayOf, integer, int, num, optString, optBool, returns, shape, sortOrder } from "./schema";
+import { arrayOf, integer, int, num, optString, optBool, returns, shape, sortOrder, str } from "./schema";
 import {
   accountPageSchema,
   accountSchema,
@@ -8,6 +8,8 @@ import {
   groupSchema,
   loginResultSchema,
   messageSchema,
+  methodSchema,
+  roleSchema,
   oauthTokenSchema,
   serviceAccountCreatedSchema,
   serviceAccountSchema,
@@ -64,6 +66,34 @@ const memberOf = {
   items: { type: "object", strict: true, props: { groupId: groupName } },
   description: "The resource's own field: [{groupId}] (a group's id or name), merged with `groups`",
 } as const;
+const roleName = { type: "string", min: 1, max: 128, trim: true, pattern: /^[^$/]+$/ } as const;
+/** A role's `{name, provenance}` method references (GET /authorization/methods lists them). */
+const allowedMethods = {
+  type: "array",
+  optional: true,
+  max: 1000,
+  items: {
+    type: "object",
+    strict: "remove",
+    props: { name: { type: "string", min: 1, max: 128 }, provenance: { type: "string", min: 1, max: 64 } },
+  },
+} as const;
+const allowedViews = {
+  type: "array",
+  optional: true,
+  max: 100,
+  items: {
+    type: "object",
+    strict: "remove",
+    props: {
+      path: { type: "string", min: 1, max: 512 },
+      provenance: { type: "string", max: 64, optional: true },
+    },
+  },
+} as const;
+const roleId = { type: "string", min: 1, max: 128 } as const;
+const roleEnvelope = shape({ status: str, message: str, data: roleSchema });
+
 const clientId = {
   type: "string",
   pattern: /^[0-9a-fA-F]{24}$/,
@@ -125,11 +155,13 @@ export const accounts = defineService("accounts", {
     },
   },
   authenticate: {
+    access: "internal",
     params: { token: { type: "string", min: 1, max: 512 } },
     result: returns(callerSchema),
     description: "Resolve a session token to a caller; slides the session's expiry. Used by the gateway.",
   },
   refreshCaller: {
+    access: "internal",
     params: {
       accountId: { type: "string", min: 1, max: 64 },
       sessionId: { type: "string", min: 1, max: 128, optional: true },
@@ -139,6 +171,7 @@ export const accounts = defineService("accounts", {
       "The caller of a session (or, for Basic, of an account) as it is now: 401 once the session ended or the account is inactive. Does not slide the session. Used by the gateway to keep open event streams honest.",
   },
   authenticateBasic: {
+    access: "internal",
     params: {
       username: { type: "string", min: 1, max: 128 },
       password: { type: "string", min: 1, max: 1024, secret: true },
@@ -217,7 +250,14 @@ export const accounts = defineService("accounts", {
         max: 100,
         description: "Names of groups this group inherits roles from",
       },
-      assignedRoles: { type: "array", items: { type: "enum", values: ROLES }, optional: true, unique: true },
+      assignedRoles: {
+        type: "array",
+        items: roleName,
+        optional: true,
+        unique: true,
+        max: 100,
+        description: "Built-in role names (" + ROLES.join(", ") + ") or custom role names",
+      },
       inactive: optBool,
     },
     result: returns(groupSchema),
@@ -309,6 +349,84 @@ export const accounts = defineService("accounts", {
       form: true,
       signIn: true,
       summary: "OAuth 2.0 client credentials: a service account's token (form-encoded or JSON body)",
+    },
+  },
+  listRoles: {
+    params: { skip: int(0), limit: int(1) },
+    result: returns(shape({ results: arrayOf(roleSchema), total: integer })),
+    http: {
+      method: "GET",
+      path: "/authorization/roles",
+      access: ADMIN,
+      summary: "Every role: the built-in roles and the custom ones, `{results, total}`",
+    },
+  },
+  getRole: {
+    params: { roleId },
+    result: returns(roleSchema),
+    http: {
+      method: "GET",
+      path: "/authorization/roles/:roleId",
+      access: ADMIN,
+      summary: "One role, by its _id (a built-in role's _id is its name)",
+    },
+  },
+  createRole: {
+    params: {
+      role: {
+        type: "object",
+        strict: "remove",
+        props: {
+          name: roleName,
+          description: { type: "string", max: 1024, optional: true },
+          allowedMethods,
+          allowedViews,
+        },
+      },
+    },
+    result: returns(roleEnvelope),
+    http: {
+      method: "POST",
+      path: "/authorization/roles",
+      access: ADMIN,
+      summary: "Create a custom role allowing the methods it names",
+    },
+  },
+  updateRole: {
+    params: {
+      roleId,
+      updates: {
+        type: "object",
+        strict: "remove",
+        props: { description: { type: "string", max: 1024, optional: true }, allowedMethods, allowedViews },
+      },
+    },
+    result: returns(roleEnvelope),
+    http: {
+      method: "PATCH",
+      path: "/authorization/roles/:roleId",
+      access: ADMIN,
+      summary: "Change a custom role's description or methods; callers see the change within AUTH_CACHE_MS",
+    },
+  },
+  deleteRole: {
+    params: { roleId },
+    result: returns(messageSchema),
+    http: {
+      method: "DELETE",
+      path: "/authorization/roles/:roleId",
+      access: ADMIN,
+      summary: "Delete a custom role; groups and accounts lose it at once (callers within AUTH_CACHE_MS)",
+    },
+  },
+  listMethods: {
+    params: {},
+    result: returns(shape({ results: arrayOf(methodSchema), total: integer })),
+    http: {
+      method: "GET",
+      path: "/authorization/methods",
+      access: ADMIN,
+      summary: "Every operation a role may allow: its name, provenance (service), route and built-in roles",
     },
   },
 });

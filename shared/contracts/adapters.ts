@@ -249,17 +249,20 @@ export const adapters = defineService("adapters", {
     },
   },
   deviceSources: {
+    access: "internal",
     params: { entity: { ...adapterName, optional: true } },
     result: returns(arrayOf(deviceSourceSchema)),
     description:
       "Internal (the devices service): adapters that can list devices, with their kind and whether they are stopped; 404 when `entity` names no such adapter.",
   },
   listDevices: {
+    access: "internal",
     params: { name: adapterName },
     result: returns(arrayOf(deviceSchema)),
     description: "Internal (the devices service): an orchestrator adapter's devices, read from its REST API.",
   },
   checkHealth: {
+    access: "internal",
     params: { name: adapterName },
     result: returns(adapterHealthSchema),
     description:

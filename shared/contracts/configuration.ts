@@ -522,6 +522,7 @@ export const configuration = defineService("configuration", {
     },
   },
   checkCompliance: {
+    access: SUPPORT_READ,
     params: {
       treeId: objectId,
       version: versionName,
@@ -544,6 +545,7 @@ export const configuration = defineService("configuration", {
     task: complianceTask,
   },
   remediate: {
+    access: SUPPORT_READ,
     params: {
       treeId: objectId,
       version: versionName,
@@ -570,6 +572,7 @@ export const configuration = defineService("configuration", {
     },
   },
   sweep: {
+    access: "internal",
     params: {},
     result: returns(shape({ batches: integer })),
     description:

@@ -24,6 +24,13 @@ export type Role = (typeof ROLES)[number];
  */
 export type Access = "public" | "authenticated" | readonly Role[];
 
+/**
+ * Who may call an action that has no route: a role list (a workflow task, checked as a route is),
+ * or `internal`: an action only other services call (not routed, not a task), called with the
+ * platform's identity or on a user's behalf (docs/security.md#authorization).
+ */
+export type ActionAccess = Access | "internal";
+
 /** docs/platform-rules.md#supporting-operations: supporting reads and writes. */
 export const SUPPORT_READ: readonly Role[] = ["admin", "apiwrite", "engineering", "apiread"];
 export const SUPPORT_WRITE: readonly Role[] = ["admin", "apiwrite", "engineering"];
@@ -94,6 +101,8 @@ export interface ActionContract {
    */
   result: Returns<unknown>;
   http?: HttpBinding;
+  /** Who may call an action without `http` (with `http`, its `access` rules); required then. */
+  access?: ActionAccess;
   /** Internal actions (not behind the gateway) are still callable over the bus by other services. */
   description?: string;
   task?: TaskMetadata;

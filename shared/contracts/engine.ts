@@ -194,6 +194,7 @@ export const engine = defineService("engine", {
     },
   },
   startScheduledJob: {
+    access: "internal",
     params: {
       workflow: workflowName,
       /** Chosen by the scheduler when it claims the slot: a second start of the same slot finds this job. */
@@ -371,6 +372,7 @@ export const engine = defineService("engine", {
     },
   },
   getWorkflowById: {
+    access: "internal",
     params: { id: objectId },
     result: returns(workflowSchema),
     description:

@@ -324,6 +324,7 @@ export const profiles = defineService("profiles", {
     },
   },
   active: {
+    access: "internal",
     params: {},
     result: returns(nullable(profileSchema)),
     description: "The active profile, read by the gateway and accounts (cookie name, unique sessions).",

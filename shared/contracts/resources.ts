@@ -40,7 +40,8 @@ export const groupSchema = named(
     name: str,
     description: str,
     memberOf: arrayOf(str),
-    assignedRoles: arrayOf(role),
+    /** Built-in role names and custom role names (docs/security.md#authorization). */
+    assignedRoles: arrayOf(str),
     inactive: bool,
     _meta: meta,
   }),
@@ -81,6 +82,10 @@ export const callerSchema = shape({
   sessionId: optional(str),
   /** Epoch ms when the session expires if left idle. */
   expiresAt: optional(num),
+  /** Actions (`service.action`) the caller's custom roles allow, beside what its roles allow. */
+  methods: optional(arrayOf(str)),
+  /** Epoch ms when accounts resolved these rights: the authorization middleware trusts them for AUTH_CACHE_MS. */
+  resolvedAt: optional(num),
 });
 export type Caller = InferRule<typeof callerSchema>;
 
@@ -127,6 +132,34 @@ export const oauthTokenSchema = shape({
 export type OAuthToken = InferRule<typeof oauthTokenSchema>;
 
 /** `{status, message}`: what deletes and other writes without a resource to answer say. */
+/** A method a custom role allows: an action (`name`) of a service (`provenance`), as the real product names it. */
+const methodRef = shape({ name: str, provenance: str });
+
+/** A role (docs/security.md#authorization): built-in (the spec's names) or custom (the methods it allows). */
+export const roleSchema = named(
+  "Role",
+  shape({
+    _id: str,
+    provenance: str,
+    name: str,
+    description: str,
+    allowedMethods: arrayOf(methodRef),
+    allowedViews: arrayOf(shape({ path: str, provenance: str })),
+    _meta: optional(meta),
+  }),
+);
+export type CustomRole = InferRule<typeof roleSchema>;
+
+/** An operation a role may allow (GET /authorization/methods). */
+export const methodSchema = shape({
+  name: str,
+  provenance: str,
+  route: nullable(shape({ path: str, verb: str })),
+  /** The built-in roles that may call it (admin always may). */
+  roles: arrayOf(str),
+});
+export type Method = InferRule<typeof methodSchema>;
+
 export const messageSchema = named("Message", shape({ status: str, message: str }));
 export type Message = InferRule<typeof messageSchema>;
 

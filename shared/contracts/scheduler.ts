@@ -207,6 +207,7 @@ export const scheduler = defineService("scheduler", {
     },
   },
   tick: {
+    access: "internal",
     params: {},
     result: returns(shape({ started: integer, skipped: integer, failed: integer })),
     description:

@@ -560,11 +560,13 @@ describe("job query actions through the broker", () => {
     await platform.stop();
   });
 
+  // Resolved just now (resolvedAt): the authorization middleware takes these rights as they are.
   const caller = (groupIds: string[], roles: Caller["roles"] = ["engineering"]): Caller => ({
     accountId: objectId(),
     username: "bus-user",
     roles,
     groupIds,
+    resolvedAt: Date.now(),
   });
 
   test("adminJobs answers the page with the same rules as over HTTP", async () => {

@@ -13,7 +13,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
-import type { ServiceBroker } from "moleculer";
+import type { CallingOptions, ServiceBroker } from "moleculer";
 import { loadConfig, type PlatformConfig } from "../../shared/config";
 import { createBroker } from "../../app/broker";
 import { ALL_SERVICES } from "../../app/services";
@@ -34,6 +34,8 @@ export interface PlatformOptions {
   env?: Record<string, string>;
   services?: string[];
   dataDir?: string;
+  /** Leave `broker.call` as production has it (see callAsPlatformByDefault). */
+  strictCalls?: boolean;
 }
 
 export function tempDir(prefix = "platform-test-"): string {
@@ -61,6 +63,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   });
   const broker = createBroker(config);
   for (const schema of nodeSchemas(config)) broker.createService(schema);
+  if (!options.strictCalls) callAsPlatformByDefault(broker);
   await broker.start();
   const gateway = broker.getLocalService("gateway") as unknown as
     { server?: { address(): AddressInfo } } | undefined;
@@ -72,6 +75,22 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     baseUrl: port ? `http://127.0.0.1:${port}` : "",
     stop: () => broker.stop(),
   };
+}
+
+/**
+ * A test's own direct calls (`broker.call` with no caller) are the platform's: the internal
+ * identity (shared/authorization.ts), as an operator's script on a node would make them. Services
+ * on the broker share this `call`, so suites that test authorization start with `strictCalls` and
+ * get the broker untouched: there a call that names neither a caller nor the platform is refused.
+ */
+function callAsPlatformByDefault(broker: ServiceBroker): void {
+  const call = broker.call.bind(broker);
+  broker.call = ((action: string, params?: unknown, opts: CallingOptions = {}) => {
+    const meta = (opts.meta ?? {}) as { caller?: unknown; platform?: unknown };
+    const named =
+      meta.caller !== undefined || "platform" in meta || opts.parentCtx || (opts as { ctx?: unknown }).ctx;
+    return call(action, params, named ? opts : { ...opts, meta: { ...opts.meta, platform: true } });
+  }) as ServiceBroker["call"];
 }
 
 /**
@@ -94,7 +113,8 @@ async function startSplitPlatform(options: PlatformOptions): Promise<Platform> {
     ...(mongoUrl ? { MONGO_URL: mongoUrl, MONGO_DB: mongoDb, STORE: "mongo" } : {}),
     ...options.env,
   };
-  const start = (service: string) => startPlatform({ services: [service], dataDir, env });
+  const start = (service: string) =>
+    startPlatform({ services: [service], dataDir, env, strictCalls: options.strictCalls });
   const parts: Platform[] = [];
   const stopAll = async () => {
     await Promise.allSettled(parts.reverse().map((p) => p.stop()));

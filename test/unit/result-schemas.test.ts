@@ -61,7 +61,7 @@ test("the typed call helper answers the inferred types", () => {
   expectType<Equal<ResultOf<"accounts.create">, Account>>(true);
   expectType<Equal<ResultOf<"engine.startJob">, Job>>(true);
   expectType<Equal<ResultOf<"accounts.myTtl">, number>>(true);
-  expectType<Equal<ResultOf<"accounts.listGroups">[number]["assignedRoles"][number], Role>>(true);
+  expectType<Equal<ResultOf<"accounts.listGroups">[number]["assignedRoles"][number], string>>(true);
   type GetJob = ResultOf<"engine.getJob">;
   expectType<Equal<GetJob["data"]["status"], "running" | "paused" | "complete" | "error" | "canceled">>(true);
 });

@@ -10,7 +10,6 @@
  * not exist, so existence never leaks.
  */
 import type { Context } from "moleculer";
-import { call } from "../../../shared/contracts";
 import type { Caller, Group, Job, JobPage } from "../../../shared/contracts/resources";
 import { itemEnvelope, pageEnvelope } from "../../../shared/envelope";
 import { NotFoundError } from "../../../shared/errors";
@@ -20,6 +19,7 @@ import type { WorkflowDoc } from "../../../shared/contracts/engine-documents";
 import { jobAccessFilter } from "../../../shared/job-visibility";
 import { jobStoreQuery, type Dereference, type JobQueryParameters } from "./query-builder";
 import { JOBS, WORKFLOWS } from "../collections";
+import { callAsPlatform } from "../../../shared/authorization";
 
 /** The filter a caller's visibility adds; undefined when it sees every job. */
 export function visibilityScope(caller: Caller | undefined): Filter | undefined {
@@ -84,7 +84,7 @@ async function expand(
     }
   }
   if (fields.includes("groups") && items.some((j) => Array.isArray(j.groups) && j.groups.length > 0)) {
-    const groups = await call(ctx, "accounts.listGroups", {});
+    const groups = await callAsPlatform(ctx, "accounts.listGroups", {});
     const byId = new Map(groups.map((g: Group) => [g._id, g]));
     for (const job of items) {
       if (!Array.isArray(job.groups)) continue;

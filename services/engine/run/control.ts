@@ -39,7 +39,7 @@ export async function changeJob(
   const written = await runner.advance(
     id,
     (draft, step) => {
-      if (!maySeeJob(caller, draft.groups)) throw new NotFoundError("Job", id);
+      if (!maySeeJob(caller, draft)) throw new NotFoundError("Job", id);
       if (!what.from.includes(draft.status))
         throw new ConflictError(
           `Job ${id} is ${draft.status}; only a ${what.from.join(" or ")} job can be ${what.verb}`,

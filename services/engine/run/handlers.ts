@@ -12,7 +12,7 @@ import { configOf } from "../../../shared/runtime";
 import { loadKey } from "../../../shared/secrets";
 import { typedMixin } from "../../../shared/service";
 import type { EngineCtx, EngineService } from "../types";
-import { assertOwnGroups, maySeeJob } from "../../../shared/job-visibility";
+import { assertMayStart, assertOwnGroups, maySeeJob } from "../../../shared/job-visibility";
 import { JOBS } from "../collections";
 import { DISPATCH_EVENT, Runner } from "./runner";
 import { runnerSettings } from "./settings";
@@ -41,6 +41,7 @@ export async function startJob(this: EngineService, ctx: EngineCtx<"startJob">) 
   const { workflow: name, options } = ctx.params;
   const caller = ctx.meta.caller;
   const workflow = await loadWorkflow(this.store, name);
+  assertMayStart(caller, workflow);
   const variables = prepareVariables(workflow, options.variables ?? {}, () => this.secretKey());
   let groups = [...new Set(options.groups ?? workflow.groups ?? [])];
   if (options.groups) {
@@ -64,11 +65,21 @@ export async function startScheduledJob(this: EngineService, ctx: EngineCtx<"sta
   const existing = await this.store.collection<RunJob>(JOBS).findOne({ _id: jobId });
   if (existing) return answer(existing);
   const workflow = await loadWorkflow(this.store, name);
+  // Run as the automation's owner (services/scheduler/firing.ts runsAs), or as the platform.
+  const caller = ctx.meta.caller;
+  assertMayStart(caller, workflow);
   const variables = prepareVariables(workflow, options.variables ?? {}, () => this.secretKey());
   const groups = [...new Set(options.groups ?? workflow.groups ?? [])];
   const job = buildJob(
     workflow,
-    { id: jobId, description: options.description, type: "automation", variables, groups },
+    {
+      id: jobId,
+      description: options.description,
+      type: "automation",
+      variables,
+      groups,
+      caller: runAs(caller),
+    },
     Date.now(),
   );
   job.automation = automation;
@@ -90,7 +101,7 @@ export async function finishTask(this: EngineService, ctx: EngineCtx<"finishTask
   const written = await runner.advance(
     jobId,
     (draft, step) => {
-      if (!maySeeJob(caller, draft.groups)) throw new NotFoundError("Job", jobId);
+      if (!maySeeJob(caller, draft)) throw new NotFoundError("Job", jobId);
       const task = draft.tasks[taskId];
       if (!task) throw new NotFoundError("Task", taskId);
       if (!isWaitingManual(draft, taskId)) {

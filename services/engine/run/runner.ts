@@ -34,6 +34,7 @@ import {
 import type { ChildState, RunJob } from "./types";
 import { outgoingFromResult, resolveIncoming } from "./variables";
 import { copyPlain } from "../../../shared/objects";
+import { PLATFORM_META } from "../../../shared/authorization";
 
 /** The balanced event that asks one engine replica to look at a job now. */
 export const DISPATCH_EVENT = "engine.dispatch";
@@ -213,9 +214,11 @@ export class Runner {
       const action = `${task.app}.${task.name}`;
       this.assertTaskAction(action);
       // The action gets its own params: the job's tasks are shared (and frozen) between writes.
+      // As the job's runAs, whose current rights the authorization middleware resolves (its stored
+      // roles are a snapshot); a job the platform started itself runs as the platform.
       const result = await this.broker.call(action, copyPlain(resolveIncoming(job, task)), {
         timeout: this.host.settings.taskTimeoutMs,
-        meta: job.runAs ? { caller: job.runAs } : {},
+        meta: job.runAs ? { caller: { ...job.runAs, resolvedAt: undefined } } : { ...PLATFORM_META },
       });
       outcome = { state: "success", outgoing: outgoingFromResult(task, result) };
     } catch (err) {

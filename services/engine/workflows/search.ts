@@ -6,7 +6,6 @@
  * A client's query is checked by shared/client-filter.ts before it reaches the store.
  */
 import type { Context } from "moleculer";
-import { call } from "../../../shared/contracts";
 import type { Workflow } from "../../../shared/contracts/resources";
 import { isPlainObject } from "../../../shared/objects";
 import { searchPage } from "../../../shared/client-filter";
@@ -15,6 +14,7 @@ import type { Doc, Filter } from "../../../shared/store/types";
 import { escapeRegex } from "../../../shared/text";
 import type { EngineCtx, EngineService } from "../types";
 import { WORKFLOWS } from "../collections";
+import { callAsPlatform } from "../../../shared/authorization";
 
 export async function searchWorkflows(this: EngineService, ctx: EngineCtx<"searchWorkflows">) {
   return searchPage<Workflow>(this.store.collection(WORKFLOWS), ctx.params.options ?? {}, { name: 1 });
@@ -62,7 +62,7 @@ async function expandAccounts(ctx: Context, items: Doc[], fields: string[]): Pro
   ];
   const accounts = new Map<string, unknown>();
   for (const username of names) {
-    const page = await call(ctx, "accounts.list", {
+    const page = await callAsPlatform(ctx, "accounts.list", {
       queryOptions: { equals: username, equalsField: "username" },
     });
     if (page.results[0]) accounts.set(username, page.results[0]);
