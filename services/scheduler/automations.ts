@@ -4,7 +4,7 @@
  * must exist (asked of accounts); its interval must be at least the scheduler's floor.
  */
 import type { Context } from "moleculer";
-import type { Automation, AutomationRun } from "../../shared/contracts/resources";
+import type { Automation, AutomationRun, Caller } from "../../shared/contracts/resources";
 import { checkGroupsExist } from "../../shared/groups";
 import { assertOwnGroups } from "../../shared/job-visibility";
 import { intervalMs, scheduler as contract } from "../../shared/contracts/scheduler";
@@ -15,6 +15,7 @@ import type { HandlerContext, PlatformMeta, PlatformService } from "../../shared
 import { nowIso } from "../../shared/text";
 import { AUTOMATIONS, onTick, RUNS, TRIGGERS, type TickResult } from "./firing";
 import { iso, preview } from "./schedule";
+import { mayReadAutomation, readableFilter, writableFilter, within, writeRefusal } from "./gbac";
 import { callAsPlatform } from "../../shared/authorization";
 
 export interface SchedulerLimits {
@@ -44,6 +45,7 @@ export type Editable = Partial<
     | "workflow"
     | "variables"
     | "groups"
+    | "readGroups"
     | "nextRunAt"
     | "repeatInterval"
     | "disabled"
@@ -92,10 +94,11 @@ export async function checkReferences(
       );
     }
   }
-  if (fields.groups?.length) {
+  const groups = [...(fields.groups ?? []), ...(fields.readGroups ?? [])];
+  if (groups.length) {
     // Its jobs start into these groups: a caller names only its own (shared/job-visibility.ts).
-    assertOwnGroups((ctx.meta as PlatformMeta).caller, fields.groups, `${prefix}groups`);
-    await checkGroupsExist(ctx, fields.groups, `${prefix}groups`);
+    assertOwnGroups((ctx.meta as PlatformMeta).caller, groups, `${prefix}groups`);
+    await checkGroupsExist(ctx, groups, `${prefix}groups`);
   }
   return componentId;
 }
@@ -136,12 +139,12 @@ export async function listAutomations(this: SchedulerService, ctx: Ctx<"listAuto
   const limit = pageLimit(ctx.params.limit);
   const found = await this.store
     .collection<Automation>(AUTOMATIONS)
-    .find({}, { sort: { name: 1 }, skip, limit });
+    .find(within({}, readableFilter(ctx.meta.caller)), { sort: { name: 1 }, skip, limit });
   return found.map(answer);
 }
 
 export async function getAutomation(this: SchedulerService, ctx: Ctx<"getAutomation">) {
-  return answer(await load.call(this, ctx.params.id));
+  return answer(await loadReadable.call(this, ctx.params.id, ctx.meta.caller));
 }
 
 /** Operation 10: only the schedule members change. */
@@ -160,12 +163,12 @@ export async function updateAutomation(this: SchedulerService, ctx: Ctx<"updateA
 
 export async function deleteAutomation(this: SchedulerService, ctx: Ctx<"deleteAutomation">) {
   // Deleted, it is no longer due: its schedule stops. A claim in flight finds it gone and is skipped.
-  await removeAutomation.call(this, ctx.params.id);
+  await removeAutomation.call(this, ctx.params.id, ctx.meta.caller);
   return { status: "OK", message: `Automation ${ctx.params.id} deleted` };
 }
 
 export async function listRuns(this: SchedulerService, ctx: Ctx<"listRuns">) {
-  await load.call(this, ctx.params.id);
+  await loadReadable.call(this, ctx.params.id, ctx.meta.caller);
   const skip = ctx.params.skip ?? 0;
   const limit = pageLimit(ctx.params.limit);
   const runs = this.store.collection<AutomationRun>(RUNS);
@@ -183,10 +186,19 @@ export async function tick(this: SchedulerService) {
   return this.ticking;
 }
 
-/** Deletes an automation and then its triggers (a trigger without its automation starts nothing). */
-export async function removeAutomation(this: SchedulerService, id: string): Promise<Automation> {
-  const gone = await this.store.collection<Automation>(AUTOMATIONS).findOneAndDelete({ _id: id });
-  if (!gone) throw new NotFoundError("Automation", id);
+/**
+ * Deletes an automation, if `caller` may write it (./gbac.ts, in the delete's filter), and then its
+ * triggers (a trigger without its automation starts nothing).
+ */
+export async function removeAutomation(
+  this: SchedulerService,
+  id: string,
+  caller: Caller | undefined,
+): Promise<Automation> {
+  const gone = await this.store
+    .collection<Automation>(AUTOMATIONS)
+    .findOneAndDelete(within({ _id: id }, writableFilter(caller)));
+  if (!gone) throw await refusedWrite.call(this, id, caller);
   await this.store.collection(TRIGGERS).deleteMany({ actionId: id });
   return gone;
 }
@@ -197,23 +209,59 @@ export async function load(this: SchedulerService, id: string): Promise<Automati
   return automation;
 }
 
-/** One write: the changed members, stamped. A schedule trigger shows whether its schedule is on. */
+/** The automation, if `caller` may read it; 404 as if it did not exist otherwise (./gbac.ts). */
+export async function loadReadable(
+  this: SchedulerService,
+  id: string,
+  caller: Caller | undefined,
+): Promise<Automation> {
+  const automation = await load.call(this, id);
+  if (!mayReadAutomation(caller, automation)) throw new NotFoundError("Automation", id);
+  return automation;
+}
+
+/** The automation, if `caller` may write (change, run, delete) it: else 404 or 403 (./gbac.ts). */
+export async function loadWritable(
+  this: SchedulerService,
+  id: string,
+  caller: Caller | undefined,
+): Promise<Automation> {
+  const automation = await this.store.collection<Automation>(AUTOMATIONS).findOne({ _id: id });
+  const refused = writeRefusal(caller, automation, id);
+  if (refused) throw refused;
+  return automation!;
+}
+
+/** Why a guarded write matched nothing: the automation is gone or hidden (404), or read-only (403). */
+async function refusedWrite(this: SchedulerService, id: string, caller: Caller | undefined): Promise<Error> {
+  const automation = await this.store.collection<Automation>(AUTOMATIONS).findOne({ _id: id });
+  return writeRefusal(caller, automation, id) ?? new NotFoundError("Automation", id);
+}
+
+/**
+ * One write: the changed members, stamped with who changed them (whose rights the schedule then
+ * runs with: firing.ts runsAs), if the caller may write the automation (./gbac.ts, in the write's
+ * filter). A schedule trigger shows whether its schedule is on.
+ */
 export async function edit(
   this: SchedulerService,
   ctx: Context,
   id: string,
   fields: Editable,
 ): Promise<Automation> {
+  const caller = (ctx.meta as PlatformMeta).caller;
   const set: Record<string, unknown> = {
     ...fields,
     last_updated: nowIso(),
-    last_updated_by: (ctx.meta as { caller?: { accountId: string } }).caller?.accountId ?? "system",
+    last_updated_by: caller?.accountId ?? "system",
   };
   if (fields.nextRunAt !== undefined) set.nextRunAt = canonicalTime(fields.nextRunAt);
   const updated = await uniqueName(fields.name, () =>
-    this.store.collection<Automation>(AUTOMATIONS).findOneAndUpdate({ _id: id }, { $set: set }),
+    this.store
+      .collection<Automation>(AUTOMATIONS)
+      .findOneAndUpdate(within({ _id: id }, writableFilter(caller)), { $set: set }),
   );
-  if (!updated) throw new NotFoundError("Automation", id);
+  if (!updated) throw await refusedWrite.call(this, id, caller);
   if (fields.disabled !== undefined)
     await this.store
       .collection(TRIGGERS)

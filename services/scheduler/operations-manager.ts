@@ -14,7 +14,7 @@ import { nowIso } from "../../shared/text";
 import {
   checkReferences,
   edit,
-  load,
+  loadReadable,
   removeAutomation,
   uniqueName,
   type Editable,
@@ -22,6 +22,8 @@ import {
 } from "./automations";
 import { AUTOMATIONS } from "./firing";
 import { readListQuery } from "./list-query";
+import { readableFilter, within } from "./gbac";
+import type { Filter } from "../../shared/store/types";
 import { callAsPlatform } from "../../shared/authorization";
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
@@ -37,7 +39,7 @@ export function omView(a: Automation): OmAutomation {
     componentType: "workflows",
     componentId: a.componentId ?? null,
     componentName: a.workflow,
-    gbac: { read: [], write: a.groups },
+    gbac: { read: a.readGroups ?? [], write: a.groups },
     created: a.created,
     createdBy: a.created_by,
     lastUpdated: a.last_updated,
@@ -78,8 +80,13 @@ async function members(this: SchedulerService, ctx: Context, p: Members) {
     const workflow = await resolveComponent(ctx, p.componentId);
     Object.assign(fields, { workflow: workflow.name, componentId: workflow._id });
   }
-  if (p.gbac) fields.groups = [...new Set([...(p.gbac.write ?? []), ...(p.gbac.read ?? [])])];
-  await checkReferences.call(this, ctx, { groups: fields.groups }, "gbac.");
+  if (p.gbac) {
+    // gbac as the real product has it: write groups change and run it (and its jobs get them),
+    // read groups only see it (./gbac.ts).
+    fields.groups = [...new Set(p.gbac.write ?? [])];
+    fields.readGroups = [...new Set(p.gbac.read ?? [])].filter((g) => !fields.groups!.includes(g));
+  }
+  await checkReferences.call(this, ctx, { groups: fields.groups, readGroups: fields.readGroups }, "gbac.");
   return fields;
 }
 
@@ -94,6 +101,7 @@ export async function omCreateAutomation(this: SchedulerService, ctx: Ctx<"omCre
     componentId: fields.componentId ?? null,
     variables: {},
     groups: fields.groups ?? [...new Set(ctx.meta.caller?.groupIds ?? [])],
+    readGroups: fields.readGroups ?? [],
     nextRunAt: null,
     repeatInterval: null,
     disabled: false,
@@ -117,22 +125,24 @@ export async function omCreateAutomation(this: SchedulerService, ctx: Ctx<"omCre
 export async function omListAutomations(this: SchedulerService, ctx: Ctx<"omListAutomations">) {
   const { filter, sort, skip, limit } = readListQuery(ctx.params, (f) => STORED[f] ?? f);
   // Every automation here runs a workflow: componentType matches "workflows" or nothing.
-  const where = { ...filter };
+  const where: Filter = { ...filter };
   if ("componentType" in where) {
     const wanted = where.componentType;
     delete where.componentType;
     if (wanted !== "workflows") where._id = { $in: [] };
   }
   const automations = this.store.collection<Automation>(AUTOMATIONS);
+  const visible = within(where, readableFilter(ctx.meta.caller));
   const [found, total] = await Promise.all([
-    automations.find(where, { sort, skip, limit }),
-    automations.count(where),
+    automations.find(visible, { sort, skip, limit }),
+    automations.count(visible),
   ]);
   return pageEnvelope("Successfully retrieved automations", found.map(omView), { skip, limit, total });
 }
 
 export async function omGetAutomation(this: SchedulerService, ctx: Ctx<"omGetAutomation">) {
-  return itemEnvelope("Successfully retrieved automation", omView(await load.call(this, ctx.params.id)));
+  const automation = await loadReadable.call(this, ctx.params.id, ctx.meta.caller);
+  return itemEnvelope("Successfully retrieved automation", omView(automation));
 }
 
 export async function omUpdateAutomation(this: SchedulerService, ctx: Ctx<"omUpdateAutomation">) {
@@ -149,6 +159,6 @@ export async function omUpdateAutomation(this: SchedulerService, ctx: Ctx<"omUpd
 }
 
 export async function omDeleteAutomation(this: SchedulerService, ctx: Ctx<"omDeleteAutomation">) {
-  await removeAutomation.call(this, ctx.params.id);
+  await removeAutomation.call(this, ctx.params.id, ctx.meta.caller);
   return itemEnvelope("Successfully deleted automation", null);
 }

@@ -11,10 +11,10 @@ import type { Automation } from "../../shared/contracts/resources";
 import { scheduler as contract } from "../../shared/contracts/scheduler";
 import { itemEnvelope } from "../../shared/envelope";
 import { ConflictError, invalidField, NotFoundError } from "../../shared/errors";
-import type { HandlerContext } from "../../shared/service";
+import type { HandlerContext, PlatformMeta } from "../../shared/service";
 import type { SchedulerService } from "./automations";
 import { AUTOMATIONS, TRIGGERS } from "./firing";
-import { loadTrigger, type TriggerDoc } from "./triggers";
+import { guardedTrigger, loadTrigger, type TriggerDoc } from "./triggers";
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
 
@@ -24,6 +24,8 @@ async function start(
   trigger: TriggerDoc,
   variables: Record<string, unknown>,
 ) {
+  // Running is a write: only the automation's write groups may (./gbac.ts); hidden reads as absent.
+  await guardedTrigger.call(this, trigger, (ctx.meta as PlatformMeta).caller, true);
   if (!trigger.enabled) throw new ConflictError(`Trigger '${trigger.name}' is disabled`);
   const automation = await this.store.collection<Automation>(AUTOMATIONS).findOne({ _id: trigger.actionId });
   if (!automation) throw new NotFoundError("Automation", trigger.actionId);

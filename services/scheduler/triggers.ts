@@ -7,7 +7,7 @@
  * a route name, and one schedule trigger per automation are unique index keys (docs/scheduler.md#triggers).
  */
 import { ObjectId } from "mongodb";
-import type { Automation, Trigger } from "../../shared/contracts/resources";
+import type { Automation, Caller, Trigger } from "../../shared/contracts/resources";
 import { scheduler as contract } from "../../shared/contracts/scheduler";
 import { itemEnvelope, pageEnvelope } from "../../shared/envelope";
 import { ConflictError, invalidField, NotFoundError } from "../../shared/errors";
@@ -17,6 +17,7 @@ import { nowIso } from "../../shared/text";
 import { edit, type Editable, type SchedulerService } from "./automations";
 import { AUTOMATIONS, TRIGGERS } from "./firing";
 import { readListQuery } from "./list-query";
+import { mayReadAutomation, readableFilter, within, writeRefusal } from "./gbac";
 import { everyMs, iso } from "./schedule";
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
@@ -141,7 +142,11 @@ const unknownAutomation = (id: string) =>
 export async function createTrigger(this: SchedulerService, ctx: Ctx<"createTrigger">) {
   const p = ctx.params as Body & { type: Trigger["type"]; actionId: string; name: string };
   const automations = this.store.collection<Automation>(AUTOMATIONS);
-  if (!(await automations.findOne({ _id: p.actionId }))) throw unknownAutomation(p.actionId);
+  // A trigger starts its automation's jobs: only its write groups may add one (./gbac.ts).
+  const target = await automations.findOne({ _id: p.actionId });
+  if (!target || !mayReadAutomation(ctx.meta.caller, target)) throw unknownAutomation(p.actionId);
+  const refused = writeRefusal(ctx.meta.caller, target, p.actionId);
+  if (refused) throw refused;
   const _id = new ObjectId().toHexString();
   const by = ctx.meta.caller?.accountId ?? "system";
   const now = nowIso();
@@ -182,17 +187,50 @@ export async function listTriggers(this: SchedulerService, ctx: Ctx<"listTrigger
   if (ctx.params.enabled !== undefined) where.enabled = ctx.params.enabled;
   if (ctx.params.actionId !== undefined) where.actionId = ctx.params.actionId;
   const triggers = this.store.collection<TriggerDoc>(TRIGGERS);
+  const visible = within(where, await readableTriggers.call(this, ctx.meta.caller));
   const [found, total] = await Promise.all([
-    triggers.find(where, { sort, skip, limit }),
-    triggers.count(where),
+    triggers.find(visible, { sort, skip, limit }),
+    triggers.count(visible),
   ]);
   const automations = await automationsOf.call(this, found);
   const data = found.map((t) => view(t, automations.get(t.actionId)));
   return pageEnvelope("Successfully retrieved triggers", data, { skip, limit, total });
 }
 
+/** The triggers a caller may read: those of the automations it may read (undefined: all). */
+async function readableTriggers(this: SchedulerService, caller: Caller | undefined) {
+  const scope = readableFilter(caller);
+  if (!scope) return undefined;
+  const ids = await this.store.collection<Automation>(AUTOMATIONS).find(scope, { projection: { _id: 1 } });
+  return { actionId: { $in: ids.map((a) => a._id) } };
+}
+
+/**
+ * The trigger, if `caller` may read its automation (else 404, as if it did not exist) and, with
+ * `write`, change, run or delete it (else 403): a trigger follows its automation's gbac.
+ */
+export async function guardedTrigger(
+  this: SchedulerService,
+  doc: TriggerDoc,
+  caller: Caller | undefined,
+  write: boolean,
+): Promise<TriggerDoc> {
+  const automation = await this.store.collection<Automation>(AUTOMATIONS).findOne({ _id: doc.actionId });
+  if (automation && !mayReadAutomation(caller, automation)) throw new NotFoundError("Trigger", doc._id);
+  if (write && automation) {
+    const refused = writeRefusal(caller, automation, automation._id);
+    if (refused) throw refused;
+  }
+  return doc;
+}
+
 export async function getTrigger(this: SchedulerService, ctx: Ctx<"getTrigger">) {
-  const doc = await loadTrigger.call(this, ctx.params.id);
+  const doc = await guardedTrigger.call(
+    this,
+    await loadTrigger.call(this, ctx.params.id),
+    ctx.meta.caller,
+    false,
+  );
   const automations = await automationsOf.call(this, [doc]);
   return itemEnvelope("Successfully retrieved trigger", view(doc, automations.get(doc.actionId)));
 }
@@ -203,7 +241,7 @@ export async function updateTrigger(this: SchedulerService, ctx: Ctx<"updateTrig
     type?: string;
     actionId?: string;
   };
-  const current = await loadTrigger.call(this, id);
+  const current = await guardedTrigger.call(this, await loadTrigger.call(this, id), ctx.meta.caller, true);
   if (type !== undefined && type !== current.type)
     throw invalidField("type", "A trigger's type cannot change; delete it and create another", "immutable");
   if (actionId !== undefined && actionId !== current.actionId)
@@ -237,6 +275,7 @@ export async function updateTrigger(this: SchedulerService, ctx: Ctx<"updateTrig
 }
 
 export async function deleteTrigger(this: SchedulerService, ctx: Ctx<"deleteTrigger">) {
+  await guardedTrigger.call(this, await loadTrigger.call(this, ctx.params.id), ctx.meta.caller, true);
   const gone = await this.store.collection<TriggerDoc>(TRIGGERS).findOneAndDelete({ _id: ctx.params.id });
   if (!gone) throw new NotFoundError("Trigger", ctx.params.id);
   // Its schedule stops: the automation keeps no due time (it may itself be gone: nothing to stop).

@@ -501,6 +501,8 @@ export const automationSchema = named(
     componentId: optional(nullable(str)),
     variables: recordOf(anyValue),
     groups: arrayOf(str),
+    /** The real product's `gbac.read`: groups that may read it but not change or run it (`groups` are `gbac.write`). */
+    readGroups: optional(arrayOf(str)),
     /** When the next run is due (ISO 8601 UTC), or null. */
     nextRunAt: nullable(str),
     /** human-interval text that moves nextRunAt forward from each due time, or null. */
