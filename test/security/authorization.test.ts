@@ -25,6 +25,8 @@ const AUTH_CACHE_MS = 400;
 let platform: Platform;
 let orch: TestOrchestrator;
 let admin: Client;
+/** The scheduler's clock (a test moves it, then runs one firing pass). */
+let now = Date.parse("2030-01-01T00:00:00Z");
 
 /** Requests the orchestrator stand-in saw beyond the adapter's health checks. */
 const work = () => orch.seen.filter((s) => s.url !== "/" && s.url !== "/health");
@@ -85,7 +87,12 @@ function expectRefusedTask(job: any, taskId: string, action: string, required: r
 
 beforeAll(async () => {
   orch = await startOrchestrator();
-  platform = await startPlatform({ strictCalls: true, env: { AUTH_CACHE_MS: String(AUTH_CACHE_MS) } });
+  platform = await startPlatform({
+    strictCalls: true,
+    env: { AUTH_CACHE_MS: String(AUTH_CACHE_MS), SCHEDULER_TICK_MS: "100000" },
+  });
+  const scheduler = platform.broker.getLocalService("scheduler") as unknown as { clock: () => number };
+  scheduler.clock = () => now;
   admin = client(platform.baseUrl, await login(platform.baseUrl));
   const created = await admin.post("/adapters", {
     properties: {
@@ -171,5 +178,76 @@ describe("a workflow task runs with its job's rights", () => {
     const job = await waitForJob(platform.broker, id);
     expectRefusedTask(job, "t1", "adapters.restAction", ROLES_NEEDED.restAction);
     expect(work().length).toBe(before);
+  });
+});
+
+describe("triggers and schedules run with their user's rights", () => {
+  const HOUR = 3_600_000;
+  const tick = () => platform.broker.call("scheduler.tick", {}, { meta: { platform: true } });
+  const automation = async (id: string) =>
+    (await admin.get(`/automation_catalog/automations/${id}`)).body as { lastJobId: string | null };
+
+  test("a schedule runs as whoever last changed its automation: an engineer's edit makes its restAction task 403", async () => {
+    const engineer = await user(["engineering"]);
+    // Created by an admin, with no groups: open to every role the routes admit.
+    const created = await admin.post("/automation_catalog/automations", {
+      name: `sched-${randomUUID().slice(0, 6)}`,
+      workflow: "wf-restAction",
+      groups: [],
+      nextRunAt: new Date(now + HOUR).toISOString(),
+    });
+    expect(created.status).toBe(200);
+    const id = created.body._id;
+    const edited = await engineer.api.patch(`/operations-manager/automations/${id}`, {
+      description: "mine now",
+    });
+    expect(edited.status).toBe(200);
+    expect(edited.body.data.lastUpdatedBy).toBe(engineer.accountId);
+
+    const before = work().length;
+    now += 2 * HOUR;
+    expect(await tick()).toMatchObject({ started: 1 });
+    const refused = await waitForJob(platform.broker, (await automation(id)).lastJobId!);
+    expectRefusedTask(refused, "t1", "adapters.restAction", ROLES_NEEDED.restAction);
+    expect(work().length).toBe(before);
+
+    // The admin sets the next run: the schedule is the admin's again, and reaches the orchestrator.
+    const rescheduled = await admin.put(`/automation_catalog/automations/${id}/schedule`, {
+      options: { nextRunAt: new Date(now + HOUR).toISOString() },
+    });
+    expect(rescheduled.status).toBe(200);
+    now += 2 * HOUR;
+    expect(await tick()).toMatchObject({ started: 1 });
+    expect((await waitForJob(platform.broker, (await automation(id)).lastJobId!)).status).toBe("complete");
+    expect(work().length).toBeGreaterThan(before);
+  });
+
+  test("an endpoint trigger an admin made runs as the user who calls its route", async () => {
+    const engineer = await user(["engineering"]);
+    const created = await admin.post("/operations-manager/automations", {
+      name: `ep-${randomUUID().slice(0, 6)}`,
+      componentId: "wf-restAction",
+      gbac: { read: [], write: [] },
+    });
+    expect(created.status).toBe(200);
+    const route = `ep-${randomUUID().slice(0, 6)}`;
+    const trigger = await admin.post("/operations-manager/triggers", {
+      name: "by route",
+      type: "endpoint",
+      routeName: route,
+      actionId: created.body.data._id,
+    });
+    expect(trigger.status).toBe(200);
+
+    const before = work().length;
+    const run = await engineer.api.post(`/operations-manager/triggers/endpoint/${route}`, {});
+    expect(run.status).toBe(200);
+    const refused = await waitForJob(platform.broker, run.body.data._id);
+    expectRefusedTask(refused, "t1", "adapters.restAction", ROLES_NEEDED.restAction);
+    expect(work().length).toBe(before);
+
+    const byAdmin = await admin.post(`/operations-manager/triggers/endpoint/${route}`, {});
+    expect((await waitForJob(platform.broker, byAdmin.body.data._id)).status).toBe("complete");
+    expect(work().length).toBeGreaterThan(before);
   });
 });
