@@ -251,3 +251,186 @@ describe("triggers and schedules run with their user's rights", () => {
     expect(work().length).toBeGreaterThan(before);
   });
 });
+
+describe("group-based access to automations and triggers (gbac)", () => {
+  let writer: User;
+  let reader: User;
+  let outsider: User;
+  let id: string;
+  let manualId: string;
+  let endpointId: string;
+  const route = `owned-${randomUUID().slice(0, 6)}`;
+
+  /** What an admin reads of the automation and its triggers: must not change under refused calls. */
+  const snapshot = async () => ({
+    automation: (await admin.get(`/operations-manager/automations/${id}`)).body,
+    triggers: (await admin.get(`/operations-manager/triggers?actionId=${id}`)).body.data,
+  });
+
+  beforeAll(async () => {
+    [writer, reader, outsider] = await Promise.all([
+      user(["engineering"]),
+      user(["engineering"]),
+      user(["engineering"]),
+    ]);
+    const created = await admin.post("/operations-manager/automations", {
+      name: `gbac-${randomUUID().slice(0, 6)}`,
+      componentId: "wf-restQuery",
+      gbac: { write: [writer.groupId], read: [reader.groupId] },
+    });
+    expect(created.status).toBe(200);
+    id = created.body.data._id;
+    expect(created.body.data.gbac).toEqual({ write: [writer.groupId], read: [reader.groupId] });
+    const trigger = (body: Record<string, unknown>) =>
+      admin.post("/operations-manager/triggers", { actionId: id, ...body });
+    manualId = (await trigger({ name: "by hand", type: "manual" })).body.data._id;
+    endpointId = (await trigger({ name: "by route", type: "endpoint", routeName: route })).body.data._id;
+  });
+
+  test("a read member reads it, and every write, run and delete is 403 and changes nothing", async () => {
+    const before = await snapshot();
+    const api = reader.api;
+    expect((await api.get(`/operations-manager/automations/${id}`)).status).toBe(200);
+    expect((await api.get(`/operations-manager/triggers/${manualId}`)).status).toBe(200);
+    const refused = [
+      await api.patch(`/operations-manager/automations/${id}`, { gbac: { write: [reader.groupId] } }),
+      await api.patch(`/operations-manager/automations/${id}`, { description: "taken over" }),
+      await api.put(`/automation_catalog/automations/${id}`, { changes: { variables: { x: 1 } } }),
+      await api.post("/operations-manager/triggers", { actionId: id, name: "mine", type: "manual" }),
+      await api.patch(`/operations-manager/triggers/${endpointId}`, { routeName: "elsewhere" }),
+      await api.patch(`/operations-manager/triggers/${manualId}`, { enabled: false }),
+      await api.delete(`/operations-manager/triggers/${endpointId}`),
+      await api.post(`/operations-manager/triggers/manual/${manualId}/run`, {}),
+      await api.post(`/operations-manager/triggers/endpoint/${route}`, {}),
+      await api.delete(`/automation_catalog/automations/${id}`),
+      await api.delete(`/operations-manager/automations/${id}`),
+    ];
+    for (const reply of refused) {
+      const error = expectError(reply, 403, "FORBIDDEN");
+      expect(error.data.required).toEqual(["admin"]);
+    }
+    expect(await snapshot()).toEqual(before);
+  });
+
+  test("an outsider finds it nowhere: every read, write, run and delete is 404 and changes nothing", async () => {
+    const before = await snapshot();
+    const api = outsider.api;
+    const list = await api.get("/operations-manager/automations?limit=1000");
+    expect(list.body.data.map((a: any) => a._id)).not.toContain(id);
+    const triggers = await api.get("/operations-manager/triggers?limit=1000");
+    expect(triggers.body.data.map((t: any) => t.actionId)).not.toContain(id);
+    for (const reply of [
+      await api.get(`/operations-manager/automations/${id}`),
+      await api.get(`/automation_catalog/automations/${id}`),
+      await api.get(`/operations-manager/triggers/${manualId}`),
+      await api.patch(`/operations-manager/automations/${id}`, { gbac: { write: [outsider.groupId] } }),
+      await api.put(`/automation_catalog/automations/${id}`, { changes: { description: "x" } }),
+      await api.patch(`/operations-manager/triggers/${endpointId}`, { routeName: "elsewhere" }),
+      await api.delete(`/operations-manager/triggers/${endpointId}`),
+      await api.post(`/operations-manager/triggers/manual/${manualId}/run`, {}),
+      await api.post(`/operations-manager/triggers/endpoint/${route}`, {}),
+      await api.delete(`/operations-manager/automations/${id}`),
+    ])
+      expectError(reply, 404, "NOT_FOUND");
+    // A trigger on it is refused as for an automation that does not exist.
+    expectError(
+      await api.post("/operations-manager/triggers", { actionId: id, name: "mine", type: "manual" }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(await snapshot()).toEqual(before);
+  });
+
+  test("an endpoint route name belongs to its trigger: another automation cannot take it", async () => {
+    const own = await outsider.api.post("/operations-manager/automations", {
+      name: `own-${randomUUID().slice(0, 6)}`,
+      componentId: "wf-restQuery",
+    });
+    expect(own.status).toBe(200);
+    const taken = await outsider.api.post("/operations-manager/triggers", {
+      actionId: own.body.data._id,
+      name: "steal",
+      type: "endpoint",
+      routeName: route,
+    });
+    expectError(taken, 409, "CONFLICT");
+    expect((await admin.get(`/operations-manager/triggers/${endpointId}`)).body.data.routeName).toBe(route);
+  });
+
+  test("a write member changes, runs and may change gbac itself", async () => {
+    const api = writer.api;
+    expect((await api.patch(`/operations-manager/automations/${id}`, { description: "edited" })).status).toBe(
+      200,
+    );
+    const run = await api.post(`/operations-manager/triggers/manual/${manualId}/run`, {});
+    expect(run.status).toBe(200);
+    const changed = await api.patch(`/operations-manager/automations/${id}`, {
+      gbac: { write: [writer.groupId], read: [] },
+    });
+    expect(changed.status).toBe(200);
+    expect(changed.body.data.gbac).toEqual({ write: [writer.groupId], read: [] });
+    // The read member lost its read: the automation is now invisible to it.
+    expectError(await reader.api.get(`/operations-manager/automations/${id}`), 404, "NOT_FOUND");
+  });
+});
+
+describe("who may start a workflow, and who reads the job", () => {
+  test("a workflow with groups starts only for their members (403 otherwise, no job); the member reads its job", async () => {
+    const member = await user(["engineering"]);
+    const stranger = await user(["engineering"]);
+    await createWorkflow(
+      admin,
+      platform.broker,
+      chain("wf-grouped", [["m1", manual("hold")]], { groups: [member.groupId] }),
+    );
+    const jobsBefore = (await admin.get("/operations-manager/admin/jobs")).body.total;
+    const refused = expectError(
+      await stranger.api.post("/operations-manager/jobs/start", { workflow: "wf-grouped", options: {} }),
+      403,
+      "FORBIDDEN",
+    );
+    expect(refused.data).toEqual({ required: ["admin"], groups: [member.groupId] });
+    expect((await admin.get("/operations-manager/admin/jobs")).body.total).toBe(jobsBefore);
+
+    const started = await member.api.post("/operations-manager/jobs/start", {
+      workflow: "wf-grouped",
+      options: {},
+    });
+    expect(started.status).toBe(200);
+    expect((await member.api.get(`/operations-manager/jobs/${jobId(started)}`)).status).toBe(200);
+    expectError(await stranger.api.get(`/operations-manager/jobs/${jobId(started)}`), 404, "NOT_FOUND");
+  });
+
+  test("the starter reads the job it started even outside the job's groups (through the broker)", async () => {
+    const group = (await admin.post("/user-management/groups", { name: `jg-${randomUUID().slice(0, 6)}` }))
+      .body._id;
+    const starter = {
+      accountId: "a".repeat(24),
+      username: "starter",
+      roles: ["engineering"],
+      groupIds: [group],
+    };
+    const as = (caller: Record<string, unknown>) => ({
+      meta: { caller: { ...caller, resolvedAt: Date.now() } },
+    });
+    const job: any = await platform.broker.call(
+      "engine.startJob",
+      { workflow: "wf-grouped", options: { groups: [group] } },
+      as({ ...starter, roles: ["admin"] }),
+    );
+    // Out of the job's group now: the starter still reads it; someone else outside it does not.
+    const read: any = await platform.broker.call(
+      "engine.getJob",
+      { id: job._id },
+      as({ ...starter, groupIds: [] }),
+    );
+    expect(read.data._id).toBe(job._id);
+    await expect(
+      platform.broker.call(
+        "engine.getJob",
+        { id: job._id },
+        as({ ...starter, accountId: "b".repeat(24), groupIds: [] }),
+      ),
+    ).rejects.toMatchObject({ code: 404 });
+  });
+});
