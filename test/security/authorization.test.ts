@@ -434,3 +434,106 @@ describe("who may start a workflow, and who reads the job", () => {
     ).rejects.toMatchObject({ code: 404 });
   });
 });
+
+describe("roles as the real product manages them (/authorization/roles, /authorization/methods)", () => {
+  const LIST_TASKS = { name: "listTasks", provenance: "engine" };
+
+  test("methods list every operation with its route and built-in roles", async () => {
+    const methods = await admin.get("/authorization/methods");
+    expect(methods.status).toBe(200);
+    expect(methods.body.total).toBe(methods.body.results.length);
+    expect(methods.body.results).toContainEqual({
+      ...LIST_TASKS,
+      route: { path: "/workflow_builder/tasks/list", verb: "GET" },
+      roles: ["admin", "engineering", "support"],
+    });
+    const roles = await admin.get("/authorization/roles?limit=100");
+    expect(roles.body.results.map((r: any) => r.name)).toEqual(
+      expect.arrayContaining(["admin", "apiread", "engineering"]),
+    );
+    const apiread = (await admin.get("/authorization/roles/apiread")).body;
+    expect(apiread).toMatchObject({ _id: "apiread", provenance: "Builtin" });
+    expect(apiread.allowedMethods).toContainEqual({ name: "getJob", provenance: "engine" });
+  });
+
+  test("a custom role allowing only GET /workflow_builder/tasks/list: its members call that and nothing else, until it is deleted", async () => {
+    const name = `tasks-only-${randomUUID().slice(0, 6)}`;
+    const created = await admin.post("/authorization/roles", {
+      role: { name, description: "lists tasks", allowedMethods: [LIST_TASKS] },
+    });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({
+      status: "Created",
+      data: { name, provenance: "Custom", allowedMethods: [LIST_TASKS], allowedViews: [] },
+    });
+    const roleId = created.body.data._id;
+    expect((await admin.get(`/authorization/roles/${roleId}`)).body.name).toBe(name);
+    const member = await user([name]);
+
+    expect((await member.api.get("/workflow_builder/tasks/list")).status).toBe(200);
+    for (const reply of [
+      await member.api.get("/workflow_builder/workflows"),
+      await member.api.get("/operations-manager/jobs"),
+      await member.api.post("/authorization/roles", { role: { name: "mine", allowedMethods: [] } }),
+    ]) {
+      const error = expectError(reply, 403, "FORBIDDEN");
+      expect(error.data.required).toContain("admin");
+    }
+    // Its rights show in whoami's roles only as built-ins: the custom role is not one of them.
+    expect((await member.api.get("/whoami")).body.roles).toEqual([]);
+
+    expect((await admin.delete(`/authorization/roles/${roleId}`)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, AUTH_CACHE_MS + 100));
+    expectError(await member.api.get("/workflow_builder/tasks/list"), 403, "FORBIDDEN");
+    expectError(await admin.get(`/authorization/roles/${roleId}`), 404, "NOT_FOUND");
+  });
+
+  test("bad role bodies are 400 or 409 and change nothing; built-in roles cannot change; only admins manage roles", async () => {
+    const name = `dup-${randomUUID().slice(0, 6)}`;
+    const before = (await admin.get("/authorization/roles?limit=1000")).body.total;
+    expect((await admin.post("/authorization/roles", { role: { name } })).status).toBe(200);
+    expectError(await admin.post("/authorization/roles", { role: { name } }), 409, "CONFLICT");
+    const unknown = expectError(
+      await admin.post("/authorization/roles", {
+        role: { name: `x-${name}`, allowedMethods: [{ name: "nope", provenance: "engine" }] },
+      }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(unknown.data[0].field).toBe("role.allowedMethods[0]");
+    expectError(
+      await admin.post("/authorization/roles", { role: { name: "admin" } }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expectError(await admin.delete("/authorization/roles/admin"), 400, "VALIDATION_ERROR");
+    expectError(
+      await admin.patch("/authorization/roles/apiread", { updates: { description: "x" } }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    const group = expectError(
+      await admin.post("/user-management/groups", { name: `g-${name}`, assignedRoles: ["no-such-role"] }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(group.data[0]).toMatchObject({ field: "assignedRoles", type: "unknownRole" });
+    expect((await admin.get("/authorization/roles?limit=1000")).body.total).toBe(before + 1);
+    const reader = await user(["apiread"]);
+    expectError(await reader.api.get("/authorization/roles"), 403, "FORBIDDEN");
+    expectError(await reader.api.get("/authorization/methods"), 403, "FORBIDDEN");
+  });
+
+  test("changing a role's methods reaches its members within AUTH_CACHE_MS", async () => {
+    const name = `grow-${randomUUID().slice(0, 6)}`;
+    const role = (await admin.post("/authorization/roles", { role: { name, allowedMethods: [] } })).body.data;
+    const member = await user([name]);
+    expectError(await member.api.get("/workflow_builder/tasks/list"), 403, "FORBIDDEN");
+    const updated = await admin.patch(`/authorization/roles/${role._id}`, {
+      updates: { allowedMethods: [LIST_TASKS] },
+    });
+    expect(updated.body).toMatchObject({ status: "OK", data: { allowedMethods: [LIST_TASKS] } });
+    await new Promise((r) => setTimeout(r, AUTH_CACHE_MS + 100));
+    expect((await member.api.get("/workflow_builder/tasks/list")).status).toBe(200);
+  });
+});
