@@ -416,7 +416,7 @@ export const accounts = defineService("accounts", {
       method: "DELETE",
       path: "/authorization/roles/:roleId",
       access: ADMIN,
-      summary: "Delete a custom role; groups and accounts lose it at once (callers within AUTH_CACHE_MS)",
+      summary: "Delete a custom role; the groups that had it lose it at once (callers within AUTH_CACHE_MS)",
     },
   },
   listMethods: {

@@ -194,6 +194,19 @@ async function scenario(admin: Client): Promise<void> {
   await admin.get("/authorization/accounts?equals=admin");
   await admin.get("/authorization/groups?equals=conformance-team");
 
+  // roles (built-in and custom) and the methods they allow
+  await admin.get("/authorization/methods");
+  const role = await ok(
+    admin.post("/authorization/roles", {
+      role: { name: "conformance-role", allowedMethods: [{ name: "listTasks", provenance: "engine" }] },
+    }),
+  );
+  await admin.get("/authorization/roles");
+  await admin.get("/authorization/roles/apiread");
+  await admin.get(`/authorization/roles/${role.data._id}`);
+  await admin.patch(`/authorization/roles/${role.data._id}`, { updates: { description: "conformance" } });
+  await admin.delete(`/authorization/roles/${role.data._id}`);
+
   // service accounts and OAuth
   const sa = await ok(
     admin.post("/user-management/service-accounts", { name: "conformance-sa", groups: ["conformance-team"] }),
