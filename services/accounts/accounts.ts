@@ -10,6 +10,7 @@ import { DuplicateKeyError } from "../../shared/store/types";
 import { nowIso } from "../../shared/text";
 import type { AccountsService } from "./accounts.service";
 import { memberOfFromBody } from "./groups";
+import { checkAssignedRoles } from "./custom-roles";
 import { hashPassword, verifyPassword } from "./passwords";
 import { accountQuery } from "./query";
 import { accountProjection, requireCaller, revokeSessions } from "./sessions";
@@ -30,6 +31,8 @@ export async function list(this: AccountsService, ctx: Ctx<"list">) {
 export async function create(this: AccountsService, ctx: Ctx<"create">) {
   const { username, password, firstname, inactive = false } = ctx.params;
   const memberOf = await memberOfFromBody(this, ctx.params);
+  const { assignedRoles } = ctx.params;
+  if (assignedRoles) await checkAssignedRoles(this, assignedRoles, "assignedRoles");
   const hash = await hashPassword(password);
   const now = nowIso();
   const doc = {
@@ -37,6 +40,7 @@ export async function create(this: AccountsService, ctx: Ctx<"create">) {
     username,
     firstname: firstname ?? "",
     memberOf,
+    ...(assignedRoles && { assignedRoles: [...new Set(assignedRoles)] }),
     lastLogin: null,
     inactive,
     _meta: { created: now, updated: now },

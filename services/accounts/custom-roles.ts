@@ -3,7 +3,7 @@
  * docs/security.md#authorization). The spec's role names are the built-in roles: each allows the
  * operations whose contract lists it, and cannot change. A custom role allows the methods it names
  * (`{name, provenance}`: an action and its service, as GET /authorization/methods lists them).
- * Groups are assigned roles by name (`assignedRoles`); a caller's custom roles become the `methods`
+ * Groups and accounts are assigned roles by name (`assignedRoles`); a caller's custom roles become the `methods`
  * the authorization check reads. Custom roles live in `roles`, unique by name.
  */
 import { randomBytes } from "node:crypto";
@@ -146,15 +146,16 @@ export async function updateRole(this: AccountsService, ctx: Ctx<"updateRole">) 
   return { status: "OK", message: "Role updated", data: updated };
 }
 
-/** Deletes a custom role, and takes it from every group that had it (a new role of that name starts bare). */
+/** Deletes a custom role, and takes it from every group and account that had it (a new role of that name starts bare). */
 export async function deleteRole(this: AccountsService, ctx: Ctx<"deleteRole">) {
   const { roleId } = ctx.params;
   refuseBuiltIn(roleId);
   const gone = await this.store.collection<CustomRole>(ROLES_COLLECTION).findOneAndDelete({ _id: roleId });
   if (!gone) throw new NotFoundError("Role", roleId);
-  await this.store
-    .collection("groups")
-    .updateMany({ assignedRoles: gone.name }, { $pull: { assignedRoles: gone.name } });
+  for (const holders of ["groups", "accounts"])
+    await this.store
+      .collection(holders)
+      .updateMany({ assignedRoles: gone.name }, { $pull: { assignedRoles: gone.name } });
   return { status: "OK", message: `Role '${gone.name}' deleted` };
 }
 

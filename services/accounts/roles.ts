@@ -9,11 +9,13 @@ import { ROLES, type Role } from "../../shared/contracts/define";
 export function resolveGroups(
   direct: string[],
   all: Group[],
+  own: readonly string[] = [],
 ): { groupIds: string[]; roles: Role[]; customRoles: string[] } {
   const byId = new Map(all.map((g) => [g._id, g]));
   const byName = new Map(all.map((g) => [g.name, g]));
   const seen = new Set<string>();
-  const roles = new Set<string>();
+  // The account's own assignedRoles, then its groups'.
+  const roles = new Set<string>(own);
   const queue = direct.map((id) => byId.get(id)).filter((g): g is Group => g !== undefined);
   while (queue.length > 0) {
     const group = queue.shift()!;

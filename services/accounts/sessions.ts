@@ -42,6 +42,7 @@ const ACCOUNT_FIELDS = [
   "username",
   "firstname",
   "memberOf",
+  "assignedRoles",
   "lastLogin",
   "inactive",
   "_meta",
@@ -249,6 +250,7 @@ async function callerOf(service: AccountsService, accountId: string): Promise<Ca
   const { groupIds, roles, customRoles } = resolveGroups(
     (account.memberOf ?? []).map((m: { groupId: string }) => m.groupId),
     groups,
+    account.assignedRoles ?? [],
   );
   const methods = await methodsOf(service, customRoles);
   // resolvedAt: the authorization middleware trusts these rights for AUTH_CACHE_MS (shared/authorization.ts).

@@ -92,6 +92,14 @@ const allowedViews = {
   },
 } as const;
 const roleId = { type: "string", min: 1, max: 128 } as const;
+const assignedRoles = {
+  type: "array",
+  items: roleName,
+  optional: true,
+  unique: true,
+  max: 100,
+  description: "Built-in role names (" + ROLES.join(", ") + ") or custom role names",
+} as const;
 const roleEnvelope = shape({ status: str, message: str, data: roleSchema });
 
 const clientId = {
@@ -209,6 +217,7 @@ export const accounts = defineService("accounts", {
       firstname: { type: "string", max: 256, optional: true },
       groups: groupList,
       memberOf,
+      assignedRoles,
       inactive: optBool,
     },
     result: returns(accountSchema),
@@ -250,14 +259,7 @@ export const accounts = defineService("accounts", {
         max: 100,
         description: "Names of groups this group inherits roles from",
       },
-      assignedRoles: {
-        type: "array",
-        items: roleName,
-        optional: true,
-        unique: true,
-        max: 100,
-        description: "Built-in role names (" + ROLES.join(", ") + ") or custom role names",
-      },
+      assignedRoles,
       inactive: optBool,
     },
     result: returns(groupSchema),
@@ -416,7 +418,8 @@ export const accounts = defineService("accounts", {
       method: "DELETE",
       path: "/authorization/roles/:roleId",
       access: ADMIN,
-      summary: "Delete a custom role; the groups that had it lose it at once (callers within AUTH_CACHE_MS)",
+      summary:
+        "Delete a custom role; the groups and accounts that had it lose it at once (callers within AUTH_CACHE_MS)",
     },
   },
   listMethods: {

@@ -56,6 +56,8 @@ export const accountSchema = named(
     username: str,
     firstname: str,
     memberOf: arrayOf(shape({ groupId: str, aaaManaged: constant(true) })),
+    /** Roles given to the account itself, beside its groups' (built-in or custom role names). */
+    assignedRoles: optional(arrayOf(str)),
     lastLogin: nullable(str),
     inactive: bool,
     _meta: meta,

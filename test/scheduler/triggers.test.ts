@@ -431,9 +431,9 @@ describe("/operations-manager/triggers", () => {
     expect(created.status).toBe(200);
     const support = await clientWithRoles(platform, admin, ["support"]);
     expectError(await support.get("/operations-manager/triggers"), 403, "FORBIDDEN");
-    // A run starts the job into the automation's groups, which the caller must be in.
+    // A run is a write of the automation's gbac: outside all its groups, the trigger is not there.
     const t = await trigger(a._id, { type: "manual" });
-    expectError(await support.post(`/operations-manager/triggers/manual/${t._id}/run`, {}), 403, "FORBIDDEN");
+    expectError(await support.post(`/operations-manager/triggers/manual/${t._id}/run`, {}), 404, "NOT_FOUND");
     const own = await trigger(created.body.data._id, { type: "manual" });
     expect((await writer.post(`/operations-manager/triggers/manual/${own._id}/run`, {})).status).toBe(200);
   });

@@ -524,6 +524,33 @@ describe("roles as the real product manages them (/authorization/roles, /authori
     expectError(await reader.api.get("/authorization/methods"), 403, "FORBIDDEN");
   });
 
+  test("an account is assigned roles of its own, beside its groups'", async () => {
+    const name = `own-${randomUUID().slice(0, 6)}`;
+    expect(
+      (await admin.post("/authorization/roles", { role: { name, allowedMethods: [LIST_TASKS] } })).status,
+    ).toBe(200);
+    const username = `solo-${randomUUID().slice(0, 6)}`;
+    const account = await admin.post("/user-management/accounts", {
+      username,
+      password: ROLE_HOLDER_PASSWORD,
+      assignedRoles: [name],
+    });
+    expect(account.status).toBe(200);
+    expect(account.body.assignedRoles).toEqual([name]);
+    const solo = client(platform.baseUrl, await login(platform.baseUrl, username, ROLE_HOLDER_PASSWORD));
+    expect((await solo.get("/workflow_builder/tasks/list")).status).toBe(200);
+    expectError(await solo.get("/workflow_builder/workflows"), 403, "FORBIDDEN");
+    expectError(
+      await admin.post("/user-management/accounts", {
+        username: `${username}-2`,
+        password: ROLE_HOLDER_PASSWORD,
+        assignedRoles: ["no-such-role"],
+      }),
+      400,
+      "VALIDATION_ERROR",
+    );
+  });
+
   test("changing a role's methods reaches its members within AUTH_CACHE_MS", async () => {
     const name = `grow-${randomUUID().slice(0, 6)}`;
     const role = (await admin.post("/authorization/roles", { role: { name, allowedMethods: [] } })).body.data;

@@ -34,7 +34,8 @@ import {
 import type { ChildState, RunJob } from "./types";
 import { outgoingFromResult, resolveIncoming } from "./variables";
 import { copyPlain } from "../../../shared/objects";
-import { PLATFORM_META } from "../../../shared/authorization";
+import { callAsPlatform, PLATFORM_META } from "../../../shared/authorization";
+import { assertMayStart } from "../../../shared/job-visibility";
 
 /** The balanced event that asks one engine replica to look at a job now. */
 export const DISPATCH_EVENT = "engine.dispatch";
@@ -249,6 +250,13 @@ export class Runner {
       const existing = await this.jobs.collection.findOne({ _id: childId }, { projection: { _id: 1 } });
       if (!existing) {
         const workflow = await loadWorkflow(this.host.store, request.workflow);
+        // A child starts as its parent's runAs: its workflow's groups apply to that account as it is now.
+        if (job.runAs && workflow.groups?.length) {
+          const current = await callAsPlatform(this.broker, "accounts.refreshCaller", {
+            accountId: job.runAs.accountId,
+          });
+          assertMayStart(current, workflow);
+        }
         const variables = prepareVariables(
           workflow,
           request.variables,
