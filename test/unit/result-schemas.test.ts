@@ -4,7 +4,7 @@
  * `components.schemas`. test/gateway/openapi-responses.test.ts checks real answers against them.
  */
 import { contracts, type ResultOf } from "../../shared/contracts";
-import type { ActionContract, Role } from "../../shared/contracts/define";
+import type { ActionContract } from "../../shared/contracts/define";
 import type { Account, Job } from "../../shared/contracts/resources";
 import {
   anyValue,
