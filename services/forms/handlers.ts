@@ -19,7 +19,10 @@ export type FormsService = PlatformService<{ forms(): NamedDocuments<FormDocumen
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
 
 export async function list(this: FormsService, ctx: Ctx<"list">) {
-  const [forms, groups] = await Promise.all([this.forms().list(), callAsPlatform(ctx, "accounts.listGroups", {})]);
+  const [forms, groups] = await Promise.all([
+    this.forms().list(),
+    callAsPlatform(ctx, "accounts.listGroups", {}),
+  ]);
   const byId = new Map(groups.map((g: Group) => [g._id, g]));
   return forms.map((form) => toListItem(form, byId));
 }
