@@ -9,7 +9,7 @@
  *  - custom roles allow exactly the methods they name, and lose them within AUTH_CACHE_MS.
  */
 import { randomUUID } from "node:crypto";
-import { auto, chain, createWorkflow, manual, waitForJob } from "../support/engine-fixtures";
+import { auto, chain, createWorkflow, manual, op, waitForJob } from "../support/engine-fixtures";
 import {
   client,
   expectError,
@@ -399,6 +399,35 @@ describe("who may start a workflow, and who reads the job", () => {
     expect(started.status).toBe(200);
     expect((await member.api.get(`/operations-manager/jobs/${jobId(started)}`)).status).toBe(200);
     expectError(await stranger.api.get(`/operations-manager/jobs/${jobId(started)}`), 404, "NOT_FOUND");
+  });
+
+  test("a child job's workflow groups apply to the parent's runAs: a stranger's childJob task ends error, no child", async () => {
+    const member = await user(["engineering"]);
+    const stranger = await user(["engineering"]);
+    await createWorkflow(
+      admin,
+      platform.broker,
+      chain("wf-grouped-child", [["m1", manual("hold")]], { groups: [member.groupId] }),
+    );
+    await createWorkflow(
+      admin,
+      platform.broker,
+      chain("wf-spawner", [["spawn", op("childJob", { workflow: "wf-grouped-child", variables: {} })]]),
+    );
+    const started = await stranger.api.post("/operations-manager/jobs/start", {
+      workflow: "wf-spawner",
+      options: {},
+    });
+    expect(started.status).toBe(200);
+    const parent = await waitForJob(platform.broker, jobId(started));
+    expect(parent.status).toBe("error");
+    expect(parent.tasks.spawn.status).toBe("error");
+    const record = parent.error.find((e: any) => e.task === "spawn");
+    expect(record.message.code).toBe(403);
+    const named = async (name: string) =>
+      (await admin.get(`/operations-manager/admin/jobs?equals[name]=${name}`)).body.total;
+    expect(await named("wf-spawner")).toBeGreaterThan(0);
+    expect(await named("wf-grouped-child")).toBe(0);
   });
 
   test("the starter reads the job it started even outside the job's groups (through the broker)", async () => {
