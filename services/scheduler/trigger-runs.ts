@@ -23,9 +23,10 @@ async function start(
   ctx: Context,
   trigger: TriggerDoc,
   variables: Record<string, unknown>,
+  hidden?: () => Error,
 ) {
   // Running is a write: only the automation's write groups may (./gbac.ts); hidden reads as absent.
-  await guardedTrigger.call(this, trigger, (ctx.meta as PlatformMeta).caller, true);
+  await guardedTrigger.call(this, trigger, (ctx.meta as PlatformMeta).caller, true, hidden);
   if (!trigger.enabled) throw new ConflictError(`Trigger '${trigger.name}' is disabled`);
   const automation = await this.store.collection<Automation>(AUTOMATIONS).findOne({ _id: trigger.actionId });
   if (!automation) throw new NotFoundError("Automation", trigger.actionId);
@@ -55,8 +56,9 @@ export async function runEndpointTrigger(this: SchedulerService, ctx: Ctx<"runEn
   const trigger = await this.store
     .collection<TriggerDoc>(TRIGGERS)
     .findOne({ routeKey: `route:${routeName}` });
-  if (!trigger) throw new NotFoundError("Endpoint trigger", routeName);
-  return start.call(this, ctx, trigger, input);
+  const absent = () => new NotFoundError("Endpoint trigger", routeName);
+  if (!trigger) throw absent();
+  return start.call(this, ctx, trigger, input, absent);
 }
 
 export async function runManualTrigger(this: SchedulerService, ctx: Ctx<"runManualTrigger">) {

@@ -214,9 +214,10 @@ export async function guardedTrigger(
   doc: TriggerDoc,
   caller: Caller | undefined,
   write: boolean,
+  hidden: () => Error = () => new NotFoundError("Trigger", doc._id),
 ): Promise<TriggerDoc> {
   const automation = await this.store.collection<Automation>(AUTOMATIONS).findOne({ _id: doc.actionId });
-  if (automation && !mayReadAutomation(caller, automation)) throw new NotFoundError("Trigger", doc._id);
+  if (automation && !mayReadAutomation(caller, automation)) throw hidden();
   if (write && automation) {
     const refused = writeRefusal(caller, automation, automation._id);
     if (refused) throw refused;

@@ -332,6 +332,9 @@ describe("group-based access to automations and triggers (gbac)", () => {
       await api.delete(`/operations-manager/automations/${id}`),
     ])
       expectError(reply, 404, "NOT_FOUND");
+    // By its route, the answer names the route only: not the trigger behind it.
+    const byRoute = await api.post(`/operations-manager/triggers/endpoint/${route}`, {});
+    expect(byRoute.body.message).toBe(`Endpoint trigger '${route}' not found`);
     // A trigger on it is refused as for an automation that does not exist.
     expectError(
       await api.post("/operations-manager/triggers", { actionId: id, name: "mine", type: "manual" }),
