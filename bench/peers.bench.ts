@@ -133,10 +133,12 @@ const fmt = (n: number | null | undefined) =>
 const ratio = (a: number | null | undefined, b: number | null | undefined) =>
   a && b ? `${(a / b).toFixed(2)}x` : "n/a";
 
-function report(probes: Record<string, Probe>): void {
-  const cols: ("ours" | PeerId)[] = ["ours", ...PEERS];
-  const find = (who: string, workers: number) => rows.find((r) => r.who === who && r.workers === workers);
-  const shapeName = (w: number) => (w === 1 ? "1 process" : "2 replicas");
+/** The engine workload's figures, then its ratios ours / peer. */
+function engineTables(
+  cols: ("ours" | PeerId)[],
+  find: (who: string, workers: number) => Row | undefined,
+  shapeName: (workers: number) => string,
+): void {
   console.log(`\n| | ${cols.map((c) => (c === "ours" ? "ours" : PEER_LABELS[c])).join(" | ")} |`);
   console.log(`|---|${cols.map(() => "---").join("|")}|`);
   for (const w of WORKERS) {
@@ -166,6 +168,13 @@ function report(probes: Record<string, Probe>): void {
       `| ${shapeName(w)}: half-peak p99 | ${PEERS.map((p) => ratio(mine?.halfPeakP99Ms, find(p, w)?.halfPeakP99Ms)).join(" | ")} |`,
     );
   }
+}
+
+function report(probes: Record<string, Probe>): void {
+  const cols: ("ours" | PeerId)[] = ["ours", ...PEERS];
+  const find = (who: string, workers: number) => rows.find((r) => r.who === who && r.workers === workers);
+  const shapeName = (w: number) => (w === 1 ? "1 process" : "2 replicas");
+  if (rows.length > 0) engineTables(cols, find, shapeName);
   const sched = (who: string, w: number) =>
     schedules.find((s) => s.who === who && s.result.replicas === w)?.result;
   if (schedules.length > 0) {

@@ -11,7 +11,14 @@ import path from "node:path";
 import type { ServiceBroker } from "moleculer";
 import { childPids, spawnTracked, stopChild } from "../support/children";
 import { waitQuiet, watchCpu, type CpuShares } from "../support/cpu";
-import { ADMIN_PASSWORD, httpUrl, platformEnv, spawnPlatformNode, startPlatform } from "../support/platform";
+import {
+  ADMIN_PASSWORD,
+  httpUrl,
+  platformEnv,
+  spawnPlatformNode,
+  startPlatform,
+  waitForRemote,
+} from "../support/platform";
 import { latency, type Latency } from "./stats";
 import {
   Completions,
@@ -191,6 +198,7 @@ async function overNats(s: OursSettings): Promise<OursResult> {
   const NAMESPACE = `${s.runId}-nats`;
   const common = { TRANSPORTER: s.natsUrl, NAMESPACE };
   const store = spawnPlatformNode(platformEnv({ ...common, SERVICES: "store", DATA_DIR: s.dataDir() }));
+  await waitForRemote(s.natsUrl, NAMESPACE, ["store"]);
   const engines = [1, 2].map((i) =>
     spawnPlatformNode(
       platformEnv({

@@ -6,7 +6,14 @@
 import type { ServiceBroker } from "moleculer";
 import { ObjectId } from "mongodb";
 import { stopChild } from "../support/children";
-import { ADMIN_PASSWORD, httpUrl, platformEnv, spawnPlatformNode, startPlatform } from "../support/platform";
+import {
+  ADMIN_PASSWORD,
+  httpUrl,
+  platformEnv,
+  spawnPlatformNode,
+  startPlatform,
+  waitForRemote,
+} from "../support/platform";
 import { latency, type Latency } from "../engine/stats";
 import { withStore } from "../support/store";
 
@@ -123,6 +130,7 @@ export async function runOurSchedules(
   const NAMESPACE = `${s.runId}-${id}`;
   const common = { TRANSPORTER: s.natsUrl, NAMESPACE };
   const store = spawnPlatformNode(platformEnv({ ...common, SERVICES: "store", DATA_DIR: dataDir() }));
+  await waitForRemote(s.natsUrl, NAMESPACE, ["store"]);
   const engine = spawnPlatformNode(platformEnv({ ...common, SERVICES: "engine", DATA_DIR: dataDir() }));
   const schedulers = Array.from({ length: replicas }, (_, i) =>
     spawnPlatformNode(
