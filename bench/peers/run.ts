@@ -50,7 +50,7 @@ export interface PeerResult {
 }
 
 /** Where the peer's data lives in this run: a BullMQ queue name, or a graphile-worker schema. */
-function nameOf(peer: string, workers: number, runId: string): string {
+export function nameOf(peer: string, workers: number, runId: string): string {
   return `${runId}_${peer}_${workers}`.replace(/[^a-z0-9_]/gi, "_").toLowerCase();
 }
 

@@ -11,7 +11,7 @@ import { spawnSync } from "node:child_process";
 import { Queue } from "bullmq";
 import { makeWorkerUtils } from "graphile-worker";
 import { STEPS, type PeerId } from "../../bench/peers/peers";
-import { runBullDelayed, runPeer, type PeerSettings } from "../../bench/peers/run";
+import { nameOf, runBullDelayed, runPeer, type PeerSettings } from "../../bench/peers/run";
 import { serversFromEnv } from "../../bench/peers/servers";
 
 const servers = serversFromEnv();
@@ -93,7 +93,7 @@ describe("bench:peers runs each peer", () => {
         expect(r.transitionsPerSec).toBe(Math.round((8 * STEPS) / (r.wallMs / 1000)));
         expect(r.halfPeak).toMatchObject({ count: 4, failed: 0 });
         expect(Number.isFinite(r.halfPeak!.p99Ms)).toBe(true);
-        expect(await leftOver(peer, `${id}_${peer.replace("-", "_")}_2`)).toBe(0);
+        expect(await leftOver(peer, nameOf(peer, 2, id))).toBe(0);
       },
       60_000,
     );
@@ -115,7 +115,7 @@ describe("bench:peers runs each peer", () => {
       expect(r).toMatchObject({ replicas: 2, schedules: 20, fired: 20, duplicates: 0, missed: 0 });
       expect(r.lag.count).toBe(20);
       expect(Number.isFinite(r.lag.p99Ms)).toBe(true);
-      expect(await leftOver("bullmq-delayed", `${id}_bullmq_delayed_2`)).toBe(0);
+      expect(await leftOver("bullmq-delayed", nameOf("bullmq-delayed", 2, id))).toBe(0);
     },
     60_000,
   );
