@@ -21,173 +21,56 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { ServiceBroker } from "moleculer";
-import { childPids, scratchSpace, spawnTracked, stopAllChildren, stopChild } from "./support/children";
-import { waitQuiet, watchCpu, type CpuShares } from "./support/cpu";
-import { ADMIN_PASSWORD, httpUrl, platformEnv, spawnPlatformNode, startPlatform } from "./support/platform";
-import { latency, type Latency } from "./engine/stats";
-import {
-  Completions,
-  Http,
-  TASKS_PER_JOB,
-  createWorkflows,
-  runFinishTasks,
-  runJobs,
-  runPacedJobs,
-  taskService,
-  warmUp,
-  type JobsRun,
-} from "./engine/workload";
+import { scratchSpace, stopAllChildren } from "./support/children";
+import { TASKS_PER_JOB } from "./engine/workload";
+import { runOurs, type OursResult, type OursSettings, type Shape } from "./engine/ours";
 import { intEnv } from "./support/env";
 
 const JOBS = intEnv("BENCH_JOBS", 1500, 10);
 const NATS_JOBS = intEnv("BENCH_NATS_JOBS", 800, 10);
 const CONCURRENCY = intEnv("BENCH_CONCURRENCY", 32, 1);
 const FINISH = intEnv("BENCH_FINISH", 400, 10);
-const WARMUP = intEnv("BENCH_WARMUP_JOBS", 100, 1);
-const MAX_MS = intEnv("BENCH_MAX_S", 120, 5) * 1000;
-const QUIET_WAIT_S = intEnv("BENCH_QUIET_WAIT", 20, 0);
-const NATS_URL = process.env.NATS_URL || "nats://127.0.0.1:4222";
 const ONLY = process.env.BENCH_ONLY?.split(",").map((s) => s.trim());
-const RUN_ID = `engine-bench-${process.pid}-${Date.now().toString(36)}`;
 
 /** The aims of the engine issue, in task transitions per second. */
 const AIMS: Record<string, number> = { "in-process": 5000, nats: 2000 };
 /** The performance issue's latency aim: p99 start-to-complete at half the peak rate. */
 const AIM_HALF_PEAK_P99_MS = 100;
-/** Jobs of the paced run at half the peak rate (0 skips it). */
-const PACED_JOBS = intEnv("BENCH_PACED_JOBS", 500, 0);
 /**
  * Where the load's HTTP client runs: `child` (default), its own process, as bench:gateway runs
  * autocannon; `same`, on the platform's event loop in this process (the bench's earlier way).
  */
 const CLIENT = process.env.BENCH_CLIENT === "same" ? "same" : "child";
 
-/** A load loop in ./engine/load-child.ts; job ends go to it from this process's listener. */
-async function inChild(
-  base: string,
-  completions: Completions,
-  spec: { mode: "closed" | "paced"; jobs: number; concurrency: number; perSecond: number; maxMs: number },
-): Promise<JobsRun> {
-  const child = spawnTracked(
-    process.execPath,
-    [
-      path.join(__dirname, "engine/load-child.js"),
-      JSON.stringify({ ...spec, base, password: ADMIN_PASSWORD }),
-    ],
-    { stdio: ["ignore", "inherit", "inherit", "ipc"] },
-  );
-  completions.forward = (jobId, status, wallMs) => {
-    if (child.connected) child.send({ jobId, status, wallMs });
-  };
-  try {
-    return await new Promise<JobsRun>((resolve, reject) => {
-      child.once("message", (m: { result: JobsRun }) => resolve(m.result));
-      child.once("exit", (code) => reject(new Error(`load child exited ${code} without a result`)));
-    });
-  } finally {
-    completions.forward = undefined;
-    await stopChild(child);
-  }
-}
+const settings: OursSettings = {
+  jobs: JOBS,
+  concurrency: CONCURRENCY,
+  finish: FINISH,
+  warmupJobs: intEnv("BENCH_WARMUP_JOBS", 100, 1),
+  maxMs: intEnv("BENCH_MAX_S", 120, 5) * 1000,
+  quietWaitS: intEnv("BENCH_QUIET_WAIT", 20, 0),
+  pacedJobs: intEnv("BENCH_PACED_JOBS", 500, 0),
+  client: CLIENT,
+  natsUrl: process.env.NATS_URL || "nats://127.0.0.1:4222",
+  runId: `engine-bench-${process.pid}-${Date.now().toString(36)}`,
+  dataDir: scratchSpace("engine-bench-"),
+};
 
-interface Result {
-  id: string;
-  label: string;
-  jobs: number;
-  completed: number;
-  failed: number;
-  wallMs: number;
-  transitionsPerSec: number;
-  jobsPerSec: number;
-  startToComplete: Latency;
-  startJob: Latency;
-  finishTask: Latency & { perSec: number; failed: number };
-  /** Jobs started at half the measured peak jobs/s, open loop. */
-  halfPeak: (Latency & { jobsPerSec: number; failed: number }) | null;
-  aimTransitionsPerSec: number;
-  cpu: CpuShares | null;
-}
+type Result = OursResult & { aimTransitionsPerSec: number };
 
 const results: Result[] = [];
 
-const dataDir = scratchSpace("engine-bench-");
-
-/** The measured part, the same for both shapes. */
-async function measure(id: string, label: string, broker: ServiceBroker, replicas: number): Promise<void> {
-  const callers = new Map<string, number>();
-  const completions = new Completions();
-  broker.createService(taskService(callers));
-  broker.createService(completions.service());
-  await broker.waitForServices(["benchtask", "benchlistener", "engine"], 30_000);
-
-  const http = new Http(httpUrl(broker));
-  await http.login(ADMIN_PASSWORD);
-  await createWorkflows(http);
-  process.stdout.write(`- ${label}: warming up ... `);
-  await warmUp(http, completions, callers, replicas, WARMUP);
-  if (QUIET_WAIT_S > 0) await waitQuiet(QUIET_WAIT_S * 1000);
-
-  const jobs = id === "nats" ? NATS_JOBS : JOBS;
-  const cpu = watchCpu(childPids);
-  const base = httpUrl(broker);
-  const run =
-    CLIENT === "child"
-      ? await inChild(base, completions, {
-          mode: "closed",
-          jobs,
-          concurrency: CONCURRENCY,
-          perSecond: 0,
-          maxMs: MAX_MS,
-        })
-      : await runJobs(http, completions, jobs, CONCURRENCY, performance.now() + MAX_MS);
-  const shares = cpu.stop();
-  const finish = await runFinishTasks(http, FINISH, CONCURRENCY);
-  const peakJobsPerSec = run.completed / (run.wallMs / 1000);
-  const paced =
-    PACED_JOBS > 0 && peakJobsPerSec > 0
-      ? CLIENT === "child"
-        ? await inChild(base, completions, {
-            mode: "paced",
-            jobs: PACED_JOBS,
-            concurrency: 0,
-            perSecond: peakJobsPerSec / 2,
-            maxMs: MAX_MS,
-          })
-        : await runPacedJobs(http, completions, PACED_JOBS, peakJobsPerSec / 2)
-      : null;
-
-  const transitions = run.completed * TASKS_PER_JOB;
+async function run(shape: Shape): Promise<void> {
+  const jobs = shape === "nats" ? NATS_JOBS : JOBS;
   const result: Result = {
-    id,
-    label,
-    jobs: run.jobs,
-    completed: run.completed,
-    failed: run.failed,
-    wallMs: Math.round(run.wallMs),
-    transitionsPerSec: Math.round(transitions / (run.wallMs / 1000)),
-    jobsPerSec: Math.round((run.completed / (run.wallMs / 1000)) * 10) / 10,
-    startToComplete: latency(run.latencies),
-    startJob: latency(run.startLatencies),
-    finishTask: {
-      ...latency(finish.latencies),
-      perSec: Math.round(finish.count / (finish.wallMs / 1000)),
-      failed: finish.failed,
-    },
-    aimTransitionsPerSec: AIMS[id],
-    cpu: shares,
-    halfPeak: paced
-      ? {
-          ...latency(paced.latencies),
-          jobsPerSec: Math.round((peakJobsPerSec / 2) * 10) / 10,
-          failed: paced.failed,
-        }
-      : null,
+    ...(await runOurs(shape, { ...settings, jobs })),
+    aimTransitionsPerSec: AIMS[shape],
   };
   results.push(result);
+  const shares = result.cpu;
   const noisy =
-    (shares.others ?? 0) > 0.1
-      ? ` (other processes used ${Math.round(shares.others! * 100)}% CPU: noisy)`
+    (shares?.others ?? 0) > 0.1
+      ? ` (other processes used ${Math.round(shares!.others! * 100)}% CPU: noisy)`
       : "";
   console.log(
     `${result.transitionsPerSec} transitions/s, ${result.jobsPerSec} jobs/s, ` +
@@ -197,55 +80,8 @@ async function measure(id: string, label: string, broker: ServiceBroker, replica
         ? `; at half the peak (${result.halfPeak.jobsPerSec} jobs/s) start-to-complete p99 ${result.halfPeak.p99Ms} ms (aim < ${AIM_HALF_PEAK_P99_MS})`
         : ""),
   );
-  if (run.failed > 0 || finish.failed > 0)
-    console.log(`  ! ${run.failed} jobs and ${finish.failed} finishTask calls failed`);
-}
-
-async function inProcess(): Promise<void> {
-  const DATA_DIR = dataDir();
-  // store.service reads DATA_DIR from process.env rather than its broker's config: keep both equal.
-  const saved = process.env.DATA_DIR;
-  process.env.DATA_DIR = DATA_DIR;
-  const broker = await startPlatform(platformEnv({ DATA_DIR }));
-  try {
-    await measure("in-process", "in-process (one broker, embedded store)", broker, 1);
-  } finally {
-    await broker.stop();
-    if (saved === undefined) delete process.env.DATA_DIR;
-    else process.env.DATA_DIR = saved;
-  }
-}
-
-async function overNats(): Promise<void> {
-  const NAMESPACE = `${RUN_ID}-nats`;
-  const common = { TRANSPORTER: NATS_URL, NAMESPACE };
-  const store = spawnPlatformNode(platformEnv({ ...common, SERVICES: "store", DATA_DIR: dataDir() }));
-  const engines = [1, 2].map((i) =>
-    spawnPlatformNode(
-      platformEnv({
-        ...common,
-        SERVICES: "engine",
-        NODE_ID: `${NAMESPACE}-engine-${i}`,
-        DATA_DIR: dataDir(),
-      }),
-    ),
-  );
-  const broker = await startPlatform(
-    platformEnv({ ...common, SERVICES: "gateway,accounts", DATA_DIR: dataDir() }),
-  );
-  try {
-    const until = Date.now() + 30_000;
-    while ((broker.registry.getActionEndpoints("engine.startJob")?.count() ?? 0) < 2) {
-      if (Date.now() > until) throw new Error("two engine replicas did not join the bus within 30 s");
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    await measure("nats", "over NATS (store + 2 engine replicas in 3 processes)", broker, 2);
-  } finally {
-    await broker.stop();
-    // Engines before the store they write to.
-    await Promise.all(engines.map((c) => stopChild(c)));
-    await stopChild(store);
-  }
+  if (result.failed > 0 || result.finishTask.failed > 0)
+    console.log(`  ! ${result.failed} jobs and ${result.finishTask.failed} finishTask calls failed`);
 }
 
 function report(): void {
@@ -290,8 +126,8 @@ function report(): void {
 async function main(): Promise<void> {
   const wanted = (id: string) => !ONLY || ONLY.includes(id);
   try {
-    if (wanted("in-process")) await inProcess();
-    if (wanted("nats")) await overNats();
+    if (wanted("in-process")) await run("in-process");
+    if (wanted("nats")) await run("nats");
   } finally {
     await stopAllChildren();
   }

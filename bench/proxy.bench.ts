@@ -1,14 +1,18 @@
 /**
  * Orchestrator proxy throughput: `npm run bench:proxy` (docs/orchestrator.md#performance).
  *
- * Two scenarios under the same autocannon load, in BENCH_ROUNDS interleaved rounds, each judged by
+ * Three scenarios under the same autocannon load, in BENCH_ROUNDS interleaved rounds, each judged by
  * its best round:
  *   direct   GET of the device list straight from the orchestrator stand-in (a node:http child)
+ *   floor    POST /floor/restQuery through the framework floor (moleculer-web and one action doing
+ *            the same undici GET to the same stand-in, ./support/proxy-floor.ts), on a broker of its
+ *            own in this process
  *   proxy    POST /orchestrator_manager/restQuery/bench through the gateway and the adapter
  *            (the whole platform on one broker in this process) to the same stand-in
  * The proxy pays two HTTP hops (client -> gateway, adapter -> orchestrator) plus authentication,
- * validation and the adapter's limits to the direct client's one; the figure to watch is the
- * ratio proxy/direct (aim >= 0.35x). Table on stdout, JSON in bench/results/proxy.json.
+ * validation and the adapter's limits to the direct client's one; the floor pays the same two hops
+ * and nothing else. The figures to watch: proxy/floor (the proxy's own cost, aim >= 0.8x) and
+ * proxy/direct (aim >= 0.35x). Table on stdout, JSON in bench/results/proxy.json.
  *
  * Env: BENCH_DURATION (s, 10), BENCH_WARMUP (s, 2), BENCH_CONNECTIONS (32), BENCH_ROUNDS (3),
  * BENCH_DEVICES (devices in the answered list, 10), BENCH_QUIET_WAIT (s, 20).
@@ -19,6 +23,7 @@ import { scratchSpace, spawnTracked, stopAllChildren } from "./support/children"
 import { intEnv } from "./support/env";
 import { measure, type LoadResult, type LoadSettings } from "./support/load";
 import { ADMIN_PASSWORD, httpUrl, platformEnv, startPlatform } from "./support/platform";
+import { startProxyFloor } from "./support/proxy-floor";
 
 const settings: LoadSettings = {
   connections: intEnv("BENCH_CONNECTIONS", 32, 1),
@@ -57,6 +62,8 @@ async function main(): Promise<void> {
   const dataDir = scratchSpace("bench-proxy-");
   const upstream = await startUpstream();
   const broker = await startPlatform(platformEnv({ DATA_DIR: dataDir(), ADAPTER_HEALTH_TICK_MS: "60000" }));
+  // The floor's pool is the adapter's size (maxInFlight below).
+  const floor = await startProxyFloor(upstream.port, 64);
   try {
     const base = httpUrl(broker);
     const token = await post(`${base}/login`, { user: { username: "admin", password: ADMIN_PASSWORD } });
@@ -81,11 +88,17 @@ async function main(): Promise<void> {
     const proxied = await post(`${base}/orchestrator_manager/restQuery/bench`, JSON.parse(body), auth);
     if (Buffer.byteLength(proxied) < upstream.bytes * 0.9)
       throw new Error("the proxy did not answer the device list");
+    const floorUrl = `${httpUrl(floor)}/floor/restQuery`;
+    if ((await post(floorUrl, JSON.parse(body))) !== proxied)
+      throw new Error("the floor did not answer what the proxy answers");
 
-    const results: Record<"direct" | "proxy", LoadResult[]> = { direct: [], proxy: [] };
+    const results: Record<"direct" | "floor" | "proxy", LoadResult[]> = { direct: [], floor: [], proxy: [] };
     for (let round = 1; round <= rounds; round++) {
       console.log(`round ${round}/${rounds}`);
       results.direct.push(await measure(`http://127.0.0.1:${upstream.port}${QUERY_PATH}`, {}, settings));
+      results.floor.push(
+        await measure(floorUrl, { "content-type": "application/json" }, settings, { method: "POST", body }),
+      );
       results.proxy.push(
         await measure(
           `${base}/orchestrator_manager/restQuery/bench`,
@@ -96,27 +109,42 @@ async function main(): Promise<void> {
       );
     }
     const direct = best(results.direct);
+    const floorBest = best(results.floor);
     const proxy = best(results.proxy);
     const ratio = Math.round((proxy.reqPerSec / direct.reqPerSec) * 100) / 100;
+    const floorRatio = Math.round((proxy.reqPerSec / floorBest.reqPerSec) * 100) / 100;
     const row = (name: string, r: LoadResult) =>
       `${name.padEnd(8)} ${String(Math.round(r.reqPerSec)).padStart(8)} req/s   p50 ${r.p50Ms} ms   p99 ${r.p99Ms} ms   errors ${r.non2xx + r.errors + r.timeouts}`;
     console.log(
       `\nanswer: ${upstream.bytes} bytes, ${settings.connections} connections, best of ${rounds} rounds`,
     );
     console.log(row("direct", direct));
+    console.log(row("floor", floorBest));
     console.log(row("proxy", proxy));
+    console.log(`proxy/floor ${floorRatio}x (aim >= 0.8x)`);
     console.log(`proxy/direct ${ratio}x (aim >= 0.35x)`);
     const out = path.resolve(__dirname, "../../bench/results");
     fs.mkdirSync(out, { recursive: true });
     fs.writeFileSync(
       path.join(out, "proxy.json"),
       JSON.stringify(
-        { settings, rounds, bytes: upstream.bytes, direct, proxy, ratio, all: results },
+        {
+          settings,
+          rounds,
+          bytes: upstream.bytes,
+          direct,
+          floor: floorBest,
+          proxy,
+          ratio,
+          floorRatio,
+          all: results,
+        },
         null,
         2,
       ),
     );
   } finally {
+    await floor.stop();
     await broker.stop();
     await stopAllChildren();
   }

@@ -15,13 +15,9 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { ServiceBroker } from "moleculer";
-import { ObjectId } from "mongodb";
-import { scratchSpace, stopAllChildren, stopChild } from "./support/children";
-import { ADMIN_PASSWORD, httpUrl, platformEnv, spawnPlatformNode, startPlatform } from "./support/platform";
-import { latency, type Latency } from "./engine/stats";
+import { scratchSpace, stopAllChildren } from "./support/children";
 import { intEnv } from "./support/env";
-import { withStore } from "./support/store";
+import { runOurSchedules, type ScheduleResult, type ScheduleSettings } from "./scheduler/ours";
 
 const SCHEDULES = intEnv("BENCH_SCHEDULES", 10_000, 10);
 const SPREAD_MS = intEnv("BENCH_SPREAD_S", 60, 1) * 1000;
@@ -32,170 +28,20 @@ const RUN_ID = `sched-bench-${process.pid}-${Date.now().toString(36)}`;
 /** The issue's aim: p99 firing lag under one second. */
 const AIM_P99_MS = 1000;
 
-interface Result {
-  id: string;
-  replicas: number;
-  schedules: number;
-  fired: number;
-  duplicates: number;
-  missed: number;
-  lag: Latency & { maxMs: number };
-}
+type Result = ScheduleResult;
 
 const results: Result[] = [];
-const dataDir = scratchSpace("scheduler-bench-");
-
-async function createWorkflow(broker: ServiceBroker): Promise<void> {
-  const base = httpUrl(broker);
-  const login = await fetch(`${base}/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ user: { username: "admin", password: ADMIN_PASSWORD } }),
-  });
-  const token = await login.text();
-  const workflow = {
-    name: "Bench tick",
-    tasks: {
-      workflow_start: { name: "workflow_start", summary: "Start" },
-      wait: {
-        type: "operation",
-        name: "delay",
-        summary: "delay",
-        variables: { incoming: { time: 0 }, outgoing: {} },
-      },
-      workflow_end: { name: "workflow_end", summary: "End" },
-    },
-    transitions: {
-      workflow_start: { wait: { state: "success", type: "standard" } },
-      wait: { workflow_end: { state: "success", type: "standard" } },
-      workflow_end: {},
-    },
-  };
-  const reply = await fetch(`${base}/workflow_builder/workflows`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-    body: JSON.stringify({ workflow }),
-  });
-  if (reply.status !== 200) throw new Error(`workflow: ${reply.status} ${await reply.text()}`);
-}
-
-/** Automations straight into the store (seeding 10,000 over HTTP would measure HTTP, not firing). */
-async function seed(broker: ServiceBroker, firstDue: number): Promise<Map<string, number>> {
-  const due = new Map<string, number>();
-  const now = new Date().toISOString();
-  const docs = Array.from({ length: SCHEDULES }, (_, i) => {
-    const _id = new ObjectId().toHexString();
-    const dueAt = firstDue + Math.floor((i * SPREAD_MS) / SCHEDULES);
-    due.set(_id, dueAt);
-    return {
-      _id,
-      name: `bench-${i}`,
-      description: "",
-      workflow: "Bench tick",
-      variables: {},
-      groups: [],
-      nextRunAt: new Date(dueAt).toISOString(),
-      repeatInterval: null,
-      disabled: false,
-      missedRuns: "once",
-      catchUpWindow: null,
-      overlap: "allow",
-      lastRunAt: null,
-      lastJobId: null,
-      lastError: null,
-      created: now,
-      created_by: "bench",
-      last_updated: now,
-      last_updated_by: "bench",
-    };
-  });
-  await withStore(broker, async (store) => {
-    for (let i = 0; i < docs.length; i += 1000)
-      await store.collection("automations").insertMany(docs.slice(i, i + 1000));
-  });
-  return due;
-}
+const settings: ScheduleSettings = {
+  schedules: SCHEDULES,
+  spreadMs: SPREAD_MS,
+  leadMs: LEAD_MS,
+  natsUrl: NATS_URL,
+  runId: RUN_ID,
+  dataDir: scratchSpace("scheduler-bench-"),
+};
 
 async function measure(id: string, replicas: number): Promise<void> {
-  const NAMESPACE = `${RUN_ID}-${id}`;
-  const common = { TRANSPORTER: NATS_URL, NAMESPACE };
-  const store = spawnPlatformNode(platformEnv({ ...common, SERVICES: "store", DATA_DIR: dataDir() }));
-  const engine = spawnPlatformNode(platformEnv({ ...common, SERVICES: "engine", DATA_DIR: dataDir() }));
-  const schedulers = Array.from({ length: replicas }, (_, i) =>
-    spawnPlatformNode(
-      platformEnv({
-        ...common,
-        SERVICES: "scheduler",
-        NODE_ID: `${NAMESPACE}-sched-${i}`,
-        DATA_DIR: dataDir(),
-      }),
-    ),
-  );
-  const broker = await startPlatform(
-    platformEnv({ ...common, SERVICES: "gateway,accounts", DATA_DIR: dataDir() }),
-  );
-  try {
-    const until = Date.now() + 30_000;
-    while ((broker.registry.getActionEndpoints("scheduler.tick")?.count() ?? 0) < replicas) {
-      if (Date.now() > until) throw new Error(`${replicas} scheduler replicas did not join within 30 s`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    await broker.waitForServices(["engine", "store"], 30_000);
-    await createWorkflow(broker);
-    process.stdout.write(`- ${replicas} scheduler replica(s): seeding ${SCHEDULES} ... `);
-    const due = await seed(broker, Date.now() + LEAD_MS);
-    process.stdout.write("firing ... ");
-
-    const last = Math.max(...due.values());
-    const deadline = last + 60_000;
-    let count = 0;
-    while (Date.now() < deadline) {
-      count = await withStore(broker, (s) => s.collection("jobs").count({ type: "automation" }));
-      if (count >= SCHEDULES && Date.now() > last) break;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    await new Promise((r) => setTimeout(r, 2000)); // a late duplicate would show up here
-    // Paged: one answer over the bus must stay under NATS's payload limit (1 MiB by default).
-    const jobs: { automation: { _id: string }; created: string }[] = [];
-    await withStore(broker, async (s) => {
-      for (let skip = 0; ; skip += 1000) {
-        const page = await s
-          .collection("jobs")
-          .find(
-            { type: "automation" },
-            { sort: { _id: 1 }, skip, limit: 1000, projection: { automation: 1, created: 1 } },
-          );
-        jobs.push(...(page as typeof jobs));
-        if (page.length < 1000) break;
-      }
-    });
-    const perAutomation = new Map<string, number>();
-    const lags: number[] = [];
-    for (const job of jobs) {
-      const a = job.automation._id as string;
-      perAutomation.set(a, (perAutomation.get(a) ?? 0) + 1);
-      lags.push(Date.parse(job.created) - due.get(a)!);
-    }
-    const result: Result = {
-      id,
-      replicas,
-      schedules: SCHEDULES,
-      fired: jobs.length,
-      duplicates: [...perAutomation.values()].filter((n) => n > 1).length,
-      missed: [...due.keys()].filter((a) => !perAutomation.has(a)).length,
-      lag: { ...latency(lags), maxMs: Math.max(...lags) },
-    };
-    results.push(result);
-    console.log(
-      `lag p50 ${result.lag.p50Ms} ms, p99 ${result.lag.p99Ms} ms, max ${result.lag.maxMs} ms; ` +
-        `${result.duplicates} duplicate, ${result.missed} missed`,
-    );
-  } finally {
-    await broker.stop();
-    await Promise.all(schedulers.map((c) => stopChild(c)));
-    await stopChild(engine);
-    await stopChild(store);
-  }
+  results.push(await runOurSchedules(id, replicas, settings));
 }
 
 function report(): void {

@@ -181,7 +181,6 @@ export interface JobsRun {
   startLatencies: number[];
 }
 
-/** Runs `jobs` jobs of the automatic workflow, `concurrency` at a time; stops starting at `deadline`. */
 /** What a load loop saw of its jobs. */
 class Tally {
   private completed = 0;
@@ -218,9 +217,26 @@ async function startAndWait(
   return end.status === "complete" ? { startMs, completeMs: end.at - sent } : { startMs };
 }
 
+/** Runs `jobs` jobs of the automatic workflow, `concurrency` at a time; stops starting at `deadline`. */
 export async function runJobs(
   http: Http,
   completions: Completions,
+  jobs: number,
+  concurrency: number,
+  deadline = Infinity,
+): Promise<JobsRun> {
+  return closedLoop(() => startAndWait(http, completions), jobs, concurrency, deadline);
+}
+
+/** One job of any engine: started, then awaited until it ends. Undefined times: it failed. */
+export type OneJob = () => Promise<{ startMs?: number; completeMs?: number }>;
+
+/**
+ * Closed loop: `concurrency` jobs in flight, each slot starting the next job when its last one
+ * ended, until `jobs` were started or `deadline` (performance.now()) passed.
+ */
+export async function closedLoop(
+  one: OneJob,
   jobs: number,
   concurrency: number,
   deadline = Infinity,
@@ -231,7 +247,7 @@ export async function runJobs(
   const worker = async () => {
     while (next < jobs && performance.now() < deadline) {
       next++;
-      tally.add(await startAndWait(http, completions));
+      tally.add(await one());
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
@@ -312,18 +328,20 @@ export async function runPacedJobs(
   jobs: number,
   perSecond: number,
 ): Promise<JobsRun> {
+  return pacedLoop(() => startAndWait(http, completions), jobs, perSecond);
+}
+
+/** Open loop over any engine's jobs: `jobs` jobs started at `perSecond`, each awaited until it ends. */
+export async function pacedLoop(one: OneJob, jobs: number, perSecond: number): Promise<JobsRun> {
   const tally = new Tally();
   const began = performance.now();
-  const one = async () => {
-    tally.add(await startAndWait(http, completions));
-  };
   const pending: Promise<void>[] = [];
   for (let i = 0; i < jobs; i++) {
     // The i-th job is due at i / perSecond: a late tick starts the jobs it owes at once.
     const due = began + (i * 1000) / perSecond;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    pending.push(one());
+    pending.push(one().then((r) => tally.add(r)));
   }
   await Promise.all(pending);
   return { jobs, wallMs: performance.now() - began, ...tally.totals() };

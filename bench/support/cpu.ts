@@ -32,15 +32,18 @@ function processMs(pid: number): number | undefined {
   }
 }
 
-/** pids of nats-server processes (the bus is part of what the NATS scenarios measure). */
-function natsServerPids(): number[] {
+/**
+ * pids of the servers a run measures besides its own processes: nats-server (the bus of the NATS
+ * scenarios) by default; bench:peers adds redis-server and postgres.
+ */
+function serverPids(names: string[]): number[] {
   try {
     return fs
       .readdirSync("/proc")
       .filter((d) => /^\d+$/.test(d))
       .filter((d) => {
         try {
-          return fs.readFileSync(`/proc/${d}/comm`, "utf8").trim() === "nats-server";
+          return names.includes(fs.readFileSync(`/proc/${d}/comm`, "utf8").trim());
         } catch {
           return false;
         }
@@ -54,11 +57,11 @@ function natsServerPids(): number[] {
 export interface CpuShares {
   /** Share of all cores busy during the run. */
   machine: number;
-  /** Share of all cores used by processes outside the bench and nats-server. */
+  /** Share of all cores used by processes outside the bench and the servers watched. */
   others: number | null;
   /** CPU ms used in the window by each process of the bench (and nats-server), by pid. */
   byPid: Record<number, number>;
-  /** Which of those pids are nats-server. */
+  /** Which of those pids are the servers watched (nats-server unless told otherwise). */
   natsPids: number[];
 }
 
@@ -66,10 +69,10 @@ export interface CpuShares {
  * Starts watching; `pids()` names the bench's live children (they come and go: autocannon is one
  * per run), so they are sampled every 200 ms and their last reading counts.
  */
-export function watchCpu(pids: () => number[]): { stop(): CpuShares } {
+export function watchCpu(pids: () => number[], servers: string[] = ["nats-server"]): { stop(): CpuShares } {
   const first = new Map<number, number>();
   const last = new Map<number, number>();
-  const nats = natsServerPids();
+  const nats = serverPids(servers);
   let started = false;
   const sample = () => {
     for (const pid of [process.pid, ...nats, ...pids()]) {

@@ -48,7 +48,8 @@ export function floorService(body: unknown): ServiceSchema {
   };
 }
 
-export function floorGateway(): ServiceSchema {
+/** The floor's gateway: `extraAliases` adds routes (bench:proxy's `POST /floor/restQuery`). */
+export function floorGateway(extraAliases: Record<string, string> = {}): ServiceSchema {
   return {
     name: "api",
     mixins: [ApiGateway as unknown as ServiceSchema],
@@ -62,7 +63,7 @@ export function floorGateway(): ServiceSchema {
         {
           path: "/",
           mappingPolicy: "restrict",
-          aliases: { "GET /floor": "floor.get", "POST /floor": "floor.create" },
+          aliases: { "GET /floor": "floor.get", "POST /floor": "floor.create", ...extraAliases },
           bodyParsers: { json: { strict: true } },
         },
       ],

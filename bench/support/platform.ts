@@ -132,3 +132,28 @@ export async function seed(
     throw new Error(`the accounts page should hold 10 results: ${page.body.toString().slice(0, 300)}`);
   return { token, page };
 }
+
+/**
+ * Waits (at most `ms`) until `services` answer on the bus of `natsUrl` / `namespace`, with a bare
+ * broker of its own. A platform process waits 10 s for the store it calls; on a loaded machine a
+ * store child can take longer than that to start, so the bench waits for it before starting others.
+ */
+export async function waitForRemote(
+  natsUrl: string,
+  namespace: string,
+  services: string[],
+  ms = 60_000,
+): Promise<void> {
+  const probe = new ServiceBroker({
+    nodeID: `bench-probe-${process.pid}-${Date.now().toString(36)}`,
+    namespace,
+    transporter: { type: "NATS", options: { url: natsUrl } },
+    logger: false,
+  });
+  await probe.start();
+  try {
+    await probe.waitForServices(services, ms);
+  } finally {
+    await probe.stop();
+  }
+}

@@ -1,0 +1,233 @@
+/**
+ * bench:engine's two shapes of ours, as functions (bench:engine and bench:peers both run them):
+ *   in-process  every service on one broker, embedded store (the default deployment)
+ *   nats        store in one process, two engine replicas in two more, gateway + accounts + the
+ *               no-op service in this one, all over NATS
+ * Each starts the platform, warms it up, runs the closed loop (jobs started over HTTP, `concurrency`
+ * at a time), finishTask calls (unless `finish` is 0), then the open loop at half the peak jobs/s,
+ * and stops what it started.
+ */
+import path from "node:path";
+import type { ServiceBroker } from "moleculer";
+import { childPids, spawnTracked, stopChild } from "../support/children";
+import { waitQuiet, watchCpu, type CpuShares } from "../support/cpu";
+import {
+  ADMIN_PASSWORD,
+  httpUrl,
+  platformEnv,
+  spawnPlatformNode,
+  startPlatform,
+  waitForRemote,
+} from "../support/platform";
+import { latency, type Latency } from "./stats";
+import {
+  Completions,
+  Http,
+  TASKS_PER_JOB,
+  createWorkflows,
+  runFinishTasks,
+  runJobs,
+  runPacedJobs,
+  taskService,
+  warmUp,
+  type JobsRun,
+} from "./workload";
+
+export type Shape = "in-process" | "nats";
+
+export interface OursSettings {
+  /** Jobs of the closed loop. */
+  jobs: number;
+  /** Jobs in flight in the closed loop. */
+  concurrency: number;
+  /** finishTask calls after the closed loop (0 skips them). */
+  finish: number;
+  warmupJobs: number;
+  /** Longest measured run, in ms. */
+  maxMs: number;
+  quietWaitS: number;
+  /** Jobs of the open loop at half the peak (0 skips it). */
+  pacedJobs: number;
+  /** Where the load's HTTP client runs: its own process (`child`) or this one (`same`). */
+  client: "child" | "same";
+  natsUrl: string;
+  /** Namespace prefix of the NATS shape (one per run). */
+  runId: string;
+  /** A fresh data dir per call. */
+  dataDir: () => string;
+}
+
+export interface OursResult {
+  id: Shape;
+  label: string;
+  jobs: number;
+  completed: number;
+  failed: number;
+  wallMs: number;
+  transitionsPerSec: number;
+  jobsPerSec: number;
+  startToComplete: Latency;
+  startJob: Latency;
+  finishTask: Latency & { perSec: number; failed: number };
+  /** Jobs started at half the measured peak jobs/s, open loop. */
+  halfPeak: (Latency & { jobsPerSec: number; failed: number }) | null;
+  cpu: CpuShares | null;
+}
+
+/** A load loop in ./load-child.ts; job ends go to it from this process's listener. */
+async function inChild(
+  base: string,
+  completions: Completions,
+  spec: { mode: "closed" | "paced"; jobs: number; concurrency: number; perSecond: number; maxMs: number },
+): Promise<JobsRun> {
+  const child = spawnTracked(
+    process.execPath,
+    [path.join(__dirname, "load-child.js"), JSON.stringify({ ...spec, base, password: ADMIN_PASSWORD })],
+    { stdio: ["ignore", "inherit", "inherit", "ipc"] },
+  );
+  completions.forward = (jobId, status, wallMs) => {
+    if (child.connected) child.send({ jobId, status, wallMs });
+  };
+  try {
+    return await new Promise<JobsRun>((resolve, reject) => {
+      child.once("message", (m: { result: JobsRun }) => resolve(m.result));
+      child.once("exit", (code) => reject(new Error(`load child exited ${code} without a result`)));
+    });
+  } finally {
+    completions.forward = undefined;
+    await stopChild(child);
+  }
+}
+
+/** The measured part, the same for both shapes. */
+async function measure(
+  id: Shape,
+  label: string,
+  broker: ServiceBroker,
+  replicas: number,
+  s: OursSettings,
+): Promise<OursResult> {
+  const callers = new Map<string, number>();
+  const completions = new Completions();
+  broker.createService(taskService(callers));
+  broker.createService(completions.service());
+  await broker.waitForServices(["benchtask", "benchlistener", "engine"], 30_000);
+
+  const http = new Http(httpUrl(broker));
+  await http.login(ADMIN_PASSWORD);
+  await createWorkflows(http);
+  process.stdout.write(`- ${label}: warming up ... `);
+  await warmUp(http, completions, callers, replicas, s.warmupJobs);
+  if (s.quietWaitS > 0) await waitQuiet(s.quietWaitS * 1000);
+
+  const cpu = watchCpu(childPids);
+  const base = httpUrl(broker);
+  const run =
+    s.client === "child"
+      ? await inChild(base, completions, {
+          mode: "closed",
+          jobs: s.jobs,
+          concurrency: s.concurrency,
+          perSecond: 0,
+          maxMs: s.maxMs,
+        })
+      : await runJobs(http, completions, s.jobs, s.concurrency, performance.now() + s.maxMs);
+  const shares = cpu.stop();
+  const finish =
+    s.finish > 0
+      ? await runFinishTasks(http, s.finish, s.concurrency)
+      : { count: 0, failed: 0, wallMs: 0, latencies: [] };
+  const peakJobsPerSec = run.completed / (run.wallMs / 1000);
+  const paced =
+    s.pacedJobs > 0 && peakJobsPerSec > 0
+      ? s.client === "child"
+        ? await inChild(base, completions, {
+            mode: "paced",
+            jobs: s.pacedJobs,
+            concurrency: 0,
+            perSecond: peakJobsPerSec / 2,
+            maxMs: s.maxMs,
+          })
+        : await runPacedJobs(http, completions, s.pacedJobs, peakJobsPerSec / 2)
+      : null;
+
+  const transitions = run.completed * TASKS_PER_JOB;
+  return {
+    id,
+    label,
+    jobs: run.jobs,
+    completed: run.completed,
+    failed: run.failed,
+    wallMs: Math.round(run.wallMs),
+    transitionsPerSec: Math.round(transitions / (run.wallMs / 1000)),
+    jobsPerSec: Math.round((run.completed / (run.wallMs / 1000)) * 10) / 10,
+    startToComplete: latency(run.latencies),
+    startJob: latency(run.startLatencies),
+    finishTask: {
+      ...latency(finish.latencies),
+      perSec: finish.wallMs > 0 ? Math.round(finish.count / (finish.wallMs / 1000)) : 0,
+      failed: finish.failed,
+    },
+    cpu: shares,
+    halfPeak: paced
+      ? {
+          ...latency(paced.latencies),
+          jobsPerSec: Math.round((peakJobsPerSec / 2) * 10) / 10,
+          failed: paced.failed,
+        }
+      : null,
+  };
+}
+
+async function inProcess(s: OursSettings): Promise<OursResult> {
+  const DATA_DIR = s.dataDir();
+  // store.service reads DATA_DIR from process.env rather than its broker's config: keep both equal.
+  const saved = process.env.DATA_DIR;
+  process.env.DATA_DIR = DATA_DIR;
+  const broker = await startPlatform(platformEnv({ DATA_DIR }));
+  try {
+    return await measure("in-process", "in-process (one broker, embedded store)", broker, 1, s);
+  } finally {
+    await broker.stop();
+    if (saved === undefined) delete process.env.DATA_DIR;
+    else process.env.DATA_DIR = saved;
+  }
+}
+
+async function overNats(s: OursSettings): Promise<OursResult> {
+  const NAMESPACE = `${s.runId}-nats`;
+  const common = { TRANSPORTER: s.natsUrl, NAMESPACE };
+  const store = spawnPlatformNode(platformEnv({ ...common, SERVICES: "store", DATA_DIR: s.dataDir() }));
+  await waitForRemote(s.natsUrl, NAMESPACE, ["store"]);
+  const engines = [1, 2].map((i) =>
+    spawnPlatformNode(
+      platformEnv({
+        ...common,
+        SERVICES: "engine",
+        NODE_ID: `${NAMESPACE}-engine-${i}`,
+        DATA_DIR: s.dataDir(),
+      }),
+    ),
+  );
+  const broker = await startPlatform(
+    platformEnv({ ...common, SERVICES: "gateway,accounts", DATA_DIR: s.dataDir() }),
+  );
+  try {
+    const until = Date.now() + 30_000;
+    while ((broker.registry.getActionEndpoints("engine.startJob")?.count() ?? 0) < 2) {
+      if (Date.now() > until) throw new Error("two engine replicas did not join the bus within 30 s");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return await measure("nats", "over NATS (store + 2 engine replicas in 3 processes)", broker, 2, s);
+  } finally {
+    await broker.stop();
+    // Engines before the store they write to.
+    await Promise.all(engines.map((c) => stopChild(c)));
+    await stopChild(store);
+  }
+}
+
+/** Runs one shape of ours from start to stop. */
+export function runOurs(shape: Shape, settings: OursSettings): Promise<OursResult> {
+  return shape === "in-process" ? inProcess(settings) : overNats(settings);
+}

@@ -1,0 +1,282 @@
+/**
+ * Ours beside what a Node team would pick instead: `npm run bench:peers` (docs/performance.md, "Peers").
+ *
+ * The engine workload of bench:engine — a job of 10 sequential no-op steps, BENCH_CONCURRENCY (32)
+ * jobs in flight in a closed loop for the peak, then BENCH_PACED_JOBS started open loop at half that
+ * peak for the start-to-complete p99 — on:
+ *   ours            bench:engine's shapes (./engine/ours.ts): in-process, and two engine replicas
+ *                   over NATS (store, two engines and the gateway in four processes)
+ *   BullMQ          chain (each step's processor adds the next step) and FlowProducer (the 10 steps
+ *                   as one flow), Redis at PEERS_REDIS_URL, 1 and 2 worker processes
+ *   graphile-worker each step's task adds the next, PostgreSQL at PEERS_PG_URL, 1 and 2 workers
+ * Then the schedules workload of bench:scheduler (./scheduler/ours.ts): BENCH_SCHEDULES due evenly
+ * within BENCH_SPREAD_S, firing lag with 1 and 2 scheduler replicas, beside BullMQ delayed jobs with
+ * 1 and 2 workers. A peer whose server does not answer is skipped, loudly. Prints the figures and
+ * the ratios ours / peer; JSON in bench/results/peers.json.
+ *
+ * Env: BENCH_JOBS (1500 per closed loop), BENCH_SECONDS (longest closed loop, 60),
+ * BENCH_CONCURRENCY (32), BENCH_PACED_JOBS (500), BENCH_WARMUP_JOBS (100), BENCH_QUIET_WAIT (s, 10),
+ * BENCH_SCHEDULES (10000), BENCH_SPREAD_S (60), BENCH_LEAD_S (5), BENCH_WORKERS (1,2),
+ * BENCH_ONLY (ours,bullmq-chain,bullmq-flow,graphile,schedules), PEERS_REDIS_URL, PEERS_PG_URL, NATS_URL.
+ * A smoke run: BENCH_JOBS=100 BENCH_PACED_JOBS=50 BENCH_WARMUP_JOBS=10 BENCH_QUIET_WAIT=0
+ * BENCH_SCHEDULES=200 BENCH_SPREAD_S=3 BENCH_LEAD_S=2.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { scratchSpace, stopAllChildren } from "./support/children";
+import { intEnv } from "./support/env";
+import { runOurs, type OursResult, type Shape } from "./engine/ours";
+import { runOurSchedules, type ScheduleResult } from "./scheduler/ours";
+import { PEERS, PEER_LABELS, type PeerId } from "./peers/peers";
+import { runBullDelayed, runPeer, type PeerResult } from "./peers/run";
+import { probePostgres, probeRedis, serversFromEnv, type Probe } from "./peers/servers";
+
+const JOBS = intEnv("BENCH_JOBS", 1500, 10);
+const MAX_MS = intEnv("BENCH_SECONDS", 60, 1) * 1000;
+const CONCURRENCY = intEnv("BENCH_CONCURRENCY", 32, 1);
+const PACED_JOBS = intEnv("BENCH_PACED_JOBS", 500, 0);
+const WARMUP = intEnv("BENCH_WARMUP_JOBS", 100, 1);
+const QUIET_WAIT_S = intEnv("BENCH_QUIET_WAIT", 10, 0);
+const SCHEDULES = intEnv("BENCH_SCHEDULES", 10_000, 10);
+const SPREAD_MS = intEnv("BENCH_SPREAD_S", 60, 1) * 1000;
+const LEAD_MS = intEnv("BENCH_LEAD_S", 5, 1) * 1000;
+const WORKERS = (process.env.BENCH_WORKERS || "1,2").split(",").map(Number);
+const ONLY = process.env.BENCH_ONLY?.split(",").map((s) => s.trim());
+const NATS_URL = process.env.NATS_URL || "nats://127.0.0.1:4222";
+const RUN_ID = `peers${process.pid}${Date.now().toString(36)}`;
+const servers = serversFromEnv();
+const dataDir = scratchSpace("peers-bench-");
+
+if (WORKERS.some((w) => w !== 1 && w !== 2)) throw new Error("BENCH_WORKERS lists 1 and/or 2");
+const wanted = (id: string) => !ONLY || ONLY.includes(id);
+
+/** One row of the engine table: ours or a peer, 1 or 2 workers. */
+interface Row {
+  who: "ours" | PeerId;
+  workers: number;
+  transitionsPerSec: number;
+  halfPeakP99Ms: number | null;
+  failed: number;
+  others: number | null;
+  detail: OursResult | PeerResult;
+}
+
+const rows: Row[] = [];
+const schedules: { who: "ours" | "bullmq-delayed"; result: ScheduleResult }[] = [];
+const skipped: string[] = [];
+const durability: string[] = [];
+
+function noteOthers(others: number | null | undefined): string {
+  return (others ?? 0) > 0.1 ? ` (other processes used ${Math.round(others! * 100)}% CPU: noisy)` : "";
+}
+
+async function ours(workers: number): Promise<void> {
+  const shape: Shape = workers === 1 ? "in-process" : "nats";
+  const r = await runOurs(shape, {
+    jobs: JOBS,
+    concurrency: CONCURRENCY,
+    finish: 0,
+    warmupJobs: WARMUP,
+    maxMs: MAX_MS,
+    quietWaitS: QUIET_WAIT_S,
+    pacedJobs: PACED_JOBS,
+    client: "child",
+    natsUrl: NATS_URL,
+    runId: RUN_ID,
+    dataDir,
+  });
+  console.log(
+    `${r.transitionsPerSec} transitions/s; at half the peak p99 ${r.halfPeak?.p99Ms ?? "n/a"} ms${noteOthers(r.cpu?.others)}`,
+  );
+  rows.push({
+    who: "ours",
+    workers,
+    transitionsPerSec: r.transitionsPerSec,
+    halfPeakP99Ms: r.halfPeak?.p99Ms ?? null,
+    failed: r.failed + (r.halfPeak?.failed ?? 0),
+    others: r.cpu?.others ?? null,
+    detail: r,
+  });
+}
+
+async function peer(id: PeerId, workers: number): Promise<void> {
+  process.stdout.write(`- ${PEER_LABELS[id]}, ${workers} worker process(es): `);
+  const r = await runPeer(id, workers, {
+    jobs: JOBS,
+    concurrency: CONCURRENCY,
+    warmupJobs: WARMUP,
+    maxMs: MAX_MS,
+    quietWaitS: QUIET_WAIT_S,
+    pacedJobs: PACED_JOBS,
+    servers,
+    workersIn: "processes",
+    runId: RUN_ID,
+  });
+  console.log(
+    `${r.transitionsPerSec} transitions/s; at half the peak p99 ${r.halfPeak?.p99Ms ?? "n/a"} ms; ` +
+      `jobs ended per worker ${r.endsPerWorker.join(" / ")}${noteOthers(r.cpu?.others)}`,
+  );
+  rows.push({
+    who: id,
+    workers,
+    transitionsPerSec: r.transitionsPerSec,
+    halfPeakP99Ms: r.halfPeak?.p99Ms ?? null,
+    failed: r.failed + (r.halfPeak?.failed ?? 0),
+    others: r.cpu?.others ?? null,
+    detail: r,
+  });
+}
+
+const fmt = (n: number | null | undefined) =>
+  n == null || Number.isNaN(n) ? "n/a" : n.toLocaleString("en-US");
+const ratio = (a: number | null | undefined, b: number | null | undefined) =>
+  a && b ? `${(a / b).toFixed(2)}x` : "n/a";
+
+/** The engine workload's figures, then its ratios ours / peer. */
+function engineTables(
+  cols: ("ours" | PeerId)[],
+  find: (who: string, workers: number) => Row | undefined,
+  shapeName: (workers: number) => string,
+): void {
+  console.log(`\n| | ${cols.map((c) => (c === "ours" ? "ours" : PEER_LABELS[c])).join(" | ")} |`);
+  console.log(`|---|${cols.map(() => "---").join("|")}|`);
+  for (const w of WORKERS) {
+    const cells = (pick: (r: Row) => number | null) =>
+      cols.map((c) => fmt(find(c, w) ? pick(find(c, w)!) : null));
+    console.log(`| ${shapeName(w)}: step transitions/s | ${cells((r) => r.transitionsPerSec).join(" | ")} |`);
+    console.log(`| ${shapeName(w)}: half-peak p99 ms | ${cells((r) => r.halfPeakP99Ms).join(" | ")} |`);
+    console.log(`| ${shapeName(w)}: failed jobs | ${cells((r) => r.failed).join(" | ")} |`);
+    console.log(
+      `| ${shapeName(w)}: others' CPU | ${cols
+        .map((c) => {
+          const o = find(c, w)?.others;
+          return o == null ? "n/a" : `${Math.round(o * 100)}%`;
+        })
+        .join(" | ")} |`,
+    );
+  }
+  console.log(`\nRatios ours / peer (transitions/s: above 1 ours is faster; p99: below 1 ours is faster)\n`);
+  console.log(`| | ${PEERS.map((p) => PEER_LABELS[p]).join(" | ")} |`);
+  console.log(`|---|${PEERS.map(() => "---").join("|")}|`);
+  for (const w of WORKERS) {
+    const mine = find("ours", w);
+    console.log(
+      `| ${shapeName(w)}: transitions/s | ${PEERS.map((p) => ratio(mine?.transitionsPerSec, find(p, w)?.transitionsPerSec)).join(" | ")} |`,
+    );
+    console.log(
+      `| ${shapeName(w)}: half-peak p99 | ${PEERS.map((p) => ratio(mine?.halfPeakP99Ms, find(p, w)?.halfPeakP99Ms)).join(" | ")} |`,
+    );
+  }
+}
+
+function report(probes: Record<string, Probe>): void {
+  const cols: ("ours" | PeerId)[] = ["ours", ...PEERS];
+  const find = (who: string, workers: number) => rows.find((r) => r.who === who && r.workers === workers);
+  const shapeName = (w: number) => (w === 1 ? "1 process" : "2 replicas");
+  if (rows.length > 0) engineTables(cols, find, shapeName);
+  const sched = (who: string, w: number) =>
+    schedules.find((s) => s.who === who && s.result.replicas === w)?.result;
+  if (schedules.length > 0) {
+    console.log(`\nSchedules: ${SCHEDULES} due within ${SPREAD_MS / 1000} s, firing lag\n`);
+    console.log("| | ours | BullMQ delayed jobs | ours / BullMQ |");
+    console.log("|---|---|---|---|");
+    for (const w of WORKERS) {
+      const [o, b] = [sched("ours", w), sched("bullmq-delayed", w)];
+      const cell = (s?: ScheduleResult) =>
+        s ? `p50 ${s.lag.p50Ms} / p99 ${s.lag.p99Ms} ms; ${s.duplicates} dup, ${s.missed} missed` : "n/a";
+      console.log(
+        `| ${w} replica(s) | ${cell(o)} | ${cell(b)} | ${ratio(o?.lag.p99Ms, b?.lag.p99Ms)} (p99) |`,
+      );
+    }
+  }
+  console.log("");
+  for (const line of durability) console.log(`durability: ${line}`);
+  for (const line of skipped) console.log(`SKIPPED ${line}`);
+  const out = path.resolve(__dirname, "../../bench/results/peers.json");
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(
+    out,
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
+        settings: {
+          jobs: JOBS,
+          maxMs: MAX_MS,
+          concurrency: CONCURRENCY,
+          pacedJobs: PACED_JOBS,
+          warmupJobs: WARMUP,
+          schedules: SCHEDULES,
+          spreadMs: SPREAD_MS,
+          workers: WORKERS,
+        },
+        probes,
+        skipped,
+        rows,
+        schedules,
+      },
+      null,
+      2,
+    ) + "\n",
+  );
+  console.log(`written: ${path.relative(process.cwd(), out)}`);
+}
+
+async function main(): Promise<void> {
+  const probes: Record<string, Probe> = {};
+  const usesRedis = ["bullmq-chain", "bullmq-flow", "schedules"].some(wanted);
+  if (usesRedis) probes.redis = await probeRedis(servers);
+  if (wanted("graphile")) probes.postgres = await probePostgres(servers);
+  for (const [server, p] of Object.entries(probes)) {
+    if (p.ok) durability.push(p.note);
+    else {
+      const peers = server === "redis" ? "BullMQ (chain, FlowProducer, delayed jobs)" : "graphile-worker";
+      skipped.push(`${peers}: ${p.note}`);
+      console.error(`\n!!! SKIPPING ${peers}: ${p.note}\n`);
+    }
+  }
+  const runs = (id: PeerId) => wanted(id) && probes[id === "graphile" ? "postgres" : "redis"]?.ok;
+  try {
+    for (const w of WORKERS) {
+      if (wanted("ours")) await ours(w);
+      for (const id of PEERS) if (runs(id)) await peer(id, w);
+    }
+    if (wanted("schedules")) {
+      for (const w of WORKERS) {
+        const result = await runOurSchedules(`ours-${w}`, w, {
+          schedules: SCHEDULES,
+          spreadMs: SPREAD_MS,
+          leadMs: LEAD_MS,
+          natsUrl: NATS_URL,
+          runId: RUN_ID,
+          dataDir,
+        });
+        schedules.push({ who: "ours", result });
+        if (probes.redis?.ok) {
+          const bull = await runBullDelayed(w, {
+            schedules: SCHEDULES,
+            spreadMs: SPREAD_MS,
+            leadMs: LEAD_MS,
+            servers,
+            workersIn: "processes",
+            runId: RUN_ID,
+            concurrency: CONCURRENCY,
+          });
+          schedules.push({ who: "bullmq-delayed", result: bull });
+        }
+      }
+    }
+  } finally {
+    await stopAllChildren();
+  }
+  report(probes);
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    void stopAllChildren().finally(() => process.exit(1));
+  },
+);
