@@ -18,8 +18,10 @@ import { invalidField, NotFoundError } from "../../shared/errors";
 import { pageLimit } from "../../shared/paging";
 import { nowIso } from "../../shared/text";
 import { DuplicateKeyError } from "../../shared/store/types";
+import { PoolClosedError } from "../../shared/worker-pool";
 import { latestBackups } from "./backups";
-import { checker, checkText, type Checker } from "./check";
+import { checker, type Checker } from "./check";
+import { unreadable } from "./evaluation";
 import { nodeChain, requireVersion, ROOT_NODE } from "./trees";
 import { BACKUPS, BATCHES, NODES, REPORTS, type ConfigurationService, type Ctx } from "./types";
 
@@ -157,7 +159,13 @@ async function runBatch(this: ConfigurationService, batch: ComplianceBatch): Pro
       return;
     }
     const chunk = batch.targets.slice(done, done + this.limits.chunk);
-    const reports = await checkChunk.call(this, batch, check, chunk);
+    let reports: Omit<ComplianceReport, "id">[];
+    try {
+      reports = await checkChunk.call(this, batch, check, chunk);
+    } catch (err) {
+      if (!(err instanceof PoolClosedError && leaving(this))) throw err;
+      continue; // the service is stopping: the next turn hands the batch back
+    }
     await storeReports.call(this, reports);
     const totals = { ...ZERO };
     for (const r of reports)
@@ -188,38 +196,26 @@ async function checkChunk(
   const ids = chunk.map((t) => t.backupId);
   const backups = await this.store.collection<Backup>(BACKUPS).find({ _id: { $in: ids } });
   const byId = new Map(backups.map((b) => [b._id, b]));
-  const reports: Omit<ComplianceReport, "id">[] = [];
-  for (const target of chunk) {
-    const backup = byId.get(target.backupId);
-    const spec = await check.specOf(target.nodePath).catch(() => null);
-    const result =
-      backup && spec
-        ? checkText(check.reader, spec, backup.config)
-        : unreadable(
-            backup ? `node '${target.nodePath}' was deleted` : `backup ${target.backupId} was deleted`,
-          );
-    reports.push({
-      batchId: batch._id,
-      treeId: batch.treeId,
-      version: batch.version,
-      nodePath: target.nodePath,
-      deviceName: target.deviceName,
-      backupId: target.backupId,
-      timestamp: nowIso(),
-      ...result,
-    });
-  }
-  return reports;
-}
-
-function unreadable(reason: string) {
-  return {
-    totals: { errors: 1, warnings: 0, infos: 0, passes: 0 },
-    score: 0,
-    compliant: false,
-    issues: [{ kind: "unreadable", severity: "error", specLine: "(config)", path: [], found: reason }],
-    remediation: "",
-  };
+  // Every device of the chunk at once: the pool runs as many as it has workers, the rest queue.
+  const results = await Promise.all(
+    chunk.map(async (target) => {
+      const backup = byId.get(target.backupId);
+      if (!backup) return unreadable(`backup ${target.backupId} was deleted`);
+      const spec = await check.specOf(target.nodePath).catch(() => null);
+      if (!spec) return unreadable(`node '${target.nodePath}' was deleted`);
+      return check.check(spec, backup.config);
+    }),
+  );
+  return chunk.map((target, i) => ({
+    batchId: batch._id,
+    treeId: batch.treeId,
+    version: batch.version,
+    nodePath: target.nodePath,
+    deviceName: target.deviceName,
+    backupId: target.backupId,
+    timestamp: nowIso(),
+    ...results[i],
+  }));
 }
 
 /** Inserts a chunk's reports; those a dead claimer already wrote (same batch and device) stay as they are. */
