@@ -180,7 +180,13 @@ class Evaluator {
   private findElsewhere(spec: CompiledLine, path: string[]) {
     this.flat ??= flatten(this.root, []);
     const parentKind = (p: string[]) => (p.length === 0 ? "" : p[p.length - 1].split(/\s+/)[0]);
-    return this.flat.find(
+    const lines =
+      spec.literalPrefix === 0
+        ? this.flat
+        : (byPrefix(this.flat, (e) => e.node.words, spec.literalPrefix).get(
+            prefixKey(spec.matchers, spec.literalPrefix),
+          ) ?? []);
+    return lines.find(
       (e) =>
         (e.path.length !== path.length || parentKind(e.path) !== parentKind(path)) &&
         wordsMatch(spec.matchers, e.node.words),
@@ -192,26 +198,42 @@ class Evaluator {
   }
 }
 
-/** Config lines a spec line could match: by first word when it is fixed text. */
+/**
+ * Config lines a spec line could match: those sharing its fixed leading words (all of them, in
+ * config order), found through an index instead of a scan, so a spec of thousands of lines against a
+ * config of thousands stays linear in practice.
+ */
 function candidates(spec: CompiledLine, nodes: Node[]): Node[] {
-  const first = spec.matchers[0];
-  if (typeof first !== "string" || nodes.length < 8) return nodes;
-  return indexOf(nodes).get(first) ?? [];
+  if (spec.literalPrefix === 0 || nodes.length < 8) return nodes;
+  return (
+    byPrefix(nodes, (n) => n.words, spec.literalPrefix).get(prefixKey(spec.matchers, spec.literalPrefix)) ??
+    []
+  );
 }
 
-const indexes = new WeakMap<Node[], Map<string, Node[]>>();
+const indexes = new WeakMap<object[], Map<number, Map<string, object[]>>>();
 
-function indexOf(nodes: Node[]): Map<string, Node[]> {
-  let index = indexes.get(nodes);
+/** The first `k` words as one key (NUL cannot be in a word). */
+function prefixKey(words: readonly (string | RegExp)[], k: number): string {
+  return words.slice(0, k).join("\u0000");
+}
+
+/** `items` grouped by their first `k` words (items with fewer words left out), kept per list. */
+function byPrefix<T extends object>(items: T[], words: (item: T) => string[], k: number): Map<string, T[]> {
+  let perK = indexes.get(items);
+  if (!perK) indexes.set(items, (perK = new Map()));
+  let index = perK.get(k) as Map<string, T[]> | undefined;
   if (!index) {
     index = new Map();
-    for (const n of nodes) {
-      const key = n.words[0] ?? "";
+    for (const item of items) {
+      const w = words(item);
+      if (w.length < k) continue;
+      const key = prefixKey(w, k);
       const list = index.get(key);
-      if (list) list.push(n);
-      else index.set(key, [n]);
+      if (list) list.push(item);
+      else index.set(key, [item]);
     }
-    indexes.set(nodes, index);
+    perK.set(k, index as Map<string, object[]>);
   }
   return index;
 }
