@@ -238,7 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
         leaseMs: int("COMPLIANCE_LEASE_MS", 15_000, 1000),
         chunk: int("COMPLIANCE_CHUNK", 100, 1),
         workers: int("COMPLIANCE_WORKERS", os.availableParallelism()),
-        deviceBudgetMs: int("COMPLIANCE_DEVICE_BUDGET_MS", 10_000, 100),
+        deviceBudgetMs: int("COMPLIANCE_BUDGET_MS", 10_000, 100),
       },
     };
   } finally {

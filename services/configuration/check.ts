@@ -3,7 +3,7 @@
  * once per node and reused for every device of a batch) go with each device's config text to the
  * service's worker pool (evaluation.ts does the work, evaluation-worker.ts runs it), or are checked
  * inline when the pool has no workers (COMPLIANCE_WORKERS=0). A device over its time budget
- * (COMPLIANCE_DEVICE_BUDGET_MS) is reported unreadable with the reason. Batches and the
+ * (COMPLIANCE_BUDGET_MS) is reported unreadable with the reason. Batches and the
  * `checkCompliance` task share it.
  */
 import type { Backup, GoldenConfigTree, TreeNode } from "../../shared/contracts/configuration";
@@ -66,7 +66,7 @@ export async function checker(this: ConfigurationService, treeId: string, versio
     const outcome = await pool.run({ config }, { key: ref.key, value: ref.spec });
     if (outcome.overBudget)
       return unreadable(
-        `evaluation took longer than its time budget of ${outcome.budgetMs} ms (COMPLIANCE_DEVICE_BUDGET_MS)`,
+        `evaluation took longer than its time budget of ${outcome.budgetMs} ms (COMPLIANCE_BUDGET_MS)`,
       );
     return outcome.result;
   };
