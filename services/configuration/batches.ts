@@ -152,20 +152,30 @@ async function runBatch(this: ConfigurationService, batch: ComplianceBatch): Pro
     );
     return;
   }
+  const size = this.limits.chunk;
+  const evaluate = (from: number) => {
+    const reports = checkChunk.call(this, batch, check, batch.targets.slice(from, from + size));
+    reports.catch(() => undefined); // awaited below, or dropped with the batch
+    return reports;
+  };
+  // The next chunk is evaluated (in the workers) while this one is stored: the pool never waits
+  // for the store. A chunk evaluated ahead is only work lost if the lease is.
+  let ahead = batch.done < batch.targets.length ? evaluate(batch.done) : undefined;
   for (let done = batch.done; done < batch.targets.length;) {
     if (leaving(this)) {
       // Handing the batch back at once: another replica (or this one restarted) resumes at `done`.
       await batches.updateOne({ _id: batch._id, claimedBy: this.broker.nodeID }, { $set: { leaseUntil: 0 } });
       return;
     }
-    const chunk = batch.targets.slice(done, done + this.limits.chunk);
     let reports: Omit<ComplianceReport, "id">[];
     try {
-      reports = await checkChunk.call(this, batch, check, chunk);
+      reports = await ahead!;
     } catch (err) {
       if (!(err instanceof PoolClosedError && leaving(this))) throw err;
       continue; // the service is stopping: the next turn hands the batch back
     }
+    const next = done + reports.length;
+    ahead = next < batch.targets.length && !leaving(this) ? evaluate(next) : undefined;
     await storeReports.call(this, reports);
     const totals = { ...ZERO };
     for (const r of reports)
@@ -173,12 +183,12 @@ async function runBatch(this: ConfigurationService, batch: ComplianceBatch): Pro
     const advanced = await batches.findOneAndUpdate(
       { _id: batch._id, claimedBy: this.broker.nodeID, done },
       {
-        $set: { done: done + chunk.length, leaseUntil: this.clock() + this.limits.leaseMs },
+        $set: { done: next, leaseUntil: this.clock() + this.limits.leaseMs },
         $inc: Object.fromEntries(Object.entries(totals).map(([k, v]) => [`totals.${k}`, v])),
       },
     );
     if (!advanced) return; // our lease ran out and another replica took the batch over
-    done += chunk.length;
+    done = next;
     await yieldToEventLoop();
   }
   await batches.updateOne(
