@@ -1,8 +1,9 @@
 /**
  * A pool of worker threads for CPU-heavy work (docs/architecture.md#worker-threads), so one big
- * input cannot hold the event loop every other caller shares. Each worker runs one task at a time;
- * a task that outlives its time budget has its worker terminated (the only way to stop a busy
- * thread) and settles as `{ overBudget: true }`, and a fresh worker takes the next task. Workers
+ * input cannot hold the event loop every other caller shares. Each worker runs one task at a time
+ * (with one more sent ahead, so it never waits for this thread); a task that outlives its time
+ * budget has its worker terminated (the only way to stop a busy thread) and settles as
+ * `{ overBudget: true }`, and a fresh worker takes the tasks that were waiting. Workers
  * start when work arrives and are terminated by `close()` (a service's `stopped`), so no thread
  * outlives its service.
  *
@@ -44,10 +45,18 @@ interface Pending<R> {
   reject(err: Error): void;
 }
 
+interface Sent {
+  id: number;
+  pending: Pending<unknown>;
+}
+
 interface Slot {
   worker: Worker;
   sharedKeys: string[];
-  busy?: { id: number; timer: NodeJS.Timeout; pending: Pending<unknown> };
+  /** Tasks sent, oldest first: the first is running, the others wait in the worker's queue. */
+  sent: Sent[];
+  /** The budget of the running task: it starts when the task before it answered. */
+  timer?: NodeJS.Timeout;
 }
 
 interface Reply {
@@ -78,6 +87,12 @@ export function workerEntry(dir: string, name: string): { file: string; eval: bo
   `;
   return { file: code, eval: true };
 }
+
+/**
+ * Tasks sent to one worker ahead of the one it runs, so it never waits for this thread between two
+ * tasks. The next task's budget starts when the one before it answers.
+ */
+const AHEAD = 1;
 
 export class WorkerPool<R> {
   private readonly slots: Slot[] = [];
@@ -110,27 +125,27 @@ export class WorkerPool<R> {
     for (const pending of this.queue.splice(0)) pending.reject(stopped);
     const slots = this.slots.splice(0);
     for (const slot of slots) {
-      if (slot.busy) {
-        clearTimeout(slot.busy.timer);
-        slot.busy.pending.reject(stopped);
-      }
+      clearTimeout(slot.timer);
+      for (const sent of slot.sent.splice(0)) sent.pending.reject(stopped);
     }
     await Promise.all(slots.map((slot) => slot.worker.terminate()));
   }
 
+  /** Hands queued tasks to idle workers first, then one ahead to each busy one, spawning up to size. */
   private dispatch(): void {
     while (this.queue.length > 0) {
-      let slot = this.slots.find((s) => !s.busy);
+      let slot = this.slots.find((s) => s.sent.length === 0);
       if (!slot && this.slots.length < this.options.size) slot = this.spawn();
+      slot ??= this.slots.find((s) => s.sent.length <= AHEAD);
       if (!slot) return;
-      this.start(slot, this.queue.shift()!);
+      this.send(slot, this.queue.shift()!);
     }
   }
 
   private spawn(): Slot {
     const worker = new Worker(this.entry.file, { eval: this.entry.eval });
     worker.unref(); // a pending task holds the process through its budget timer, not the thread
-    const slot: Slot = { worker, sharedKeys: [] };
+    const slot: Slot = { worker, sharedKeys: [], sent: [] };
     worker.on("message", (reply: Reply) => this.finish(slot, reply));
     worker.on("error", (err) => this.fail(slot, err));
     worker.on("exit", () => this.fail(slot, new Error("worker exited")));
@@ -138,7 +153,7 @@ export class WorkerPool<R> {
     return slot;
   }
 
-  private start(slot: Slot, pending: Pending<unknown>): void {
+  private send(slot: Slot, pending: Pending<unknown>): void {
     const id = this.nextId++;
     let shared: Pending<unknown>["shared"];
     if (pending.shared && !slot.sharedKeys.includes(pending.shared.key)) {
@@ -146,8 +161,8 @@ export class WorkerPool<R> {
       slot.sharedKeys.push(shared.key);
       if (slot.sharedKeys.length > SHARED_KEPT) slot.sharedKeys.shift();
     }
-    const timer = setTimeout(() => this.overBudget(slot), this.options.budgetMs);
-    slot.busy = { id, timer, pending };
+    slot.sent.push({ id, pending });
+    if (slot.sent.length === 1) this.startBudget(slot);
     slot.worker.postMessage({
       id,
       task: pending.task,
@@ -156,40 +171,46 @@ export class WorkerPool<R> {
     });
   }
 
+  private startBudget(slot: Slot): void {
+    clearTimeout(slot.timer);
+    slot.timer = setTimeout(() => this.overBudget(slot), this.options.budgetMs);
+  }
+
   private finish(slot: Slot, reply: Reply): void {
-    const busy = slot.busy;
-    if (!busy || busy.id !== reply.id) return;
-    clearTimeout(busy.timer);
-    slot.busy = undefined;
-    if (reply.error !== undefined) busy.pending.reject(new Error(reply.error));
-    else busy.pending.resolve({ overBudget: false, result: reply.result });
+    const done = slot.sent[0];
+    if (!done || done.id !== reply.id) return;
+    slot.sent.shift();
+    clearTimeout(slot.timer);
+    if (slot.sent.length > 0) this.startBudget(slot);
+    if (reply.error !== undefined) done.pending.reject(new Error(reply.error));
+    else done.pending.resolve({ overBudget: false, result: reply.result });
     this.dispatch();
   }
 
-  /** The task ran out of time: its worker goes (with what it had), a new one takes the queue. */
+  /**
+   * The running task ran out of time: its worker goes (with what it had), the task settles as over
+   * budget, and the tasks waiting behind it go back to the front of the queue for another worker.
+   */
   private overBudget(slot: Slot): void {
-    const busy = slot.busy;
-    if (!busy) return;
-    slot.busy = undefined;
+    const [running, ...waiting] = slot.sent.splice(0);
     this.drop(slot);
-    busy.pending.resolve({ overBudget: true, budgetMs: this.options.budgetMs });
+    this.queue.unshift(...waiting.map((w) => w.pending as Pending<R>));
+    running?.pending.resolve({ overBudget: true, budgetMs: this.options.budgetMs });
     this.dispatch();
   }
 
-  /** The worker died (a crash, an exit): its task fails, the pool replaces it on the next task. */
+  /** The worker died (a crash, an exit): its running task fails, the waiting ones are queued again. */
   private fail(slot: Slot, err: Error): void {
     if (!this.slots.includes(slot)) return;
-    const busy = slot.busy;
-    slot.busy = undefined;
+    const [running, ...waiting] = slot.sent.splice(0);
     this.drop(slot);
-    if (busy) {
-      clearTimeout(busy.timer);
-      busy.pending.reject(err);
-    }
+    this.queue.unshift(...waiting.map((w) => w.pending as Pending<R>));
+    running?.pending.reject(err);
     if (!this.closed) this.dispatch();
   }
 
   private drop(slot: Slot): void {
+    clearTimeout(slot.timer);
     const at = this.slots.indexOf(slot);
     if (at !== -1) this.slots.splice(at, 1);
     slot.worker.removeAllListeners();
