@@ -199,12 +199,14 @@ async function scenario(name: Scenario) {
     let peakRss = process.memoryUsage.rss();
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 20);
     const probe = probeHealth(httpUrl(broker));
+    const cpuBefore = process.cpuUsage();
     const started = performance.now();
     const size = Math.ceil(DEVICES / BATCHES);
     const { ids: batchIds, batches } = await run(
       Array.from({ length: BATCHES }, (_, b) => devices.slice(b * size, (b + 1) * size)),
     );
     const seconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
     const health = await probe.stop();
     clearInterval(sampler);
     const reports = await withStore(broker, (store) =>
@@ -230,6 +232,9 @@ async function scenario(name: Scenario) {
       batchesPerReplica: Object.values(byReplica).join("+"),
       seconds: Number(seconds.toFixed(3)),
       devicesPerSecond: Math.round(DEVICES / seconds),
+      // CPU time of this process, worker threads included: what the batches cost, whatever the load.
+      cpuSeconds: Number(((cpu.user + cpu.system) / 1e6).toFixed(2)),
+      devicesPerCpuSecond: Math.round(DEVICES / ((cpu.user + cpu.system) / 1e6)),
       healthP99Ms: health.p99Ms,
       healthMaxMs: health.maxMs,
       healthProbes: health.probes,
