@@ -31,7 +31,7 @@ const ZERO = { errors: 0, warnings: 0, infos: 0, passes: 0 };
 export async function runCompliance(this: ConfigurationService, ctx: Ctx<"runCompliance">) {
   const { treeId, version, nodePath = ROOT_NODE, devices, backups } = ctx.params;
   await requireVersion.call(this, treeId, version);
-  await nodeChain.call(this, treeId, version, nodePath);
+  await nodeChain.call(this, treeId, version, nodePath, true);
   const targets = await targetsOf.call(this, treeId, version, nodePath, devices, backups);
   const batch = await this.store.collection<ComplianceBatch>(BATCHES).insertOne({
     treeId,

@@ -48,7 +48,8 @@ export async function checker(this: ConfigurationService, treeId: string, versio
   const specOf = (nodePath: string) => {
     let spec = specs.get(nodePath);
     if (!spec) {
-      spec = nodeChain.call(this, treeId, version, nodePath).then((chain: TreeNode[]) => ({
+      // Read-only: a spec of 10,000 lines is not copied on the shared loop, only sent to the workers.
+      spec = nodeChain.call(this, treeId, version, nodePath, true).then((chain: TreeNode[]) => ({
         key: `${id}:${nodePath}`,
         spec: { parser, chain: chain.map(({ path, spec, variables }) => ({ path, spec, variables })) },
       }));
