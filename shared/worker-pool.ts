@@ -17,6 +17,7 @@
  * sources (jest through swc), where the worker registers @swc/core (a dev dependency) to load `.ts`.
  */
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { parentPort, Worker } from "node:worker_threads";
 
@@ -220,6 +221,23 @@ export class WorkerPool<R> {
 }
 
 /**
+ * Linux: this thread gives way to the process's main thread (nice +10), so a request waiting for the
+ * event loop gets a core before evaluation does when the host is short of CPU. A Linux thread is a
+ * task with its own id (`/proc/thread-self`), which setpriority accepts; elsewhere nothing changes.
+ */
+function lowerThreadPriority(): void {
+  try {
+    const tid = Number(fs.readlinkSync("/proc/thread-self").split("/").pop());
+    if (Number.isInteger(tid) && tid > 0) os.setPriority(tid, Math.max(os.getPriority(tid), WORKER_NICE));
+  } catch {
+    // not Linux, or not allowed: the thread keeps the process's priority
+  }
+}
+
+/** The nice value of a worker thread (the main thread keeps the process's, 0 by default). */
+const WORKER_NICE = 10;
+
+/**
  * The worker side: answers each task with `handler(task, prepared)`, where `prepared` is
  * `prepare(shared)` of the value last sent under the task's key, computed once when it arrives and
  * kept for the last SHARED_KEPT keys (as the pool expects).
@@ -230,6 +248,7 @@ export function serveTasks<T, S, P, R>(
 ): void {
   const port = parentPort;
   if (!port) throw new Error("serveTasks runs in a worker thread");
+  lowerThreadPriority();
   const kept = new Map<string, { prepared?: P; error?: Error }>();
   port.on("message", (message: { id: number; task: T; sharedKey?: string; shared?: S }) => {
     const { id, task, sharedKey, shared } = message;
