@@ -118,6 +118,8 @@ export interface PlatformConfig {
     workers: number;
     /** How long one device's evaluation may run before it is reported unreadable. */
     deviceBudgetMs: number;
+    /** Linux nice value of the evaluation threads (0: the process's own). */
+    workerNice: number;
   };
 }
 
@@ -239,6 +241,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
         chunk: int("COMPLIANCE_CHUNK", 100, 1),
         workers: int("COMPLIANCE_WORKERS", os.availableParallelism()),
         deviceBudgetMs: int("COMPLIANCE_BUDGET_MS", 10_000, 100),
+        workerNice: Math.min(int("COMPLIANCE_WORKER_NICE", 0), 19),
       },
     };
   } finally {

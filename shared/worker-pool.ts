@@ -19,7 +19,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parentPort, Worker } from "node:worker_threads";
+import { parentPort, Worker, workerData } from "node:worker_threads";
 
 export const SHARED_KEPT = 8;
 
@@ -28,6 +28,8 @@ export interface PoolOptions {
   size: number;
   /** How long one task may run before its worker is terminated. */
   budgetMs: number;
+  /** Linux nice value of the worker threads (0: the process's; higher gives the main thread way). */
+  nice?: number;
 }
 
 /** The pool was closed (its service is stopping): the task did not run, or did not finish. */
@@ -144,7 +146,10 @@ export class WorkerPool<R> {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(this.entry.file, { eval: this.entry.eval });
+    const worker = new Worker(this.entry.file, {
+      eval: this.entry.eval,
+      workerData: { nice: this.options.nice ?? 0 },
+    });
     worker.unref(); // a pending task holds the process through its budget timer, not the thread
     const slot: Slot = { worker, sharedKeys: [], sent: [] };
     worker.on("message", (reply: Reply) => this.finish(slot, reply));
@@ -221,21 +226,20 @@ export class WorkerPool<R> {
 }
 
 /**
- * Linux: this thread gives way to the process's main thread (nice +10), so a request waiting for the
- * event loop gets a core before evaluation does when the host is short of CPU. A Linux thread is a
- * task with its own id (`/proc/thread-self`), which setpriority accepts; elsewhere nothing changes.
+ * Linux, with a `nice` above 0: this thread gives way to the process's main thread, so a request
+ * waiting for the event loop gets a core before evaluation does when the host is short of CPU (at
+ * the price of evaluation's share against other processes). A Linux thread is a task with its own
+ * id (`/proc/thread-self`), which setpriority accepts; elsewhere nothing changes.
  */
-function lowerThreadPriority(): void {
+function lowerThreadPriority(nice: number): void {
+  if (!(nice > 0)) return;
   try {
     const tid = Number(fs.readlinkSync("/proc/thread-self").split("/").pop());
-    if (Number.isInteger(tid) && tid > 0) os.setPriority(tid, Math.max(os.getPriority(tid), WORKER_NICE));
+    if (Number.isInteger(tid) && tid > 0) os.setPriority(tid, Math.max(os.getPriority(tid), nice));
   } catch {
     // not Linux, or not allowed: the thread keeps the process's priority
   }
 }
-
-/** The nice value of a worker thread (the main thread keeps the process's, 0 by default). */
-const WORKER_NICE = 10;
 
 /**
  * The worker side: answers each task with `handler(task, prepared)`, where `prepared` is
@@ -248,7 +252,7 @@ export function serveTasks<T, S, P, R>(
 ): void {
   const port = parentPort;
   if (!port) throw new Error("serveTasks runs in a worker thread");
-  lowerThreadPriority();
+  lowerThreadPriority(Number((workerData as { nice?: number } | undefined)?.nice ?? 0));
   const kept = new Map<string, { prepared?: P; error?: Error }>();
   port.on("message", (message: { id: number; task: T; sharedKey?: string; shared?: S }) => {
     const { id, task, sharedKey, shared } = message;

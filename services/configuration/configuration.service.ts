@@ -87,6 +87,7 @@ export default typedService<ConfigurationService>({
       this.evaluationPool = new WorkerPool(workerEntry(__dirname, "evaluation-worker"), {
         size: this.limits.workers,
         budgetMs: this.limits.deviceBudgetMs,
+        nice: this.limits.workerNice,
       });
     this.timer = setInterval(() => sweepInBackground.call(this), this.limits.sweepMs);
     this.timer.unref();

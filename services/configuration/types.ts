@@ -34,6 +34,8 @@ export interface ComplianceLimits {
   workers: number;
   /** How long one device's evaluation may take before it is reported unreadable. */
   deviceBudgetMs: number;
+  /** Linux nice value of the evaluation threads. */
+  workerNice: number;
 }
 
 export type ConfigurationService = PlatformService<{

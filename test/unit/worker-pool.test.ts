@@ -4,6 +4,7 @@
  * worker, a task over its budget settled as such while the tasks behind it still run, a task's
  * error is its own, and close() ends everything.
  */
+import os from "node:os";
 import path from "node:path";
 import { PoolClosedError, WorkerPool, workerEntry } from "../../shared/worker-pool";
 
@@ -36,6 +37,12 @@ test("a task that throws rejects with its message; the worker goes on", async ()
   pool = new WorkerPool(entry, { size: 1, budgetMs: 10_000 });
   await expect(pool.run({ value: 7, ms: 0, fail: true })).rejects.toThrow("task 7 failed");
   expect(await pool.run({ value: 8, ms: 0 })).toMatchObject({ overBudget: false, result: { value: 8 } });
+});
+
+test("workers run at the pool's nice value, the main thread at its own (Linux)", async () => {
+  pool = new WorkerPool(entry, { size: 1, budgetMs: 10_000, nice: 7 });
+  expect(await pool.run({ value: 1, ms: 0 })).toMatchObject({ overBudget: false, result: { nice: 7 } });
+  expect(os.getPriority()).toBe(0);
 });
 
 test("close() rejects what is queued or running with PoolClosedError, and later runs", async () => {
