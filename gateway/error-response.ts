@@ -5,7 +5,7 @@
 import { Errors } from "moleculer";
 import ApiGateway from "moleculer-web";
 import type { ServerResponse } from "node:http";
-import type { FieldError } from "../shared/errors";
+import { ERROR_TYPES, type FieldError } from "../shared/errors";
 import type { GatewayService, Req } from "./types";
 
 export interface ErrorBody {
@@ -64,11 +64,15 @@ function bodyParserError(err: any): ErrorBody | undefined {
  * or a bad token, a CORS origin refused, no route, a rate limit, a body too large): each answers its
  * status in our shape and vocabulary. Their `data` (the raw parameter, the origin) is not echoed.
  */
-const FRAMEWORK_ERRORS: Record<string, { status: number; type: string; message: string }> = {
+const FRAMEWORK_ERRORS: Record<
+  string,
+  { status: number; type: string; message: string; data?: FieldError[] }
+> = {
   UNABLE_DECODE_PARAM: {
     status: 400,
-    type: "INVALID_REQUEST",
+    type: "VALIDATION_ERROR",
     message: "A path parameter is not valid percent-encoding",
+    data: [{ field: "path", message: "A path parameter is not valid percent-encoding", type: "encoding" }],
   },
   NO_TOKEN: { status: 401, type: "UNAUTHORIZED", message: "Credentials are required" },
   INVALID_TOKEN: { status: 401, type: "UNAUTHORIZED", message: "The credentials are not valid" },
@@ -82,23 +86,20 @@ const WEB_ERROR_CLASSES = Object.values(WEB_ERRORS).filter((v) => typeof v === "
 
 function frameworkError(err: any): ErrorBody | undefined {
   const known = typeof err?.type === "string" ? FRAMEWORK_ERRORS[err.type] : undefined;
-  if (known) return body(err.name ?? "Error", known.status, known.type, known.message);
+  if (known) return body(err.name ?? "Error", known.status, known.type, known.message, known.data);
   // Any other moleculer-web error: its status, our type for it, its message, not its data.
   if (WEB_ERROR_CLASSES.some((cls) => err instanceof cls) && typeof err.code === "number" && err.code < 500) {
-    const type = CLIENT_ERROR_TYPES[err.code] ?? "INVALID_REQUEST";
-    return body(err.name ?? "Error", err.code, type, err.message);
+    const type = ERROR_TYPES[err.code]?.[0] ?? "VALIDATION_ERROR";
+    return body(
+      err.name ?? "Error",
+      err.code,
+      type,
+      err.message,
+      type === "VALIDATION_ERROR" ? [] : undefined,
+    );
   }
   return undefined;
 }
-
-const CLIENT_ERROR_TYPES: Record<number, string> = {
-  400: "INVALID_REQUEST",
-  401: "UNAUTHORIZED",
-  403: "FORBIDDEN",
-  404: "NOT_FOUND",
-  413: "PAYLOAD_TOO_LARGE",
-  429: "RATE_LIMITED",
-};
 
 export function toErrorBody(err: any, requestId: string | undefined): ErrorBody {
   const parsed = bodyParserError(err);
@@ -164,23 +165,10 @@ export function toErrorBody(err: any, requestId: string | undefined): ErrorBody 
   }
   const framework = frameworkError(err);
   if (framework) return framework;
-  const known: Record<number, string> = {
-    400: "INVALID_REQUEST",
-    401: "UNAUTHORIZED",
-    403: "FORBIDDEN",
-    404: "NOT_FOUND",
-    405: "METHOD_NOT_ALLOWED",
-    409: "CONFLICT",
-    413: "PAYLOAD_TOO_LARGE",
-    414: "URI_TOO_LONG",
-    415: "UNSUPPORTED_MEDIA_TYPE",
-    501: "NOT_IMPLEMENTED",
-    502: "BAD_GATEWAY",
-    503: "SERVICE_UNAVAILABLE",
-    504: "TIMEOUT",
-  };
-  if (typeof err?.code === "number" && known[err.code]) {
-    const type = err.type && /^[A-Z_]+$/.test(err.type) ? err.type : known[err.code];
+  // A status of the catalogue (shared/errors.ts) keeps a type listed for it, else gets its own.
+  const types = typeof err?.code === "number" && err.code !== 500 ? ERROR_TYPES[err.code] : undefined;
+  if (types) {
+    const type = types.includes(err.type) ? err.type : types[0];
     const data =
       err.code >= 500 ? { ...(typeof err.data === "object" ? err.data : {}), requestId } : err.data;
     return body(err.name ?? "Error", err.code, type, err.message, data ?? undefined);
@@ -219,7 +207,9 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: import("no
         "HEADERS_TOO_LARGE",
         "The request line and headers are larger than the server accepts (16 KB)",
       )
-    : body("BadRequestError", 400, "INVALID_REQUEST", "The request is not valid HTTP");
+    : body("BadRequestError", 400, "VALIDATION_ERROR", "The request is not valid HTTP", [
+        { field: "request", message: "The request is not valid HTTP", type: "http" },
+      ]);
   const text = JSON.stringify(error);
   socket.end(
     `HTTP/1.1 ${error.code} ${tooLarge ? "Request Header Fields Too Large" : "Bad Request"}\r\n` +

@@ -2,6 +2,7 @@
  * Every setting of the platform, read from the environment in one place.
  * docs/configuration.md lists them; keep the two in step.
  */
+import os from "node:os";
 import path from "node:path";
 import { telemetryEnabled } from "./telemetry";
 
@@ -113,6 +114,12 @@ export interface PlatformConfig {
     leaseMs: number;
     /** Devices checked between two progress writes. */
     chunk: number;
+    /** Worker threads that evaluate devices (0: the service's own event loop). */
+    workers: number;
+    /** How long one device's evaluation may run before it is reported unreadable. */
+    deviceBudgetMs: number;
+    /** Linux nice value of the evaluation threads (0: the process's own). */
+    workerNice: number;
   };
 }
 
@@ -232,6 +239,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
         sweepMs: int("COMPLIANCE_SWEEP_MS", 1000, 50),
         leaseMs: int("COMPLIANCE_LEASE_MS", 15_000, 1000),
         chunk: int("COMPLIANCE_CHUNK", 100, 1),
+        workers: int("COMPLIANCE_WORKERS", os.availableParallelism()),
+        deviceBudgetMs: int("COMPLIANCE_BUDGET_MS", 10_000, 100),
+        workerNice: Math.min(int("COMPLIANCE_WORKER_NICE", 0), 19),
       },
     };
   } finally {

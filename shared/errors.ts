@@ -6,6 +6,29 @@ import { Errors } from "moleculer";
 
 const { MoleculerClientError, MoleculerError } = Errors;
 
+/**
+ * Every `type` an error answer can carry, by HTTP status: the first is the status's own, the others
+ * name a cause a client may act on. docs/platform-rules.md#errors lists the same (a test compares
+ * both, and every type the code builds, with this). The gateway answers a type not listed here as
+ * its status's first.
+ */
+export const ERROR_TYPES: Readonly<Record<number, readonly string[]>> = {
+  400: ["VALIDATION_ERROR", "INVALID_REQUEST_BODY"],
+  401: ["UNAUTHORIZED"],
+  403: ["FORBIDDEN"],
+  404: ["NOT_FOUND"],
+  409: ["CONFLICT"],
+  413: ["PAYLOAD_TOO_LARGE"],
+  415: ["UNSUPPORTED_MEDIA_TYPE"],
+  429: ["RATE_LIMITED"],
+  431: ["HEADERS_TOO_LARGE"],
+  500: ["INTERNAL_ERROR"],
+  501: ["NOT_IMPLEMENTED"],
+  502: ["BAD_GATEWAY"],
+  503: ["SERVICE_UNAVAILABLE", "ADAPTER_BUSY", "ADAPTER_STOPPED", "CIRCUIT_OPEN"],
+  504: ["TIMEOUT"],
+};
+
 export interface FieldError {
   field: string;
   message: string;

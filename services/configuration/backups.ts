@@ -27,19 +27,28 @@ export async function getBackup(this: ConfigurationService, ctx: Ctx<"getBackup"
   return backup;
 }
 
-/** The latest backup id of each device (absent devices are missing from the map). */
+/**
+ * The latest backup id of each device (absent devices are missing from the map): one read for all
+ * of them (ids and times only), not one per device, so a batch of thousands of devices costs one
+ * pass over the backups, on the loop every caller shares.
+ */
 export async function latestBackups(
   this: ConfigurationService,
   devices: string[],
 ): Promise<Map<string, string>> {
-  const latest = new Map<string, string>();
-  const backups = this.store.collection<Backup>(BACKUPS);
-  for (const deviceName of devices) {
-    const found = await backups.findOne(
-      { deviceName },
-      { sort: { timestamp: -1, _id: -1 }, projection: { _id: 1 } },
-    );
-    if (found) latest.set(deviceName, found._id);
+  const found = await this.store
+    .collection<Backup>(BACKUPS)
+    .find({ deviceName: { $in: devices } }, { projection: { _id: 1, deviceName: 1, timestamp: 1 } });
+  const latest = new Map<string, { _id: string; timestamp: string }>();
+  for (const backup of found) {
+    const best = latest.get(backup.deviceName);
+    // Newest timestamp first, then the highest id (as a sort on {timestamp: -1, _id: -1} would).
+    if (
+      !best ||
+      backup.timestamp > best.timestamp ||
+      (backup.timestamp === best.timestamp && backup._id > best._id)
+    )
+      latest.set(backup.deviceName, backup);
   }
-  return latest;
+  return new Map([...latest].map(([device, backup]) => [device, backup._id]));
 }

@@ -18,8 +18,10 @@ import { invalidField, NotFoundError } from "../../shared/errors";
 import { pageLimit } from "../../shared/paging";
 import { nowIso } from "../../shared/text";
 import { DuplicateKeyError } from "../../shared/store/types";
+import { PoolClosedError } from "../../shared/worker-pool";
 import { latestBackups } from "./backups";
-import { checker, checkText, type Checker } from "./check";
+import { checker, type Checker } from "./check";
+import { unreadable } from "./evaluation";
 import { nodeChain, requireVersion, ROOT_NODE } from "./trees";
 import { BACKUPS, BATCHES, NODES, REPORTS, type ConfigurationService, type Ctx } from "./types";
 
@@ -29,7 +31,7 @@ const ZERO = { errors: 0, warnings: 0, infos: 0, passes: 0 };
 export async function runCompliance(this: ConfigurationService, ctx: Ctx<"runCompliance">) {
   const { treeId, version, nodePath = ROOT_NODE, devices, backups } = ctx.params;
   await requireVersion.call(this, treeId, version);
-  await nodeChain.call(this, treeId, version, nodePath);
+  await nodeChain.call(this, treeId, version, nodePath, true);
   const targets = await targetsOf.call(this, treeId, version, nodePath, devices, backups);
   const batch = await this.store.collection<ComplianceBatch>(BATCHES).insertOne({
     treeId,
@@ -150,14 +152,30 @@ async function runBatch(this: ConfigurationService, batch: ComplianceBatch): Pro
     );
     return;
   }
+  const size = this.limits.chunk;
+  const evaluate = (from: number) => {
+    const reports = checkChunk.call(this, batch, check, batch.targets.slice(from, from + size));
+    reports.catch(() => undefined); // awaited below, or dropped with the batch
+    return reports;
+  };
+  // The next chunk is evaluated (in the workers) while this one is stored: the pool never waits
+  // for the store. A chunk evaluated ahead is only work lost if the lease is.
+  let ahead = batch.done < batch.targets.length ? evaluate(batch.done) : undefined;
   for (let done = batch.done; done < batch.targets.length;) {
     if (leaving(this)) {
       // Handing the batch back at once: another replica (or this one restarted) resumes at `done`.
       await batches.updateOne({ _id: batch._id, claimedBy: this.broker.nodeID }, { $set: { leaseUntil: 0 } });
       return;
     }
-    const chunk = batch.targets.slice(done, done + this.limits.chunk);
-    const reports = await checkChunk.call(this, batch, check, chunk);
+    let reports: Omit<ComplianceReport, "id">[];
+    try {
+      reports = await ahead!;
+    } catch (err) {
+      if (!(err instanceof PoolClosedError && leaving(this))) throw err;
+      continue; // the service is stopping: the next turn hands the batch back
+    }
+    const next = done + reports.length;
+    ahead = next < batch.targets.length && !leaving(this) ? evaluate(next) : undefined;
     await storeReports.call(this, reports);
     const totals = { ...ZERO };
     for (const r of reports)
@@ -165,12 +183,12 @@ async function runBatch(this: ConfigurationService, batch: ComplianceBatch): Pro
     const advanced = await batches.findOneAndUpdate(
       { _id: batch._id, claimedBy: this.broker.nodeID, done },
       {
-        $set: { done: done + chunk.length, leaseUntil: this.clock() + this.limits.leaseMs },
+        $set: { done: next, leaseUntil: this.clock() + this.limits.leaseMs },
         $inc: Object.fromEntries(Object.entries(totals).map(([k, v]) => [`totals.${k}`, v])),
       },
     );
     if (!advanced) return; // our lease ran out and another replica took the batch over
-    done += chunk.length;
+    done = next;
     await yieldToEventLoop();
   }
   await batches.updateOne(
@@ -188,38 +206,26 @@ async function checkChunk(
   const ids = chunk.map((t) => t.backupId);
   const backups = await this.store.collection<Backup>(BACKUPS).find({ _id: { $in: ids } });
   const byId = new Map(backups.map((b) => [b._id, b]));
-  const reports: Omit<ComplianceReport, "id">[] = [];
-  for (const target of chunk) {
-    const backup = byId.get(target.backupId);
-    const spec = await check.specOf(target.nodePath).catch(() => null);
-    const result =
-      backup && spec
-        ? checkText(check.reader, spec, backup.config)
-        : unreadable(
-            backup ? `node '${target.nodePath}' was deleted` : `backup ${target.backupId} was deleted`,
-          );
-    reports.push({
-      batchId: batch._id,
-      treeId: batch.treeId,
-      version: batch.version,
-      nodePath: target.nodePath,
-      deviceName: target.deviceName,
-      backupId: target.backupId,
-      timestamp: nowIso(),
-      ...result,
-    });
-  }
-  return reports;
-}
-
-function unreadable(reason: string) {
-  return {
-    totals: { errors: 1, warnings: 0, infos: 0, passes: 0 },
-    score: 0,
-    compliant: false,
-    issues: [{ kind: "unreadable", severity: "error", specLine: "(config)", path: [], found: reason }],
-    remediation: "",
-  };
+  // Every device of the chunk at once: the pool runs as many as it has workers, the rest queue.
+  const results = await Promise.all(
+    chunk.map(async (target) => {
+      const backup = byId.get(target.backupId);
+      if (!backup) return unreadable(`backup ${target.backupId} was deleted`);
+      const spec = await check.specOf(target.nodePath).catch(() => null);
+      if (!spec) return unreadable(`node '${target.nodePath}' was deleted`);
+      return check.check(spec, backup.config);
+    }),
+  );
+  return chunk.map((target, i) => ({
+    batchId: batch._id,
+    treeId: batch.treeId,
+    version: batch.version,
+    nodePath: target.nodePath,
+    deviceName: target.deviceName,
+    backupId: target.backupId,
+    timestamp: nowIso(),
+    ...results[i],
+  }));
 }
 
 /** Inserts a chunk's reports; those a dead claimer already wrote (same batch and device) stay as they are. */

@@ -1,73 +1,84 @@
 /**
- * One compliance check, from the store to a report: the tree's parser reads the backup, the node's
- * effective spec (compiled once per node and reused for every device of a batch) judges it, and the
- * remediation is rendered in the parser's syntax. Batches and the `checkCompliance` task share it.
+ * One compliance check, from the store to a report: the tree's parser and the node's chain (read
+ * once per node and reused for every device of a batch) go with each device's config text to the
+ * service's worker pool (evaluation.ts does the work, evaluation-worker.ts runs it), or are checked
+ * inline when the pool has no workers (COMPLIANCE_WORKERS=0). A device over its time budget
+ * (COMPLIANCE_BUDGET_MS) is reported unreadable with the reason. Batches and the
+ * `checkCompliance` task share it.
  */
 import type { Backup, GoldenConfigTree, TreeNode } from "../../shared/contracts/configuration";
 import { NotFoundError } from "../../shared/errors";
-import { compileSpec, type CompiledLine } from "./compile-spec";
-import { ConfigParseError } from "./config-tree";
-import { evaluate, type ComplianceIssue, type Evaluation } from "./compliance";
-import { effectiveOf } from "./inherit";
-import { loadParser, type ConfigReader } from "./parsers";
-import { renderRemediation } from "./remediation";
-import type { SpecLine } from "./spec-model";
+import { PoolClosedError } from "../../shared/worker-pool";
+import {
+  checkText,
+  prepareSpec,
+  unreadable,
+  type DeviceResult,
+  type DeviceSpec,
+  type PreparedSpec,
+} from "./evaluation";
+import { parserShape } from "./parsers";
 import { nodeChain, requireVersion } from "./trees";
 import { BACKUPS, type ConfigurationService } from "./types";
 
+export type { DeviceResult } from "./evaluation";
+
+/** A node's DeviceSpec under a key unique to this checker (a worker prepares it once per key). */
+export interface SpecRef {
+  key: string;
+  spec: DeviceSpec;
+}
+
 export interface Checker {
   tree: GoldenConfigTree;
-  reader: ConfigReader;
-  /** The compiled effective spec of a node path (cached per checker). */
-  specOf(nodePath: string): Promise<CompiledLine[]>;
+  /** What a node's devices are checked against (read once per node per checker). */
+  specOf(nodePath: string): Promise<SpecRef>;
+  /** One device's config text against a node's spec. */
+  check(spec: SpecRef, config: string): Promise<DeviceResult>;
 }
+
+let checkers = 0;
 
 export async function checker(this: ConfigurationService, treeId: string, version: string): Promise<Checker> {
   const tree = await requireVersion.call(this, treeId, version);
-  const reader = await loadParser.call(this, tree.parser);
-  const compiled = new Map<string, Promise<CompiledLine[]>>();
+  const parser = await parserShape.call(this, tree.parser);
+  const id = `${process.pid}:${++checkers}`;
+  const specs = new Map<string, Promise<SpecRef>>();
+  const prepared = new WeakMap<SpecRef, PreparedSpec>();
   const specOf = (nodePath: string) => {
-    let spec = compiled.get(nodePath);
+    let spec = specs.get(nodePath);
     if (!spec) {
-      spec = nodeChain.call(this, treeId, version, nodePath).then((chain: TreeNode[]) => {
-        const effective = effectiveOf(chain.map((n) => ({ ...n, spec: n.spec as unknown as SpecLine[] })));
-        return compileSpec(effective.spec, effective.variables);
-      });
-      compiled.set(nodePath, spec);
+      // Read-only: a spec of 10,000 lines is not copied on the shared loop, only sent to the workers.
+      spec = nodeChain.call(this, treeId, version, nodePath, true).then((chain: TreeNode[]) => ({
+        key: `${id}:${nodePath}`,
+        spec: { parser, chain: chain.map(({ path, spec, variables }) => ({ path, spec, variables })) },
+      }));
+      specs.set(nodePath, spec);
     }
     return spec;
   };
-  return { tree, reader, specOf };
-}
-
-export interface DeviceResult extends Omit<Evaluation, "remedies"> {
-  remediation: string;
-}
-
-/** A backup's text against a compiled spec. A config no parser can read is one error issue. */
-export function checkText(reader: ConfigReader, spec: CompiledLine[], text: string): DeviceResult {
-  let evaluation: Evaluation;
-  try {
-    evaluation = evaluate(spec, reader.parse(text));
-  } catch (err) {
-    if (!(err instanceof ConfigParseError)) throw err;
-    const issue: ComplianceIssue = {
-      kind: "unreadable",
-      severity: "error",
-      specLine: "(config)",
-      path: [],
-      found: err.message,
-    };
-    return {
-      totals: { errors: 1, warnings: 0, infos: 0, passes: 0 },
-      score: 0,
-      compliant: false,
-      issues: [issue],
-      remediation: "",
-    };
-  }
-  const { remedies, ...rest } = evaluation;
-  return { ...rest, remediation: renderRemediation(remedies, reader.style) };
+  const evaluate = async (ref: SpecRef, config: string): Promise<DeviceResult> => {
+    const pool = this.evaluationPool;
+    if (!pool) {
+      let ready = prepared.get(ref);
+      if (!ready) prepared.set(ref, (ready = prepareSpec(ref.spec)));
+      return checkText(ready.reader, ready.compiled, config);
+    }
+    const outcome = await pool.run({ config }, { key: ref.key, value: ref.spec });
+    if (outcome.overBudget)
+      return unreadable(
+        `evaluation took longer than its time budget of ${outcome.budgetMs} ms (COMPLIANCE_BUDGET_MS)`,
+      );
+    return outcome.result;
+  };
+  // One device that cannot be evaluated is that device's report, not the batch's end; a stopping
+  // service's pool is (the batch is handed back).
+  const check = (ref: SpecRef, config: string) =>
+    evaluate(ref, config).catch((err: Error) => {
+      if (err instanceof PoolClosedError) throw err;
+      return unreadable(`evaluation failed: ${err.message}`);
+    });
+  return { tree, specOf, check };
 }
 
 export async function loadBackup(this: ConfigurationService, id: string): Promise<Backup> {

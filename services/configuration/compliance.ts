@@ -76,9 +76,17 @@ export function toNodes(lines: ConfigLine[]): Node[] {
   return lines.map((l) => ({
     text: l.text,
     line: l.line,
-    words: l.text.split(/\s+/).filter(Boolean),
+    words: wordsOf(l.text),
     children: toNodes(l.children),
   }));
+}
+
+/** The words of a line (one array: this runs for every line of every device). */
+function wordsOf(text: string): string[] {
+  const words = text.split(/\s+/);
+  if (words[0] === "") words.shift();
+  if (words.length > 0 && words[words.length - 1] === "") words.pop();
+  return words;
 }
 
 class Evaluator {
@@ -86,13 +94,15 @@ class Evaluator {
   readonly remedies: Remedy[] = [];
   passes = 0;
   private flat?: { node: Node; path: string[] }[];
+  /** The indexes of candidates(), for this evaluation only (a plain Map: no weak keys for the GC to trace). */
+  private readonly indexes: Indexes = new Map();
 
   constructor(private readonly root: Node[]) {}
 
   lines(specs: CompiledLine[], nodes: Node[], path: string[]): void {
     for (const spec of specs) {
       if (spec.evalMode === "ignored") continue;
-      const matches = candidates(spec, nodes).filter((n) => wordsMatch(spec.matchers, n.words));
+      const matches = candidates(spec, nodes, this.indexes).filter((n) => wordsMatch(spec.matchers, n.words));
       if (spec.evalMode === "disallowed") this.disallowed(spec, matches, path);
       else if (matches.length > 0) this.present(spec, matches, path);
       else this.absent(spec, nodes, path);
@@ -157,7 +167,7 @@ class Evaluator {
     };
     const sameCommand =
       spec.literalPrefix > 0 && spec.literalPrefix < spec.matchers.length
-        ? candidates(spec, nodes).find((n) => sharesPrefix(spec, n.words))
+        ? candidates(spec, nodes, this.indexes).find((n) => sharesPrefix(spec, n.words))
         : undefined;
     const elsewhere = sameCommand ? undefined : this.findElsewhere(spec, path);
     if (sameCommand)
@@ -180,7 +190,13 @@ class Evaluator {
   private findElsewhere(spec: CompiledLine, path: string[]) {
     this.flat ??= flatten(this.root, []);
     const parentKind = (p: string[]) => (p.length === 0 ? "" : p[p.length - 1].split(/\s+/)[0]);
-    return this.flat.find(
+    const lines =
+      spec.literalPrefix === 0
+        ? this.flat
+        : (byPrefix(this.indexes, this.flat, (e) => e.node.words, spec.literalPrefix).get(
+            prefixKey(spec.matchers, spec.literalPrefix),
+          ) ?? []);
+    return lines.find(
       (e) =>
         (e.path.length !== path.length || parentKind(e.path) !== parentKind(path)) &&
         wordsMatch(spec.matchers, e.node.words),
@@ -192,26 +208,48 @@ class Evaluator {
   }
 }
 
-/** Config lines a spec line could match: by first word when it is fixed text. */
-function candidates(spec: CompiledLine, nodes: Node[]): Node[] {
-  const first = spec.matchers[0];
-  if (typeof first !== "string" || nodes.length < 8) return nodes;
-  return indexOf(nodes).get(first) ?? [];
+/**
+ * Config lines a spec line could match: those sharing its fixed leading words (all of them, in
+ * config order), found through an index instead of a scan, so a spec of thousands of lines against a
+ * config of thousands stays linear in practice.
+ */
+function candidates(spec: CompiledLine, nodes: Node[], indexes: Indexes): Node[] {
+  if (spec.literalPrefix === 0 || nodes.length < 8) return nodes;
+  return (
+    byPrefix(indexes, nodes, (n) => n.words, spec.literalPrefix).get(
+      prefixKey(spec.matchers, spec.literalPrefix),
+    ) ?? []
+  );
 }
 
-const indexes = new WeakMap<Node[], Map<string, Node[]>>();
+type Indexes = Map<object[], Map<number, Map<string, object[]>>>;
 
-function indexOf(nodes: Node[]): Map<string, Node[]> {
-  let index = indexes.get(nodes);
+/** The first `k` words as one key (NUL cannot be in a word); the word itself for one. */
+function prefixKey(words: readonly (string | RegExp)[], k: number): string {
+  return k === 1 ? (words[0] as string) : words.slice(0, k).join("\u0000");
+}
+
+/** `items` grouped by their first `k` words (items with fewer words left out), kept in `indexes`. */
+function byPrefix<T extends object>(
+  indexes: Indexes,
+  items: T[],
+  words: (item: T) => string[],
+  k: number,
+): Map<string, T[]> {
+  let perK = indexes.get(items);
+  if (!perK) indexes.set(items, (perK = new Map()));
+  let index = perK.get(k) as Map<string, T[]> | undefined;
   if (!index) {
     index = new Map();
-    for (const n of nodes) {
-      const key = n.words[0] ?? "";
+    for (const item of items) {
+      const w = words(item);
+      if (w.length < k) continue;
+      const key = prefixKey(w, k);
       const list = index.get(key);
-      if (list) list.push(n);
-      else index.set(key, [n]);
+      if (list) list.push(item);
+      else index.set(key, [item]);
     }
-    indexes.set(nodes, index);
+    perK.set(k, index as Map<string, object[]>);
   }
   return index;
 }

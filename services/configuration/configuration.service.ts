@@ -7,6 +7,7 @@
 import { configuration as contract } from "../../shared/contracts/configuration";
 import { configOf } from "../../shared/runtime";
 import { contractActions, storeMixin, typedService } from "../../shared/service";
+import { WorkerPool, workerEntry } from "../../shared/worker-pool";
 import { createBackup, getBackup } from "./backups";
 import { getBatch, getReport, listBatchReports, runCompliance, sweep, sweepInBackground } from "./batches";
 import { exportGoldenConfig, importGoldenConfig } from "./export";
@@ -81,6 +82,13 @@ export default typedService<ConfigurationService>({
     await index(REPORTS, { timestamp: -1 });
     await seedBuiltInParsers.call(this);
     this.stopping = false;
+    // Threads start when the first device is checked; an idle replica runs none.
+    if (this.limits.workers > 0)
+      this.evaluationPool = new WorkerPool(workerEntry(__dirname, "evaluation-worker"), {
+        size: this.limits.workers,
+        budgetMs: this.limits.deviceBudgetMs,
+        nice: this.limits.workerNice,
+      });
     this.timer = setInterval(() => sweepInBackground.call(this), this.limits.sweepMs);
     this.timer.unref();
     sweepInBackground.call(this);
@@ -89,6 +97,9 @@ export default typedService<ConfigurationService>({
   async stopped() {
     this.stopping = true;
     clearInterval(this.timer);
+    // Closing the pool first ends a running chunk at once: the sweep hands its batch back.
+    await this.evaluationPool?.close();
+    this.evaluationPool = undefined;
     await this.sweeping?.catch(() => undefined);
   },
 });

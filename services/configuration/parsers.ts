@@ -194,17 +194,29 @@ export async function listParsers(this: ConfigurationService, ctx: Ctx<"listPars
     .find(query, { sort: order, skip: start, limit: pageLimit(limit) });
 }
 
-/** A parser by name, ready to read configs: its built-in style and the comment rules of its chain. */
-export async function loadParser(this: ConfigurationService, name: string): Promise<ConfigReader> {
+/** A parser as plain data: its built-in style and the comment rules of its chain (a worker rebuilds it). */
+export interface ParserShape {
+  style: ParserRecord["style"];
+  comments: string[];
+}
+
+/** A parser by name, as plain data (readerOf makes it read configs). */
+export async function parserShape(this: ConfigurationService, name: string): Promise<ParserShape> {
   const chain = await chainOf.call(this, name).catch(() => {
     throw new NotFoundError("Config parser", name);
   });
   const comments = chain
     .filter((p) => !p.builtIn)
-    .flatMap((p) =>
-      p.lexRules.filter(([, token]) => token === "comment").map(([source]) => new RegExp(source)),
-    );
-  return configReader(chain[chain.length - 1].style, comments);
+    .flatMap((p) => p.lexRules.filter(([, token]) => token === "comment").map(([source]) => source));
+  return { style: chain[chain.length - 1].style, comments };
+}
+
+/** A parser's shape, ready to read configs. */
+export function readerOf(shape: ParserShape): ConfigReader {
+  return configReader(
+    shape.style,
+    shape.comments.map((source) => new RegExp(source)),
+  );
 }
 
 export interface ConfigReader {

@@ -6,7 +6,7 @@
  * person. Nothing is stored: a batch (`runCompliance`) is what records history.
  */
 import { latestBackups } from "./backups";
-import { checker, checkText, loadBackup } from "./check";
+import { checker, loadBackup } from "./check";
 import { invalidField } from "../../shared/errors";
 import type { ConfigurationService, Ctx } from "./types";
 
@@ -37,5 +37,5 @@ async function checkDevice(this: ConfigurationService, params: DeviceCheck) {
       "backupId",
       `Backup ${backupId} is of device '${backup.deviceName}', not '${deviceName}'.`,
     );
-  return { deviceName, backupId, ...checkText(check.reader, spec, backup.config) };
+  return { deviceName, backupId, ...(await check.check(spec, backup.config)) };
 }

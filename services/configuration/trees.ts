@@ -172,10 +172,21 @@ export async function setNode(this: ConfigurationService, ctx: Ctx<"setNode">) {
   return { ...node!, config: specToText(node!.spec as unknown as SpecLine[]) };
 }
 
-/** The nodes from the root to `path` (root first); 404 when `path` is not a node. */
-export async function nodeChain(this: ConfigurationService, treeId: string, version: string, path: string) {
+/**
+ * The nodes from the root to `path` (root first); 404 when `path` is not a node. `readOnly` when the
+ * caller changes nothing: the embedded store may then answer without copying (a 10,000-line spec).
+ */
+export async function nodeChain(
+  this: ConfigurationService,
+  treeId: string,
+  version: string,
+  path: string,
+  readOnly = false,
+) {
   const paths = ancestorPaths(path);
-  const found = await this.store.collection<TreeNode>(NODES).find({ treeId, version, path: { $in: paths } });
+  const found = await this.store
+    .collection<TreeNode>(NODES)
+    .find({ treeId, version, path: { $in: paths } }, { readOnly });
   const byPath = new Map(found.map((n) => [n.path, n]));
   if (!byPath.has(path))
     throw new NotFoundError(`Node of golden config tree '${treeId}' version '${version}'`, path);

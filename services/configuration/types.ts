@@ -13,6 +13,8 @@
  */
 import type { configuration as contract } from "../../shared/contracts/configuration";
 import type { HandlerContext, PlatformService } from "../../shared/service";
+import type { WorkerPool } from "../../shared/worker-pool";
+import type { DeviceResult } from "./evaluation";
 
 export const PARSERS = "config_parsers";
 export const TREES = "config_trees";
@@ -28,6 +30,12 @@ export interface ComplianceLimits {
   leaseMs: number;
   /** Devices checked between two progress writes (and lease renewals). */
   chunk: number;
+  /** Worker threads evaluating devices (0: on the service's own event loop). */
+  workers: number;
+  /** How long one device's evaluation may take before it is reported unreadable. */
+  deviceBudgetMs: number;
+  /** Linux nice value of the evaluation threads. */
+  workerNice: number;
 }
 
 export type ConfigurationService = PlatformService<{
@@ -36,6 +44,8 @@ export type ConfigurationService = PlatformService<{
   timer?: NodeJS.Timeout;
   sweeping?: Promise<unknown>;
   stopping?: boolean;
+  /** The worker threads devices are evaluated in (check.ts); none when `limits.workers` is 0. */
+  evaluationPool?: WorkerPool<DeviceResult>;
 }>;
 
 export type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;

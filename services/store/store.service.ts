@@ -63,7 +63,7 @@ function collectionAction(
     params: { collection: { type: "string", empty: false }, ...params },
     async handler(this: StoreService, ctx: Context<Params>) {
       if (!this.store)
-        throw new Errors.MoleculerRetryableError("store is not open yet", 503, "STORE_NOT_READY");
+        throw new Errors.MoleculerRetryableError("store is not open yet", 503, "SERVICE_UNAVAILABLE");
       try {
         return await run(this.store.collection(ctx.params.collection), ctx.params);
       } catch (err) {
@@ -125,7 +125,7 @@ const storeService: ServiceSchema<ServiceSettingSchema, Record<string, never>, S
       visibility: "public",
       async handler(this: StoreService) {
         if (!this.store)
-          throw new Errors.MoleculerRetryableError("store is not open yet", 503, "STORE_NOT_READY");
+          throw new Errors.MoleculerRetryableError("store is not open yet", 503, "SERVICE_UNAVAILABLE");
         await this.store.ping();
         return { ok: true };
       },

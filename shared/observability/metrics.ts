@@ -7,6 +7,7 @@
  * collections, statuses, adapter names), never ids or user input.
  */
 import type { BrokerOptions, ServiceBroker } from "moleculer";
+import { trackEventLoopLag } from "./event-loop-lag";
 
 /** Latency buckets in ms, from a cached read to a slow orchestrator. */
 const MS_BUCKETS = [1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000];
@@ -153,6 +154,7 @@ export function registerPlatformMetrics(broker: ServiceBroker): void {
         ...def,
         labelNames: [...(("labelNames" in def && def.labelNames) || [])],
       } as any);
+  trackEventLoopLag(broker);
   broker.metrics.set(PLATFORM_METRICS.busConnected.name, broker.transit ? 0 : 1);
   broker.localBus.on("$transporter.connected", (payload: { wasReconnect?: boolean } | undefined) => {
     broker.metrics.set(PLATFORM_METRICS.busConnected.name, 1);

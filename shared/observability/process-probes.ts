@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse, Server } from "node:http";
 import type { ServiceBroker } from "moleculer";
+import { publishEventLoopLag } from "./event-loop-lag";
 
 interface PrometheusReporter {
   server?: Server;
@@ -38,6 +39,7 @@ export function attachProcessProbes(broker: ServiceBroker): void {
       const { ready, checks } = processReadiness(broker);
       return answer(res, ready ? 200 : 503, { status: ready ? "ready" : "not ready", checks });
     }
+    if (path === "/metrics") publishEventLoopLag(broker);
     reporter.handler(req, res);
   });
 }

@@ -16,9 +16,9 @@ const cases: [string, unknown, number, string][] = [
     "moleculer-web BadRequestError (undecodable param)",
     new W.BadRequestError(W.ERR_UNABLE_DECODE_PARAM, { param: "%zz" }),
     400,
-    "INVALID_REQUEST",
+    "VALIDATION_ERROR",
   ],
-  ["moleculer-web BadRequestError (other)", new W.BadRequestError("SOMETHING"), 400, "INVALID_REQUEST"],
+  ["moleculer-web BadRequestError (other)", new W.BadRequestError("SOMETHING"), 400, "VALIDATION_ERROR"],
   [
     "moleculer-web UnAuthorizedError (no token)",
     new W.UnAuthorizedError(W.ERR_NO_TOKEN),
@@ -138,7 +138,7 @@ describe("over HTTP", () => {
   test("malformed percent-encoding in a path parameter is a 400, even without credentials", async () => {
     const api = client(platform.baseUrl);
     for (const url of ["/adapters/%zz", "/formbuilder/forms/%E0%A4%A", "/adapters/a%"])
-      expectError(await api.get(url), 400, "INVALID_REQUEST");
+      expectError(await api.get(url), 400, "VALIDATION_ERROR");
   });
 });
 

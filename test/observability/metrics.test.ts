@@ -91,3 +91,20 @@ test("the metrics port also answers /health and /ready for probes of processes w
   expect(await ready.json()).toEqual({ status: "ready", checks: { broker: "ok" } });
   expect((await fetch(`${base}/other`)).status).toBe(404);
 });
+
+test("event-loop lag is exported in seconds: a loop held 200 ms shows as such", async () => {
+  const busyUntil = performance.now() + 200;
+  while (performance.now() < busyUntil); // holds this process's event loop, the platform's too
+  await new Promise((r) => setTimeout(r, 30));
+  const text = await (await fetch(metricsUrl(platform.broker))).text();
+  expect(text).toMatch(/^# TYPE nodejs_eventloop_lag gauge$/m);
+  const max = sample(text, "nodejs_eventloop_lag", { quantile: "1" });
+  const p99 = sample(text, "nodejs_eventloop_lag", { quantile: "0.99" });
+  const p50 = sample(text, "nodejs_eventloop_lag", { quantile: "0.5" });
+  expect(max).toBeGreaterThanOrEqual(0.15);
+  expect(max).toBeLessThan(60); // seconds, not nanoseconds or milliseconds
+  expect(p99).toBeGreaterThan(0);
+  expect(p50).toBeGreaterThan(0);
+  expect(p50).toBeLessThanOrEqual(p99);
+  expect(p99).toBeLessThanOrEqual(max);
+});

@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { compileSpec } from "../../services/configuration/compile-spec";
-import { checkText } from "../../services/configuration/check";
+import { checkText } from "../../services/configuration/evaluation";
 import { effectiveOf, type NodeLike } from "../../services/configuration/inherit";
 import { configReader } from "../../services/configuration/parsers";
 import { parseSpecText, specToText } from "../../services/configuration/spec-text";

@@ -164,15 +164,10 @@ export function resolvePath(target: Target, path: string): URL {
 /** 504: the orchestrator did not answer within the adapter's timeout. */
 export class GatewayTimeoutError extends Errors.MoleculerError {
   constructor(adapter: string, timeoutMs: number) {
-    super(
-      `Adapter '${adapter}': the orchestrator did not answer within ${timeoutMs} ms`,
-      504,
-      "GATEWAY_TIMEOUT",
-      {
-        adapter,
-        timeoutMs,
-      },
-    );
+    super(`Adapter '${adapter}': the orchestrator did not answer within ${timeoutMs} ms`, 504, "TIMEOUT", {
+      adapter,
+      timeoutMs,
+    });
     this.name = "GatewayTimeoutError";
   }
 }

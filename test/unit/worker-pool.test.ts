@@ -1,0 +1,57 @@
+/**
+ * shared/worker-pool.ts with a real worker thread (test/support/busy-worker.ts, started from its
+ * TypeScript source as under jest): answers in order of the tasks, a shared value prepared once per
+ * worker, a task over its budget settled as such while the tasks behind it still run, a task's
+ * error is its own, and close() ends everything.
+ */
+import os from "node:os";
+import path from "node:path";
+import { PoolClosedError, WorkerPool, workerEntry } from "../../shared/worker-pool";
+
+const entry = workerEntry(path.join(__dirname, "../support"), "busy-worker");
+let pool: WorkerPool<any> | undefined;
+afterEach(() => pool?.close());
+
+test("every task is answered, the shared value crossing and prepared once per worker", async () => {
+  pool = new WorkerPool(entry, { size: 2, budgetMs: 10_000 });
+  const outcomes = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => pool!.run({ value: i, ms: 1 }, { key: "spec-1", value: "abc" })),
+  );
+  expect(outcomes.map((o) => (o.overBudget ? null : o.result.value))).toEqual([...Array(20).keys()]);
+  for (const o of outcomes)
+    expect(o).toMatchObject({ overBudget: false, result: { shared: "ABC", prepared: 1 } });
+});
+
+test("a task over its budget settles as such; the tasks behind it run on a fresh worker", async () => {
+  pool = new WorkerPool(entry, { size: 1, budgetMs: 300 });
+  const heavy = pool.run({ value: 0, ms: 60_000 }, { key: "k", value: "x" });
+  const light = [1, 2, 3].map((value) => pool!.run({ value, ms: 1 }, { key: "k", value: "x" }));
+  expect(await heavy).toEqual({ overBudget: true, budgetMs: 300 });
+  const answered = await Promise.all(light);
+  expect(answered.map((o) => (o.overBudget ? null : o.result.value))).toEqual([1, 2, 3]);
+  // The fresh worker had not had the shared value: it was sent again and prepared there.
+  expect(answered[0]).toMatchObject({ overBudget: false, result: { shared: "X", prepared: 1 } });
+});
+
+test("a task that throws rejects with its message; the worker goes on", async () => {
+  pool = new WorkerPool(entry, { size: 1, budgetMs: 10_000 });
+  await expect(pool.run({ value: 7, ms: 0, fail: true })).rejects.toThrow("task 7 failed");
+  expect(await pool.run({ value: 8, ms: 0 })).toMatchObject({ overBudget: false, result: { value: 8 } });
+});
+
+test("workers run at the pool's nice value, the main thread at its own (Linux)", async () => {
+  pool = new WorkerPool(entry, { size: 1, budgetMs: 10_000, nice: 7 });
+  expect(await pool.run({ value: 1, ms: 0 })).toMatchObject({ overBudget: false, result: { nice: 7 } });
+  expect(os.getPriority()).toBe(0);
+});
+
+test("close() rejects what is queued or running with PoolClosedError, and later runs", async () => {
+  pool = new WorkerPool(entry, { size: 1, budgetMs: 60_000 });
+  const running = pool.run({ value: 1, ms: 60_000 }).catch((err: Error) => err);
+  const queued = pool.run({ value: 2, ms: 1 }).catch((err: Error) => err);
+  await new Promise((r) => setTimeout(r, 50));
+  await pool.close();
+  expect(await running).toBeInstanceOf(PoolClosedError);
+  expect(await queued).toBeInstanceOf(PoolClosedError);
+  await expect(pool.run({ value: 3, ms: 1 })).rejects.toBeInstanceOf(PoolClosedError);
+});
