@@ -4,10 +4,12 @@
  * Collections: `accounts` (never holds a password), `account_credentials` (the scrypt hashes, read
  * only here), `groups`, `roles` (custom roles, ./custom-roles.ts), and `sessions` keyed by the session id of the token (shared/session-id.ts),
  * so the store never holds a usable token. Every replica reads sessions from the store: any gateway
- * accepts any token. Handlers: ./sessions.ts (sign-in and out), ./accounts.ts, ./groups.ts.
+ * accepts any token. `login_failures` counts failed sign-ins under a keyed hash of the username
+ * (./sessions.ts). Handlers: ./sessions.ts (sign-in and out), ./accounts.ts, ./groups.ts.
  */
 import { accounts as contract } from "../../shared/contracts/accounts";
 import { configOf } from "../../shared/runtime";
+import { loadKey } from "../../shared/secrets";
 import { contractActions, storeMixin, typedService, type PlatformService } from "../../shared/service";
 import type { Store } from "../../shared/store/types";
 import { changePassword, create, list, setPassword } from "./accounts";
@@ -36,12 +38,13 @@ import {
   logout,
   myTtl,
   refreshCaller,
+  ensureFailureExpiry,
   SERVICE_ACCOUNTS,
   whoami,
 } from "./sessions";
 
 /** `this` of the accounts service: a platform service with its session sweep timer. */
-export type AccountsService = PlatformService<{ sweepTimer?: NodeJS.Timeout }>;
+export type AccountsService = PlatformService<{ sweepTimer?: NodeJS.Timeout; secretKey: Buffer }>;
 
 async function ensureIndexes(store: Store): Promise<void> {
   await store.collection("accounts").createIndex({ keys: { username: 1 }, unique: true });
@@ -84,8 +87,14 @@ export default typedService<AccountsService>({
     listMethods,
   }),
 
+  created() {
+    // The key of the failure counts' ids (./sessions.ts): every replica shares it.
+    this.secretKey = loadKey(configOf(this.broker));
+  },
+
   async started() {
     await ensureIndexes(this.store);
+    await ensureFailureExpiry(this);
     await ensureBootstrapAdmin(this.store, configOf(this.broker), this.logger);
     // Expired sessions are refused on read already; this only keeps the collection small.
     this.sweepTimer = setInterval(() => {

@@ -3,7 +3,7 @@
  * `sessions` keyed by the token's session id (shared/session-id.ts); every replica reads them from
  * the store, so any gateway accepts any token.
  */
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { callAsPlatform } from "../../shared/authorization";
 import type { accounts as contract } from "../../shared/contracts/accounts";
 import { Errors } from "moleculer";
@@ -93,8 +93,25 @@ export async function openSession(
  * after LOGIN_MAX_FAILURES failed sign-ins within LOGIN_FAILURE_WINDOW_MS, sign-in to that username
  * is refused (429) until the window ends. Unknown usernames are counted too, so the answer does not
  * tell which exist. The gateway also limits sign-ins per client address (LOGIN_RATE_LIMIT).
+ *
+ * A count is kept under a keyed hash of the username (failureId), never the typed text: a password
+ * typed into the username box is not stored. Every replica holds the same platform key, so they
+ * all count under the same id. Each count carries `expireAt` (the end of its window) with an expiry
+ * index on it, so the counts of random usernames go away with their window instead of piling up.
  */
-const LOGIN_FAILURES = "login_failures";
+export const LOGIN_FAILURES = "login_failures";
+
+/** The id a username's failures are counted under: HMAC-SHA256 under the platform key. */
+function failureId(service: AccountsService, username: string): string {
+  return createHmac("sha256", service.secretKey).update(`login-failure:${username}`).digest("base64url");
+}
+
+/** The failure counts' expiry index; counts stored before it (keyed by the typed text) are dropped. */
+export async function ensureFailureExpiry(service: AccountsService): Promise<void> {
+  const failures = service.store.collection(LOGIN_FAILURES);
+  await failures.createIndex({ keys: { expireAt: 1 }, expireAfterSeconds: 0 });
+  await failures.deleteMany({ expireAt: { $exists: false } });
+}
 
 /**
  * Does `secret` match the stored hash of `holder` (an account or a service account), which must be
@@ -120,7 +137,7 @@ export async function refuseWhileLocked(service: AccountsService, username: stri
   const { loginMaxFailures } = configOf(service.broker);
   const record = await service.store
     .collection(LOGIN_FAILURES)
-    .findOne({ _id: username, until: { $gt: Date.now() } });
+    .findOne({ _id: failureId(service, username), until: { $gt: Date.now() } });
   if (record && record.count >= loginMaxFailures)
     throw new Errors.MoleculerClientError(
       "Too many failed sign-ins for this account; try again later",
@@ -132,14 +149,17 @@ export async function refuseWhileLocked(service: AccountsService, username: stri
 async function countFailure(service: AccountsService, username: string): Promise<void> {
   const now = Date.now();
   const failures = service.store.collection(LOGIN_FAILURES);
+  const _id = failureId(service, username);
   // One atomic write: a window that ran out starts again, otherwise the count goes up.
-  const counted = await failures.updateOne({ _id: username, until: { $gt: now } }, { $inc: { count: 1 } });
-  if (counted.matchedCount === 0)
+  const counted = await failures.updateOne({ _id, until: { $gt: now } }, { $inc: { count: 1 } });
+  if (counted.matchedCount === 0) {
+    const until = now + configOf(service.broker).loginFailureWindowMs;
     await failures.updateOne(
-      { _id: username },
-      { $set: { count: 1, until: now + configOf(service.broker).loginFailureWindowMs } },
+      { _id },
+      { $set: { count: 1, until, expireAt: new Date(until) } },
       { upsert: true },
     );
+  }
 }
 
 export async function logout(this: AccountsService, ctx: Ctx<"logout">) {

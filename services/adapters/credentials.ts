@@ -9,6 +9,12 @@
  * `community`, `snmpCommunity`, `credential`, `pwd`, `pass`, `secretKey`, `accessKey`,
  * `sshKey` ... but not `tokenUrl`, `passwordPolicy` or `username`. A credential's string or number value is sealed; when it is an object or array,
  * every string and number inside it is sealed (a `credentials: {...}` block is secret as a whole).
+ *
+ * Request headers (`headers: {<header name>: value}`, at any depth) have a wider rule, since a
+ * header name need not end with the word that makes it secret: a header whose name holds
+ * `authorization`, `cookie`, `token`, `key`, `secret`, `password` or `credential` (any case:
+ * `Authorization`, `Proxy-Authorization`, `X-Auth-Token`, `X-API-Key`, `Cookie`) is sealed too. The
+ * orchestrator target unseals header values in memory only, when it builds a request (./orchestrator/target.ts).
  */
 import { sealValue } from "../../shared/pointers";
 import { CREDENTIAL_SUFFIXES, isCredentialKey } from "../../shared/secrets";
@@ -25,14 +31,29 @@ function sealAll(key: Buffer, value: Json): Json {
   return sealValue(key, value);
 }
 
+const CREDENTIAL_HEADER_WORDS = /authorization|cookie|token|key|secret|password|passwd|credential/i;
+
+/** Does a request header of this name carry a credential? */
+export function isCredentialHeader(name: string): boolean {
+  return isCredentialKey(name) || CREDENTIAL_HEADER_WORDS.test(name);
+}
+
+/** A `headers` member: an object of header name -> value. */
+const isHeadersBlock = (k: string, v: Json) =>
+  k.toLowerCase() === "headers" && typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Is the member `k` of a settings object a credential (in a headers block, by the header rule)? */
+const isSecretMember = (k: string, inHeaders: boolean) =>
+  inHeaders ? isCredentialHeader(k) : isCredentialKey(k);
+
 /** A copy of an adapter's `properties.properties` with every credential sealed. */
-export function sealCredentials(key: Buffer, settings: Json): Json {
+export function sealCredentials(key: Buffer, settings: Json, inHeaders = false): Json {
   if (Array.isArray(settings)) return settings.map((v) => sealCredentials(key, v));
   if (typeof settings !== "object" || settings === null) return settings;
   return Object.fromEntries(
     Object.entries(settings).map(([k, v]) => [
       k,
-      isCredentialKey(k) ? sealAll(key, v) : sealCredentials(key, v),
+      isSecretMember(k, inHeaders) ? sealAll(key, v) : sealCredentials(key, v, isHeadersBlock(k, v)),
     ]),
   );
 }
@@ -45,9 +66,9 @@ function holdsSealable(value: Json): boolean {
 }
 
 /** Does sealCredentials seal anything in these settings? (the adapter's `isEncrypted`) */
-export function holdsCredentials(settings: Json): boolean {
+export function holdsCredentials(settings: Json, inHeaders = false): boolean {
   if (typeof settings !== "object" || settings === null) return false;
   return Object.entries(settings).some(([k, v]) =>
-    isCredentialKey(k) ? holdsSealable(v) : holdsCredentials(v),
+    isSecretMember(k, inHeaders) ? holdsSealable(v) : holdsCredentials(v, isHeadersBlock(k, v)),
   );
 }

@@ -14,6 +14,19 @@ import { healthEntries } from "./health/handlers";
 import { healthPage } from "../../shared/health-query";
 import { resetCircuit } from "./orchestrator/breaker";
 import { dropPool } from "./orchestrator/connections";
+import { headerValueProblem } from "./orchestrator/target";
+import { invalidField } from "../../shared/errors";
+
+/** Request headers in an adapter's settings must be sendable: 400 naming the header otherwise. */
+function checkHeaders(settings: Record<string, unknown> | undefined): void {
+  const headers = settings?.headers;
+  if (typeof headers !== "object" || headers === null) return;
+  for (const [name, value] of Object.entries(headers)) {
+    const problem = typeof value === "string" ? headerValueProblem(value) : undefined;
+    const field = `properties.properties.properties.headers.${name}`;
+    if (problem) throw invalidField(field, `${field} ${problem}`, "headerValue");
+  }
+}
 
 /** `this` of the adapters service: what adapters.service.ts adds to a platform service. */
 export type AdaptersService = PlatformService<{
@@ -29,6 +42,7 @@ export async function create(this: AdaptersService, ctx: Ctx<"create">) {
   // `isEncrypted` is not taken from the request: it says what the stored instance holds.
   const { name, type, properties, loggerProps, model } = ctx.params.properties;
   const settings = properties.properties;
+  checkHeaders(settings);
   const now = nowIso();
   const doc: Omit<StoredAdapter, "_id"> = {
     name,

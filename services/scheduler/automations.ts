@@ -56,7 +56,23 @@ export type Editable = Partial<
   >
 >;
 
-const answer = (automation: Automation): Automation => ({ ...automation, preview: preview(automation) });
+/**
+ * An automation as reads answer it, with its preview. A stored record that cannot be rendered (a
+ * schedule out of every range, written before the ranges were checked or into the store directly)
+ * is answered as stored with an empty preview and `renderError` saying why: one record never
+ * fails a list, or its own read (docs/scheduler.md#ranges).
+ */
+function answer(automation: Automation): Automation {
+  try {
+    return { ...automation, preview: preview(automation) };
+  } catch (err) {
+    return {
+      ...automation,
+      preview: [],
+      renderError: `This automation's schedule cannot be rendered: ${(err as Error).message}`,
+    };
+  }
+}
 
 /** Stored times are one canonical ISO text, so the due-slot query and the slot ids compare exactly. */
 const canonicalTime = (text: string | null | undefined) =>

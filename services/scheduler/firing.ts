@@ -13,6 +13,7 @@ import { count, observe } from "../../shared/observability/metrics";
 import { ObjectId } from "mongodb";
 import type { Automation, AutomationRun } from "../../shared/contracts/resources";
 import { intervalMs } from "../../shared/contracts/scheduler";
+import { dueTimeProblem } from "../../shared/contracts/schedule-bounds";
 import { DuplicateKeyError } from "../../shared/store/types";
 import { iso, nextDueAfter, everyMs, slotDecision } from "./schedule";
 import type { SchedulerService } from "./automations";
@@ -34,6 +35,33 @@ type Outcome = keyof TickResult | "none";
 
 export const slotId = (automationId: string, dueAt: string) => `${automationId}@${dueAt}`;
 
+/**
+ * Every automation due at `now`, a page at a time, oldest due time first (ties by `_id`): the pass
+ * reaches each one however many are due, and one that stays due cannot hide those behind it.
+ */
+async function* duePages(this: SchedulerService, now: number): AsyncGenerator<Automation[]> {
+  const automations = this.store.collection<Automation>(AUTOMATIONS);
+  const due = { disabled: false, nextRunAt: { $ne: null, $lte: iso(now) } };
+  let after: Automation | undefined;
+  for (;;) {
+    const page = await automations.find(
+      after
+        ? {
+            ...due,
+            $or: [
+              { nextRunAt: { $gt: after.nextRunAt } },
+              { nextRunAt: after.nextRunAt, _id: { $gt: after._id } },
+            ],
+          }
+        : due,
+      { sort: { nextRunAt: 1, _id: 1 }, limit: this.limits.batch },
+    );
+    if (page.length > 0) yield page;
+    if (page.length < this.limits.batch) return;
+    after = page[page.length - 1];
+  }
+}
+
 /** One pass: claimed slots whose lease ran out first, then every automation that is due. */
 export async function onTick(this: SchedulerService): Promise<TickResult> {
   const now = this.clock();
@@ -46,32 +74,54 @@ export async function onTick(this: SchedulerService): Promise<TickResult> {
     .find({ state: "claimed", leaseUntil: { $lt: now } }, { limit: this.limits.batch });
   for (const run of orphans) tally(await resumeClaim.call(this, run, now));
 
-  const due = await this.store
-    .collection<Automation>(AUTOMATIONS)
-    .find(
-      { disabled: false, nextRunAt: { $ne: null, $lte: iso(now) } },
-      { sort: { nextRunAt: 1 }, limit: this.limits.batch },
+  for await (const due of duePages.call(this, now)) {
+    // Replicas see the same due page: each starts at its own random place in it, so they mostly
+    // claim different slots instead of racing for the same ones in the same order.
+    const start = Math.floor(Math.random() * due.length);
+    const mine = [...due.slice(start), ...due.slice(0, start)];
+    // One automation's failure is recorded on it and never stops the others.
+    const outcomes = await Promise.all(
+      mine.map((automation) =>
+        fireSlot.call(this, automation, now).catch((err: Error) => {
+          this.logger.warn(`automation ${automation._id}: ${err.message}`);
+          return "failed" as const;
+        }),
+      ),
     );
-  // Replicas see the same due list: each starts at its own random place in it, so they mostly
-  // claim different slots instead of racing for the same ones in the same order.
-  const start = Math.floor(Math.random() * due.length);
-  const mine = [...due.slice(start), ...due.slice(0, start)];
-  // One automation's failure is recorded on it and never stops the others.
-  const outcomes = await Promise.all(
-    mine.map((automation) =>
-      fireSlot.call(this, automation, now).catch((err: Error) => {
-        this.logger.warn(`automation ${automation._id}: ${err.message}`);
-        return "failed" as const;
-      }),
-    ),
-  );
-  outcomes.forEach(tally);
+    outcomes.forEach(tally);
+  }
   return result;
+}
+
+/**
+ * An automation whose schedule cannot go on (a due time out of range, a next due time past what a
+ * date holds: a record stored before the ranges were checked, or written around them) is disabled
+ * with the reason in `lastError`, once: the write is a compare-and-set on the due time it had while
+ * enabled, so only one replica's pass makes it, and only that one logs it. Its schedule trigger
+ * shows it off.
+ */
+async function haltSchedule(this: SchedulerService, automation: Automation, reason: string): Promise<void> {
+  const halted = await this.store
+    .collection<Automation>(AUTOMATIONS)
+    .updateOne(
+      { _id: automation._id, nextRunAt: automation.nextRunAt, disabled: false },
+      { $set: { disabled: true, lastError: `The schedule was disabled: ${reason}` } },
+    );
+  if (halted.modifiedCount === 0) return;
+  await this.store
+    .collection(TRIGGERS)
+    .updateMany({ actionId: automation._id, type: "schedule" }, { $set: { enabled: false } });
+  this.logger.warn(`automation ${automation._id}: schedule disabled: ${reason}`);
 }
 
 /** The slot of `automation` due at its nextRunAt: claim it, then fire or skip it, then advance. */
 async function fireSlot(this: SchedulerService, automation: Automation, now: number): Promise<Outcome> {
   const dueAt = automation.nextRunAt!;
+  const problem = dueTimeProblem(Date.parse(dueAt), now);
+  if (problem) {
+    await haltSchedule.call(this, automation, `its due time '${dueAt}' ${problem}`);
+    return "failed";
+  }
   const runs = this.store.collection<AutomationRun>(RUNS);
   const decision = slotDecision(Date.parse(dueAt), now, {
     missedRuns: automation.missedRuns ?? "once",
@@ -225,11 +275,26 @@ async function advance(
 ): Promise<void> {
   const automations = this.store.collection<Automation>(AUTOMATIONS);
   const next = nextDueAfter(Date.parse(dueAt), everyMs(automation.repeatInterval), now);
+  if (next !== null && dueTimeProblem(next, now)) {
+    // The slot's run is recorded; then the schedule stops (its reason the last word in lastError)
+    // instead of staying due forever.
+    await recordRun.call(this, automation, run);
+    return haltSchedule.call(
+      this,
+      { ...automation, nextRunAt: dueAt },
+      `its next due time after ${dueAt} every '${automation.repeatInterval}' is out of range`,
+    );
+  }
   await automations.updateOne(
     { _id: automation._id, nextRunAt: dueAt },
     { $set: { nextRunAt: next === null ? null : iso(next) } },
   );
-  // What the run did is recorded whatever became of nextRunAt meanwhile.
+  await recordRun.call(this, automation, run);
+}
+
+/** What the run did, on the automation, whatever became of nextRunAt meanwhile. */
+async function recordRun(this: SchedulerService, automation: Automation, run: AutomationRun): Promise<void> {
+  const automations = this.store.collection<Automation>(AUTOMATIONS);
   if (run.state === "started")
     await automations.updateOne(
       { _id: automation._id },

@@ -6,6 +6,7 @@
  * read that schedule back. Uniqueness is in the store, never read-then-write: a name per automation,
  * a route name, and one schedule trigger per automation are unique index keys (docs/scheduler.md#triggers).
  */
+import { intervalProblem } from "../../shared/contracts/schedule-bounds";
 import { ObjectId } from "mongodb";
 import type { Automation, Caller, Trigger } from "../../shared/contracts/resources";
 import { scheduler as contract } from "../../shared/contracts/scheduler";
@@ -70,6 +71,14 @@ function typeMembers(this: SchedulerService, type: Trigger["type"], body: Body, 
   if (body.repeatInterval === undefined && body.repeatUnit && body.repeatFrequency)
     out.repeatInterval = UNIT_MS[body.repeatUnit as keyof typeof UNIT_MS] * body.repeatFrequency;
   const every = out.repeatInterval as number | null | undefined;
+  // repeatUnit x repeatFrequency is bounded here; a repeatInterval given as such, by the contract.
+  const tooLong = typeof every === "number" ? intervalProblem(every) : undefined;
+  if (tooLong)
+    throw invalidField(
+      body.repeatInterval === undefined ? "repeatFrequency" : "repeatInterval",
+      `${every} ms ${tooLong}`,
+      "intervalRange",
+    );
   if (typeof every === "number" && every < this.limits.minIntervalMs)
     throw invalidField(
       "repeatInterval",

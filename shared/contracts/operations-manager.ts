@@ -8,6 +8,7 @@
  * trigger run starts a job, so like POST /operations-manager/jobs/start it is open to any signed-in
  * caller, who may start it only into groups it is in.
  */
+import { dueTimeCheck, intervalCheck, rangeMessages } from "./schedule-bounds";
 import { SUPPORT_READ, SUPPORT_WRITE } from "./define";
 import { arrayOf, constant, int, objectId, optBool, returns, sortOrder } from "./schema";
 import { jobSchema, omAutomationSchema, triggerSchema } from "./resources";
@@ -95,10 +96,16 @@ const triggerMembers = {
   formData: { type: "object", optional: true },
   legacyWrapper: optBool,
   // schedule
-  firstRunAt: int(0, 8_640_000_000_000_000),
+  // Within 100 years of now; an interval at most 10 years (./schedule-bounds.ts).
+  firstRunAt: { ...int(0, 8_640_000_000_000_000), custom: dueTimeCheck, messages: rangeMessages },
   repeatUnit: { type: "enum", values: ["minute", "hour", "day", "week"], optional: true, nullable: true },
   repeatFrequency: { ...int(1, 1_000_000), nullable: true },
-  repeatInterval: { ...int(1, 8_640_000_000_000_000), nullable: true },
+  repeatInterval: {
+    ...int(1, 8_640_000_000_000_000),
+    nullable: true,
+    custom: intervalCheck,
+    messages: rangeMessages,
+  },
   processMissedRuns: { type: "enum", values: ["none", "last"], optional: true },
 } as const;
 

@@ -518,6 +518,8 @@ export const automationSchema = named(
     lastError: nullable(str),
     /** Answers only: the next 10 due times (derived, never stored). */
     preview: optional(arrayOf(str)),
+    /** Answers only: why a stored automation could not be rendered (its preview is then empty). */
+    renderError: optional(str),
     created: str,
     created_by: str,
     last_updated: str,

@@ -8,6 +8,7 @@ import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
 import { arrayOf, int, integer, objectId, optBool, returns, shape, str } from "./schema";
 import { automationRunSchema, automationSchema, messageSchema } from "./resources";
 import { operationsManagerActions } from "./operations-manager";
+import { dueTimeProblem, intervalProblem, rangeMessages } from "./schedule-bounds";
 
 /** ISO 8601 date-time in UTC, e.g. 2026-11-21T10:00:00Z or with milliseconds. */
 const isoDateTime = {
@@ -39,17 +40,23 @@ function scheduleChecks(prefix: string) {
       const parsed = new Date(text);
       if (Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== text.slice(0, 10))
         errors.push({ type: "calendarDate", field: `${prefix}nextRunAt`, actual: text });
+      else if (dueTimeProblem(parsed.getTime()))
+        errors.push({ type: "dueTimeRange", field: `${prefix}nextRunAt`, actual: text });
     }
     for (const field of ["repeatInterval", "catchUpWindow"]) {
       const interval = value?.[field];
-      if (typeof interval === "string" && interval.length > 0 && !(intervalMs(interval) > 0))
-        errors.push({ type: "interval", field: `${prefix}${field}`, actual: interval });
+      if (typeof interval !== "string" || interval.length === 0) continue;
+      const ms = intervalMs(interval);
+      if (!(ms > 0)) errors.push({ type: "interval", field: `${prefix}${field}`, actual: interval });
+      else if (intervalProblem(ms))
+        errors.push({ type: "intervalRange", field: `${prefix}${field}`, actual: interval });
     }
     return value;
   };
 }
 
 const scheduleMessages = {
+  ...rangeMessages,
   calendarDate: "The '{field}' field is not a real calendar date.",
   interval:
     "The '{field}' field must be an interval such as '1 hour', '3 days and 4 hours' or 'two weeks' (got '{actual}').",

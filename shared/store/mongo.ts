@@ -136,7 +136,10 @@ class MongoCollection implements Collection<Doc> {
 
   createIndex(spec: IndexSpec): Promise<void> {
     return this.run(async () => {
-      await this.coll.createIndex(spec.keys, defined({ name: spec.name, unique: spec.unique }));
+      await this.coll.createIndex(
+        spec.keys,
+        defined({ name: spec.name, unique: spec.unique, expireAfterSeconds: spec.expireAfterSeconds }),
+      );
     });
   }
 

@@ -56,6 +56,14 @@ export interface IndexSpec {
   keys: Record<string, 1 | -1>;
   unique?: boolean;
   name?: string;
+  /**
+   * An expiry (TTL) index, MongoDB's: on one field holding a Date, a document is removed once that
+   * time plus this many seconds has passed. MongoDB removes them in its background pass (about a
+   * minute); the embedded store, which keeps a Date as its ISO text (epoch ms work too), removes
+   * them before any write to the collection, at most once a second. Reads must still compare the
+   * time themselves: a document may outlive its expiry for that long.
+   */
+  expireAfterSeconds?: number;
 }
 
 export interface Collection<T extends Doc = Doc> {

@@ -1,6 +1,6 @@
 /**
  * A test orchestrator on 127.0.0.1: NSO-style RESTCONF and legacy REST routes, plus one slow,
- * one failing, one XML and one connection-closing route. It records the headers it received.
+ * one failing, one XML, one connection-closing, one huge and one deeply nested route. It records the headers it received.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -80,6 +80,17 @@ export async function startOrchestrator(): Promise<TestOrchestrator> {
         return res.end("<devices><device><name>ce0</name></device></devices>");
       }
       if (url.startsWith("/close")) return req.socket.destroy();
+      if (url.startsWith("/huge")) {
+        // 17 MiB of JSON: over the platform's bound on an upstream body.
+        res.writeHead(200, { "content-type": "application/yang-data+json" });
+        return res.end(JSON.stringify({ data: "x".repeat(17 * 1024 * 1024) }));
+      }
+      if (url.startsWith("/deep")) {
+        // JSON nested `?levels=` deep (5,000 by default: 30 KB), as a broken or hostile orchestrator might answer.
+        const levels = Number(new URL(url, "http://x").searchParams.get("levels") ?? 5000);
+        res.writeHead(200, { "content-type": "application/yang-data+json" });
+        return res.end('{"a":'.repeat(levels) + "1" + "}".repeat(levels));
+      }
       json(404, { errors: "unknown route" });
     });
   });

@@ -7,14 +7,21 @@
  * have committed.
  */
 import { request } from "undici";
-import { BadGatewayError } from "../../../shared/errors";
+import { Errors } from "moleculer";
+import { BadGatewayError, invalidField } from "../../../shared/errors";
 import { abandonTrial, admit, recordFailure, recordSuccess } from "./breaker";
 import { poolFor } from "./connections";
 import { limiterFor } from "./limiter";
-import { GatewayTimeoutError, OverloadedError, resolvePath, type Target } from "./target";
+import { GatewayTimeoutError, headerValueProblem, OverloadedError, resolvePath, type Target } from "./target";
 
 /** Upstream bodies larger than this are refused (502), not buffered without end. */
 export const MAX_UPSTREAM_BODY = 16 * 1024 * 1024;
+/**
+ * Upstream JSON nested deeper than this is refused (502) before it is parsed: the answer goes on to
+ * callers and workflow tasks, where every input is bounded at the same depth (MAX_INPUT_DEPTH's
+ * default), and a recursive walk of a value 5,000 levels deep would overflow the stack.
+ */
+export const MAX_UPSTREAM_DEPTH = 64;
 const IDEMPOTENT = new Set(["GET", "PUT", "DELETE"]);
 const RETRIES = 2;
 const BACKOFF_MS = 100;
@@ -35,7 +42,26 @@ export interface UpstreamReply {
 
 const isJsonType = (type: string) => /[/+]json\b/i.test(type);
 
-class BodyTooLarge extends Error {}
+/** The upstream answered, but with a body the platform will not use (too large, too deep). */
+class UnusableBody extends Error {}
+
+/** Is the JSON text nested deeper than `limit`? One pass over the text, no recursion, strings skipped. */
+export function nestedDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
 
 /** The body, read up to MAX_UPSTREAM_BODY (the stream is dropped past it). */
 async function readBody(body: AsyncIterable<Buffer> & { destroy(): void }, contentType: string) {
@@ -45,13 +71,15 @@ async function readBody(body: AsyncIterable<Buffer> & { destroy(): void }, conte
     size += chunk.length;
     if (size > MAX_UPSTREAM_BODY) {
       body.destroy();
-      throw new BodyTooLarge("upstream body too large");
+      throw new UnusableBody(`the answer is larger than ${MAX_UPSTREAM_BODY} bytes`);
     }
     chunks.push(chunk);
   }
   const text = Buffer.concat(chunks).toString("utf8");
   if (text === "") return undefined;
   if (!isJsonType(contentType)) return text;
+  if (nestedDeeperThan(text, MAX_UPSTREAM_DEPTH))
+    throw new UnusableBody(`the answer's JSON is nested deeper than ${MAX_UPSTREAM_DEPTH} levels`);
   try {
     return JSON.parse(text);
   } catch {
@@ -90,6 +118,22 @@ function unreachable(target: Target, err: any): BadGatewayError {
   });
 }
 
+function unusable(target: Target, err: UnusableBody): BadGatewayError {
+  return new BadGatewayError(
+    `Adapter '${target.name}': the orchestrator's answer cannot be used: ${err.message}`,
+    {
+      body: { adapter: target.name, cause: err.message },
+    },
+  );
+}
+
+/**
+ * A request undici refuses to build (a header value it will not send...) is the caller's error: 400,
+ * never retried, never counted against the orchestrator. The header values a caller supplies are
+ * checked before this (checkCallerHeaders), so this is the last line only.
+ */
+const isRequestInvalid = (err: any) => err?.code === "UND_ERR_INVALID_ARG";
+
 /** One request within the adapter's timeout (all retries included); throws the mapped error. */
 async function exchange(target: Target, url: URL, req: UpstreamRequest): Promise<UpstreamReply> {
   const started = performance.now();
@@ -111,7 +155,9 @@ async function exchangeUntimed(target: Target, url: URL, req: UpstreamRequest): 
       return await attempt(target, url, req, signal);
     } catch (err: any) {
       if (signal.aborted) throw new GatewayTimeoutError(target.name, target.timeoutMs);
-      if (err instanceof BodyTooLarge) throw unreachable(target, err);
+      if (err instanceof UnusableBody) throw unusable(target, err);
+      if (isRequestInvalid(err))
+        throw invalidField("params", `The request cannot be sent: ${String(err.message)}`, "requestInvalid");
       if (IDEMPOTENT.has(req.method) && tries < RETRIES) {
         await sleep(BACKOFF_MS * 2 ** tries);
         continue;
@@ -121,12 +167,30 @@ async function exchangeUntimed(target: Target, url: URL, req: UpstreamRequest): 
   }
 }
 
+/** The header values the caller chose (`params.accept`, `params.contentType`): 400 naming the field. */
+function checkCallerHeaders(req: UpstreamRequest): void {
+  const supplied: [string, string | undefined][] = [
+    ["params.accept", req.accept],
+    ["params.contentType", req.contentType],
+  ];
+  for (const [field, value] of supplied) {
+    const problem = value === undefined ? undefined : headerValueProblem(value);
+    if (problem) throw invalidField(field, `${field} ${problem}`, "headerValue");
+  }
+}
+
+/** The caller's own mistake (a 4xx the platform raised before or instead of sending): not the upstream's failure. */
+const isCallerError = (err: unknown) => err instanceof Errors.MoleculerClientError && (err.code ?? 500) < 500;
+
 /**
  * Sends one request; answers the upstream status and body (any status), or throws for a
- * transport failure. The breaker counts transport failures, timeouts and 5xx answers.
+ * transport failure. The breaker counts only the upstream's own failures: transport failures,
+ * timeouts, 5xx answers and bodies it cannot use. A caller's error (a bad path or header value)
+ * is refused before the breaker is asked, and counts for nothing.
  */
 export async function exchangeGuarded(target: Target, req: UpstreamRequest): Promise<UpstreamReply> {
   const url = resolvePath(target, req.path);
+  checkCallerHeaders(req);
   const method = req.method.toUpperCase();
   admit(target);
   const limiter = limiterFor(target.name, target.maxInFlight, target.maxQueue);
@@ -137,7 +201,7 @@ export async function exchangeGuarded(target: Target, req: UpstreamRequest): Pro
       () => new OverloadedError(target.name),
     );
   } catch (err) {
-    if (err instanceof OverloadedError) abandonTrial(target.name);
+    if (err instanceof OverloadedError || isCallerError(err)) abandonTrial(target.name);
     else recordFailure(target);
     throw err;
   }

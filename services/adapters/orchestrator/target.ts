@@ -7,6 +7,7 @@
 import { Errors } from "moleculer";
 import { BadRequestError, invalidField } from "../../../shared/errors";
 import { decrypt, isEncrypted } from "../../../shared/secrets";
+import { isCredentialHeader } from "../credentials";
 import type { StoredAdapter } from "../documents";
 
 /** `properties.type` values that make an adapter an orchestrator adapter (compared lowercased). */
@@ -57,6 +58,21 @@ function plain(key: Buffer, value: unknown): string | undefined {
   return isEncrypted(value) ? decrypt(key, value) : value;
 }
 
+/**
+ * Why `value` cannot be sent as an HTTP header value, or undefined when it can: a header value is
+ * Latin-1 text without control characters (CR and LF would split the request, NUL truncates it),
+ * tabs allowed. Checked before anything is sent, so a bad value is the caller's 400, never the
+ * upstream's failure.
+ */
+export function headerValueProblem(value: string): string | undefined {
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value))
+    return "holds a control character (CR, LF, NUL...), which a header value may not carry";
+  if (/[^\t\u0020-\u00ff]/.test(value))
+    return "holds a character outside Latin-1, which a header value may not carry";
+  return undefined;
+}
+
 /** The target of an adapter, or 400 when it is not an orchestrator adapter or names no host. */
 export function targetOf(doc: StoredAdapter, key: Buffer): Target {
   if (!isOrchestrator(doc))
@@ -79,8 +95,18 @@ export function targetOf(doc: StoredAdapter, key: Buffer): Target {
     throw invalidField("adapterId", `Adapter '${doc.name}' has an invalid base URL`, "adapterTarget");
   }
   const headers: Record<string, string> = {};
+  // Credential headers are stored sealed (../credentials.ts): unsealed here, in memory, for the
+  // request. Only those: a value under another name is sent as stored, so a sealed secret copied
+  // there by a caller is never decrypted (docs/catalog.md#secrets).
   if (s.headers && typeof s.headers === "object")
-    for (const [k, v] of Object.entries(s.headers)) if (typeof v === "string") headers[k.toLowerCase()] = v;
+    for (const [k, v] of Object.entries(s.headers)) {
+      const value = isCredentialHeader(k) ? plain(key, v) : typeof v === "string" ? v : undefined;
+      if (value === undefined) continue;
+      const problem = headerValueProblem(value);
+      if (problem)
+        throw invalidField("adapterId", `Adapter '${doc.name}': header '${k}' ${problem}`, "headerValue");
+      headers[k.toLowerCase()] = value;
+    }
   const username = typeof s.username === "string" ? s.username : undefined;
   const password = plain(key, s.password);
   if (username !== undefined && password !== undefined)

@@ -46,6 +46,18 @@ function shareKept(answer: Doc[]): Doc[] {
   return answer;
 }
 
+/** A TTL field's value as epoch ms: a Date's ISO text (how the store keeps a Date), a number, or a Date. */
+function expiryTime(value: unknown): number {
+  if (typeof value === "number") return value;
+  if (typeof value === "string") return Date.parse(value);
+  if (value instanceof Date) return value.getTime();
+  return NaN;
+}
+
+/** When each table last removed its expired documents (expireDue). */
+const lastExpiry = new WeakMap<Table, number>();
+const EXPIRY_EVERY_MS = 1000;
+
 export class EmbeddedCollection implements Collection<Doc> {
   constructor(
     private readonly store: EmbeddedBackend,
@@ -99,7 +111,27 @@ export class EmbeddedCollection implements Collection<Doc> {
     return inserted;
   }
 
+  /**
+   * Removes the documents an expiry index says are past (IndexSpec.expireAfterSeconds), at most once
+   * a second per collection, before a write: a collection written without end is also swept without
+   * end, so its expired documents cannot pile up.
+   */
+  private expireDue(): void {
+    const table = this.table;
+    const ttl = [...table.indexes.values()].filter((i) => i.expireAfterSeconds !== undefined);
+    if (ttl.length === 0) return;
+    const now = Date.now();
+    if (now - (lastExpiry.get(table) ?? 0) < EXPIRY_EVERY_MS) return;
+    lastExpiry.set(table, now);
+    const expired: string[] = [];
+    for (const doc of table.docs.values())
+      if (ttl.some((i) => expiryTime(doc[Object.keys(i.keys)[0]]) + i.expireAfterSeconds! * 1000 <= now))
+        expired.push(doc._id);
+    if (expired.length) this.store.commit(this.name, { del: expired });
+  }
+
   async insertMany(docs: Doc[]): Promise<Doc[]> {
+    this.expireDue();
     const prepared = docs.map(withId);
     this.table.check(this.name, prepared, true);
     // The answer is copied before the write: a failure here must leave nothing stored.
@@ -110,6 +142,7 @@ export class EmbeddedCollection implements Collection<Doc> {
 
   async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
     assertOperatorUpdate(update);
+    this.expireDue();
     const [doc] = this.matching(filter, 1);
     if (doc) return { matchedCount: 1, modifiedCount: this.replace([doc], filter, update).length };
     if (!options.upsert) return { matchedCount: 0, modifiedCount: 0 };
@@ -118,6 +151,7 @@ export class EmbeddedCollection implements Collection<Doc> {
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
     assertOperatorUpdate(update);
+    this.expireDue();
     const docs = this.matching(filter);
     return { matchedCount: docs.length, modifiedCount: this.replace(docs, filter, update).length };
   }
@@ -128,6 +162,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     options: FindOneAndUpdateOptions = {},
   ): Promise<Doc | null> {
     assertOperatorUpdate(update);
+    this.expireDue();
     const candidates = this.matching(filter, options.sort ? Infinity : 1);
     const [before] = options.sort ? sortDocs(candidates, options.sort, 1) : candidates;
     let after: StoredDoc;
@@ -178,7 +213,13 @@ export class EmbeddedCollection implements Collection<Doc> {
     for (const existing of table.indexes.values()) {
       const sameKeys = JSON.stringify(existing.keys) === JSON.stringify(named.keys);
       if (existing.name !== named.name && !sameKeys) continue;
-      if (existing.name === named.name && sameKeys && !!existing.unique === !!named.unique) return;
+      if (
+        existing.name === named.name &&
+        sameKeys &&
+        !!existing.unique === !!named.unique &&
+        existing.expireAfterSeconds === named.expireAfterSeconds
+      )
+        return;
       throw new Error(`index ${named.name} conflicts with existing index ${existing.name} on ${this.name}`);
     }
     if (named.unique) {

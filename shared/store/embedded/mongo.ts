@@ -186,7 +186,16 @@ export function validIndex(spec: IndexSpec): NamedIndex {
     throw new TypeError("index keys must map field paths to 1 or -1");
   }
   const name = spec.name ?? entries.map(([field, dir]) => `${field}_${dir}`).join("_");
-  return { keys: { ...spec.keys }, ...(spec.unique ? { unique: true } : {}), name };
+  const ttl = spec.expireAfterSeconds;
+  if (ttl !== undefined && (entries.length !== 1 || typeof ttl !== "number" || !(ttl >= 0))) {
+    throw new TypeError("an expiry index has one key and expireAfterSeconds >= 0");
+  }
+  return {
+    keys: { ...spec.keys },
+    ...(spec.unique ? { unique: true } : {}),
+    ...(ttl !== undefined ? { expireAfterSeconds: ttl } : {}),
+    name,
+  };
 }
 
 /** A value's place in BSON comparison order (compareValues). */
