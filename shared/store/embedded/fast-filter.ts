@@ -1,5 +1,5 @@
 /**
- * A faster path for the filters services send most: equality, $eq, $in, $regex and ranges on
+ * A faster path for the filters services send most: equality, $eq, $in, $regex (on RE2, regex.ts) and ranges on
  * numbers or strings, combined with $and / $or. They compile to plain JavaScript predicates, about
  * five times cheaper per document than mingo's general interpreter (search scans 100k documents).
  * Anything else — $ne, $exists, null, $elemMatch, whole-array or object equality, mixed types —
@@ -8,6 +8,7 @@
  */
 import type { Doc, Filter } from "../types";
 import { isPlainObject as isPlain } from "../../objects";
+import { regexTest } from "./regex";
 
 export type Predicate = (doc: Doc) => boolean;
 
@@ -61,8 +62,8 @@ function valueTests(condition: unknown): ValueTest[] | undefined {
       const options = condition.$options;
       if (options !== undefined && (typeof options !== "string" || /[^imsx]/.test(options))) return undefined;
       if (options?.includes("x")) return undefined;
-      const re = new RegExp(operand, options ?? "");
-      tests.push((v) => typeof v === "string" && re.test(v));
+      const test = regexTest(operand, options ?? "");
+      tests.push((v) => typeof v === "string" && test(v));
     } else if (op in RANGE && (typeof operand === "number" || typeof operand === "string")) {
       const compare = RANGE[op as keyof typeof RANGE];
       // MongoDB compares within a type: numbers with numbers, strings with strings.
