@@ -8,6 +8,7 @@ import { invalidField } from "../../shared/errors";
 import { setOwn } from "../../shared/objects";
 import { compileRe2, MAX_PROGRAM_SIZE, userRegex } from "../../shared/user-regex";
 import { wordSource } from "./compile-spec";
+import { checkNotReserved } from "./tree-bounds";
 
 export const EVAL_MODES = ["required", "disallowed", "ignored"] as const;
 export const SEVERITIES = ["error", "warning", "info"] as const;
@@ -55,7 +56,8 @@ export function checkSpec(input: unknown, field = "spec"): SpecLine[] {
 function checkLines(input: unknown, field: string, depth: number, counter: { lines: number }): SpecLine[] {
   if (!Array.isArray(input))
     throw invalidField(field, `The '${field}' field must be an array of spec lines.`);
-  if (depth > SPEC_LIMITS.depth)
+  // Lines in this list sit at `depth`: an empty list (a leaf's children) adds no level.
+  if (depth > SPEC_LIMITS.depth && input.length > 0)
     throw invalidField(field, `The spec nests deeper than ${SPEC_LIMITS.depth} levels.`, "depth");
   return input.map((raw, i) => {
     const at = `${field}[${i}]`;
@@ -134,6 +136,7 @@ function checkPart(part: unknown, field: string): WordPart {
   } else if (p.type === "variable") {
     if (!VARIABLE_NAME.test(p.value) || p.value.length > SPEC_LIMITS.variableName)
       throw invalidField(`${field}.value`, `'${p.value}' is not a variable name (letters, digits, _ . -).`);
+    checkNotReserved(p.value, `${field}.value`);
   } else if (p.type === "regex") {
     userRegex(p.value, `${field}.value`);
   } else {
@@ -168,6 +171,7 @@ export function checkVariables(input: unknown, field = "variables"): Record<stri
   for (const [name, value] of entries) {
     if (!VARIABLE_NAME.test(name) || name.length > SPEC_LIMITS.variableName)
       throw invalidField(`${field}.${name}`, `'${name}' is not a variable name (letters, digits, _ . -).`);
+    checkNotReserved(name, `${field}.${name}`);
     if ((typeof value !== "string" && typeof value !== "number") || String(value).length > 1024)
       throw invalidField(
         `${field}.${name}`,
