@@ -5,7 +5,15 @@
  * checks the bounds create checks (services/configuration/tree-bounds.ts); a spec of 32 levels,
  * as documented, is taken.
  */
-import { client, expectError, login, startPlatform, type Client, type Platform } from "../support/platform";
+import {
+  client,
+  expectError,
+  login,
+  startPlatform,
+  type Client,
+  type Platform,
+  type Reply,
+} from "../support/platform";
 
 let platform: Platform;
 let admin: Client;
@@ -25,8 +33,7 @@ beforeAll(async () => {
 });
 afterAll(() => platform?.stop());
 
-const field = (reply: { status: number; body: any }) =>
-  expectError(reply, 400, "VALIDATION_ERROR").data[0].field;
+const field = (reply: Reply) => expectError(reply, 400, "VALIDATION_ERROR").data[0].field;
 
 test("a reserved name is refused wherever a name becomes a key, and nothing is written", async () => {
   for (const name of ["__proto__", "constructor", "prototype"]) {
