@@ -66,6 +66,14 @@ function holdsHidden(path: string[], hidden: string[][]): boolean {
   return hidden.some((p) => p.length > path.length && segmentsMatch(p, path, path.length));
 }
 
+/** Is `path` a hidden field or inside one? (For other query forms, e.g. the job list's scalar queries.) */
+export function isHiddenPath(path: string, hidden: HiddenFields): boolean {
+  return isHidden(
+    path.split("."),
+    hidden.map((h) => h.split(".")),
+  );
+}
+
 function checkPath(path: string[], field: string, walk: Walk): void {
   if (isHidden(path, walk.hidden))
     throw invalidField(

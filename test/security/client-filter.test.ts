@@ -154,6 +154,16 @@ test("job search: a field the API never answers cannot be filtered at any positi
       `options.fields.${Object.keys(fields)[0]}`,
     );
   }
+  // The job list's queryParameters hold the same rule.
+  for (const query of [
+    "equals[runAs.username]=admin",
+    "sort=version",
+    "include=runAs",
+    "gt[tasks.wait.waitingSince]=0",
+  ]) {
+    const reply = await admin.get(`/operations-manager/jobs?${query}`);
+    expect(expectError(reply, 400, "VALIDATION_ERROR").data[0].type).toBe("hidden");
+  }
   // What the answer shows may be filtered, sorted and projected.
   const reply = await admin.post(JOBS, {
     options: {
