@@ -12,6 +12,7 @@ import { nowIso } from "../../shared/text";
 import { DuplicateKeyError } from "../../shared/store/types";
 import { defaultParserFor } from "./parsers";
 import { checkSpec, checkVariables } from "./spec-model";
+import { checkNodePathNames, checkNotReserved, checkTreeBounds } from "./tree-bounds";
 import { findTree, ROOT_NODE } from "./trees";
 import { NODES, PARSERS, TREES, type ConfigurationService, type Ctx } from "./types";
 
@@ -56,14 +57,22 @@ function text(value: unknown, pattern: RegExp, field: string): string {
 
 function prepareEntry(raw: Record<string, any>, at: string, now: string, parsers: Set<string>): Prepared {
   const name = text(raw.name, NAME, `${at}.name`);
-  const deviceType = text(raw.deviceType, /^.{1,128}$/, `${at}.deviceType`);
+  const deviceType = text(raw.deviceType, /^[\s\S]{1,128}$/, `${at}.deviceType`);
   const parser =
     raw.parser === undefined ? defaultParserFor(deviceType) : text(raw.parser, NAME, `${at}.parser`);
   if (!parsers.has(parser))
     throw invalidField(`${at}.parser`, `Config parser '${parser}' does not exist.`, "notFound");
-  if (!Array.isArray(raw.versions) || raw.versions.length === 0 || raw.versions.length > 200)
-    throw invalidField(`${at}.versions`, `The '${at}.versions' field must be 1-200 version names.`);
-  const versions = raw.versions.map((v: unknown, i: number) => text(v, VERSION, `${at}.versions[${i}]`));
+  if (!Array.isArray(raw.versions) || raw.versions.length === 0)
+    throw invalidField(
+      `${at}.versions`,
+      `The '${at}.versions' field must be a non-empty list of version names.`,
+    );
+  checkTreeBounds({ versions: raw.versions.length }, { versions: `${at}.versions`, nodes: `${at}.nodes` });
+  const versions = raw.versions.map((v: unknown, i: number) => {
+    const version = text(v, VERSION, `${at}.versions[${i}]`);
+    checkNotReserved(version, `${at}.versions[${i}]`);
+    return version;
+  });
   if (new Set(versions).size !== versions.length)
     throw invalidField(`${at}.versions`, "Version names must be unique.", "unique");
   const rawNodes = raw.nodes ?? [];
@@ -81,9 +90,11 @@ function prepareEntry(raw: Record<string, any>, at: string, now: string, parsers
         `${where}.devices`,
         `The '${where}.devices' field must be an array of device names.`,
       );
+    const path = text(n.path, PATH, `${where}.path`);
+    checkNodePathNames(path, `${where}.path`);
     return {
       version,
-      path: text(n.path, PATH, `${where}.path`),
+      path,
       spec: checkSpec(n.spec ?? [], `${where}.spec`) as unknown as TreeNode["spec"],
       variables: checkVariables(n.variables, `${where}.variables`),
       devices: [
@@ -113,6 +124,13 @@ function prepareEntry(raw: Record<string, any>, at: string, now: string, parsers
       });
       paths.add(`${version}\n${ROOT_NODE}`);
     }
+  const perVersion = new Map<string, number>();
+  for (const node of nodes) perVersion.set(node.version, (perVersion.get(node.version) ?? 0) + 1);
+  for (const [version, count] of perVersion)
+    checkTreeBounds(
+      { versions: versions.length, nodes: { version, count } },
+      { versions: `${at}.versions`, nodes: `${at}.nodes` },
+    );
   for (const node of nodes) {
     const parent = node.path.split("/").slice(0, -1).join("/");
     if (parent && !paths.has(`${node.version}\n${parent}`))
@@ -122,7 +140,13 @@ function prepareEntry(raw: Record<string, any>, at: string, now: string, parsers
         "notFound",
       );
   }
-  const description = typeof raw.description === "string" ? raw.description.slice(0, 4096) : "";
+  // The bounds of createTree's contract: refused, not cut.
+  const description = raw.description ?? "";
+  if (typeof description !== "string" || description.length > 4096)
+    throw invalidField(
+      `${at}.description`,
+      `The '${at}.description' field must be text of at most 4096 characters.`,
+    );
   return { tree: { name, deviceType, parser, description, versions, created: now, lastUpdated: now }, nodes };
 }
 

@@ -2,16 +2,16 @@
  * Config parsers (spec operation 6; docs/configuration-manager.md#parsers). A parser names how a
  * device's config text becomes a tree of lines: a built-in (ios, ios-xr, nx-os, eos by indentation;
  * junos by braces) or a user parser extending one through `template`, adding `[regex, token]` lex
- * rules. Every regex is checked by checkUserRegex before it is stored. Built-ins are stored like any
+ * rules. Every regex runs on RE2 (shared/user-regex.ts) and is checked for it before it is stored. Built-ins are stored like any
  * parser (so the list reads the store) but cannot be changed or deleted.
  */
 import { LEX_TOKENS, type ParserRecord } from "../../shared/contracts/configuration";
 import { ConflictError, invalidField, NotFoundError } from "../../shared/errors";
 import { pageLimit } from "../../shared/paging";
-import { nowIso } from "../../shared/text";
+import { escapeRegex, nowIso } from "../../shared/text";
+import { userRegex, type UserRegex } from "../../shared/user-regex";
 import { DuplicateKeyError, type Sort } from "../../shared/store/types";
 import { parseBraces, parseIndented, type ConfigLine } from "./config-tree";
-import { checkUserRegex, escapeRegex } from "./regex-guard";
 import { PARSERS, TREES, type ConfigurationService, type Ctx } from "./types";
 
 const IOS_RULES: [string, string][] = [
@@ -74,13 +74,7 @@ function checkLexRules(rules: string[][] | undefined): [string, string][] {
         `Lex rule ${i}: token '${token}' is not one of ${LEX_TOKENS.join(", ")}.`,
         "token",
       );
-    const check = checkUserRegex(pattern);
-    if (!check.ok)
-      throw invalidField(
-        `lexRules[${i}][0]`,
-        `Lex rule ${i}: regex '${pattern}' refused: ${check.reason}.`,
-        "regex",
-      );
+    userRegex(pattern, `lexRules[${i}][0]`);
     return [pattern, token];
   });
 }
@@ -165,23 +159,16 @@ export async function deleteParser(this: ConfigurationService, ctx: Ctx<"deleteP
 
 /**
  * Operation 6. `filter.name` is a pattern matched anywhere in the name, case-insensitively: the
- * text escaped when `regex` is not true, the caller's regex (checked) when it is.
+ * text escaped when `regex` is not true, the caller's regex (RE2, checked here; the store runs
+ * every `$regex` on RE2) when it is.
  */
 export async function listParsers(this: ConfigurationService, ctx: Ctx<"listParsers">) {
   const { start = 0, limit, regex = false, filter, sort } = ctx.params.options ?? {};
   const query: Record<string, unknown> = {};
   if (filter?.name) {
-    let source = escapeRegex(filter.name);
-    if (regex) {
-      const check = checkUserRegex(filter.name);
-      if (!check.ok)
-        throw invalidField(
-          "options.filter.name",
-          `Regex '${filter.name}' refused: ${check.reason}.`,
-          "regex",
-        );
-      source = filter.name;
-    }
+    const source = regex
+      ? userRegex(filter.name, "options.filter.name", "i").source
+      : escapeRegex(filter.name);
     query.name = { $regex: source, $options: "i" };
   }
   const order: Sort = {};
@@ -197,7 +184,8 @@ export async function listParsers(this: ConfigurationService, ctx: Ctx<"listPars
 /** A parser as plain data: its built-in style and the comment rules of its chain (a worker rebuilds it). */
 export interface ParserShape {
   style: ParserRecord["style"];
-  comments: string[];
+  /** Each comment rule's pattern and the field it came from (named by a refusal). */
+  comments: { source: string; field: string }[];
 }
 
 /** A parser by name, as plain data (readerOf makes it read configs). */
@@ -207,15 +195,19 @@ export async function parserShape(this: ConfigurationService, name: string): Pro
   });
   const comments = chain
     .filter((p) => !p.builtIn)
-    .flatMap((p) => p.lexRules.filter(([, token]) => token === "comment").map(([source]) => source));
+    .flatMap((p) =>
+      p.lexRules.flatMap(([source, token], i) =>
+        token === "comment" ? [{ source, field: `${p.name}.lexRules[${i}][0]` }] : [],
+      ),
+    );
   return { style: chain[chain.length - 1].style, comments };
 }
 
-/** A parser's shape, ready to read configs. */
+/** A parser's shape, ready to read configs (its comment rules compiled on RE2, where it runs). */
 export function readerOf(shape: ParserShape): ConfigReader {
   return configReader(
     shape.style,
-    shape.comments.map((source) => new RegExp(source)),
+    shape.comments.map(({ source, field }) => userRegex(source, field)),
   );
 }
 
@@ -225,7 +217,7 @@ export interface ConfigReader {
 }
 
 /** The tree of a config text: user comment rules drop lines first, then the built-in style nests them. */
-export function configReader(style: ParserRecord["style"], comments: RegExp[] = []): ConfigReader {
+export function configReader(style: ParserRecord["style"], comments: UserRegex[] = []): ConfigReader {
   const nest = style === "braces" ? parseBraces : parseIndented;
   return {
     style,

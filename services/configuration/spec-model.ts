@@ -6,7 +6,9 @@
  */
 import { invalidField } from "../../shared/errors";
 import { setOwn } from "../../shared/objects";
-import { checkUserRegex } from "./regex-guard";
+import { compileRe2, MAX_PROGRAM_SIZE, userRegex } from "../../shared/user-regex";
+import { wordSource } from "./compile-spec";
+import { checkNotReserved } from "./tree-bounds";
 
 export const EVAL_MODES = ["required", "disallowed", "ignored"] as const;
 export const SEVERITIES = ["error", "warning", "info"] as const;
@@ -36,6 +38,11 @@ export const SPEC_LIMITS = {
   partsPerWord: 16,
   wordLength: 1024,
   variableName: 128,
+  /**
+   * RE2 steps per character for a whole word with regex parts (its parts and escaped text, unset
+   * variables as `\S+`): each part is checked alone first, then the word they make together.
+   */
+  wordProgram: 16 * MAX_PROGRAM_SIZE,
 } as const;
 
 const VARIABLE_NAME = /^[A-Za-z_][\w.-]*$/;
@@ -49,7 +56,8 @@ export function checkSpec(input: unknown, field = "spec"): SpecLine[] {
 function checkLines(input: unknown, field: string, depth: number, counter: { lines: number }): SpecLine[] {
   if (!Array.isArray(input))
     throw invalidField(field, `The '${field}' field must be an array of spec lines.`);
-  if (depth > SPEC_LIMITS.depth)
+  // Lines in this list sit at `depth`: an empty list (a leaf's children) adds no level.
+  if (depth > SPEC_LIMITS.depth && input.length > 0)
     throw invalidField(field, `The spec nests deeper than ${SPEC_LIMITS.depth} levels.`, "depth");
   return input.map((raw, i) => {
     const at = `${field}[${i}]`;
@@ -98,8 +106,23 @@ function checkWords(input: unknown, field: string): WordPart[][] {
         at,
         `The '${at}' field must be a string or 1-${SPEC_LIMITS.partsPerWord} word parts.`,
       );
-    return parts.map((part, j) => checkPart(part, `${at}[${j}]`));
+    const checked = parts.map((part, j) => checkPart(part, `${at}[${j}]`));
+    if (checked.some((p) => p.type === "regex")) checkWordPattern(checked, at);
+    return checked;
   });
+}
+
+/** The word's parts together, as the compliance check will run them: one RE2 pattern, bounded. */
+function checkWordPattern(word: WordPart[], field: string): void {
+  try {
+    compileRe2(wordSource(word, {}), "", SPEC_LIMITS.wordProgram);
+  } catch (err) {
+    throw invalidField(
+      field,
+      `The word's regex parts together are refused: ${(err as Error).message}.`,
+      "regex",
+    );
+  }
 }
 
 function checkPart(part: unknown, field: string): WordPart {
@@ -113,10 +136,9 @@ function checkPart(part: unknown, field: string): WordPart {
   } else if (p.type === "variable") {
     if (!VARIABLE_NAME.test(p.value) || p.value.length > SPEC_LIMITS.variableName)
       throw invalidField(`${field}.value`, `'${p.value}' is not a variable name (letters, digits, _ . -).`);
+    checkNotReserved(p.value, `${field}.value`);
   } else if (p.type === "regex") {
-    const check = checkUserRegex(p.value);
-    if (!check.ok)
-      throw invalidField(`${field}.value`, `Regex '${p.value}' refused: ${check.reason}.`, "regex");
+    userRegex(p.value, `${field}.value`);
   } else {
     throw invalidField(`${field}.type`, `The '${field}.type' field must be literal, variable or regex.`);
   }
@@ -149,6 +171,7 @@ export function checkVariables(input: unknown, field = "variables"): Record<stri
   for (const [name, value] of entries) {
     if (!VARIABLE_NAME.test(name) || name.length > SPEC_LIMITS.variableName)
       throw invalidField(`${field}.${name}`, `'${name}' is not a variable name (letters, digits, _ . -).`);
+    checkNotReserved(name, `${field}.${name}`);
     if ((typeof value !== "string" && typeof value !== "number") || String(value).length > 1024)
       throw invalidField(
         `${field}.${name}`,

@@ -13,12 +13,11 @@ import { ancestorPaths, effectiveOf } from "./inherit";
 import { defaultParserFor } from "./parsers";
 import { checkSpec, checkVariables, type SpecLine } from "./spec-model";
 import { parseSpecText, specToText } from "./spec-text";
+import { checkNodePathNames, checkNotReserved, checkTreeBounds } from "./tree-bounds";
 import { NODES, PARSERS, TREES, type ConfigurationService, type Ctx } from "./types";
 
 export const ROOT_NODE = "base";
 export const FIRST_VERSION = "initial";
-const MAX_VERSIONS = 200;
-const MAX_NODES_PER_VERSION = 2000;
 
 export async function findTree(this: ConfigurationService, treeId: string): Promise<GoldenConfigTree> {
   const tree = await this.store.collection<GoldenConfigTree>(TREES).findOne({ _id: treeId });
@@ -81,10 +80,11 @@ export async function getTree(this: ConfigurationService, ctx: Ctx<"getTree">) {
   const nodes = await this.store
     .collection<TreeNode>(NODES)
     .find({ treeId: tree._id }, { sort: { path: 1 }, projection: { version: 1, path: 1, devices: 1 } });
-  const byVersion: Record<string, { path: string; devices: string[] }[]> = {};
-  for (const version of tree.versions) byVersion[version] = [];
-  for (const node of nodes) byVersion[node.version]?.push({ path: node.path, devices: node.devices });
-  return { ...tree, nodes: byVersion };
+  // A Map, then own members: no version name reaches an object's prototype.
+  const byVersion = new Map<string, { path: string; devices: string[] }[]>();
+  for (const version of tree.versions) byVersion.set(version, []);
+  for (const node of nodes) byVersion.get(node.version)?.push({ path: node.path, devices: node.devices });
+  return { ...tree, nodes: Object.fromEntries(byVersion) };
 }
 
 export async function deleteTree(this: ConfigurationService, ctx: Ctx<"deleteTree">) {
@@ -98,12 +98,12 @@ export async function deleteTree(this: ConfigurationService, ctx: Ctx<"deleteTre
 
 export async function createVersion(this: ConfigurationService, ctx: Ctx<"createVersion">) {
   const { treeId, version } = ctx.params;
+  checkNotReserved(version, "version");
   const tree = await findTree.call(this, treeId);
   const base = ctx.params.base ?? tree.versions[tree.versions.length - 1];
   if (!tree.versions.includes(base))
     throw invalidField("base", `Golden config tree '${tree.name}' has no version '${base}'.`, "notFound");
-  if (tree.versions.length >= MAX_VERSIONS)
-    throw invalidField("version", `A tree holds at most ${MAX_VERSIONS} versions.`, "count");
+  checkTreeBounds({ versions: tree.versions.length + 1 }, { versions: "version", nodes: "version" });
   const trees = this.store.collection<GoldenConfigTree>(TREES);
   const now = nowIso();
   const updated = await trees.findOneAndUpdate(
@@ -139,6 +139,7 @@ function specFrom(params: { config?: string; spec?: Record<string, any>[] }): Sp
 
 export async function setNode(this: ConfigurationService, ctx: Ctx<"setNode">) {
   const { treeId, version, nodePath } = ctx.params;
+  checkNodePathNames(nodePath, "nodePath");
   const spec = specFrom(ctx.params);
   const variables = ctx.params.variables === undefined ? undefined : checkVariables(ctx.params.variables);
   const devices = ctx.params.devices === undefined ? undefined : [...new Set(ctx.params.devices)];
@@ -151,8 +152,12 @@ export async function setNode(this: ConfigurationService, ctx: Ctx<"setNode">) {
       `Node '${parentPath}' does not exist: create the parent first.`,
       "notFound",
     );
-  if ((await nodes.count({ treeId, version })) >= MAX_NODES_PER_VERSION)
-    throw invalidField("nodePath", `A version holds at most ${MAX_NODES_PER_VERSION} nodes.`, "count");
+  // A new node makes one more; replacing one leaves the count as it is.
+  if (!(await nodes.findOne({ treeId, version, path: nodePath }, { projection: { _id: 1 } })))
+    checkTreeBounds(
+      { versions: 1, nodes: { version, count: (await nodes.count({ treeId, version })) + 1 } },
+      { versions: "version", nodes: "nodePath" },
+    );
   const now = nowIso();
   const changes: Partial<TreeNode> = { lastUpdated: now };
   if (spec) changes.spec = spec as unknown as TreeNode["spec"];

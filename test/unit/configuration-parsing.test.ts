@@ -1,37 +1,55 @@
-import { checkUserRegex, escapeRegex } from "../../services/configuration/regex-guard";
+import { escapeRegex } from "../../shared/text";
+import { regexProblem, userRegex } from "../../shared/user-regex";
 import { ConfigParseError, parseBraces, parseIndented } from "../../services/configuration/config-tree";
 
-describe("checkUserRegex", () => {
-  it.each(["(a+)+$", "(a*)*b", "(x+x+)+y", "(a|a)*$", "(\\w|\\d)+$", "(.*a){12}"])(
-    "refuses catastrophic %s",
-    (p) => {
-      expect(checkUserRegex(p).ok).toBe(false);
+describe("user regexes run on RE2 (shared/user-regex.ts)", () => {
+  it.each([
+    ["(a+)+$", false],
+    ["(a*)*b", false],
+    ["(x+x+)+y", false],
+    ["(a|a)*$", true],
+    ["(\\w|\\d)+$", false],
+    ["(.*a){12}", true],
+    ["((a+))+$", false],
+  ])(
+    "accepts %s, exponential on a backtracking engine, and answers 10,000 characters of near-miss",
+    (p, matches) => {
+      expect(userRegex(p, "f").test(`${"a".repeat(10_000)}!`)).toBe(matches);
     },
   );
-  it("refuses backreferences, lookaround, over-long and invalid patterns", () => {
-    expect(checkUserRegex("(a)\\1").ok).toBe(false);
-    expect(checkUserRegex("(?=a)").ok).toBe(false);
-    expect(checkUserRegex("a".repeat(513)).ok).toBe(false);
-    expect(checkUserRegex("[a-").ok).toBe(false);
+  it.each([
+    ["(a)\\1", "backreferences are not supported"],
+    ["(?<n>a)\\k<n>", "backreferences are not supported"],
+    ["(?=a)", "lookaround groups are not supported"],
+    ["(?<!a)b", "lookaround groups are not supported"],
+    ["a".repeat(513), "longer than 512"],
+    ["[a-", "invalid pattern (RE2 syntax)"],
+    ["[a-z]{1000}", "more than 256"],
+  ])("refuses %s naming the field", (p, reason) => {
+    expect(regexProblem(p)).toContain(reason);
+    expect(() => userRegex(p, "lexRules[0][0]")).toThrow(expect.objectContaining({ code: 400 }));
+    try {
+      userRegex(p, "lexRules[0][0]");
+    } catch (err) {
+      expect((err as { data: { field: string }[] }).data[0].field).toBe("lexRules[0][0]");
+    }
   });
-  it("accepts the patterns lexRules and specs use", () => {
+  it("accepts the patterns lexRules and specs use, with the flags i, m, s only", () => {
     for (const p of [
       "^interface \\S+",
       "\\d+\\.\\d+\\.\\d+\\.\\d+",
       "ip address [0-9./ ]+",
       "^(permit|deny) ",
-    ]) {
-      const r = checkUserRegex(p);
-      expect(r.ok).toBe(true);
-    }
-  });
-  it("a refused pattern never runs: checking a catastrophic one returns at once", () => {
-    const r = checkUserRegex("^(a+)+$");
-    expect(r).toEqual({ ok: false, reason: "nested quantifiers are not allowed" });
+      "(?i)gi",
+    ])
+      expect(regexProblem(p)).toBeUndefined();
+    expect(userRegex("^GI", "f", "i").test("gi0/0")).toBe(true);
+    expect(userRegex("^b$", "f", "m").test("a\nb")).toBe(true);
+    expect(regexProblem("a", "x")).toContain("the only flags are i, m, s");
   });
   it("escapes literal filters", () => {
-    expect(new RegExp(escapeRegex("a.b(c)")).test("a.b(c)")).toBe(true);
-    expect(new RegExp(escapeRegex("a.b")).test("axb")).toBe(false);
+    expect(userRegex(escapeRegex("a.b(c)"), "f").test("a.b(c)")).toBe(true);
+    expect(userRegex(escapeRegex("a.b"), "f").test("axb")).toBe(false);
   });
 });
 

@@ -62,6 +62,30 @@ const filters: Record<string, unknown>[] = [
   { $or: [{ "meta.site": { $regex: "^ny", $options: "i" } }, { tags: "b" }], n: { $gt: 0 } },
   { missing: { $gt: 0 } },
   { missing: "x" },
+  // What a client's search may write (shared/client-filter.ts), compiled too.
+  { n: { $ne: 5 } },
+  { tags: { $ne: "a" } },
+  { missing: { $ne: 1 } },
+  { tags: { $nin: ["a", "zzz"] } },
+  { "items.k": { $all: ["x", "y"] } },
+  { "items.k": { $all: ["x"] } },
+  { "items.v": { $all: [1, 9] } },
+  { tags: { $size: 0 } },
+  { tags: { $size: 2 } },
+  { items: { $size: 1 } },
+  { name: { $exists: true } },
+  { name: { $exists: false } },
+  { "items.k": { $exists: true } },
+  { "meta.site": { $exists: false } },
+  { items: { $elemMatch: { k: "x", v: { $gt: 5 } } } },
+  { items: { $elemMatch: { k: { $regex: "^[xy]$" } } } },
+  { n: { $elemMatch: { $gt: 5 } } },
+  { tags: { $elemMatch: { $in: ["b"] } } },
+  { items: { $all: [{ $elemMatch: { k: "x" } }, { $elemMatch: { v: { $gte: 7 } } }] } },
+  { n: { $not: { $gt: 4 } } },
+  { name: { $not: { $regex: "^core", $options: "i" } } },
+  { $nor: [{ n: 5 }, { tags: "b" }] },
+  { $and: [{ n: { $ne: 5 } }, { n: { $ne: 10 } }, { tags: { $nin: ["b"] } }] },
 ];
 
 test.each(filters.map((f) => [JSON.stringify(f), f]))("%s", (_name, filter) => {
@@ -77,14 +101,14 @@ test.each(filters.map((f) => [JSON.stringify(f), f]))("%s", (_name, filter) => {
 test("shapes outside the compiled set are left to mingo", () => {
   for (const filter of [
     { name: null },
-    { n: { $ne: 5 } },
-    { name: { $exists: true } },
+    { n: { $ne: null } },
     { tags: ["a", "b"] },
     { meta: { site: "NYC", rack: 4 } },
-    { items: { $elemMatch: { k: "x", v: { $gt: 5 } } } },
-    { $nor: [{ n: 5 }] },
+    { items: { $elemMatch: { k: null } } },
+    { tags: { $all: [["a", "b"]] } },
     { n: { $in: [[0, 10]] } },
     { name: { $regex: "x", $options: "x" } },
+    { n: { $all: [] } },
     { $where: "1" },
   ]) {
     expect(compileFilter(filter)).toBeUndefined();

@@ -9,6 +9,9 @@ import type { EngineHandlers } from "../types";
 const JOB_INTERNALS = ["version", "sweepAt", "waitingTasks", "runAs", "deferred"];
 const TASK_INTERNALS = ["claim", "child", "loop", "waitingSince"];
 
+/** The same fields as paths a client's search may not filter, sort or project (shared/client-filter.ts). */
+export const JOB_HIDDEN_PATHS = [...JOB_INTERNALS, ...TASK_INTERNALS.map((key) => `tasks.*.${key}`)];
+
 type Doc = Record<string, any>;
 
 /** A copy of `job` without the engine's bookkeeping (members a projection left out stay out). */

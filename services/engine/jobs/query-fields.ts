@@ -15,6 +15,8 @@
  *     and also its number / boolean when the text is one (`"5"` matches 5 and "5"); ranges compare
  *     numbers when the text is numeric, text otherwise.
  */
+import { isHiddenPath } from "../../../shared/client-filter";
+import { JOB_HIDDEN_PATHS } from "./public-job";
 import { invalidField } from "../../../shared/errors";
 
 export type FieldKind = "number" | "date" | "text" | "any";
@@ -84,7 +86,10 @@ export function kindOf(path: string): FieldKind {
   return "any";
 }
 
-/** Throws 400 unless `path` is a plain dot path (no `$` segment, no empty segment). */
+/**
+ * Throws 400 unless `path` is a plain dot path (no `$` segment, no empty segment) that names
+ * nothing a job answer never shows (`runAs`, a task's `claim`, ...: public-job.ts).
+ */
 export function checkPath(path: string, field: string): string {
   const segments = path.split(".");
   const control = [...path].some((c) => c.charCodeAt(0) < 0x20);
@@ -95,6 +100,8 @@ export function checkPath(path: string, field: string): string {
       "fieldPath",
     );
   }
+  if (isHiddenPath(path, JOB_HIDDEN_PATHS))
+    throw invalidField(field, `'${path}' is not a field the API answers: it cannot be queried`, "hidden");
   return path;
 }
 

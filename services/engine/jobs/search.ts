@@ -11,6 +11,7 @@ import { NotFoundError } from "../../../shared/errors";
 import type { EngineCtx, EngineService } from "../types";
 import { JOBS } from "../collections";
 import { visibilityScope } from "./handlers";
+import { JOB_HIDDEN_PATHS } from "./public-job";
 
 async function visibleJob(service: EngineService, caller: Parameters<typeof visibilityScope>[0], id: string) {
   const job = await service.store.collection(JOBS).findOne({ ...visibilityScope(caller), _id: id });
@@ -20,7 +21,8 @@ async function visibleJob(service: EngineService, caller: Parameters<typeof visi
 
 export async function searchJobs(this: EngineService, ctx: EngineCtx<"searchJobs">) {
   const jobs = this.store.collection(JOBS);
-  return searchPage<Job>(jobs, ctx.params.options ?? {}, { _id: 1 }, visibilityScope(ctx.meta.caller));
+  const scope = visibilityScope(ctx.meta.caller);
+  return searchPage<Job>(jobs, ctx.params.options ?? {}, { _id: 1 }, scope, JOB_HIDDEN_PATHS);
 }
 
 export async function getJobDocument(this: EngineService, ctx: EngineCtx<"getJobDocument">) {

@@ -41,6 +41,9 @@ import {
  * replaced), with its JSON text kept beside it for as long as the answer lives, so the gateway
  * writes it without serializing it again.
  */
+/** How long one read's scan may hold the event loop before it lets other work in, in ms. */
+export const READ_SLICE_MS = 10;
+
 function shareKept(answer: Doc[]): Doc[] {
   keepJsonText(deepFreeze(answer));
   return answer;
@@ -79,12 +82,14 @@ export class EmbeddedCollection implements Collection<Doc> {
     const kept = key === undefined ? undefined : table.reads.get(key, table.version);
     if (Array.isArray(kept)) return readOnly ? shareKept(kept) : kept.map(copyDoc);
     const end = limit ? skip + limit : undefined;
-    let docs = this.matching(filter, sort ? Infinity : (end ?? Infinity));
+    const version = table.version;
+    let docs = await this.matchingInSlices(filter, sort ? Infinity : (end ?? Infinity));
     // Only a plain page (whole non-negative numbers) may stop sorting at its end; slice copes with the rest.
     const page = Number.isInteger(skip) && skip >= 0 && Number.isInteger(end) ? end : undefined;
     if (sort) docs = sortDocs(docs, sort, page);
     const answer = projectShared(docs.slice(skip, end), projection);
-    if (key !== undefined) table.reads.set(key, table.version, answer);
+    // A write that landed while the scan let others in may or may not be in the answer: not kept.
+    if (key !== undefined && table.version === version) table.reads.set(key, version, answer);
     return readOnly ? shareKept(answer) : answer.map(copyDoc);
   }
 
@@ -101,8 +106,9 @@ export class EmbeddedCollection implements Collection<Doc> {
     const key = table.repeatRead() ? readKey("count", filter) : undefined;
     const kept = key === undefined ? undefined : table.reads.get(key, table.version);
     if (typeof kept === "number") return kept;
-    const count = this.matching(filter).length;
-    if (key !== undefined) table.reads.set(key, table.version, count);
+    const version = table.version;
+    const count = (await this.matchingInSlices(filter)).length;
+    if (key !== undefined && table.version === version) table.reads.set(key, version, count);
     return count;
   }
 
@@ -235,6 +241,17 @@ export class EmbeddedCollection implements Collection<Doc> {
    * every field of an index look their documents up instead of scanning.
    */
   private matching(filter: Filter, limit = Infinity): StoredDoc[] {
+    const { test, candidates } = this.scan(filter);
+    const out: StoredDoc[] = [];
+    for (const doc of candidates) {
+      if (out.length >= limit) break;
+      if (!test || test(doc)) out.push(doc);
+    }
+    return out;
+  }
+
+  /** The documents `filter` may match (all, or those its `_id` or an index names) and its test. */
+  private scan(filter: Filter) {
     if (filter === null || typeof filter !== "object" || Array.isArray(filter)) {
       throw new TypeError("filter must be an object");
     }
@@ -244,11 +261,28 @@ export class EmbeddedCollection implements Collection<Doc> {
     const candidates: Iterable<StoredDoc> = ids
       ? ids.flatMap((id) => (docs.has(id) ? [docs.get(id)!] : []))
       : docs.values();
-    const test = predicateOf(filter);
+    return { test: predicateOf(filter), candidates };
+  }
+
+  /**
+   * `matching` for a read (find, count), which need not see one instant of the collection: the
+   * scan lets other work in (setImmediate) whenever it has held the event loop READ_SLICE_MS, so
+   * one costly filter over many documents cannot stall every other caller. Writes match in one go
+   * (their match and write are atomic).
+   */
+  private async matchingInSlices(filter: Filter, limit = Infinity): Promise<StoredDoc[]> {
+    const { test, candidates } = this.scan(filter);
     const out: StoredDoc[] = [];
+    let sliceStart = performance.now();
+    let seen = 0;
     for (const doc of candidates) {
       if (out.length >= limit) break;
       if (!test || test(doc)) out.push(doc);
+      // Reading the clock costs; every few documents is often enough (one costs microseconds).
+      if (++seen % 4 === 0 && performance.now() - sliceStart > READ_SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
     }
     return out;
   }

@@ -4,6 +4,7 @@ import { Query, update as applyUpdateOperators } from "mingo";
 import { ObjectId } from "mongodb";
 import { copyPlain } from "../../objects";
 import { compileFilter, pathValues } from "./fast-filter";
+import { re2Filter } from "./regex";
 import type { Doc, Filter, IndexSpec, Pipeline, Projection, Sort, Update } from "../types";
 import type { NamedIndex, StoredDoc } from "./table";
 
@@ -160,7 +161,8 @@ export function predicateOf(filter: Filter): ((doc: Doc) => boolean) | undefined
   if (Object.keys(filter).length === 0) return undefined;
   const compiled = compileFilter(filter);
   if (compiled) return compiled;
-  const query = new Query(filter, {});
+  const re2 = re2Filter(filter);
+  const query = new Query(re2.filter, re2.options);
   return (doc) => query.test(doc);
 }
 
