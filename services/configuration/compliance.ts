@@ -14,7 +14,7 @@
  * else one `order` issue; its remediation rewrites the block.
  */
 import type { ConfigLine } from "./config-tree";
-import { wordsMatch, type CompiledLine } from "./compile-spec";
+import { wordsMatch, type CompiledLine, type WordMatcher } from "./compile-spec";
 import type { Severity } from "./spec-model";
 import type { RemedyLine } from "./remediation";
 
@@ -225,7 +225,7 @@ function candidates(spec: CompiledLine, nodes: Node[], indexes: Indexes): Node[]
 type Indexes = Map<object[], Map<number, Map<string, object[]>>>;
 
 /** The first `k` words as one key (NUL cannot be in a word); the word itself for one. */
-function prefixKey(words: readonly (string | RegExp)[], k: number): string {
+function prefixKey(words: readonly WordMatcher[], k: number): string {
   return k === 1 ? (words[0] as string) : words.slice(0, k).join("\u0000");
 }
 
