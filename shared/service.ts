@@ -15,6 +15,8 @@ import type { Store } from "./store/types";
 export interface PlatformMeta {
   /** The authenticated caller (absent on public routes and on internal calls without one). */
   caller?: Caller;
+  /** An idempotent write's request id (shared/idempotency.ts); taken out before its handler runs. */
+  idempotencyKey?: string;
   $responseType?: string;
   $responseHeaders?: Record<string, string>;
   $statusCode?: number;

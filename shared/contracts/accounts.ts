@@ -207,6 +207,7 @@ export const accounts = defineService("accounts", {
     },
   },
   createGroup: {
+    idempotent: "write",
     params: {
       name: groupName,
       description: { type: "string", max: 1024, optional: true },

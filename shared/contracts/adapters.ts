@@ -94,6 +94,7 @@ const adapterHealthPage = resultsPage(adapterHealthSchema);
 /** PUT /adapters/:name/stop|start|restart, as the real product's clients and CLI send them. */
 function lifecycle(verb: "stop" | "start" | "restart", summary: string) {
   return {
+    idempotent: "write",
     params: { name: adapterName },
     result: returns(statusResult(shape({ name: str, state: str }))),
     http: { method: "PUT", path: `/adapters/:name/${verb}`, access: SUPPORT_WRITE, summary },
@@ -102,6 +103,7 @@ function lifecycle(verb: "stop" | "start" | "restart", summary: string) {
 
 export const adapters = defineService("adapters", {
   restAction: {
+    idempotent: "write",
     params: {
       adapterId: adapterName,
       params: {
@@ -145,6 +147,7 @@ export const adapters = defineService("adapters", {
     },
   },
   restQuery: {
+    idempotent: "read",
     params: {
       $$strict: true,
       adapterId: adapterName,
@@ -221,6 +224,7 @@ export const adapters = defineService("adapters", {
     http: { method: "GET", path: "/adapters/:name", access: SUPPORT_READ, summary: "Read an adapter" },
   },
   delete: {
+    idempotent: "write",
     params: { name: adapterName },
     result: returns(messageSchema),
     http: { method: "DELETE", path: "/adapters/:name", access: SUPPORT_WRITE, summary: "Delete an adapter" },

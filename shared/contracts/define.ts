@@ -97,6 +97,13 @@ export interface ActionContract {
   /** Internal actions (not behind the gateway) are still callable over the bus by other services. */
   description?: string;
   task?: TaskMetadata;
+  /**
+   * Whether a call whose node vanished may run again on another replica (shared/retry-left-node.ts):
+   * `read` changes nothing (a POST that only reads; GET routes are reads without saying so); `write`
+   * answers a repeat carrying the same request id with its first result instead of doing it again
+   * (shared/idempotency.ts: the gateway gives every call of such an operation an Idempotency-Key).
+   */
+  idempotent?: "read" | "write";
 }
 
 export interface ServiceContract<

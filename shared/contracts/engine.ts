@@ -175,6 +175,7 @@ const jobStartOptions = {
 
 export const engine = defineService("engine", {
   startJob: {
+    idempotent: "write",
     params: {
       workflow: workflowName,
       options: {
@@ -218,6 +219,7 @@ export const engine = defineService("engine", {
       "Starts the job of one automation slot (type 'automation', linked to the automation and its due time) with the id the scheduler chose; idempotent: the same id answers the job already started.",
   },
   finishTask: {
+    idempotent: "write",
     params: {
       task_id: { type: "string", min: 1, max: 128 },
       job_id: objectId,
@@ -271,6 +273,7 @@ export const engine = defineService("engine", {
     },
   },
   cancelJob: {
+    idempotent: "write",
     params: { id: objectId },
     result: returns(jobSchema),
     http: {
@@ -341,6 +344,7 @@ export const engine = defineService("engine", {
     },
   },
   createWorkflow: {
+    idempotent: "write",
     params: { workflow: workflowDocument },
     result: returns(workflowSchema),
     http: {
@@ -377,6 +381,7 @@ export const engine = defineService("engine", {
       "Reads a workflow by its _id (an automation's componentId names a workflow this way, as the real product's does).",
   },
   updateWorkflow: {
+    idempotent: "write",
     params: { name: workflowName, workflow: workflowDocument },
     result: returns(workflowSchema),
     http: {
@@ -387,6 +392,7 @@ export const engine = defineService("engine", {
     },
   },
   deleteWorkflow: {
+    idempotent: "write",
     params: { name: workflowName },
     result: returns(messageSchema),
     http: {
@@ -398,6 +404,7 @@ export const engine = defineService("engine", {
     },
   },
   pauseJobs: {
+    idempotent: "write",
     params: { jobIds },
     result: returns(jobControlResultSchema),
     http: {
@@ -408,6 +415,7 @@ export const engine = defineService("engine", {
     },
   },
   resumeJobs: {
+    idempotent: "write",
     params: { jobIds },
     result: returns(jobControlResultSchema),
     http: {
@@ -418,6 +426,7 @@ export const engine = defineService("engine", {
     },
   },
   cancelJobs: {
+    idempotent: "write",
     params: { jobIds },
     result: returns(jobControlResultSchema),
     http: {
@@ -462,6 +471,7 @@ export const engine = defineService("engine", {
     },
   },
   searchJobs: {
+    idempotent: "read",
     params: { options: searchOptions },
     result: returns(searchResultOf(jobSchema)),
     http: {
@@ -483,6 +493,7 @@ export const engine = defineService("engine", {
     },
   },
   searchWorkflows: {
+    idempotent: "read",
     params: { options: searchOptions },
     result: returns(searchResultOf(workflowSchema)),
     http: {
@@ -535,6 +546,7 @@ export const engine = defineService("engine", {
     },
   },
   exportWorkflow: {
+    idempotent: "read",
     params: {
       name: { ...workflowName, optional: true },
       options: {
@@ -554,6 +566,7 @@ export const engine = defineService("engine", {
     },
   },
   importWorkflow: {
+    idempotent: "write",
     params: {
       ...workflowDocument.props,
       overwrite: { type: "boolean", optional: true, description: "Replace a workflow of the same name" },

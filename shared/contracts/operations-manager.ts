@@ -111,6 +111,7 @@ function allOptional<P extends Record<string, object>>(props: P) {
 
 export const operationsManagerActions = {
   omCreateAutomation: {
+    idempotent: "write",
     params: automationMembers,
     result: returns(envelopeOf(omAutomationSchema)),
     http: {
@@ -141,6 +142,7 @@ export const operationsManagerActions = {
     },
   },
   omUpdateAutomation: {
+    idempotent: "write",
     params: { id: objectId, ...allOptional(automationMembers) },
     result: returns(envelopeOf(omAutomationSchema)),
     http: {
@@ -151,6 +153,7 @@ export const operationsManagerActions = {
     },
   },
   omDeleteAutomation: {
+    idempotent: "write",
     params: { id: objectId },
     result: returns(envelopeOf(constant(null))),
     http: {
@@ -161,6 +164,7 @@ export const operationsManagerActions = {
     },
   },
   createTrigger: {
+    idempotent: "write",
     params: {
       ...triggerMembers,
       type: { type: "enum", values: ["manual", "endpoint", "schedule"] },
@@ -197,6 +201,7 @@ export const operationsManagerActions = {
     },
   },
   updateTrigger: {
+    idempotent: "write",
     params: {
       id: objectId,
       ...allOptional(triggerMembers),
@@ -214,6 +219,7 @@ export const operationsManagerActions = {
     },
   },
   deleteTrigger: {
+    idempotent: "write",
     params: { id: objectId },
     result: returns(envelopeOf(constant(null))),
     http: {
@@ -224,6 +230,7 @@ export const operationsManagerActions = {
     },
   },
   runEndpointTrigger: {
+    idempotent: "write",
     params: { routeName, input: { type: "object" } },
     result: returns(envelopeOf(jobSchema)),
     http: {
@@ -235,6 +242,7 @@ export const operationsManagerActions = {
     },
   },
   runManualTrigger: {
+    idempotent: "write",
     params: { id: objectId, formData: { type: "object", optional: true } },
     result: returns(envelopeOf(jobSchema)),
     http: {

@@ -280,6 +280,7 @@ export const profiles = defineService("profiles", {
     },
   },
   create: {
+    idempotent: "write",
     params: {
       properties: { type: "object", strict: "remove", props: profileProps },
       tags: tagIds,
@@ -304,6 +305,7 @@ export const profiles = defineService("profiles", {
     http: { method: "GET", path: "/profiles/:id", access: SUPPORT_READ, summary: "Read a profile" },
   },
   activate: {
+    idempotent: "write",
     params: { id: profileId },
     result: returns(statusResult(profileSchema)),
     http: {
@@ -314,6 +316,7 @@ export const profiles = defineService("profiles", {
     },
   },
   delete: {
+    idempotent: "write",
     params: { id: profileId },
     result: returns(messageSchema),
     http: {

@@ -99,6 +99,7 @@ const automationMembers = {
 export const scheduler = defineService("scheduler", {
   ...operationsManagerActions,
   updateSchedule: {
+    idempotent: "write",
     params: {
       id: objectId,
       options: {
@@ -120,6 +121,7 @@ export const scheduler = defineService("scheduler", {
     },
   },
   createAutomation: {
+    idempotent: "write",
     params: {
       ...automationMembers,
       nextRunAt: {
@@ -143,6 +145,7 @@ export const scheduler = defineService("scheduler", {
     },
   },
   updateAutomation: {
+    idempotent: "write",
     params: {
       id: objectId,
       changes: {
@@ -197,6 +200,7 @@ export const scheduler = defineService("scheduler", {
     },
   },
   deleteAutomation: {
+    idempotent: "write",
     params: { id: objectId },
     result: returns(messageSchema),
     http: {
