@@ -92,7 +92,7 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
   // Rate limits are the gateway's own (rate-limit.ts): per operation kind, which one route of
   // moleculer-web's cannot express, and moleculer-web serves one route per path.
   const limits = rateLimits(config);
-  const idempotentWrites = actionsMarked("write");
+  const idempotentWrites = actionsMarked("keyed");
   const route = {
     path: "/",
     mappingPolicy: "restrict",

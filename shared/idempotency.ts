@@ -1,6 +1,6 @@
 /**
  * Idempotent writes (docs/deployment.md#high-availability). A write whose contract says
- * `idempotent: "write"` runs at most once per request id: the gateway gives each call of such an
+ * `idempotent: "keyed"` runs at most once per request id: the gateway gives each call of such an
  * operation an id (the client's `Idempotency-Key`, else a fresh one) in `ctx.meta.idempotencyKey`,
  * and a repeat of the call with that id (the gateway's own retry on another replica after a node
  * vanished, or a client sending the request again) answers the first result instead of doing it
@@ -28,8 +28,9 @@ import { contracts } from "./contracts";
 import { ConflictError } from "./errors";
 import { configOf } from "./runtime";
 import { DuplicateKeyError, type Collection, type Store } from "./store/types";
+import { IDEMPOTENCY_COLLECTION, runKeyed, type InsertNote } from "./keyed-inserts";
 
-export const IDEMPOTENCY_COLLECTION = "idempotency";
+export { IDEMPOTENCY_COLLECTION };
 /** The meta member the gateway sets (gateway/gateway.service.ts) and this middleware consumes. */
 export const IDEMPOTENCY_META = "idempotencyKey";
 /** What a client may send as `Idempotency-Key`: visible ASCII, bounded. */
@@ -49,10 +50,12 @@ interface IdempotencyRecord {
   expiresAt: number;
   result?: unknown;
   meta?: Record<string, unknown>;
+  /** What the handler inserted, noted before each insert (shared/keyed-inserts.ts). */
+  inserts?: InsertNote[];
 }
 
 /** Every action a contract marks `idempotent: kind`, as `service.action`. */
-export function actionsMarked(kind: "read" | "write"): Set<string> {
+export function actionsMarked(kind: "repeatable" | "keyed"): Set<string> {
   const out = new Set<string>();
   for (const def of Object.values(contracts) as {
     name: string;
@@ -80,7 +83,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Meta = Record<string, unknown> & { caller?: { accountId?: string } };
 
-export function idempotencyMiddleware(writes: Set<string> = actionsMarked("write")): Middleware {
+export function idempotencyMiddleware(writes: Set<string> = actionsMarked("keyed")): Middleware {
   let broker: ServiceBroker;
   let lastSweep = 0;
   const indexed = new WeakSet<Store>();
@@ -131,10 +134,12 @@ export function idempotencyMiddleware(writes: Set<string> = actionsMarked("write
           expiresAt: Date.now() + ttlMs,
         });
 
-        const run = async (): Promise<unknown> => {
+        const run = async (replay?: InsertNote[]): Promise<unknown> => {
           let result: unknown;
           try {
-            result = await handler(ctx);
+            result = await runKeyed({ recordId: _id, records: coll, replay, seen: new Map() }, () =>
+              handler(ctx),
+            );
           } catch (err) {
             await coll.deleteOne({ _id, node: broker.nodeID, state: "running" }).catch(() => undefined);
             throw err;
@@ -179,7 +184,7 @@ export function idempotencyMiddleware(writes: Set<string> = actionsMarked("write
             );
             if (taken) {
               broker.logger.info(`'${action.name}': taking over a call whose node left mid-call`);
-              return run();
+              return run(taken.inserts ?? []);
             }
             continue;
           }

@@ -5,9 +5,9 @@
  * a call sent to a node that has died is failed the same way by app/departed-nodes.ts (NATS had no
  * subscriber for it). Either way it never ran, so it is sent again, to another replica, whatever
  * the action. When the node left with the call pending (RequestRejectedError) or never answered
- * (RequestTimeoutError), the call may have run: it is sent again if that is harmless, a read (every
- * GET route, every action whose contract says `idempotent: "read"`, the store's reads), or an
- * idempotent write (`idempotent: "write"`) that carries its request id, which answers the first
+ * (RequestTimeoutError), the call may have run: it is sent again if that is harmless (every GET
+ * route, every action whose contract says `idempotent: "repeatable"`, the store's reads), or for a
+ * write made idempotent (`idempotent: "keyed"`) that carries its request id, which answers the first
  * result if the first attempt got that far (shared/idempotency.ts). A write that timed out is sent
  * again only when its node has left meanwhile: a slow node may still be running it. Any other
  * write in that state may have committed, so its caller gets the error.
@@ -32,13 +32,13 @@ const STORE_READS = [
   "store.ping",
 ];
 
-/** Actions safe to run twice: every GET route's action, those marked as reads, and the store's reads. */
+/** Actions safe to run twice: every GET route's action, those marked repeatable, and the store's reads. */
 export function readActions(): Set<string> {
   return new Set([
     ...operations()
       .filter((op) => op.method === "GET")
       .map((op) => op.action),
-    ...actionsMarked("read"),
+    ...actionsMarked("repeatable"),
     ...STORE_READS,
   ]);
 }
@@ -60,7 +60,7 @@ function nodeLost(err: unknown): boolean {
 
 export function retryLeftNodeMiddleware(
   reads: Set<string> = readActions(),
-  writes: Set<string> = actionsMarked("write"),
+  writes: Set<string> = actionsMarked("keyed"),
 ): Middleware {
   let broker: ServiceBroker;
   const departed = (err: any) =>

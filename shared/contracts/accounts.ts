@@ -125,11 +125,13 @@ export const accounts = defineService("accounts", {
     },
   },
   authenticate: {
+    idempotent: "repeatable",
     params: { token: { type: "string", min: 1, max: 512 } },
     result: returns(callerSchema),
     description: "Resolve a session token to a caller; slides the session's expiry. Used by the gateway.",
   },
   refreshCaller: {
+    idempotent: "repeatable",
     params: {
       accountId: { type: "string", min: 1, max: 64 },
       sessionId: { type: "string", min: 1, max: 128, optional: true },
@@ -139,6 +141,7 @@ export const accounts = defineService("accounts", {
       "The caller of a session (or, for Basic, of an account) as it is now: 401 once the session ended or the account is inactive. Does not slide the session. Used by the gateway to keep open event streams honest.",
   },
   authenticateBasic: {
+    idempotent: "repeatable",
     params: {
       username: { type: "string", min: 1, max: 128 },
       password: { type: "string", min: 1, max: 1024, secret: true },
@@ -207,7 +210,7 @@ export const accounts = defineService("accounts", {
     },
   },
   createGroup: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: {
       name: groupName,
       description: { type: "string", max: 1024, optional: true },

@@ -94,7 +94,7 @@ const adapterHealthPage = resultsPage(adapterHealthSchema);
 /** PUT /adapters/:name/stop|start|restart, as the real product's clients and CLI send them. */
 function lifecycle(verb: "stop" | "start" | "restart", summary: string) {
   return {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { name: adapterName },
     result: returns(statusResult(shape({ name: str, state: str }))),
     http: { method: "PUT", path: `/adapters/:name/${verb}`, access: SUPPORT_WRITE, summary },
@@ -103,7 +103,7 @@ function lifecycle(verb: "stop" | "start" | "restart", summary: string) {
 
 export const adapters = defineService("adapters", {
   restAction: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: {
       adapterId: adapterName,
       params: {
@@ -147,7 +147,7 @@ export const adapters = defineService("adapters", {
     },
   },
   restQuery: {
-    idempotent: "read",
+    idempotent: "repeatable",
     params: {
       $$strict: true,
       adapterId: adapterName,
@@ -224,7 +224,7 @@ export const adapters = defineService("adapters", {
     http: { method: "GET", path: "/adapters/:name", access: SUPPORT_READ, summary: "Read an adapter" },
   },
   delete: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { name: adapterName },
     result: returns(messageSchema),
     http: { method: "DELETE", path: "/adapters/:name", access: SUPPORT_WRITE, summary: "Delete an adapter" },
@@ -253,17 +253,20 @@ export const adapters = defineService("adapters", {
     },
   },
   deviceSources: {
+    idempotent: "repeatable",
     params: { entity: { ...adapterName, optional: true } },
     result: returns(arrayOf(deviceSourceSchema)),
     description:
       "Internal (the devices service): adapters that can list devices, with their kind and whether they are stopped; 404 when `entity` names no such adapter.",
   },
   listDevices: {
+    idempotent: "repeatable",
     params: { name: adapterName },
     result: returns(arrayOf(deviceSchema)),
     description: "Internal (the devices service): an orchestrator adapter's devices, read from its REST API.",
   },
   checkHealth: {
+    idempotent: "repeatable",
     params: { name: adapterName },
     result: returns(adapterHealthSchema),
     description:

@@ -236,7 +236,7 @@ export const configuration = defineService("configuration", {
     },
   },
   createParser: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { name, description: { type: "string", max: 4096, optional: true }, ...parserMembers },
     result: returnsAs<ParserRecord>(parserRecordSchema),
     http: {
@@ -257,7 +257,7 @@ export const configuration = defineService("configuration", {
     },
   },
   updateParser: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { name, ...parserMembers },
     result: returnsAs<ParserRecord>(parserRecordSchema),
     http: {
@@ -268,7 +268,7 @@ export const configuration = defineService("configuration", {
     },
   },
   deleteParser: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { name },
     result: returns(messageSchema),
     http: {
@@ -279,7 +279,7 @@ export const configuration = defineService("configuration", {
     },
   },
   exportGoldenConfig: {
-    idempotent: "read",
+    idempotent: "repeatable",
     params: { treeId: objectId },
     result: returns(shape({ status: str, message: optional(str), data: arrayOf(treeExportEntrySchema) })),
     http: {
@@ -291,7 +291,7 @@ export const configuration = defineService("configuration", {
     },
   },
   importGoldenConfig: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: {
       data: { type: "array", min: 1, max: 20, items: { type: "object" } },
     },
@@ -304,7 +304,7 @@ export const configuration = defineService("configuration", {
     },
   },
   createTree: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: {
       name,
       deviceType: { type: "string", min: 1, max: 128 },
@@ -345,7 +345,7 @@ export const configuration = defineService("configuration", {
     },
   },
   deleteTree: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { treeId: objectId },
     result: returns(messageSchema),
     http: {
@@ -356,7 +356,7 @@ export const configuration = defineService("configuration", {
     },
   },
   createVersion: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { treeId: objectId, version: versionName, base: { ...versionName, optional: true } },
     result: returns(goldenConfigTreeSchema),
     http: {
@@ -367,7 +367,7 @@ export const configuration = defineService("configuration", {
     },
   },
   setNode: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: {
       treeId: objectId,
       version: versionName,
@@ -403,7 +403,7 @@ export const configuration = defineService("configuration", {
     },
   },
   deleteNode: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { treeId: objectId, version: versionName, nodePath },
     result: returns(messageSchema),
     http: {
@@ -414,7 +414,7 @@ export const configuration = defineService("configuration", {
     },
   },
   createBackup: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: {
       deviceName,
       config: { type: "string", min: 1, max: 1_000_000 },
@@ -463,7 +463,7 @@ export const configuration = defineService("configuration", {
     },
   },
   runCompliance: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: {
       treeId: objectId,
       version: versionName,
@@ -510,7 +510,7 @@ export const configuration = defineService("configuration", {
     },
   },
   complianceHistory: {
-    idempotent: "read",
+    idempotent: "repeatable",
     params: {
       options: {
         type: "object",
@@ -535,6 +535,7 @@ export const configuration = defineService("configuration", {
     },
   },
   checkCompliance: {
+    idempotent: "repeatable",
     params: {
       treeId: objectId,
       version: versionName,
@@ -557,6 +558,7 @@ export const configuration = defineService("configuration", {
     task: complianceTask,
   },
   remediate: {
+    idempotent: "repeatable",
     params: {
       treeId: objectId,
       version: versionName,

@@ -99,11 +99,12 @@ export interface ActionContract {
   task?: TaskMetadata;
   /**
    * Whether a call whose node vanished may run again on another replica (shared/retry-left-node.ts):
-   * `read` changes nothing (a POST that only reads; GET routes are reads without saying so); `write`
-   * answers a repeat carrying the same request id with its first result instead of doing it again
-   * (shared/idempotency.ts: the gateway gives every call of such an operation an Idempotency-Key).
+   * `repeatable` runs again as it is (a read, such as a POST search or an internal lookup, or a write
+   * idempotent by its own params; GET routes are repeatable without saying so); `keyed` is a write
+   * that answers a repeat carrying the same request id with its first result instead of doing it
+   * again (shared/idempotency.ts: the gateway gives every call of such an operation an id).
    */
-  idempotent?: "read" | "write";
+  idempotent?: "repeatable" | "keyed";
 }
 
 export interface ServiceContract<

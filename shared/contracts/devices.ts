@@ -12,7 +12,7 @@ const text = (max: number) => ({ type: "string", max, optional: true }) as const
 
 export const devices = defineService("devices", {
   find: {
-    idempotent: "read",
+    idempotent: "repeatable",
     params: {
       options: {
         type: "object",
@@ -59,7 +59,7 @@ export const devices = defineService("devices", {
     },
   },
   putInventoryDevice: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: {
       adapter: adapterName,
       name: deviceName,
@@ -80,7 +80,7 @@ export const devices = defineService("devices", {
     },
   },
   deleteInventoryDevice: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { adapter: adapterName, name: deviceName },
     result: returns(messageSchema),
     http: {

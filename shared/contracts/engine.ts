@@ -175,7 +175,7 @@ const jobStartOptions = {
 
 export const engine = defineService("engine", {
   startJob: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: {
       workflow: workflowName,
       options: {
@@ -195,6 +195,7 @@ export const engine = defineService("engine", {
     },
   },
   startScheduledJob: {
+    idempotent: "repeatable",
     params: {
       workflow: workflowName,
       /** Chosen by the scheduler when it claims the slot: a second start of the same slot finds this job. */
@@ -219,7 +220,7 @@ export const engine = defineService("engine", {
       "Starts the job of one automation slot (type 'automation', linked to the automation and its due time) with the id the scheduler chose; idempotent: the same id answers the job already started.",
   },
   finishTask: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: {
       task_id: { type: "string", min: 1, max: 128 },
       job_id: objectId,
@@ -273,7 +274,7 @@ export const engine = defineService("engine", {
     },
   },
   cancelJob: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { id: objectId },
     result: returns(jobSchema),
     http: {
@@ -344,7 +345,7 @@ export const engine = defineService("engine", {
     },
   },
   createWorkflow: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { workflow: workflowDocument },
     result: returns(workflowSchema),
     http: {
@@ -375,13 +376,14 @@ export const engine = defineService("engine", {
     },
   },
   getWorkflowById: {
+    idempotent: "repeatable",
     params: { id: objectId },
     result: returns(workflowSchema),
     description:
       "Reads a workflow by its _id (an automation's componentId names a workflow this way, as the real product's does).",
   },
   updateWorkflow: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { name: workflowName, workflow: workflowDocument },
     result: returns(workflowSchema),
     http: {
@@ -392,7 +394,7 @@ export const engine = defineService("engine", {
     },
   },
   deleteWorkflow: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { name: workflowName },
     result: returns(messageSchema),
     http: {
@@ -404,7 +406,7 @@ export const engine = defineService("engine", {
     },
   },
   pauseJobs: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { jobIds },
     result: returns(jobControlResultSchema),
     http: {
@@ -415,7 +417,7 @@ export const engine = defineService("engine", {
     },
   },
   resumeJobs: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { jobIds },
     result: returns(jobControlResultSchema),
     http: {
@@ -426,7 +428,7 @@ export const engine = defineService("engine", {
     },
   },
   cancelJobs: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { jobIds },
     result: returns(jobControlResultSchema),
     http: {
@@ -471,7 +473,7 @@ export const engine = defineService("engine", {
     },
   },
   searchJobs: {
-    idempotent: "read",
+    idempotent: "repeatable",
     params: { options: searchOptions },
     result: returns(searchResultOf(jobSchema)),
     http: {
@@ -493,7 +495,7 @@ export const engine = defineService("engine", {
     },
   },
   searchWorkflows: {
-    idempotent: "read",
+    idempotent: "repeatable",
     params: { options: searchOptions },
     result: returns(searchResultOf(workflowSchema)),
     http: {
@@ -546,7 +548,7 @@ export const engine = defineService("engine", {
     },
   },
   exportWorkflow: {
-    idempotent: "read",
+    idempotent: "repeatable",
     params: {
       name: { ...workflowName, optional: true },
       options: {
@@ -566,7 +568,7 @@ export const engine = defineService("engine", {
     },
   },
   importWorkflow: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: {
       ...workflowDocument.props,
       overwrite: { type: "boolean", optional: true, description: "Replace a workflow of the same name" },

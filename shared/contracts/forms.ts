@@ -61,7 +61,7 @@ export const forms = defineService("forms", {
     },
   },
   preserveFormData: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: {
       form_name: formName,
       data: { type: "object", description: "Form data whose containers a serializer may have changed" },
@@ -77,7 +77,7 @@ export const forms = defineService("forms", {
     },
   },
   create: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: {
       name: formName,
       children: { type: "array", items: formField, optional: true, max: 1000 },
@@ -101,7 +101,7 @@ export const forms = defineService("forms", {
     http: { method: "GET", path: "/formbuilder/forms/:name", access: SUPPORT_READ, summary: "Read a form" },
   },
   delete: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { name: formName },
     result: returns(messageSchema),
     http: {

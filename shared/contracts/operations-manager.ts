@@ -111,7 +111,7 @@ function allOptional<P extends Record<string, object>>(props: P) {
 
 export const operationsManagerActions = {
   omCreateAutomation: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: automationMembers,
     result: returns(envelopeOf(omAutomationSchema)),
     http: {
@@ -142,7 +142,7 @@ export const operationsManagerActions = {
     },
   },
   omUpdateAutomation: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { id: objectId, ...allOptional(automationMembers) },
     result: returns(envelopeOf(omAutomationSchema)),
     http: {
@@ -153,7 +153,7 @@ export const operationsManagerActions = {
     },
   },
   omDeleteAutomation: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { id: objectId },
     result: returns(envelopeOf(constant(null))),
     http: {
@@ -164,7 +164,7 @@ export const operationsManagerActions = {
     },
   },
   createTrigger: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: {
       ...triggerMembers,
       type: { type: "enum", values: ["manual", "endpoint", "schedule"] },
@@ -201,7 +201,7 @@ export const operationsManagerActions = {
     },
   },
   updateTrigger: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: {
       id: objectId,
       ...allOptional(triggerMembers),
@@ -219,7 +219,7 @@ export const operationsManagerActions = {
     },
   },
   deleteTrigger: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { id: objectId },
     result: returns(envelopeOf(constant(null))),
     http: {
@@ -230,7 +230,7 @@ export const operationsManagerActions = {
     },
   },
   runEndpointTrigger: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { routeName, input: { type: "object" } },
     result: returns(envelopeOf(jobSchema)),
     http: {
@@ -242,7 +242,7 @@ export const operationsManagerActions = {
     },
   },
   runManualTrigger: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { id: objectId, formData: { type: "object", optional: true } },
     result: returns(envelopeOf(jobSchema)),
     http: {

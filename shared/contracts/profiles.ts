@@ -280,7 +280,7 @@ export const profiles = defineService("profiles", {
     },
   },
   create: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: {
       properties: { type: "object", strict: "remove", props: profileProps },
       tags: tagIds,
@@ -305,7 +305,7 @@ export const profiles = defineService("profiles", {
     http: { method: "GET", path: "/profiles/:id", access: SUPPORT_READ, summary: "Read a profile" },
   },
   activate: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { id: profileId },
     result: returns(statusResult(profileSchema)),
     http: {
@@ -316,7 +316,7 @@ export const profiles = defineService("profiles", {
     },
   },
   delete: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { id: profileId },
     result: returns(messageSchema),
     http: {
@@ -327,6 +327,7 @@ export const profiles = defineService("profiles", {
     },
   },
   active: {
+    idempotent: "repeatable",
     params: {},
     result: returns(nullable(profileSchema)),
     description: "The active profile, read by the gateway and accounts (cookie name, unique sessions).",

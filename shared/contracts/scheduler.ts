@@ -99,7 +99,7 @@ const automationMembers = {
 export const scheduler = defineService("scheduler", {
   ...operationsManagerActions,
   updateSchedule: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: {
       id: objectId,
       options: {
@@ -121,7 +121,7 @@ export const scheduler = defineService("scheduler", {
     },
   },
   createAutomation: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: {
       ...automationMembers,
       nextRunAt: {
@@ -145,7 +145,7 @@ export const scheduler = defineService("scheduler", {
     },
   },
   updateAutomation: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: {
       id: objectId,
       changes: {
@@ -200,7 +200,7 @@ export const scheduler = defineService("scheduler", {
     },
   },
   deleteAutomation: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { id: objectId },
     result: returns(messageSchema),
     http: {

@@ -31,7 +31,7 @@ const tagTarget = {
 
 export const search = defineService("search", {
   find: {
-    idempotent: "read",
+    idempotent: "repeatable",
     params: {
       data: {
         type: "object",
@@ -75,7 +75,7 @@ export const search = defineService("search", {
     },
   },
   createTag: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: {
       name: { type: "string", trim: true, min: 1, max: 128 },
       description: { type: "string", max: 1024, optional: true },
@@ -89,7 +89,7 @@ export const search = defineService("search", {
     http: { method: "GET", path: "/search/tags", access: SUPPORT_READ, summary: "List tags" },
   },
   deleteTag: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: { id: objectId },
     result: returns(messageSchema),
     http: {
@@ -100,7 +100,7 @@ export const search = defineService("search", {
     },
   },
   attachTag: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: tagTarget,
     result: returns(objectTagsSchema),
     http: {
@@ -111,7 +111,7 @@ export const search = defineService("search", {
     },
   },
   detachTag: {
-    idempotent: "write",
+    idempotent: "keyed",
     params: tagTarget,
     result: returns(objectTagsSchema),
     http: {
