@@ -11,9 +11,10 @@
  *    handler, then keeps the answer in it (`done`); a handler that fails removes it, so a repeat
  *    runs again;
  *  - a repeat that finds it `done` answers the kept answer (and its status and headers); `running`
- *    on a live node, it waits for the answer (up to its own timeout, then 409); `running` on a
- *    node that has left the bus (killed mid-call), it takes the record over with a compare-and-set
- *    and runs the handler itself;
+ *    on a live node, it waits for the answer (up to its own timeout, then 409), pinging that node
+ *    so that its death is noticed here too; `running` on a node that has left the bus (killed
+ *    mid-call), it takes the record over with a compare-and-set and runs the handler itself, and
+ *    what the first attempt inserted is answered, not inserted again (shared/keyed-inserts.ts);
  *  - the same id with other params is a client error (409), never another request's answer;
  *  - records expire after IDEMPOTENCY_TTL seconds (an index on `expiresAt`; each node sweeps the
  *    expired ones now and then, on any backend).
@@ -37,6 +38,8 @@ export const IDEMPOTENCY_META = "idempotencyKey";
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 const WAIT_STEP_MS = 100;
+/** While waiting on another node's call, ping that node every this many steps. */
+const PING_EVERY = 5;
 const SWEEP_EVERY_MS = 60_000;
 /** Meta members a handler sets for its HTTP answer: kept with the answer, given back on a repeat. */
 const ANSWER_META = ["$statusCode", "$responseHeaders", "$responseType"] as const;
@@ -155,6 +158,7 @@ export function idempotencyMiddleware(writes: Set<string> = actionsMarked("keyed
         };
 
         const until = Date.now() + (ctx.options?.timeout || configOf(broker).requestTimeout);
+        let waits = 0;
         for (;;) {
           try {
             await coll.insertOne(running());
@@ -188,6 +192,9 @@ export function idempotencyMiddleware(writes: Set<string> = actionsMarked("keyed
             }
             continue;
           }
+          // This node may not have heard of the owner's death yet (it never calls it): a ping finds
+          // out, since a dead node's subscription is gone (app/departed-nodes.ts).
+          if (waits++ % PING_EVERY === 0) void broker.ping(found.node, 1000).catch(() => undefined);
           if (Date.now() + WAIT_STEP_MS > until)
             throw new ConflictError("A request with this Idempotency-Key is still in progress", {
               idempotencyKey: key,

@@ -3,7 +3,7 @@
  * request sent again with the same `Idempotency-Key` answers its first result and does nothing
  * twice; the same key with another body, or a malformed key, is a client error that changes nothing.
  */
-import { chain, manual } from "../support/engine-fixtures";
+import { chain, manual, withStore } from "../support/engine-fixtures";
 import {
   client,
   clientWithRoles,
@@ -95,4 +95,44 @@ test("a malformed key is 400 and changes nothing", async () => {
   expect(expectError(reply, 400, "VALIDATION_ERROR").data[0].field).toBe("Idempotency-Key");
   const groups = (await admin.get("/user-management/groups")).body as { name: string }[];
   expect(groups.map((g) => g.name)).not.toContain("idem-bad");
+});
+
+describe("a replica that died after doing the work, before keeping its answer", () => {
+  /** Makes the newest kept answer of `action` look as if its node died mid-call (running, node gone). */
+  const orphan = (action: string) =>
+    withStore(platform.broker, async (store) => {
+      const records = store.collection("idempotency");
+      const [newest] = await records.find({ action, state: "done" }, { sort: { expiresAt: -1 }, limit: 1 });
+      return records.updateOne({ _id: newest._id }, { $set: { state: "running", node: "a-node-that-died" } });
+    });
+
+  test("a create taken over answers what the first attempt created, once", async () => {
+    const first = await admin.post("/user-management/groups", { name: "idem-taken" }, withKey("k-take-1"));
+    expect(first.status).toBe(200);
+    expect(await orphan("accounts.createGroup")).toMatchObject({ modifiedCount: 1 });
+    const again = await admin.post("/user-management/groups", { name: "idem-taken" }, withKey("k-take-1"));
+    expect(again.status).toBe(200);
+    expect(again.body._id).toBe(first.body._id);
+    const groups = (await admin.get("/user-management/groups")).body as { name: string }[];
+    expect(groups.filter((g) => g.name === "idem-taken")).toHaveLength(1);
+  });
+
+  test("a job start taken over answers the job already started; finishTask taken over answers the job", async () => {
+    const body = { workflow: "Idempotent Approval", options: { description: "taken over" } };
+    const first = await admin.post("/operations-manager/jobs/start", body, withKey("k-take-2"));
+    expect(first.status).toBe(200);
+    expect(await orphan("engine.startJob")).toMatchObject({ modifiedCount: 1 });
+    const again = await admin.post("/operations-manager/jobs/start", body, withKey("k-take-2"));
+    expect(again.status).toBe(200);
+    expect(again.body._id).toBe(first.body._id);
+    const jobs = await admin.get(`/operations-manager/jobs?equals[description]=taken over`);
+    expect(jobs.body.metadata.total).toBe(1);
+
+    const finish = { task_id: "approve", job_id: first.body._id, task_data: {} };
+    expect((await admin.post("/workflow_engine/finishTask", finish, withKey("k-take-3"))).status).toBe(200);
+    expect(await orphan("engine.finishTask")).toMatchObject({ modifiedCount: 1 });
+    const repeat = await admin.post("/workflow_engine/finishTask", finish, withKey("k-take-3"));
+    expect(repeat.status).toBe(200);
+    expect(repeat.body.status).toBe("complete");
+  });
 });
