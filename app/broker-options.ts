@@ -10,6 +10,7 @@ import { loggerOptions } from "../shared/observability/logging";
 import { requestScopeMiddleware } from "../shared/observability/request-scope";
 import { metricsOptions } from "../shared/observability/metrics";
 import { retryLeftNodeMiddleware } from "../shared/retry-left-node";
+import { idempotencyMiddleware } from "../shared/idempotency";
 import { restartWindowMiddleware } from "../shared/restart-window";
 import { RedactingValidator } from "../shared/validator";
 import { tracingOptions } from "../shared/telemetry";
@@ -62,12 +63,13 @@ export function brokerOptions(config: PlatformConfig): BrokerOptions {
     // fastest-validator, with rejected values kept out of errors (and so out of every log line).
     validator: new RedactingValidator(),
     // Every action call, from the gateway or another service, is authorized (shared/authorization.ts)
-    // and keeps within the input bounds; log
-    // lines name the request they were written for; a call refused by a leaving node goes elsewhere.
+    // and keeps within the input bounds; log lines name the request they were written for; a call
+    // refused by a leaving node goes elsewhere; an idempotent write runs once per request id.
     middlewares: [
       inputBoundsMiddleware(config.inputLimits),
       requestScopeMiddleware(),
       retryLeftNodeMiddleware(),
+      idempotencyMiddleware(),
       restartWindowMiddleware(),
       // Last: the outermost, so a refused call is refused before anything else looks at it.
       authorizationMiddleware(config.authCacheMs),

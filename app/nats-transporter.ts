@@ -14,22 +14,40 @@
  * have seen what was sent (flush on unsubscribe and on disconnect), the waiting packets go first.
  */
 import { Transporters } from "moleculer";
+import { createInbox, type Msg } from "nats";
+import { DepartedNodes, type OutgoingPacket } from "./departed-nodes";
 
 interface Waiting {
   topic: string;
   data: Buffer;
+  reply?: string;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
 
 export class CoalescingNatsTransporter extends Transporters.NATS {
   private waiting: Waiting[] = [];
+  /** Packets to one node carry a reply subject: a dead node is known at once (./departed-nodes.ts). */
+  private departed?: DepartedNodes;
 
-  override send(topic: string, data: Buffer): Promise<void> {
+  /** Moleculer subscribes here after each fresh connection: this node's inbox goes with the rest. */
+  override makeSubscriptions(topics: Record<string, any>[]): Promise<void> {
+    this.departed?.stop();
+    const departed = new DepartedNodes(this.broker, createInbox());
+    this.client.subscribe(`${departed.inbox}.>`, {
+      callback: (_err: unknown, msg: Msg) => departed.received(msg.subject, msg.headers?.code),
+    });
+    departed.start();
+    this.departed = departed;
+    return super.makeSubscriptions(topics);
+  }
+
+  override send(topic: string, data: Buffer, meta?: { packet?: OutgoingPacket }): Promise<void> {
     if (!this.client) return Promise.resolve();
+    const reply = this.departed?.replyFor(meta?.packet);
     const sent = new Promise<void>((resolve, reject) => {
       if (this.waiting.length === 0) setImmediate(() => this.publishWaiting());
-      this.waiting.push({ topic, data, resolve, reject });
+      this.waiting.push({ topic, data, reply, resolve, reject });
     });
     // Moleculer's publish used to throw at once; now a failure settles later. A caller that drops
     // the promise (Moleculer's balanced-event prepublish does) must not crash the process with an
@@ -44,6 +62,7 @@ export class CoalescingNatsTransporter extends Transporters.NATS {
   }
 
   override disconnect(): Promise<void> {
+    this.departed?.stop();
     this.publishWaiting();
     // Moleculer's answers undefined when there is no client (already disconnected).
     return super.disconnect() ?? Promise.resolve();
@@ -56,7 +75,7 @@ export class CoalescingNatsTransporter extends Transporters.NATS {
     for (const packet of batch) {
       try {
         // A client gone meanwhile (disconnected) drops the packet, as send does without one.
-        this.client?.publish(packet.topic, packet.data);
+        this.client?.publish(packet.topic, packet.data, packet.reply ? { reply: packet.reply } : undefined);
         packet.resolve();
       } catch (err) {
         packet.reject(err);

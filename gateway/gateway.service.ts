@@ -13,7 +13,7 @@ import type { Context, ServiceSchema } from "moleculer";
 import ApiGateway, { type ApiSettingsSchema } from "moleculer-web";
 import { operations, routeKey, type Operation } from "../shared/contracts";
 import type { PlatformConfig } from "../shared/config";
-import { UnauthorizedError } from "../shared/errors";
+import { invalidField, UnauthorizedError } from "../shared/errors";
 import { contractActions, isActionAvailable, typedService, type PlatformMeta } from "../shared/service";
 import { gateway as contract } from "../shared/contracts/gateway";
 import { BODY_METHODS } from "../shared/contracts/define";
@@ -52,6 +52,8 @@ import { rateLimits } from "./rate-limit";
 import { assertParamsWithinBounds, assertWithinBounds } from "../shared/input-bounds";
 import { applySessionEffect } from "./session-cookie";
 import { API_VERSION } from "../shared/version";
+import { actionsMarked, IDEMPOTENCY_KEY, IDEMPOTENCY_META } from "../shared/idempotency";
+import { randomUUID } from "node:crypto";
 
 import { Errors } from "moleculer";
 
@@ -91,6 +93,7 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
   // Rate limits are the gateway's own (rate-limit.ts): per operation kind, which one route of
   // moleculer-web's cannot express, and moleculer-web serves one route per path.
   const limits = rateLimits(config);
+  const idempotentWrites = actionsMarked("keyed");
   const route = {
     path: "/",
     mappingPolicy: "restrict",
@@ -133,6 +136,8 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
         if (!mayCall(op.access, caller, op.action)) throw refusal(op.action, op.access);
         ctx.meta.caller = caller;
       }
+      // An idempotent write carries its request id, so a repeat answers its first result (shared/idempotency.ts).
+      if (idempotentWrites.has(op.action)) ctx.meta[IDEMPOTENCY_META] = idempotencyKey(req);
       // Before anything crosses the bus: a value too deep for the bus would not even serialize.
       assertWithinBounds(req.body, config.inputLimits);
       req.$params = buildParams(op, req, alias.match(req.parsedUrl) || {});
@@ -172,7 +177,7 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
         ? {
             origin: config.corsOrigins.includes("*") ? "*" : config.corsOrigins,
             methods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-            allowedHeaders: ["Content-Type", "Authorization", "X-Request-ID"],
+            allowedHeaders: ["Content-Type", "Authorization", "X-Request-ID", "Idempotency-Key"],
             exposedHeaders: ["X-Request-ID", "Retry-After"],
             credentials: !config.corsOrigins.includes("*"),
             maxAge: 600,
@@ -349,6 +354,15 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       });
     },
   });
+}
+
+/** The client's `Idempotency-Key` (400 when malformed), else a fresh one. */
+function idempotencyKey(req: IncomingMessage): string {
+  const given = req.headers["idempotency-key"];
+  if (given === undefined) return randomUUID();
+  if (typeof given !== "string" || !IDEMPOTENCY_KEY.test(given))
+    throw invalidField("Idempotency-Key", "Idempotency-Key must be 1 to 255 visible ASCII characters");
+  return given;
 }
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"];

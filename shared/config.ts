@@ -66,6 +66,8 @@ export interface PlatformConfig {
   heartbeatTimeoutSeconds: number;
   /** Milliseconds a stopping node waits for calls in flight. */
   shutdownTimeout: number;
+  /** Seconds an idempotent write's answer is kept for a repeat with the same request id (shared/idempotency.ts). */
+  idempotencyTtlSeconds: number;
   /** OpenTelemetry tracing is on (an OTLP endpoint or a traces exporter is configured). */
   telemetry: boolean;
   /** Share of requests traced when telemetry is on (TRACE_SAMPLE_RATE, 0..1). */
@@ -215,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
       heartbeatIntervalSeconds: int("HEARTBEAT_INTERVAL", 2, 1),
       heartbeatTimeoutSeconds: int("HEARTBEAT_TIMEOUT", 6, 2),
       shutdownTimeout: int("SHUTDOWN_TIMEOUT", 10_000),
+      idempotencyTtlSeconds: int("IDEMPOTENCY_TTL", 86_400, 60),
       telemetry: telemetryEnabled(process.env),
       traceSampleRate: fraction("TRACE_SAMPLE_RATE", 1),
       engine: {

@@ -1,16 +1,23 @@
 /**
- * Calls that land on a node that is leaving (docs/operations-guide.md#rolling-restarts). A stopping
- * node first tells the others its services are gone, but a call already on its way gets refused
- * with ServiceNotAvailableError naming that node: it never ran, so it is sent again, to another
- * replica, whatever the action. A read is also sent again when the node left with the call
- * pending (RequestRejectedError) or never answered (RequestTimeoutError): running a read twice is
- * harmless; a write in that state may have committed, so its caller gets the error.
+ * Calls that land on a node that is leaving or has died (docs/operations-guide.md#rolling-restarts,
+ * docs/deployment.md#high-availability). A stopping node first tells the others its services are
+ * gone, but a call already on its way gets refused with ServiceNotAvailableError naming that node;
+ * a call sent to a node that has died is failed the same way by app/departed-nodes.ts (NATS had no
+ * subscriber for it). Either way it never ran, so it is sent again, to another replica, whatever
+ * the action. When the node left with the call pending (RequestRejectedError) or never answered
+ * (RequestTimeoutError), the call may have run: it is sent again if that is harmless (every GET
+ * route, every action whose contract says `idempotent: "repeatable"`, the store's reads), or for a
+ * write made idempotent (`idempotent: "keyed"`) that carries its request id, which answers the first
+ * result if the first attempt got that far (shared/idempotency.ts). A write that timed out is sent
+ * again only when its node has left meanwhile: a slow node may still be running it. Any other
+ * write in that state may have committed, so its caller gets the error.
  *
  * Caller side (`remoteAction`), so it covers the gateway and every service calling another.
  * Bounded: RETRIES attempts, DELAY_MS apart, doubling.
  */
 import { Errors, type Context, type Middleware, type ServiceBroker } from "moleculer";
 import { operations } from "./contracts";
+import { actionsMarked, IDEMPOTENCY_META } from "./idempotency";
 
 const RETRIES = 3;
 const DELAY_MS = 50;
@@ -25,14 +32,22 @@ const STORE_READS = [
   "store.ping",
 ];
 
-/** Actions safe to run twice: every GET route's action, and the store's reads. */
+/** Actions safe to run twice: every GET route's action, those marked repeatable, and the store's reads. */
 export function readActions(): Set<string> {
   return new Set([
     ...operations()
       .filter((op) => op.method === "GET")
       .map((op) => op.action),
+    ...actionsMarked("repeatable"),
     ...STORE_READS,
   ]);
+}
+
+function nodeAvailable(broker: ServiceBroker, nodeID: string): boolean {
+  const nodes = (
+    broker.registry as unknown as { nodes: { get(id: string): { available: boolean } | undefined } }
+  ).nodes;
+  return nodes.get(nodeID)?.available === true;
 }
 
 function neverRan(err: any, self: string): boolean {
@@ -43,8 +58,16 @@ function nodeLost(err: unknown): boolean {
   return err instanceof Errors.RequestRejectedError || err instanceof Errors.RequestTimeoutError;
 }
 
-export function retryLeftNodeMiddleware(reads: Set<string> = readActions()): Middleware {
+export function retryLeftNodeMiddleware(
+  reads: Set<string> = readActions(),
+  writes: Set<string> = actionsMarked("keyed"),
+): Middleware {
   let broker: ServiceBroker;
+  const departed = (err: any) =>
+    err instanceof Errors.RequestRejectedError ||
+    (err instanceof Errors.RequestTimeoutError &&
+      !!err.data?.nodeID &&
+      !nodeAvailable(broker, err.data.nodeID));
   return {
     name: "RetryLeftNode",
     created(b: ServiceBroker) {
@@ -52,12 +75,15 @@ export function retryLeftNodeMiddleware(reads: Set<string> = readActions()): Mid
     },
     remoteAction(handler: (ctx: Context) => Promise<unknown>, action: { name: string }) {
       const isRead = reads.has(action.name);
+      const isWrite = writes.has(action.name);
       return function retryOnLeftNode(ctx: Context & { _leftNodeRetries?: number }): Promise<unknown> {
         return handler(ctx).catch((err: unknown) => {
           const tries = ctx._leftNodeRetries ?? 0;
-          const retry = neverRan(err, broker.nodeID) || (isRead && nodeLost(err));
+          const keyed =
+            isWrite && typeof (ctx.meta as Record<string, unknown>)?.[IDEMPOTENCY_META] === "string";
+          const retry = neverRan(err, broker.nodeID) || (isRead && nodeLost(err)) || (keyed && departed(err));
           if (!retry || tries >= RETRIES) throw err;
-          broker.logger.info(`'${action.name}' refused by a leaving node; sending it again`);
+          broker.logger.info(`'${action.name}': its node left (${(err as Error).name}); sending it again`);
           // The copy carries the count, so the call's own pass through this middleware goes on counting.
           const again = ctx.copy() as Context & { _leftNodeRetries?: number };
           again._leftNodeRetries = tries + 1;

@@ -7,6 +7,7 @@ import { loadConfig, type PlatformConfig } from "./config";
 import { createStore } from "./store";
 import type { Store } from "./store/types";
 import { timedStore } from "./observability/store-timing";
+import { notingKeyedInserts } from "./keyed-inserts";
 
 const configs = new WeakMap<ServiceBroker, PlatformConfig>();
 
@@ -37,5 +38,6 @@ function hostsStoreService(config: PlatformConfig): boolean {
 export async function acquireStore(broker: ServiceBroker): Promise<Store> {
   const config = configOf(broker);
   const store = await createStore(config, { broker, hostsStoreService: hostsStoreService(config) });
-  return timedStore(store, broker);
+  // Inserts made by idempotent writes are noted for a takeover (shared/keyed-inserts.ts).
+  return notingKeyedInserts(timedStore(store, broker));
 }

@@ -17,6 +17,8 @@ export interface PlatformMeta {
   caller?: Caller;
   /** The platform's internal identity: set, with no caller, on calls the platform makes as itself. */
   platform?: boolean;
+  /** An idempotent write's request id (shared/idempotency.ts); taken out before its handler runs. */
+  idempotencyKey?: string;
   $responseType?: string;
   $responseHeaders?: Record<string, string>;
   $statusCode?: number;

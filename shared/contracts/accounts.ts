@@ -164,12 +164,14 @@ export const accounts = defineService("accounts", {
   },
   authenticate: {
     access: "internal",
+    idempotent: "repeatable",
     params: { token: { type: "string", min: 1, max: 512 } },
     result: returns(callerSchema),
     description: "Resolve a session token to a caller; slides the session's expiry. Used by the gateway.",
   },
   refreshCaller: {
     access: "internal",
+    idempotent: "repeatable",
     params: {
       accountId: { type: "string", min: 1, max: 64 },
       sessionId: { type: "string", min: 1, max: 128, optional: true },
@@ -180,6 +182,7 @@ export const accounts = defineService("accounts", {
   },
   authenticateBasic: {
     access: "internal",
+    idempotent: "repeatable",
     params: {
       username: { type: "string", min: 1, max: 128 },
       password: { type: "string", min: 1, max: 1024, secret: true },
@@ -249,6 +252,7 @@ export const accounts = defineService("accounts", {
     },
   },
   createGroup: {
+    idempotent: "keyed",
     params: {
       name: groupName,
       description: { type: "string", max: 1024, optional: true },

@@ -94,6 +94,7 @@ const adapterHealthPage = resultsPage(adapterHealthSchema);
 /** PUT /adapters/:name/stop|start|restart, as the real product's clients and CLI send them. */
 function lifecycle(verb: "stop" | "start" | "restart", summary: string) {
   return {
+    idempotent: "keyed",
     params: { name: adapterName },
     result: returns(statusResult(shape({ name: str, state: str }))),
     http: { method: "PUT", path: `/adapters/:name/${verb}`, access: SUPPORT_WRITE, summary },
@@ -102,6 +103,7 @@ function lifecycle(verb: "stop" | "start" | "restart", summary: string) {
 
 export const adapters = defineService("adapters", {
   restAction: {
+    idempotent: "keyed",
     params: {
       adapterId: adapterName,
       params: {
@@ -145,6 +147,7 @@ export const adapters = defineService("adapters", {
     },
   },
   restQuery: {
+    idempotent: "repeatable",
     params: {
       $$strict: true,
       adapterId: adapterName,
@@ -221,6 +224,7 @@ export const adapters = defineService("adapters", {
     http: { method: "GET", path: "/adapters/:name", access: SUPPORT_READ, summary: "Read an adapter" },
   },
   delete: {
+    idempotent: "keyed",
     params: { name: adapterName },
     result: returns(messageSchema),
     http: { method: "DELETE", path: "/adapters/:name", access: SUPPORT_WRITE, summary: "Delete an adapter" },
@@ -250,6 +254,7 @@ export const adapters = defineService("adapters", {
   },
   deviceSources: {
     access: "internal",
+    idempotent: "repeatable",
     params: { entity: { ...adapterName, optional: true } },
     result: returns(arrayOf(deviceSourceSchema)),
     description:
@@ -257,12 +262,14 @@ export const adapters = defineService("adapters", {
   },
   listDevices: {
     access: "internal",
+    idempotent: "repeatable",
     params: { name: adapterName },
     result: returns(arrayOf(deviceSchema)),
     description: "Internal (the devices service): an orchestrator adapter's devices, read from its REST API.",
   },
   checkHealth: {
     access: "internal",
+    idempotent: "repeatable",
     params: { name: adapterName },
     result: returns(adapterHealthSchema),
     description:

@@ -236,6 +236,7 @@ export const configuration = defineService("configuration", {
     },
   },
   createParser: {
+    idempotent: "keyed",
     params: { name, description: { type: "string", max: 4096, optional: true }, ...parserMembers },
     result: returnsAs<ParserRecord>(parserRecordSchema),
     http: {
@@ -256,6 +257,7 @@ export const configuration = defineService("configuration", {
     },
   },
   updateParser: {
+    idempotent: "keyed",
     params: { name, ...parserMembers },
     result: returnsAs<ParserRecord>(parserRecordSchema),
     http: {
@@ -266,6 +268,7 @@ export const configuration = defineService("configuration", {
     },
   },
   deleteParser: {
+    idempotent: "keyed",
     params: { name },
     result: returns(messageSchema),
     http: {
@@ -276,6 +279,7 @@ export const configuration = defineService("configuration", {
     },
   },
   exportGoldenConfig: {
+    idempotent: "repeatable",
     params: { treeId: objectId },
     result: returns(shape({ status: str, message: optional(str), data: arrayOf(treeExportEntrySchema) })),
     http: {
@@ -287,6 +291,7 @@ export const configuration = defineService("configuration", {
     },
   },
   importGoldenConfig: {
+    idempotent: "keyed",
     params: {
       data: { type: "array", min: 1, max: 20, items: { type: "object" } },
     },
@@ -299,6 +304,7 @@ export const configuration = defineService("configuration", {
     },
   },
   createTree: {
+    idempotent: "keyed",
     params: {
       name,
       deviceType: { type: "string", min: 1, max: 128 },
@@ -339,6 +345,7 @@ export const configuration = defineService("configuration", {
     },
   },
   deleteTree: {
+    idempotent: "keyed",
     params: { treeId: objectId },
     result: returns(messageSchema),
     http: {
@@ -349,6 +356,7 @@ export const configuration = defineService("configuration", {
     },
   },
   createVersion: {
+    idempotent: "keyed",
     params: { treeId: objectId, version: versionName, base: { ...versionName, optional: true } },
     result: returns(goldenConfigTreeSchema),
     http: {
@@ -359,6 +367,7 @@ export const configuration = defineService("configuration", {
     },
   },
   setNode: {
+    idempotent: "keyed",
     params: {
       treeId: objectId,
       version: versionName,
@@ -394,6 +403,7 @@ export const configuration = defineService("configuration", {
     },
   },
   deleteNode: {
+    idempotent: "keyed",
     params: { treeId: objectId, version: versionName, nodePath },
     result: returns(messageSchema),
     http: {
@@ -404,6 +414,7 @@ export const configuration = defineService("configuration", {
     },
   },
   createBackup: {
+    idempotent: "keyed",
     params: {
       deviceName,
       config: { type: "string", min: 1, max: 1_000_000 },
@@ -452,6 +463,7 @@ export const configuration = defineService("configuration", {
     },
   },
   runCompliance: {
+    idempotent: "keyed",
     params: {
       treeId: objectId,
       version: versionName,
@@ -498,6 +510,7 @@ export const configuration = defineService("configuration", {
     },
   },
   complianceHistory: {
+    idempotent: "repeatable",
     params: {
       options: {
         type: "object",
@@ -523,6 +536,7 @@ export const configuration = defineService("configuration", {
   },
   checkCompliance: {
     access: SUPPORT_READ,
+    idempotent: "repeatable",
     params: {
       treeId: objectId,
       version: versionName,
@@ -546,6 +560,7 @@ export const configuration = defineService("configuration", {
   },
   remediate: {
     access: SUPPORT_READ,
+    idempotent: "repeatable",
     params: {
       treeId: objectId,
       version: versionName,

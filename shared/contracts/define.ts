@@ -106,6 +106,14 @@ export interface ActionContract {
   /** Internal actions (not behind the gateway) are still callable over the bus by other services. */
   description?: string;
   task?: TaskMetadata;
+  /**
+   * Whether a call whose node vanished may run again on another replica (shared/retry-left-node.ts):
+   * `repeatable` runs again as it is (a read, such as a POST search or an internal lookup, or a write
+   * idempotent by its own params; GET routes are repeatable without saying so); `keyed` is a write
+   * that answers a repeat carrying the same request id with its first result instead of doing it
+   * again (shared/idempotency.ts: the gateway gives every call of such an operation an id).
+   */
+  idempotent?: "repeatable" | "keyed";
 }
 
 export interface ServiceContract<

@@ -12,6 +12,7 @@ const text = (max: number) => ({ type: "string", max, optional: true }) as const
 
 export const devices = defineService("devices", {
   find: {
+    idempotent: "repeatable",
     params: {
       options: {
         type: "object",
@@ -58,6 +59,7 @@ export const devices = defineService("devices", {
     },
   },
   putInventoryDevice: {
+    idempotent: "keyed",
     params: {
       adapter: adapterName,
       name: deviceName,
@@ -78,6 +80,7 @@ export const devices = defineService("devices", {
     },
   },
   deleteInventoryDevice: {
+    idempotent: "keyed",
     params: { adapter: adapterName, name: deviceName },
     result: returns(messageSchema),
     http: {

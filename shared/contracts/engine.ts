@@ -175,6 +175,7 @@ const jobStartOptions = {
 
 export const engine = defineService("engine", {
   startJob: {
+    idempotent: "keyed",
     params: {
       workflow: workflowName,
       options: {
@@ -195,6 +196,7 @@ export const engine = defineService("engine", {
   },
   startScheduledJob: {
     access: "internal",
+    idempotent: "repeatable",
     params: {
       workflow: workflowName,
       /** Chosen by the scheduler when it claims the slot: a second start of the same slot finds this job. */
@@ -219,6 +221,7 @@ export const engine = defineService("engine", {
       "Starts the job of one automation slot (type 'automation', linked to the automation and its due time) with the id the scheduler chose; idempotent: the same id answers the job already started.",
   },
   finishTask: {
+    idempotent: "keyed",
     params: {
       task_id: { type: "string", min: 1, max: 128 },
       job_id: objectId,
@@ -272,6 +275,7 @@ export const engine = defineService("engine", {
     },
   },
   cancelJob: {
+    idempotent: "keyed",
     params: { id: objectId },
     result: returns(jobSchema),
     http: {
@@ -342,6 +346,7 @@ export const engine = defineService("engine", {
     },
   },
   createWorkflow: {
+    idempotent: "keyed",
     params: { workflow: workflowDocument },
     result: returns(workflowSchema),
     http: {
@@ -373,12 +378,14 @@ export const engine = defineService("engine", {
   },
   getWorkflowById: {
     access: "internal",
+    idempotent: "repeatable",
     params: { id: objectId },
     result: returns(workflowSchema),
     description:
       "Reads a workflow by its _id (an automation's componentId names a workflow this way, as the real product's does).",
   },
   updateWorkflow: {
+    idempotent: "keyed",
     params: { name: workflowName, workflow: workflowDocument },
     result: returns(workflowSchema),
     http: {
@@ -389,6 +396,7 @@ export const engine = defineService("engine", {
     },
   },
   deleteWorkflow: {
+    idempotent: "keyed",
     params: { name: workflowName },
     result: returns(messageSchema),
     http: {
@@ -400,6 +408,7 @@ export const engine = defineService("engine", {
     },
   },
   pauseJobs: {
+    idempotent: "keyed",
     params: { jobIds },
     result: returns(jobControlResultSchema),
     http: {
@@ -410,6 +419,7 @@ export const engine = defineService("engine", {
     },
   },
   resumeJobs: {
+    idempotent: "keyed",
     params: { jobIds },
     result: returns(jobControlResultSchema),
     http: {
@@ -420,6 +430,7 @@ export const engine = defineService("engine", {
     },
   },
   cancelJobs: {
+    idempotent: "keyed",
     params: { jobIds },
     result: returns(jobControlResultSchema),
     http: {
@@ -464,6 +475,7 @@ export const engine = defineService("engine", {
     },
   },
   searchJobs: {
+    idempotent: "repeatable",
     params: { options: searchOptions },
     result: returns(searchResultOf(jobSchema)),
     http: {
@@ -485,6 +497,7 @@ export const engine = defineService("engine", {
     },
   },
   searchWorkflows: {
+    idempotent: "repeatable",
     params: { options: searchOptions },
     result: returns(searchResultOf(workflowSchema)),
     http: {
@@ -537,6 +550,7 @@ export const engine = defineService("engine", {
     },
   },
   exportWorkflow: {
+    idempotent: "repeatable",
     params: {
       name: { ...workflowName, optional: true },
       options: {
@@ -556,6 +570,7 @@ export const engine = defineService("engine", {
     },
   },
   importWorkflow: {
+    idempotent: "keyed",
     params: {
       ...workflowDocument.props,
       overwrite: { type: "boolean", optional: true, description: "Replace a workflow of the same name" },

@@ -61,6 +61,7 @@ export const forms = defineService("forms", {
     },
   },
   preserveFormData: {
+    idempotent: "keyed",
     params: {
       form_name: formName,
       data: { type: "object", description: "Form data whose containers a serializer may have changed" },
@@ -76,6 +77,7 @@ export const forms = defineService("forms", {
     },
   },
   create: {
+    idempotent: "keyed",
     params: {
       name: formName,
       children: { type: "array", items: formField, optional: true, max: 1000 },
@@ -99,6 +101,7 @@ export const forms = defineService("forms", {
     http: { method: "GET", path: "/formbuilder/forms/:name", access: SUPPORT_READ, summary: "Read a form" },
   },
   delete: {
+    idempotent: "keyed",
     params: { name: formName },
     result: returns(messageSchema),
     http: {

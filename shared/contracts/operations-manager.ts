@@ -118,6 +118,7 @@ function allOptional<P extends Record<string, object>>(props: P) {
 
 export const operationsManagerActions = {
   omCreateAutomation: {
+    idempotent: "keyed",
     params: automationMembers,
     result: returns(envelopeOf(omAutomationSchema)),
     http: {
@@ -148,6 +149,7 @@ export const operationsManagerActions = {
     },
   },
   omUpdateAutomation: {
+    idempotent: "keyed",
     params: { id: objectId, ...allOptional(automationMembers) },
     result: returns(envelopeOf(omAutomationSchema)),
     http: {
@@ -158,6 +160,7 @@ export const operationsManagerActions = {
     },
   },
   omDeleteAutomation: {
+    idempotent: "keyed",
     params: { id: objectId },
     result: returns(envelopeOf(constant(null))),
     http: {
@@ -168,6 +171,7 @@ export const operationsManagerActions = {
     },
   },
   createTrigger: {
+    idempotent: "keyed",
     params: {
       ...triggerMembers,
       type: { type: "enum", values: ["manual", "endpoint", "schedule"] },
@@ -204,6 +208,7 @@ export const operationsManagerActions = {
     },
   },
   updateTrigger: {
+    idempotent: "keyed",
     params: {
       id: objectId,
       ...allOptional(triggerMembers),
@@ -221,6 +226,7 @@ export const operationsManagerActions = {
     },
   },
   deleteTrigger: {
+    idempotent: "keyed",
     params: { id: objectId },
     result: returns(envelopeOf(constant(null))),
     http: {
@@ -231,6 +237,7 @@ export const operationsManagerActions = {
     },
   },
   runEndpointTrigger: {
+    idempotent: "keyed",
     params: { routeName, input: { type: "object" } },
     result: returns(envelopeOf(jobSchema)),
     http: {
@@ -242,6 +249,7 @@ export const operationsManagerActions = {
     },
   },
   runManualTrigger: {
+    idempotent: "keyed",
     params: { id: objectId, formData: { type: "object", optional: true } },
     result: returns(envelopeOf(jobSchema)),
     http: {

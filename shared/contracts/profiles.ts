@@ -280,6 +280,7 @@ export const profiles = defineService("profiles", {
     },
   },
   create: {
+    idempotent: "keyed",
     params: {
       properties: { type: "object", strict: "remove", props: profileProps },
       tags: tagIds,
@@ -304,6 +305,7 @@ export const profiles = defineService("profiles", {
     http: { method: "GET", path: "/profiles/:id", access: SUPPORT_READ, summary: "Read a profile" },
   },
   activate: {
+    idempotent: "keyed",
     params: { id: profileId },
     result: returns(statusResult(profileSchema)),
     http: {
@@ -314,6 +316,7 @@ export const profiles = defineService("profiles", {
     },
   },
   delete: {
+    idempotent: "keyed",
     params: { id: profileId },
     result: returns(messageSchema),
     http: {
@@ -325,6 +328,7 @@ export const profiles = defineService("profiles", {
   },
   active: {
     access: "internal",
+    idempotent: "repeatable",
     params: {},
     result: returns(nullable(profileSchema)),
     description: "The active profile, read by the gateway and accounts (cookie name, unique sessions).",

@@ -106,6 +106,7 @@ const automationMembers = {
 export const scheduler = defineService("scheduler", {
   ...operationsManagerActions,
   updateSchedule: {
+    idempotent: "keyed",
     params: {
       id: objectId,
       options: {
@@ -127,6 +128,7 @@ export const scheduler = defineService("scheduler", {
     },
   },
   createAutomation: {
+    idempotent: "keyed",
     params: {
       ...automationMembers,
       nextRunAt: {
@@ -150,6 +152,7 @@ export const scheduler = defineService("scheduler", {
     },
   },
   updateAutomation: {
+    idempotent: "keyed",
     params: {
       id: objectId,
       changes: {
@@ -204,6 +207,7 @@ export const scheduler = defineService("scheduler", {
     },
   },
   deleteAutomation: {
+    idempotent: "keyed",
     params: { id: objectId },
     result: returns(messageSchema),
     http: {

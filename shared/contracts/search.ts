@@ -31,6 +31,7 @@ const tagTarget = {
 
 export const search = defineService("search", {
   find: {
+    idempotent: "repeatable",
     params: {
       data: {
         type: "object",
@@ -74,6 +75,7 @@ export const search = defineService("search", {
     },
   },
   createTag: {
+    idempotent: "keyed",
     params: {
       name: { type: "string", trim: true, min: 1, max: 128 },
       description: { type: "string", max: 1024, optional: true },
@@ -87,6 +89,7 @@ export const search = defineService("search", {
     http: { method: "GET", path: "/search/tags", access: SUPPORT_READ, summary: "List tags" },
   },
   deleteTag: {
+    idempotent: "keyed",
     params: { id: objectId },
     result: returns(messageSchema),
     http: {
@@ -97,6 +100,7 @@ export const search = defineService("search", {
     },
   },
   attachTag: {
+    idempotent: "keyed",
     params: tagTarget,
     result: returns(objectTagsSchema),
     http: {
@@ -107,6 +111,7 @@ export const search = defineService("search", {
     },
   },
   detachTag: {
+    idempotent: "keyed",
     params: tagTarget,
     result: returns(objectTagsSchema),
     http: {

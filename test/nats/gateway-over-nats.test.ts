@@ -122,20 +122,22 @@ describe("one process per service: store, accounts and gateway as separate proce
     expect(whoami.map((r) => r.body.account.username)).toEqual(Array(4).fill("ops3"));
   });
 
-  test("a replica killed with SIGKILL: the other one keeps answering", async () => {
+  test("a replica killed with SIGKILL: the other one answers every call at once; the dead one is dropped within 2 s", async () => {
     const admin = client(gateway.baseUrl, await login(gateway.baseUrl));
     await processes[1].stop("SIGKILL");
-    // Until the heartbeat timeout drops the dead node, a call routed to it times out (504);
-    // once dropped, every call goes to the live replica.
-    // HEARTBEAT_TIMEOUT is 6 s: the node is dropped within 12 s.
+    // No wait for heartbeats: a call balanced to the dead replica finds no subscriber on NATS, goes
+    // to the live one, and the dead one is dropped (app/departed-nodes.ts). Issue 23 asks for
+    // "within about a second"; 2 s leaves room for a busy machine.
+    const killed = Date.now();
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, () => admin.get("/user-management/accounts?startsWith=ops")),
+    );
+    expect(replies.map((r) => r.status)).toEqual(Array(6).fill(200));
     await eventually(
       async () => gateway.broker.registry.getActionEndpoints("accounts.list")?.count() === 1,
       15_000,
       "the dead replica to be dropped",
     );
-    const replies = await Promise.all(
-      Array.from({ length: 6 }, () => admin.get("/user-management/accounts?startsWith=ops")),
-    );
-    expect(replies.map((r) => r.status)).toEqual(Array(6).fill(200));
+    expect(Date.now() - killed).toBeLessThan(2000);
   }, 40_000);
 });

@@ -22,6 +22,7 @@ import { buildJob } from "./new-job";
 import { finishManual, isWaitingManual } from "./transitions";
 import { CANCEL, changeJob } from "./control";
 import type { RunJob } from "./types";
+import { keyedDocumentId, takingOver } from "../../../shared/keyed-inserts";
 import { DuplicateKeyError } from "../../../shared/store/types";
 
 /** Responses get their own copy: the replica's remembered job must not change under it. */
@@ -50,9 +51,16 @@ export async function startJob(this: EngineService, ctx: EngineCtx<"startJob">) 
   }
   // A job nobody but admins could see is of no use to the person who started it.
   if (groups.length === 0 && caller) groups = [...caller.groupIds];
+  // A start sent with a request id starts its job under an id made from it: a replica taking the
+  // start over from a dead one answers the job the first one started (shared/keyed-inserts.ts).
+  const id = keyedDocumentId("job");
+  if (id && takingOver()) {
+    const existing = await this.store.collection<RunJob>(JOBS).findOne({ _id: id });
+    if (existing) return answer(existing);
+  }
   const job = buildJob(
     workflow,
-    { description: options.description, type: options.type, variables, groups, caller: runAs(caller) },
+    { id, description: options.description, type: options.type, variables, groups, caller: runAs(caller) },
     Date.now(),
   );
   const runner: Runner = this.runner;
@@ -104,6 +112,8 @@ export async function finishTask(this: EngineService, ctx: EngineCtx<"finishTask
       if (!maySeeJob(caller, draft)) throw new NotFoundError("Job", jobId);
       const task = draft.tasks[taskId];
       if (!task) throw new NotFoundError("Task", taskId);
+      // Taking over from a replica that died after finishing it: this request finished it.
+      if (takingOver() && task.type === "manual" && task.status === "complete") return;
       if (!isWaitingManual(draft, taskId)) {
         const what =
           task.type === "manual" ? `is ${task.status}` : `is not a manual task (type ${task.type})`;

@@ -1,0 +1,207 @@
+/**
+ * Idempotent writes (docs/deployment.md#high-availability). A write whose contract says
+ * `idempotent: "keyed"` runs at most once per request id: the gateway gives each call of such an
+ * operation an id (the client's `Idempotency-Key`, else a fresh one) in `ctx.meta.idempotencyKey`,
+ * and a repeat of the call with that id (the gateway's own retry on another replica after a node
+ * vanished, or a client sending the request again) answers the first result instead of doing it
+ * again.
+ *
+ * One store record per id, caller and action (`idempotency` collection):
+ *  - the first call inserts it `running` (a unique `_id`: of two racing calls one wins), runs the
+ *    handler, then keeps the answer in it (`done`); a handler that fails removes it, so a repeat
+ *    runs again;
+ *  - a repeat that finds it `done` answers the kept answer (and its status and headers); `running`
+ *    on a live node, it waits for the answer (up to its own timeout, then 409), pinging that node
+ *    so that its death is noticed here too; `running` on a node that has left the bus (killed
+ *    mid-call), it takes the record over with a compare-and-set and runs the handler itself, and
+ *    what the first attempt inserted is answered, not inserted again (shared/keyed-inserts.ts);
+ *  - the same id with other params is a client error (409), never another request's answer;
+ *  - records expire after IDEMPOTENCY_TTL seconds (an index on `expiresAt`; each node sweeps the
+ *    expired ones now and then, on any backend).
+ *
+ * The key is taken out of the call's meta before the handler runs, so the calls the handler makes
+ * are not themselves deduplicated under it. Broker middleware, service side (`localAction`): one
+ * mechanism for every marked action, no handler knows of it.
+ */
+import { createHash } from "node:crypto";
+import type { Context, Middleware, ServiceBroker } from "moleculer";
+import { contracts } from "./contracts";
+import { ConflictError } from "./errors";
+import { configOf } from "./runtime";
+import { DuplicateKeyError, type Collection, type Store } from "./store/types";
+import { IDEMPOTENCY_COLLECTION, runKeyed, type InsertNote } from "./keyed-inserts";
+
+export { IDEMPOTENCY_COLLECTION };
+/** The meta member the gateway sets (gateway/gateway.service.ts) and this middleware consumes. */
+export const IDEMPOTENCY_META = "idempotencyKey";
+/** What a client may send as `Idempotency-Key`: visible ASCII, bounded. */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+const WAIT_STEP_MS = 100;
+/** While waiting on another node's call, ping that node every this many steps. */
+const PING_EVERY = 5;
+const SWEEP_EVERY_MS = 60_000;
+/** Meta members a handler sets for its HTTP answer: kept with the answer, given back on a repeat. */
+const ANSWER_META = ["$statusCode", "$responseHeaders", "$responseType"] as const;
+
+interface IdempotencyRecord {
+  _id: string;
+  action: string;
+  state: "running" | "done";
+  node: string;
+  fingerprint: string;
+  expiresAt: number;
+  result?: unknown;
+  meta?: Record<string, unknown>;
+  /** What the handler inserted, noted before each insert (shared/keyed-inserts.ts). */
+  inserts?: InsertNote[];
+}
+
+/** Every action a contract marks `idempotent: kind`, as `service.action`. */
+export function actionsMarked(kind: "repeatable" | "keyed"): Set<string> {
+  const out = new Set<string>();
+  for (const def of Object.values(contracts) as {
+    name: string;
+    actions: Record<string, { idempotent?: string }>;
+  }[])
+    for (const [name, action] of Object.entries(def.actions))
+      if (action.idempotent === kind) out.add(`${def.name}.${name}`);
+  return out;
+}
+
+/** JSON with object members in key order: the same params give the same text whatever their order. */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  if (value && typeof value === "object")
+    return `{${Object.keys(value)
+      .sort()
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
+  return JSON.stringify(value) ?? "null";
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+type Meta = Record<string, unknown> & { caller?: { accountId?: string } };
+
+export function idempotencyMiddleware(writes: Set<string> = actionsMarked("keyed")): Middleware {
+  let broker: ServiceBroker;
+  let lastSweep = 0;
+  const indexed = new WeakSet<Store>();
+
+  const nodeAlive = (nodeID: string) =>
+    nodeID === broker.nodeID ||
+    (
+      broker.registry as unknown as { nodes: { get(id: string): { available: boolean } | undefined } }
+    ).nodes.get(nodeID)?.available === true;
+
+  async function records(store: Store): Promise<Collection<IdempotencyRecord>> {
+    const coll = store.collection<IdempotencyRecord>(IDEMPOTENCY_COLLECTION);
+    if (!indexed.has(store)) {
+      await coll.createIndex({ keys: { expiresAt: 1 }, name: "expiresAt" });
+      indexed.add(store);
+    }
+    if (Date.now() - lastSweep > SWEEP_EVERY_MS) {
+      lastSweep = Date.now();
+      void coll.deleteMany({ expiresAt: { $lt: Date.now() } }).catch(() => undefined);
+    }
+    return coll;
+  }
+
+  return {
+    name: "Idempotency",
+    created(b: ServiceBroker) {
+      broker = b;
+    },
+    localAction(handler: (ctx: Context) => Promise<unknown>, action: { name: string; service?: unknown }) {
+      if (!writes.has(action.name)) return handler;
+      return async function oncePerRequestId(ctx: Context<unknown, Meta>): Promise<unknown> {
+        const key = ctx.meta[IDEMPOTENCY_META];
+        if (typeof key !== "string") return handler(ctx);
+        // The handler's own calls are not repeats of this one.
+        delete ctx.meta[IDEMPOTENCY_META];
+        const store = (action.service as { store?: Store } | undefined)?.store;
+        if (!store) return handler(ctx);
+        const coll = await records(store);
+        const _id = sha256(`${ctx.meta.caller?.accountId ?? ""}\n${action.name}\n${key}`);
+        const fingerprint = sha256(stableJson(ctx.params));
+        const ttlMs = configOf(broker).idempotencyTtlSeconds * 1000;
+        const running = (): IdempotencyRecord => ({
+          _id,
+          action: action.name,
+          state: "running",
+          node: broker.nodeID,
+          fingerprint,
+          expiresAt: Date.now() + ttlMs,
+        });
+
+        const run = async (replay?: InsertNote[]): Promise<unknown> => {
+          let result: unknown;
+          try {
+            result = await runKeyed({ recordId: _id, records: coll, replay, seen: new Map() }, () =>
+              handler(ctx),
+            );
+          } catch (err) {
+            await coll.deleteOne({ _id, node: broker.nodeID, state: "running" }).catch(() => undefined);
+            throw err;
+          }
+          const meta = Object.fromEntries(
+            ANSWER_META.filter((m) => ctx.meta[m] !== undefined).map((m) => [m, ctx.meta[m]]),
+          );
+          await coll.updateOne(
+            { _id, node: broker.nodeID },
+            { $set: { state: "done", result: result ?? null, meta } },
+          );
+          return result;
+        };
+
+        const until = Date.now() + (ctx.options?.timeout || configOf(broker).requestTimeout);
+        let waits = 0;
+        for (;;) {
+          try {
+            await coll.insertOne(running());
+            return await run();
+          } catch (err) {
+            if (!(err instanceof DuplicateKeyError)) throw err;
+          }
+          const found = await coll.findOne({ _id });
+          if (!found || found.expiresAt <= Date.now()) {
+            // Gone or expired since: the next insert decides.
+            if (found) await coll.deleteOne({ _id, expiresAt: found.expiresAt });
+            continue;
+          }
+          if (found.fingerprint !== fingerprint)
+            throw new ConflictError("This Idempotency-Key was already used for a different request", {
+              idempotencyKey: key,
+            });
+          if (found.state === "done") {
+            Object.assign(ctx.meta, found.meta ?? {});
+            return found.result;
+          }
+          if (!nodeAlive(found.node)) {
+            // Its node died mid-call: take it over (one taker wins) and run it here.
+            const taken = await coll.findOneAndUpdate(
+              { _id, state: "running", node: found.node },
+              { $set: { node: broker.nodeID, expiresAt: Date.now() + ttlMs } },
+            );
+            if (taken) {
+              broker.logger.info(`'${action.name}': taking over a call whose node left mid-call`);
+              return run(taken.inserts ?? []);
+            }
+            continue;
+          }
+          // This node may not have heard of the owner's death yet (it never calls it): a ping finds
+          // out, since a dead node's subscription is gone (app/departed-nodes.ts).
+          if (waits++ % PING_EVERY === 0) void broker.ping(found.node, 1000).catch(() => undefined);
+          if (Date.now() + WAIT_STEP_MS > until)
+            throw new ConflictError("A request with this Idempotency-Key is still in progress", {
+              idempotencyKey: key,
+            });
+          await sleep(WAIT_STEP_MS);
+        }
+      };
+    },
+  } as unknown as Middleware;
+}
