@@ -71,3 +71,28 @@ export class NotImplementedError extends MoleculerError {
     this.name = "NotImplementedError";
   }
 }
+
+/**
+ * A write or query the store refuses by MongoDB's own rules (shared/store/rules.ts), on every
+ * backend alike: 413 `PAYLOAD_TOO_LARGE` for a document past 16 MiB, 400 `INVALID_REQUEST` for the
+ * rest. `data` names MongoDB's error (`storeCode`, `codeName`), never a stored value.
+ */
+export class StoreRuleError extends MoleculerClientError {
+  constructor(message: string, storeCode: number, codeName: string) {
+    const tooLarge = codeName === "BSONObjectTooLarge";
+    super(message, tooLarge ? 413 : 400, tooLarge ? "PAYLOAD_TOO_LARGE" : "INVALID_REQUEST", {
+      storeCode,
+      codeName,
+    });
+    this.name = "StoreRuleError";
+  }
+
+  /** MongoDB's error code (10334, 14, 28, 40, ...). */
+  get storeCode(): number {
+    return (this.data as { storeCode: number }).storeCode;
+  }
+
+  get codeName(): string {
+    return (this.data as { codeName: string }).codeName;
+  }
+}

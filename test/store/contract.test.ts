@@ -13,7 +13,7 @@ import { MongoClient } from "mongodb";
 import storeService from "../../services/store/store.service";
 import { loadConfig } from "../../shared/config";
 import { EmbeddedBackend } from "../../shared/store/embedded/backend";
-import { MongoBackend } from "../../shared/store/mongo";
+import { MongoBackend, mongoClientOptions } from "../../shared/store/mongo";
 import { RemoteBackend } from "../../shared/store/remote";
 import {
   chooseBackend,
@@ -917,7 +917,7 @@ function dockerAvailable(): boolean {
 
 const mongoDb = `store_contract_${RUN}`;
 async function mongoHarness(url: string, stopContainer?: () => Promise<unknown>): Promise<Harness> {
-  const store = await MongoBackend.connect(url, mongoDb);
+  const store = await MongoBackend.connect(url, mongoDb, mongoClientOptions(loadConfig({}).mongo));
   return {
     store,
     teardown: async () => {

@@ -15,6 +15,14 @@ import type {
 import type { DocPatch, EmbeddedBackend } from "./backend";
 import type { WrittenValue } from "./depth";
 import { fastUpdate } from "./fast-update";
+import { documentSize, rememberSize } from "./size";
+import {
+  MAX_DOCUMENT_BYTES,
+  checkFilter,
+  checkPipeline,
+  checkUpdateTarget,
+  documentTooLarge,
+} from "../rules";
 import { readKey } from "./read-cache";
 import { deepFreeze } from "../../objects";
 import { keepJsonText } from "../../frozen-json";
@@ -57,6 +65,7 @@ export class EmbeddedCollection implements Collection<Doc> {
   }
 
   async find(filter: Filter = {}, options: FindOptions = {}): Promise<Doc[]> {
+    checkFilter(filter);
     const table = this.table;
     const { sort, skip = 0, limit, projection, readOnly } = options;
     // The same read of an unchanged collection takes its last answer (read-cache.ts): copied, or
@@ -83,6 +92,7 @@ export class EmbeddedCollection implements Collection<Doc> {
 
   async count(filter: Filter = {}): Promise<number> {
     // Everything: no need to list it first (matching still checks the filter's type).
+    checkFilter(filter);
     const table = this.table;
     if (filter && typeof filter === "object" && !Array.isArray(filter) && Object.keys(filter).length === 0)
       return table.docs.size;
@@ -101,6 +111,7 @@ export class EmbeddedCollection implements Collection<Doc> {
 
   async insertMany(docs: Doc[]): Promise<Doc[]> {
     const prepared = docs.map(withId);
+    for (const doc of prepared) withinSize(doc, false);
     this.table.check(this.name, prepared, true);
     // The answer is copied before the write: a failure here must leave nothing stored.
     const answer = prepared.map(copyDoc);
@@ -109,6 +120,7 @@ export class EmbeddedCollection implements Collection<Doc> {
   }
 
   async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
+    checkFilter(filter);
     assertOperatorUpdate(update);
     const [doc] = this.matching(filter, 1);
     if (doc) return { matchedCount: 1, modifiedCount: this.replace([doc], filter, update).length };
@@ -117,6 +129,7 @@ export class EmbeddedCollection implements Collection<Doc> {
   }
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
+    checkFilter(filter);
     assertOperatorUpdate(update);
     const docs = this.matching(filter);
     return { matchedCount: docs.length, modifiedCount: this.replace(docs, filter, update).length };
@@ -127,6 +140,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     update: Update,
     options: FindOneAndUpdateOptions = {},
   ): Promise<Doc | null> {
+    checkFilter(filter);
     assertOperatorUpdate(update);
     const candidates = this.matching(filter, options.sort ? Infinity : 1);
     const [before] = options.sort ? sortDocs(candidates, options.sort, 1) : candidates;
@@ -143,6 +157,7 @@ export class EmbeddedCollection implements Collection<Doc> {
   }
 
   async findOneAndDelete(filter: Filter): Promise<Doc | null> {
+    checkFilter(filter);
     const [doc] = this.matching(filter, 1);
     if (!doc) return null;
     this.store.commit(this.name, { del: [doc._id] });
@@ -150,15 +165,18 @@ export class EmbeddedCollection implements Collection<Doc> {
   }
 
   async deleteOne(filter: Filter): Promise<number> {
+    checkFilter(filter);
     return this.delete(this.matching(filter, 1));
   }
 
   async deleteMany(filter: Filter): Promise<number> {
+    checkFilter(filter);
     return this.delete(this.matching(filter));
   }
 
   async aggregate<R extends Doc = Doc>(pipeline: Pipeline): Promise<R[]> {
     if (!Array.isArray(pipeline)) throw new TypeError("pipeline must be an array of stages");
+    checkPipeline(pipeline);
     // A leading $match can use the _id shortcut and spares cloning what it drops.
     const leadingMatch =
       pipeline[0] && Object.keys(pipeline[0]).length === 1 ? pipeline[0].$match : undefined;
@@ -223,6 +241,9 @@ export class EmbeddedCollection implements Collection<Doc> {
       const fast = fastUpdate(doc, update);
       if (fast) {
         if (fast.changed) {
+          const size = documentSize(doc) + fast.sizeDelta;
+          if (size > MAX_DOCUMENT_BYTES) throw documentTooLarge(size, true);
+          rememberSize(fast.doc, size);
           changed.push(fast.doc);
           patches?.push({ _id: doc._id, ops: fast.patch });
         }
@@ -235,7 +256,7 @@ export class EmbeddedCollection implements Collection<Doc> {
       if (next.doc._id !== doc._id) {
         throw new Error("Performing an update on the path '_id' would modify the immutable field '_id'");
       }
-      if (next.changed) changed.push(next.doc);
+      if (next.changed) changed.push(withinSize(next.doc, true));
     }
     if (changed.length) {
       this.table.check(this.name, changed, false);
@@ -248,10 +269,11 @@ export class EmbeddedCollection implements Collection<Doc> {
   private upsert(filter: Filter, update: Update): StoredDoc {
     assertOperatorUpdate(update);
     const seed = equalitiesOf(filter);
+    checkUpdateTarget(seed, update, true);
     if (update.$setOnInsert) applyUpdateOperators(seed, { $set: update.$setOnInsert }, undefined, {}, DEEP);
     const { $setOnInsert: _onInsert, ...rest } = update;
     if (Object.keys(rest).length) applyUpdateOperators(seed, rest, undefined, {}, DEEP);
-    const doc = withId(seed);
+    const doc = withinSize(withId(seed), true);
     this.table.check(this.name, [doc], true);
     this.store.commit(this.name, { put: [doc] });
     return doc;
@@ -261,4 +283,11 @@ export class EmbeddedCollection implements Collection<Doc> {
     if (docs.length) this.store.commit(this.name, { del: docs.map((d) => d._id) });
     return docs.length;
   }
+}
+
+/** `doc`, when its BSON size is within MongoDB's 16 MiB; MongoDB's refusal otherwise. */
+function withinSize(doc: StoredDoc, updating: boolean): StoredDoc {
+  const size = documentSize(doc);
+  if (size > MAX_DOCUMENT_BYTES) throw documentTooLarge(size, updating);
+  return doc;
 }

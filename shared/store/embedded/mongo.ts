@@ -6,6 +6,7 @@ import { copyPlain } from "../../objects";
 import { compileFilter, pathValues } from "./fast-filter";
 import type { Doc, Filter, IndexSpec, Pipeline, Projection, Sort, Update } from "../types";
 import type { NamedIndex, StoredDoc } from "./table";
+import { checkUpdate, checkUpdateTarget } from "../rules";
 
 export const DEEP = { cloneMode: "deep" as const };
 
@@ -17,6 +18,8 @@ export function applyUpdate(
 ): { doc: StoredDoc; changed: boolean } {
   // mingo has no $setOnInsert; on a match it does nothing anyway.
   const { $setOnInsert: _onInsert, ...operators } = update;
+  // mingo ignores what MongoDB refuses ($inc on a string, $set through a scalar): refuse it first.
+  checkUpdateTarget(doc, operators);
   const next = copyDoc(doc) as StoredDoc;
   // The filter goes along so positional `$` paths resolve against the matched array element.
   if (Object.keys(operators).length) applyUpdateOperators(next, operators, undefined, filter, DEEP);
@@ -30,6 +33,7 @@ export function assertOperatorUpdate(update: Update): void {
   if (!keys.length || keys.some((k) => !k.startsWith("$"))) {
     throw new TypeError("update must be a non-empty document of update operators ($set, $inc, ...)");
   }
+  checkUpdate(update);
 }
 
 /** The document as it will be after a JSON round trip, so memory and log replay agree exactly. */
