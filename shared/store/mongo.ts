@@ -64,20 +64,29 @@ export class MongoBackend implements Store {
  *    (the scheduler's exactly-once claim and the job store's compare-and-set rely on it);
  *  - primary reads with `majority` read concern: a read sees every write acknowledged before it,
  *    and never one an election rolls back;
- *  - `timeoutMS` below REQUEST_TIMEOUT: an operation gives up (retries included) before its caller
- *    answers 504, so no write commits after the client was told it failed;
- *  - server selection fails fast (during an election the caller gets 503, not a hang).
+ *  - every wait bounded by MONGO_TIMEOUT_MS, below REQUEST_TIMEOUT: server selection (during an
+ *    election the caller gets an error, not a hang), a pooled connection, a socket read, the
+ *    majority's acknowledgement (`wtimeoutMS`). Driver 7 ignores `timeoutMS` (it warns that the
+ *    option "has no effect"), so the bound is made of these, and it is not handed `timeoutMS`.
  * `ignoreUndefined` drops undefined fields of documents, as the embedded store's JSON does; filters
  * never carry one (rules.ts refuses them before the driver could turn `{id: undefined}` into `{}`).
  */
 export function mongoClientOptions(settings: MongoSettings): MongoClientOptions {
+  const bound = settings.timeoutMs;
   return {
     ignoreUndefined: true,
-    writeConcern: { w: settings.writeConcern, journal: settings.journal },
+    // Given both ways: the flat names are the ones that win over the connection string's.
+    w: settings.writeConcern,
+    journal: settings.journal,
+    wtimeoutMS: bound,
+    writeConcern: { w: settings.writeConcern, journal: settings.journal, wtimeoutMS: bound },
     readPreference: settings.readPreference,
+    readConcernLevel: settings.readConcern,
     readConcern: { level: settings.readConcern },
-    timeoutMS: settings.timeoutMs,
     serverSelectionTimeoutMS: settings.serverSelectionTimeoutMs,
+    connectTimeoutMS: Math.min(bound, settings.serverSelectionTimeoutMs),
+    waitQueueTimeoutMS: bound,
+    socketTimeoutMS: bound,
     maxPoolSize: settings.maxPoolSize,
     appName: settings.appName,
     retryWrites: true,

@@ -35,10 +35,14 @@ export function documentTooDeep(path: string): StoreRuleError {
   );
 }
 
-/** Throws when `filter` holds `undefined` anywhere or a regex option MongoDB refuses. */
-export function checkFilter(filter: Filter | undefined, what = "filter"): void {
-  if (filter === undefined) return;
-  walkQuery(filter, what);
+/**
+ * Throws when `filter` holds `undefined` anywhere or a regex option MongoDB refuses; answers the
+ * filter to run: `filter` itself, or, where a `$regex` has the `x` option (PCRE's extended mode,
+ * which JavaScript lacks), a copy with that pattern's whitespace and `#` comments taken out.
+ */
+export function checkFilter<F extends Filter | undefined>(filter: F, what = "filter"): F {
+  if (filter === undefined) return filter;
+  return walkQuery(filter, what) ? (withoutExtendedMode(filter) as F) : filter;
 }
 
 /** The same for a pipeline: its `$match` stages and every expression in it. */
@@ -46,7 +50,9 @@ export function checkPipeline(pipeline: Pipeline): void {
   if (Array.isArray(pipeline)) walkQuery(pipeline, "pipeline");
 }
 
-function walkQuery(root: unknown, what: string): void {
+/** Checks `root`; answers whether a `$regex` in it has the `x` or `u` option (rewritten for JavaScript). */
+function walkQuery(root: unknown, what: string): boolean {
+  let extended = false;
   const stack: { value: unknown; path: string }[] = [{ value: root, path: "" }];
   while (stack.length) {
     const { value, path } = stack.pop()!;
@@ -58,28 +64,72 @@ function walkQuery(root: unknown, what: string): void {
       );
     if (value === null || typeof value !== "object") continue;
     if (Array.isArray(value)) {
-      value.forEach((item, i) => stack.push({ value: item, path: `${path}.${i}` }));
+      value.forEach((item, i) => stack.push({ value: item, path: path ? `${path}.${i}` : String(i) }));
       continue;
     }
     if (value instanceof RegExp) {
-      checkRegexOptions(value.flags);
+      // A RegExp's own `g`, `y` and `d` mean nothing to a match (the driver drops them).
+      checkRegexOptions(value.flags.replace(/[gdy]/g, ""));
       continue;
     }
     const entries = Object.entries(value as Doc);
     for (const [key, item] of entries) {
-      if (key === "$options") checkRegexOptions(item);
+      if (key === "$options") extended = checkRegexOptions(item) || extended;
       stack.push({ value: item, path: path ? `${path}.${key}` : key });
     }
   }
+  return extended;
 }
 
-function checkRegexOptions(options: unknown): void {
-  // A RegExp's own flags: `g` and `y` mean nothing to a match, and the driver drops them.
-  const flags = typeof options === "string" ? options.replace(/[gdy]/g, "") : options;
+/** Throws on an option MongoDB refuses; answers whether `x` or `u` is among them. */
+function checkRegexOptions(options: unknown): boolean {
+  const flags = options;
   if (typeof flags !== "string" || !REGEX_OPTIONS.test(flags)) {
     const bad = typeof flags === "string" ? [...flags].find((f) => !"imsxu".includes(f)) : String(flags);
     throw new StoreRuleError(`invalid flag in regex options: ${bad}`, 51108, "Location51108");
   }
+  return flags.includes("x") || flags.includes("u");
+}
+
+/**
+ * `value` with every `{$regex, $options}` holding `x` or `u` rewritten to the same match in
+ * JavaScript's terms: `x` by taking the pattern's whitespace and comments out; `u` dropped, since
+ * MongoDB's patterns are always Unicode (PCRE2's UTF mode) and JavaScript's `u` would refuse escapes
+ * PCRE takes.
+ */
+function withoutExtendedMode(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutExtendedMode);
+  if (value === null || typeof value !== "object" || value instanceof RegExp) return value;
+  const doc = value as Doc;
+  if (typeof doc.$regex === "string" && typeof doc.$options === "string" && /[xu]/.test(doc.$options))
+    return {
+      ...doc,
+      $regex: doc.$options.includes("x") ? stripExtended(doc.$regex) : doc.$regex,
+      $options: doc.$options.replace(/[xu]/g, ""),
+    };
+  return Object.fromEntries(Object.entries(doc).map(([k, v]) => [k, withoutExtendedMode(v)]));
+}
+
+/** A PCRE extended-mode pattern as a plain one: unescaped whitespace and `#` comments outside classes dropped. */
+export function stripExtended(pattern: string): string {
+  let out = "";
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === "\\") {
+      out += pattern.slice(i, i + 2);
+      i++;
+    } else if (inClass) {
+      if (c === "]") inClass = false;
+      out += c;
+    } else if (c === "[") {
+      inClass = true;
+      out += c;
+    } else if (c === "#") {
+      while (i < pattern.length && pattern[i] !== "\n") i++;
+    } else if (!/\s/.test(c)) out += c;
+  }
+  return out;
 }
 
 const CREATING_OPS = new Set(["$set", "$setOnInsert", "$inc", "$mul", "$min", "$max", "$push", "$addToSet"]);

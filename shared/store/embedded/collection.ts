@@ -65,7 +65,7 @@ export class EmbeddedCollection implements Collection<Doc> {
   }
 
   async find(filter: Filter = {}, options: FindOptions = {}): Promise<Doc[]> {
-    checkFilter(filter);
+    filter = checkFilter(filter);
     const table = this.table;
     const { sort, skip = 0, limit, projection, readOnly } = options;
     // The same read of an unchanged collection takes its last answer (read-cache.ts): copied, or
@@ -92,7 +92,7 @@ export class EmbeddedCollection implements Collection<Doc> {
 
   async count(filter: Filter = {}): Promise<number> {
     // Everything: no need to list it first (matching still checks the filter's type).
-    checkFilter(filter);
+    filter = checkFilter(filter);
     const table = this.table;
     if (filter && typeof filter === "object" && !Array.isArray(filter) && Object.keys(filter).length === 0)
       return table.docs.size;
@@ -120,7 +120,7 @@ export class EmbeddedCollection implements Collection<Doc> {
   }
 
   async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
-    checkFilter(filter);
+    filter = checkFilter(filter);
     assertOperatorUpdate(update);
     const [doc] = this.matching(filter, 1);
     if (doc) return { matchedCount: 1, modifiedCount: this.replace([doc], filter, update).length };
@@ -129,7 +129,7 @@ export class EmbeddedCollection implements Collection<Doc> {
   }
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
-    checkFilter(filter);
+    filter = checkFilter(filter);
     assertOperatorUpdate(update);
     const docs = this.matching(filter);
     return { matchedCount: docs.length, modifiedCount: this.replace(docs, filter, update).length };
@@ -140,7 +140,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     update: Update,
     options: FindOneAndUpdateOptions = {},
   ): Promise<Doc | null> {
-    checkFilter(filter);
+    filter = checkFilter(filter);
     assertOperatorUpdate(update);
     const candidates = this.matching(filter, options.sort ? Infinity : 1);
     const [before] = options.sort ? sortDocs(candidates, options.sort, 1) : candidates;
@@ -157,7 +157,7 @@ export class EmbeddedCollection implements Collection<Doc> {
   }
 
   async findOneAndDelete(filter: Filter): Promise<Doc | null> {
-    checkFilter(filter);
+    filter = checkFilter(filter);
     const [doc] = this.matching(filter, 1);
     if (!doc) return null;
     this.store.commit(this.name, { del: [doc._id] });
@@ -165,12 +165,12 @@ export class EmbeddedCollection implements Collection<Doc> {
   }
 
   async deleteOne(filter: Filter): Promise<number> {
-    checkFilter(filter);
+    filter = checkFilter(filter);
     return this.delete(this.matching(filter, 1));
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    checkFilter(filter);
+    filter = checkFilter(filter);
     return this.delete(this.matching(filter));
   }
 
