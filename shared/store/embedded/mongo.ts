@@ -122,6 +122,8 @@ function compileProjectionOnce(projection: Projection): ((doc: Doc) => Doc) | un
     entries.filter(([key, value]) => key !== "_id" && !shown(value)).map(([key]) => key),
   );
   if (included.size > 0 && excluded.size > 0) return undefined;
+  // `{_id: 1}` alone is an inclusion of `_id` only, as MongoDB reads it.
+  if (included.size === 0 && excluded.size === 0 && !hideId) return (doc) => ({ _id: doc._id });
   // Fields keep the document's order, as MongoDB answers them.
   if (included.size > 0) {
     return (doc) => {
