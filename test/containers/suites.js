@@ -8,7 +8,7 @@
  * Left out: suites of files, not HTTP (deploy, unit, shared, store durability), and the bus suites
  * (test/nats, test/gateway/events), whose subject is NATS, not the store.
  */
-module.exports = [
+const http = [
   "test/accounts/accounts.test.ts",
   "test/gateway/http.test.ts",
   "test/gateway/roles.test.ts",
@@ -33,6 +33,10 @@ module.exports = [
   "test/security/nulls.test.ts",
   "test/security/sessions.test.ts",
   "test/security/fuzz.test.ts",
+];
+
+/** The store contract (MONGO_URL) and the suites that start their own brokers and processes. */
+const ownTopology = [
   "test/store/contract.test.ts",
   "test/scheduler/replicas.test.ts",
   "test/scheduler/schedules.test.ts",
@@ -40,3 +44,7 @@ module.exports = [
   "test/engine/fault.test.ts",
   "test/catalog/profile-replicas.test.ts",
 ];
+
+module.exports = [...http, ...ownTopology];
+module.exports.http = http;
+module.exports.ownTopology = ownTopology;
