@@ -7,6 +7,7 @@ import { Errors } from "moleculer";
 import type { Operation } from "../shared/contracts";
 import type { gateway as contract } from "../shared/contracts/gateway";
 import { isActionAvailable, type HandlerContext } from "../shared/service";
+import { pingStores } from "../shared/runtime";
 import { API_VERSION, PLATFORM_VERSION } from "../shared/version";
 import type { GatewayService } from "./types";
 import { callAsPlatform } from "../shared/authorization";
@@ -32,7 +33,11 @@ export function readiness(ops: Operation[]) {
       const sample = ops.find((op) => op.service === service)!.action;
       checks[service] = isActionAvailable(this.broker, sample) ? "ok" : "unavailable";
     }
-    if (checks.accounts === "ok") {
+    // The stores this process's own services hold answer a ping; then one read through accounts
+    // proves the store behind the routes answers (a gateway alone holds none: that read is its ping).
+    const own = await pingStores(this.broker);
+    if (own) checks.store = own;
+    if (checks.accounts === "ok" && checks.store !== "unreachable") {
       try {
         await callAsPlatform(ctx, "accounts.listGroups", {}, { timeout: 2000 });
         checks.store = "ok";

@@ -8,6 +8,19 @@ import { telemetryEnabled } from "./telemetry";
 
 export type StoreBackend = "embedded" | "mongo" | "remote";
 
+export interface MongoSettings {
+  /** Write concern `w`: "majority" or a number of members. */
+  writeConcern: "majority" | number;
+  journal: boolean;
+  readPreference: "primary" | "primaryPreferred" | "secondary" | "secondaryPreferred" | "nearest";
+  readConcern: "local" | "majority" | "linearizable" | "available" | "snapshot";
+  /** Bound on each operation, retries included; below requestTimeout so a write never commits after its 504. */
+  timeoutMs: number;
+  serverSelectionTimeoutMs: number;
+  maxPoolSize: number;
+  appName: string;
+}
+
 export interface PlatformConfig {
   /** HTTP port of the gateway. */
   port: number;
@@ -22,6 +35,8 @@ export interface PlatformConfig {
   services?: string[];
   mongoUrl?: string;
   mongoDb: string;
+  /** What the MongoDB driver is told (shared/store/mongo.ts, docs/configuration.md#mongodb). */
+  mongo: MongoSettings;
   /** Explicit store choice; `undefined` means: mongo when MONGO_URL, embedded when this process hosts the store service, remote otherwise. */
   storeBackend?: StoreBackend;
   /** fdatasync the embedded store's log on every write (survives power loss, not only process death). */
@@ -162,6 +177,48 @@ function logFormat(): "text" | "json" {
   return raw;
 }
 
+function oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!allowed.includes(raw as T))
+    throw new Error(`${name} must be one of ${allowed.join(", ")}, got "${raw}"`);
+  return raw as T;
+}
+
+/** The MongoDB driver's settings: production defaults, each overridable (docs/configuration.md#mongodb). */
+function mongoSettings(requestTimeout: number): MongoSettings {
+  const w = process.env.MONGO_WRITE_CONCERN;
+  const writeConcern = !w || w === "majority" ? "majority" : Number(w);
+  if (writeConcern !== "majority" && !(Number.isInteger(writeConcern) && writeConcern >= 1))
+    throw new Error(`MONGO_WRITE_CONCERN must be "majority" or a whole number >= 1, got "${w}"`);
+  // Below the request timeout, leaving a second (or half of a short one) for the answer to travel back.
+  const fallback =
+    requestTimeout > 2000
+      ? Math.min(requestTimeout - 1000, 8000)
+      : Math.max(1, Math.floor(requestTimeout / 2));
+  const timeoutMs = int("MONGO_TIMEOUT_MS", fallback, 1);
+  if (process.env.MONGO_TIMEOUT_MS && timeoutMs >= requestTimeout)
+    throw new Error(`MONGO_TIMEOUT_MS (${timeoutMs}) must be below REQUEST_TIMEOUT (${requestTimeout})`);
+  return {
+    writeConcern,
+    journal: bool("MONGO_JOURNAL", true),
+    readPreference: oneOf(
+      "MONGO_READ_PREFERENCE",
+      ["primary", "primaryPreferred", "secondary", "secondaryPreferred", "nearest"] as const,
+      "primary",
+    ),
+    readConcern: oneOf(
+      "MONGO_READ_CONCERN",
+      ["local", "majority", "linearizable", "available", "snapshot"] as const,
+      "majority",
+    ),
+    timeoutMs,
+    serverSelectionTimeoutMs: int("MONGO_SERVER_SELECTION_TIMEOUT_MS", Math.min(5000, timeoutMs), 1),
+    maxPoolSize: int("MONGO_MAX_POOL_SIZE", 50, 1),
+    appName: process.env.MONGO_APP_NAME || "automation-platform",
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig {
   const saved = process.env;
   process.env = env;
@@ -180,6 +237,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
       services: list("SERVICES"),
       mongoUrl: process.env.MONGO_URL || undefined,
       mongoDb: process.env.MONGO_DB || "automation_platform",
+      mongo: mongoSettings(int("REQUEST_TIMEOUT", 10_000, 1)),
       storeBackend: backend as StoreBackend | undefined,
       storeFsync: bool("STORE_FSYNC", false),
       encryptionKey: process.env.ENCRYPTION_KEY || undefined,

@@ -13,7 +13,7 @@ const { MoleculerClientError, MoleculerError } = Errors;
  * its status's first.
  */
 export const ERROR_TYPES: Readonly<Record<number, readonly string[]>> = {
-  400: ["VALIDATION_ERROR", "INVALID_REQUEST_BODY"],
+  400: ["VALIDATION_ERROR", "INVALID_REQUEST_BODY", "STORE_RULE"],
   401: ["UNAUTHORIZED"],
   403: ["FORBIDDEN"],
   404: ["NOT_FOUND"],
@@ -99,5 +99,30 @@ export class NotImplementedError extends MoleculerError {
   constructor(action: string) {
     super(`'${action}' is not implemented yet`, 501, "NOT_IMPLEMENTED", { action });
     this.name = "NotImplementedError";
+  }
+}
+
+/**
+ * A write or query the store refuses by MongoDB's own rules (shared/store/rules.ts), on every
+ * backend alike: 413 `PAYLOAD_TOO_LARGE` for a document past 16 MiB, 400 `STORE_RULE` for the
+ * rest. `data` names MongoDB's error (`storeCode`, `codeName`), never a stored value.
+ */
+export class StoreRuleError extends MoleculerClientError {
+  constructor(message: string, storeCode: number, codeName: string) {
+    const tooLarge = codeName === "BSONObjectTooLarge";
+    super(message, tooLarge ? 413 : 400, tooLarge ? "PAYLOAD_TOO_LARGE" : "STORE_RULE", {
+      storeCode,
+      codeName,
+    });
+    this.name = "StoreRuleError";
+  }
+
+  /** MongoDB's error code (10334, 14, 28, 40, ...). */
+  get storeCode(): number {
+    return (this.data as { storeCode: number }).storeCode;
+  }
+
+  get codeName(): string {
+    return (this.data as { codeName: string }).codeName;
   }
 }

@@ -5,7 +5,7 @@
 import type { ServiceBroker } from "moleculer";
 import { loadConfig, type PlatformConfig } from "./config";
 import { createStore } from "./store";
-import type { Store } from "./store/types";
+import type { Doc, Store } from "./store/types";
 import { timedStore } from "./observability/store-timing";
 import { notingKeyedInserts } from "./keyed-inserts";
 
@@ -37,7 +37,46 @@ function hostsStoreService(config: PlatformConfig): boolean {
  */
 export async function acquireStore(broker: ServiceBroker): Promise<Store> {
   const config = configOf(broker);
-  const store = await createStore(config, { broker, hostsStoreService: hostsStoreService(config) });
   // Inserts made by idempotent writes are noted for a takeover (shared/keyed-inserts.ts).
-  return notingKeyedInserts(timedStore(store, broker));
+  const store = notingKeyedInserts(
+    timedStore(await createStore(config, { broker, hostsStoreService: hostsStoreService(config) }), broker),
+  );
+  let held = heldStores.get(broker);
+  if (!held) heldStores.set(broker, (held = new Set()));
+  const handle: Store = {
+    backend: store.backend,
+    collection: <T extends Doc = Doc>(name: string) => store.collection<T>(name),
+    ping: () => store.ping(),
+    close: async () => {
+      held.delete(handle);
+      await store.close();
+    },
+  };
+  held.add(handle);
+  return handle;
+}
+
+/** The store handles each broker's services hold now: what its readiness pings. */
+const heldStores = new WeakMap<ServiceBroker, Set<Store>>();
+
+/**
+ * Pings every store this broker's services hold, each within `timeoutMs`: "ok", or "unreachable"
+ * when one fails or does not answer in time; undefined when the process holds no store (a gateway
+ * alone), so it has nothing to ping.
+ */
+export async function pingStores(broker: ServiceBroker, timeoutMs = 2000): Promise<string | undefined> {
+  const held = [...(heldStores.get(broker) ?? [])];
+  if (held.length === 0) return undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("store ping timed out")), timeoutMs);
+  });
+  try {
+    await Promise.race([Promise.all(held.map((store) => store.ping())), deadline]);
+    return "ok";
+  } catch {
+    return "unreachable";
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -30,7 +30,14 @@ export default typedService<DevicesService>({
   events: {
     /** A deleted adapter's inventory goes with it (a re-created adapter has a new _id, so it starts empty either way). */
     async [ADAPTER_DELETED_EVENT](this: DevicesService, ctx: Context<AdapterDeletedEvent>) {
-      await this.store.collection(INVENTORY).deleteMany({ adapterId: ctx.params.id });
+      // Events skip params validation: without an id, `{adapterId: undefined}` would match every
+      // device on MongoDB (the driver drops undefined); the store refuses it, and so does this.
+      const id = ctx.params?.id;
+      if (typeof id !== "string" || id === "") {
+        this.logger.warn(`${ADAPTER_DELETED_EVENT} without an adapter id: no inventory removed`);
+        return;
+      }
+      await this.store.collection(INVENTORY).deleteMany({ adapterId: id });
     },
   },
 

@@ -7,7 +7,7 @@ import path from "node:path";
 import type { ServiceBroker } from "moleculer";
 import type { PlatformConfig, StoreBackend } from "../config";
 import { EmbeddedBackend } from "./embedded/backend";
-import { MongoBackend } from "./mongo";
+import { MongoBackend, mongoClientOptions } from "./mongo";
 import { RemoteBackend } from "./remote";
 import type { Doc, Store } from "./types";
 
@@ -34,7 +34,9 @@ export async function createStore(config: PlatformConfig, opts: CreateStoreOptio
     case "mongo": {
       const url = config.mongoUrl;
       if (!url) throw new Error("STORE=mongo needs MONGO_URL");
-      return acquire(`mongo:${url}#${config.mongoDb}`, () => MongoBackend.connect(url, config.mongoDb));
+      return acquire(`mongo:${url}#${config.mongoDb}`, () =>
+        MongoBackend.connect(url, config.mongoDb, mongoClientOptions(config.mongo)),
+      );
     }
     case "remote":
       if (!opts.broker) throw new Error("the remote store needs a service broker");

@@ -1,8 +1,19 @@
 /**
  * MongoBackend: the official driver. Documents keep string `_id`s: we choose them ourselves on
- * insert and upsert, because the server would otherwise invent ObjectIds.
+ * insert and upsert, because the server would otherwise invent ObjectIds. The client is told the
+ * settings a production deployment needs (mongoClientOptions); every filter passes rules.ts first,
+ * and MongoDB's refusals become the errors the other backends throw (StoreRuleError, DuplicateKeyError).
  */
-import { MongoClient, ObjectId, type Collection as DriverCollection, type Db } from "mongodb";
+import {
+  MongoClient,
+  ObjectId,
+  type Collection as DriverCollection,
+  type Db,
+  type MongoClientOptions,
+} from "mongodb";
+import type { MongoSettings } from "../config";
+import { StoreRuleError } from "../errors";
+import { checkFilter, checkPipeline, documentTooLarge } from "./rules";
 import {
   DuplicateKeyError,
   type Collection,
@@ -27,8 +38,8 @@ export class MongoBackend implements Store {
     private readonly db: Db,
   ) {}
 
-  static async connect(url: string, dbName: string): Promise<MongoBackend> {
-    const client = new MongoClient(url, { ignoreUndefined: true });
+  static async connect(url: string, dbName: string, options: MongoClientOptions): Promise<MongoBackend> {
+    const client = new MongoClient(url, options);
     await client.connect();
     return new MongoBackend(client, client.db(dbName));
   }
@@ -46,6 +57,43 @@ export class MongoBackend implements Store {
   }
 }
 
+/**
+ * The driver's options (docs/configuration.md#mongodb, docs/deployment.md#mongodb). They win over
+ * the same options in MONGO_URL, so a connection string cannot quietly read from secondaries:
+ *  - `w: "majority"` + journal: an acknowledged write survives the primary's crash and an election
+ *    (the scheduler's exactly-once claim and the job store's compare-and-set rely on it);
+ *  - primary reads with `majority` read concern: a read sees every write acknowledged before it,
+ *    and never one an election rolls back;
+ *  - every wait bounded by MONGO_TIMEOUT_MS, below REQUEST_TIMEOUT: server selection (during an
+ *    election the caller gets an error, not a hang), a pooled connection, a socket read, the
+ *    majority's acknowledgement (`wtimeoutMS`). Driver 7 ignores `timeoutMS` (it warns that the
+ *    option "has no effect"), so the bound is made of these, and it is not handed `timeoutMS`.
+ * `ignoreUndefined` drops undefined fields of documents, as the embedded store's JSON does; filters
+ * never carry one (rules.ts refuses them before the driver could turn `{id: undefined}` into `{}`).
+ */
+export function mongoClientOptions(settings: MongoSettings): MongoClientOptions {
+  const bound = settings.timeoutMs;
+  return {
+    ignoreUndefined: true,
+    // Given both ways: the flat names are the ones that win over the connection string's.
+    w: settings.writeConcern,
+    journal: settings.journal,
+    wtimeoutMS: bound,
+    writeConcern: { w: settings.writeConcern, journal: settings.journal, wtimeoutMS: bound },
+    readPreference: settings.readPreference,
+    readConcernLevel: settings.readConcern,
+    readConcern: { level: settings.readConcern },
+    serverSelectionTimeoutMS: settings.serverSelectionTimeoutMs,
+    connectTimeoutMS: Math.min(bound, settings.serverSelectionTimeoutMs),
+    waitQueueTimeoutMS: bound,
+    socketTimeoutMS: bound,
+    maxPoolSize: settings.maxPoolSize,
+    appName: settings.appName,
+    retryWrites: true,
+    retryReads: true,
+  };
+}
+
 class MongoCollection implements Collection<Doc> {
   readonly name: string;
 
@@ -54,15 +102,18 @@ class MongoCollection implements Collection<Doc> {
   }
 
   find(filter: Filter = {}, options: FindOptions = {}): Promise<Doc[]> {
-    return this.run(async () => (await this.coll.find(filter, defined(options)).toArray()).map(plain));
+    return this.run(
+      async () => (await this.coll.find(filter, defined(options)).toArray()).map(plain),
+      filter,
+    );
   }
 
   findOne(filter: Filter, options: Omit<FindOptions, "skip" | "limit"> = {}): Promise<Doc | null> {
-    return this.run(async () => nullablePlain(await this.coll.findOne(filter, defined(options))));
+    return this.run(async () => nullablePlain(await this.coll.findOne(filter, defined(options))), filter);
   }
 
   count(filter: Filter = {}): Promise<number> {
-    return this.run(() => this.coll.countDocuments(filter));
+    return this.run(() => this.coll.countDocuments(filter), filter);
   }
 
   insertOne(doc: Doc): Promise<Doc> {
@@ -88,14 +139,14 @@ class MongoCollection implements Collection<Doc> {
         upsert,
       });
       return result(res.matchedCount, res.modifiedCount, res.upsertedId);
-    });
+    }, filter);
   }
 
   updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
     return this.run(async () => {
       const res = await this.coll.updateMany(filter, update);
       return result(res.matchedCount, res.modifiedCount, res.upsertedId);
-    });
+    }, filter);
   }
 
   findOneAndUpdate(
@@ -104,34 +155,41 @@ class MongoCollection implements Collection<Doc> {
     options: FindOneAndUpdateOptions = {},
   ): Promise<Doc | null> {
     const { upsert = false, returnDocument = "after", sort, projection } = options;
-    return this.run(async () =>
-      nullablePlain(
-        await this.coll.findOneAndUpdate(filter, upsert ? withStringId(filter, update) : update, {
-          ...defined({ sort, projection }),
-          upsert,
-          returnDocument,
-          includeResultMetadata: false,
-        }),
-      ),
+    return this.run(
+      async () =>
+        nullablePlain(
+          await this.coll.findOneAndUpdate(filter, upsert ? withStringId(filter, update) : update, {
+            ...defined({ sort, projection }),
+            upsert,
+            returnDocument,
+            includeResultMetadata: false,
+          }),
+        ),
+      filter,
     );
   }
 
   findOneAndDelete(filter: Filter): Promise<Doc | null> {
-    return this.run(async () =>
-      nullablePlain(await this.coll.findOneAndDelete(filter, { includeResultMetadata: false })),
+    return this.run(
+      async () => nullablePlain(await this.coll.findOneAndDelete(filter, { includeResultMetadata: false })),
+      filter,
     );
   }
 
   deleteOne(filter: Filter): Promise<number> {
-    return this.run(async () => (await this.coll.deleteOne(filter)).deletedCount);
+    return this.run(async () => (await this.coll.deleteOne(filter)).deletedCount, filter);
   }
 
   deleteMany(filter: Filter): Promise<number> {
-    return this.run(async () => (await this.coll.deleteMany(filter)).deletedCount);
+    return this.run(async () => (await this.coll.deleteMany(filter)).deletedCount, filter);
   }
 
   aggregate<R extends Doc = Doc>(pipeline: Pipeline): Promise<R[]> {
-    return this.run(async () => (await this.coll.aggregate<R>(pipeline).toArray()).map(plain));
+    return this.run(
+      async () => (await this.coll.aggregate<R>(pipeline).toArray()).map(plain),
+      undefined,
+      pipeline,
+    );
   }
 
   createIndex(spec: IndexSpec): Promise<void> {
@@ -143,23 +201,66 @@ class MongoCollection implements Collection<Doc> {
     });
   }
 
-  private async run<R>(op: () => Promise<R>): Promise<R> {
+  /** Runs `op` after rules.ts's checks of its filter or pipeline; MongoDB's refusals in our errors. */
+  private async run<R>(op: () => Promise<R>, filter?: Filter, pipeline?: Pipeline): Promise<R> {
+    checkFilter(filter);
+    if (pipeline) checkPipeline(pipeline);
     try {
       return await op();
     } catch (err) {
-      type KeyValue = Record<string, unknown>;
-      const e = err as {
-        code?: number;
-        keyValue?: KeyValue;
-        writeErrors?: { err?: { keyValue?: KeyValue } }[];
-      };
-      // insertMany fails as a bulk write error: the key is in its first write error.
-      if (e?.code === 11000) {
-        throw new DuplicateKeyError(this.name, e.keyValue ?? e.writeErrors?.[0]?.err?.keyValue ?? {});
-      }
-      throw err;
+      throw storeError(this.name, err);
     }
   }
+}
+
+type KeyValue = Record<string, unknown>;
+interface DriverError {
+  code?: number;
+  codeName?: string;
+  message?: string;
+  keyValue?: KeyValue;
+  writeErrors?: {
+    code?: number;
+    errmsg?: string;
+    err?: { code?: number; errmsg?: string; keyValue?: KeyValue };
+  }[];
+}
+
+/** MongoDB's codes the embedded store also refuses with (rules.ts), by name. */
+const RULE_CODES: Record<number, string> = {
+  2: "BadValue",
+  14: "TypeMismatch",
+  15: "Overflow",
+  28: "PathNotViable",
+  40: "ConflictingUpdateOperators",
+  10334: "BSONObjectTooLarge",
+  17419: "BSONObjectTooLarge",
+  51108: "Location51108",
+};
+
+/**
+ * The error a driver failure stands for: a duplicate key (E11000, in a single write or any write
+ * of a bulk one) is a DuplicateKeyError, a refusal by one of MongoDB's document rules a
+ * StoreRuleError; anything else (network, timeout) stays as it is.
+ */
+export function storeError(collection: string, err: unknown): unknown {
+  const e = err as DriverError;
+  if (!e || typeof e !== "object") return err;
+  // A bulk write (insertMany) fails with its write errors: the first one names the cause.
+  const first = Array.isArray(e.writeErrors) ? e.writeErrors[0] : undefined;
+  const code = e.code ?? first?.code ?? first?.err?.code;
+  if (code === 11000 || first?.code === 11000 || first?.err?.code === 11000)
+    return new DuplicateKeyError(collection, e.keyValue ?? first?.err?.keyValue ?? {});
+  if (typeof code === "number" && RULE_CODES[code])
+    return new StoreRuleError(
+      e.message ?? first?.errmsg ?? "",
+      code === 17419 ? 10334 : code,
+      RULE_CODES[code],
+    );
+  // The driver measures a document before sending it and refuses one past the server's maximum.
+  if (/larger than the maximum|is too large|exceeds maximum/i.test(e.message ?? ""))
+    return documentTooLarge(0, false);
+  return err;
 }
 
 function withId({ _id, ...rest }: Doc): Doc {

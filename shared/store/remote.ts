@@ -3,6 +3,8 @@
  * store in its own process. Every method is exactly one call, so each stays atomic over there.
  */
 import { currentContext } from "../observability/request-scope";
+import { StoreRuleError } from "../errors";
+import { checkFilter, checkPipeline } from "./rules";
 import type { ServiceBroker } from "moleculer";
 import {
   DuplicateKeyError,
@@ -59,6 +61,9 @@ export class RemoteBackend implements Store {
   async close(): Promise<void> {}
 
   private async call<R>(method: string, params: Record<string, unknown>): Promise<R> {
+    // Checked here, before the bus: JSON drops `undefined`, so `{id: undefined}` would arrive as `{}`.
+    checkFilter(params.filter as Filter | undefined);
+    if (params.pipeline) checkPipeline(params.pipeline as Pipeline);
     // A service starting alongside the store's node would otherwise fail its first call with "not found".
     this.discovered ??= this.broker.waitForServices(this.service, this.discoveryTimeout).catch((err) => {
       this.discovered = undefined;
@@ -74,8 +79,15 @@ export class RemoteBackend implements Store {
         ? await parent.call<R, Record<string, unknown>>(action, params)
         : await this.broker.call<R, Record<string, unknown>>(action, params);
     } catch (err) {
-      const e = err as { type?: string; data?: { collection?: string; key?: Record<string, unknown> } };
+      const e = err as {
+        type?: string;
+        message?: string;
+        data?: { collection?: string; key?: Record<string, unknown>; storeCode?: number; codeName?: string };
+      };
       if (e?.type === DUPLICATE_KEY) throw new DuplicateKeyError(e.data?.collection ?? "", e.data?.key ?? {});
+      // A refusal by MongoDB's rules, rebuilt as the class the other backends throw.
+      if (typeof e?.data?.storeCode === "number" && typeof e.data.codeName === "string")
+        throw new StoreRuleError(e.message ?? "", e.data.storeCode, e.data.codeName);
       throw err;
     }
   }

@@ -7,6 +7,7 @@
  *    processes share one store where no MongoDB exists.
  * Documents carry a string `_id` (24-hex ObjectId text unless the caller chose one).
  */
+import { Errors } from "moleculer";
 import { ObjectId } from "mongodb";
 
 /** A fresh document id, in the form every backend gives (24-hex ObjectId text), for a caller that needs it before the insert. */
@@ -95,13 +96,21 @@ export interface Store {
   close(): Promise<void>;
 }
 
-/** A write broke a unique index. Services turn it into 409 CONFLICT. */
-export class DuplicateKeyError extends Error {
+/**
+ * A write broke a unique index (MongoDB's E11000, single writes and bulk ones alike). Services
+ * turn it into a 409 of their own words; one they do not catch still answers 409 CONFLICT, naming
+ * the key's fields, never its values.
+ */
+export class DuplicateKeyError extends Errors.MoleculerClientError {
   constructor(
     public readonly collection: string,
     public readonly key: Record<string, unknown>,
   ) {
-    super(`duplicate key in ${collection}: ${JSON.stringify(key)}`);
+    super(
+      `A document with the same ${Object.keys(key).join(", ") || "unique key"} already exists in ${collection}`,
+      409,
+      "CONFLICT",
+    );
     this.name = "DuplicateKeyError";
   }
 }

@@ -2,12 +2,13 @@
  * The HTTP suites the container suite (`npm run test:containers`) runs with every service in a
  * broker of its own, over NATS, on MongoDB. Each starts the whole platform with startPlatform() and
  * reaches it over HTTP or through the gateway's broker (which calls across the bus).
- * Left out: suites that build their own topology or need a service in the test's broker (the
- * scheduler's fake clock: test/scheduler; replicas: test/nats, test/catalog/profile-replicas,
- * test/gateway/events, test/engine/fault), the store contract (it runs on MongoDB by itself when
- * Docker answers), and suites of files, not HTTP (deploy, unit, shared, store durability).
+ * Then the store contract (on the replica set: MONGO_URL) and the suites that build their own
+ * topology, the replica, fault and scheduler suites: with TEST_STORE=mongo every broker and child
+ * process they start stores on the replica set (test/support/container-store.ts).
+ * Left out: suites of files, not HTTP (deploy, unit, shared, store durability), and the bus suites
+ * (test/nats, test/gateway/events), whose subject is NATS, not the store.
  */
-module.exports = [
+const http = [
   "test/accounts/accounts.test.ts",
   "test/gateway/http.test.ts",
   "test/gateway/roles.test.ts",
@@ -33,3 +34,17 @@ module.exports = [
   "test/security/sessions.test.ts",
   "test/security/fuzz.test.ts",
 ];
+
+/** The store contract (MONGO_URL) and the suites that start their own brokers and processes. */
+const ownTopology = [
+  "test/store/contract.test.ts",
+  "test/scheduler/replicas.test.ts",
+  "test/scheduler/schedules.test.ts",
+  "test/scheduler/triggers.test.ts",
+  "test/engine/fault.test.ts",
+  "test/catalog/profile-replicas.test.ts",
+];
+
+module.exports = [...http, ...ownTopology];
+module.exports.http = http;
+module.exports.ownTopology = ownTopology;

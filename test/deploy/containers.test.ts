@@ -12,7 +12,7 @@ import { login, request, startPlatform } from "../support/platform";
 import { ROOT, read } from "./manifests";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const suites: string[] = require("../containers/suites");
+const suites: string[] & { http: string[]; ownTopology: string[] } = require("../containers/suites");
 
 test("npm run test:containers runs jest with the container config, in band", () => {
   expect(JSON.parse(read("package.json")).scripts["test:containers"]).toBe(
@@ -20,12 +20,28 @@ test("npm run test:containers runs jest with the container config, in band", () 
   );
 });
 
-test("its suites exist and start the whole platform (startPlatform() or both shapes)", () => {
-  expect(suites.length).toBeGreaterThan(10);
-  for (const suite of suites) {
+test("its HTTP suites exist and start the whole platform (startPlatform() or both shapes)", () => {
+  expect(suites.http.length).toBeGreaterThan(10);
+  for (const suite of suites.http) {
     const text = read(suite);
     const whole = /startPlatform\(\s*(\{\s*env\b[^)]*)?\)|describeInBothShapes\(/.test(text);
     expect({ suite, whole }).toEqual({ suite, whole: true });
+  }
+});
+
+test("the store contract, replica, fault and scheduler suites run too, each storing on the replica set", () => {
+  expect([...suites]).toEqual([...suites.http, ...suites.ownTopology]);
+  for (const kind of ["test/store/contract", "test/scheduler/", "test/engine/fault", "replicas"])
+    expect({ kind, listed: suites.ownTopology.some((s) => s.includes(kind)) }).toEqual({
+      kind,
+      listed: true,
+    });
+  for (const suite of suites.ownTopology) {
+    const text = read(suite);
+    // The contract takes MONGO_URL itself; the others start platforms (startShape starts them with
+    // startPlatform) or processes, which test/support/container-store.ts points at the replica set.
+    const onMongo = /process\.env\.MONGO_URL|startPlatform\(|startShape\(|spawnServices\(/.test(text);
+    expect({ suite, onMongo }).toEqual({ suite, onMongo: true });
   }
 });
 

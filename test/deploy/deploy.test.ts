@@ -260,7 +260,49 @@ describe("docker-compose.yml", () => {
       });
       const mongo = new URL(config.mongoUrl!);
       expect(services[mongo.hostname]?.image).toMatch(/^mongo:7/);
+      // The replica set the mongo container runs, with the platform's own user (created by its init).
+      expect({
+        name,
+        replicaSet: mongo.searchParams.get("replicaSet"),
+        authSource: mongo.searchParams.get("authSource"),
+        user: mongo.username,
+      }).toEqual({ name, replicaSet: replicaSetOf(services.mongo), authSource: "admin", user: "platform" });
+      expect(s.environment.MONGO_URL).toMatch(/^mongodb:\/\/platform:\$\{MONGO_PASSWORD:\?[^}]+\}@/);
     }
+  });
+
+  /** The name given to mongod's --replSet. */
+  function replicaSetOf(mongo: any): string {
+    const args: string[] = mongo.command;
+    return args[args.indexOf("--replSet") + 1];
+  }
+
+  test("mongo runs a one-node replica set with authentication: a generated keyfile, a root user, an init", () => {
+    const mongo = services.mongo;
+    expect(replicaSetOf(mongo)).toBe("rs0");
+    // The keyfile turns access control on; it comes from the one-shot that generates it, read-only here.
+    const keyFile: string = mongo.command[mongo.command.indexOf("--keyFile") + 1];
+    const keyDir = path.posix.dirname(keyFile);
+    const mount = mongo.volumes.find((v: string) => v.split(":")[1] === keyDir);
+    expect(mount).toMatch(/:ro$/);
+    const generator = services["mongo-keyfile"];
+    expect(generator.image).toBe(mongo.image);
+    expect(generator.volumes).toContain(`${mount.split(":")[0]}:${keyDir}`);
+    expect(generator.entrypoint.join(" ")).toContain(path.posix.basename(keyFile));
+    expect(generator.entrypoint.join(" ")).toMatch(/chmod 400/);
+    expect(mongo.depends_on["mongo-keyfile"].condition).toBe("service_completed_successfully");
+    expect(Object.keys(compose.volumes)).toContain(mount.split(":")[0]);
+    // The root user on first start; the init (the health check, idempotent) initiates the set with
+    // this very node, waits for it to be primary and creates the platform's readWrite user.
+    expect(mongo.environment.MONGO_INITDB_ROOT_USERNAME).toBe("root");
+    expect(mongo.environment.MONGO_INITDB_ROOT_PASSWORD).toMatch(/^\$\{MONGO_INITDB_ROOT_PASSWORD:\?/);
+    const init = mongo.healthcheck.test.join(" ");
+    expect(init).toContain(
+      `rs.initiate({ _id: "${replicaSetOf(mongo)}", members: [{ _id: 0, host: "mongo:27017" }] })`,
+    );
+    expect(init).toContain("isWritablePrimary");
+    expect(init).toMatch(/createUser\(\{ user: "platform"[^]*role: "readWrite", db: process\.env\.MONGO_DB/);
+    expect(mongo.environment.MONGO_DB).toBe(platform[0][1].environment.MONGO_DB);
   });
 
   test("every container sets the required env: its service, the bus, MongoDB, the key, metrics, the drain", () => {
@@ -318,7 +360,7 @@ describe("docker-compose.yml", () => {
   });
 
   test("secrets come from the environment and compose refuses to start without them", () => {
-    for (const name of ["ENCRYPTION_KEY", "ADMIN_PASSWORD"]) {
+    for (const name of ["ENCRYPTION_KEY", "ADMIN_PASSWORD", "MONGO_INITDB_ROOT_PASSWORD", "MONGO_PASSWORD"]) {
       expect(text).toMatch(new RegExp(`\\b${name}: \\$\\{${name}:\\?[^}]+\\}`));
     }
     for (const [service, s] of Object.entries(services)) {

@@ -350,6 +350,26 @@ describe.each([
     }
   });
 
+  test("the example MongoDB connection string names a replica set, with credentials, in the Secret only", () => {
+    const text = read(SECRET_TEMPLATE);
+    const examples = [
+      /--from-literal=MONGO_URL='([^']+)'/.exec(text)?.[1],
+      /^<CHANGE-ME: (.+)>$/.exec(secretTemplate.stringData.MONGO_URL)?.[1],
+    ];
+    for (const example of examples) {
+      // A seed list (host,host,host) is no WHATWG URL: taken apart by its grammar.
+      const [, user, password, hosts, query] = /^mongodb:\/\/([^:@]+):([^@]+)@([^/]+)\/\?(.+)$/.exec(
+        example!,
+      )!;
+      const params = new URLSearchParams(query);
+      expect(params.get("replicaSet")).toBe("rs0");
+      expect(params.get("authSource")).toBe("admin");
+      expect(user && password).toBeTruthy();
+      // Several members: the driver finds the primary among them.
+      expect(hosts.split(",").length).toBeGreaterThanOrEqual(3);
+    }
+  });
+
   test("no secret in a ConfigMap or inline in a Deployment", () => {
     for (const cm of ofKind(objects, "ConfigMap"))
       for (const key of Object.keys(cm.data))

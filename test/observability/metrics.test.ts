@@ -88,7 +88,7 @@ test("the metrics port also answers /health and /ready for probes of processes w
   expect((await fetch(`${base}/health`)).status).toBe(200);
   const ready = await fetch(`${base}/ready`);
   expect(ready.status).toBe(200);
-  expect(await ready.json()).toEqual({ status: "ready", checks: { broker: "ok" } });
+  expect(await ready.json()).toEqual({ status: "ready", checks: { broker: "ok", store: "ok" } });
   expect((await fetch(`${base}/other`)).status).toBe(404);
 });
 

@@ -187,4 +187,12 @@ describe("inventory adapter devices", () => {
     expect((await api.get("/adapters/lab-2/devices")).body).toEqual([]);
     expect((await lookup({ entity: "lab-2" })).body).toEqual([]);
   });
+
+  test("an adapter-deleted event without an id removes no device (never a match-all)", async () => {
+    const before = (await api.get("/adapters/lab/devices")).body;
+    expect(before.length).toBeGreaterThan(0);
+    for (const params of [{}, { id: undefined, name: "lab" }, { id: "" }])
+      await platform.broker.broadcastLocal("adapters.deleted", params);
+    expect((await api.get("/adapters/lab/devices")).body).toEqual(before);
+  });
 });

@@ -12,8 +12,9 @@ import { ServiceBroker } from "moleculer";
 import { MongoClient } from "mongodb";
 import storeService from "../../services/store/store.service";
 import { loadConfig } from "../../shared/config";
+import { StoreRuleError } from "../../shared/errors";
 import { EmbeddedBackend } from "../../shared/store/embedded/backend";
-import { MongoBackend } from "../../shared/store/mongo";
+import { MongoBackend, mongoClientOptions } from "../../shared/store/mongo";
 import { RemoteBackend } from "../../shared/store/remote";
 import {
   chooseBackend,
@@ -846,6 +847,88 @@ function describeStoreContract(name: string, makeStore: () => Promise<Harness>, 
         expect(await customers.findOne({ _id: "c1" })).toEqual({ _id: "c1", name: "Ann" });
       });
     });
+
+    // MongoDB's rules (shared/store/rules.ts; test/store/mongo-rules.test.ts pins their words):
+    // every backend refuses the same writes with MongoDB's code, so what passes here passes there.
+    describe("MongoDB's rules", () => {
+      const refused = async (promise: Promise<unknown>, storeCode: number, status = 400) => {
+        const err = await rejection(promise);
+        expect(err).toBeInstanceOf(StoreRuleError);
+        expect({ storeCode: err.storeCode, code: err.code }).toEqual({ storeCode, code: status });
+      };
+
+      test("a document grown past 16 MiB is refused (BSONObjectTooLarge, 413); it keeps what it had", async () => {
+        const c = fresh("big");
+        await c.insertOne({ _id: "job", parts: {} });
+        // Half-MiB steps: every call fits a bus message, the document does not fit MongoDB.
+        const half = "p".repeat(512 * 1024);
+        let step = 0;
+        let err: any;
+        for (; step < 40 && !err; step++)
+          err = await c.updateOne({ _id: "job" }, { $set: { [`parts.p${step}`]: half } }).then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+        expect(err).toBeInstanceOf(StoreRuleError);
+        expect({ storeCode: err.storeCode, code: err.code }).toEqual({ storeCode: 10334, code: 413 });
+        // 16 MiB holds 31 such members beside the rest, not 32.
+        expect(step).toBe(32);
+        const kept = await c.findOne({ _id: "job" }, { projection: { _id: 1 } });
+        expect(kept).toEqual({ _id: "job" });
+        expect(await c.count({ "parts.p30": { $exists: true }, "parts.p31": { $exists: false } })).toBe(1);
+      }, 60_000);
+
+      test("undefined in a filter is an error on every method, never a match-all: nothing is deleted", async () => {
+        const c = fresh("undef");
+        await c.insertMany([{ _id: "a", adapterId: "x" }, { _id: "b" }]);
+        await refused(c.deleteMany({ adapterId: undefined }), 2);
+        await refused(c.find({ adapterId: undefined }), 2);
+        await refused(c.count({ $or: [{ adapterId: undefined }] }), 2);
+        await refused(c.updateMany({ adapterId: { $in: [undefined] } }, { $set: { hit: 1 } }), 2);
+        await refused(c.aggregate([{ $match: { adapterId: undefined } }]), 2);
+        expect(ids(await c.find({}))).toEqual(["a", "b"]);
+      });
+
+      test("$inc on a string (TypeMismatch), $set through a scalar (PathNotViable), overlapping paths (ConflictingUpdateOperators)", async () => {
+        const c = fresh("strict");
+        await c.insertOne({ _id: "d", s: "text", nil: null, a: 1 });
+        await refused(c.updateOne({ _id: "d" }, { $inc: { s: 1 } }), 14);
+        await refused(c.updateOne({ _id: "d" }, { $inc: { nil: 1 } }), 14);
+        await refused(c.updateOne({ _id: "d" }, { $set: { "a.b": 2 } }), 28);
+        await refused(c.findOneAndUpdate({ _id: "d" }, { $set: { "nil.b": 2 } }), 28);
+        await refused(c.updateOne({ _id: "d" }, { $set: { x: 1, "x.y": 2 } }), 40);
+        await refused(c.updateMany({}, { $set: { x: 1 }, $inc: { x: 1 } }), 40);
+        expect(await c.findOne({ _id: "d" })).toEqual({ _id: "d", s: "text", nil: null, a: 1 });
+      });
+
+      test("mixed types sort in MongoDB's order; an empty array below null and missing", async () => {
+        const c = fresh("mixed");
+        await c.insertMany([
+          { _id: "t", v: true },
+          { _id: "o", v: { x: 1 } },
+          { _id: "s", v: "a" },
+          { _id: "z", v: null },
+          { _id: "n", v: 1 },
+          { _id: "e", v: [] },
+          { _id: "r", v: [2] },
+        ]);
+        expect(inOrder(await c.find({}, { sort: { v: 1 } }))).toEqual(["e", "z", "n", "r", "s", "o", "t"]);
+        expect(inOrder(await c.find({}, { sort: { v: -1 } }))).toEqual(["t", "o", "s", "r", "n", "z", "e"]);
+      });
+
+      test("regex options: i, m, s, x and u are taken; another is refused", async () => {
+        const c = fresh("regex");
+        await c.insertMany([
+          { _id: "a", s: "Hello\nWorld" },
+          { _id: "b", s: "hello world" },
+        ]);
+        expect(ids(await c.find({ s: { $regex: "^ w o r l d # second line", $options: "imx" } }))).toEqual([
+          "a",
+        ]);
+        expect(ids(await c.find({ s: { $regex: "hello.world", $options: "isu" } }))).toEqual(["a", "b"]);
+        await refused(c.find({ s: { $regex: "x", $options: "g" } }), 51108);
+      });
+    });
   });
 }
 
@@ -934,7 +1017,7 @@ function dockerAvailable(): boolean {
 
 const mongoDb = `store_contract_${RUN}`;
 async function mongoHarness(url: string, stopContainer?: () => Promise<unknown>): Promise<Harness> {
-  const store = await MongoBackend.connect(url, mongoDb);
+  const store = await MongoBackend.connect(url, mongoDb, mongoClientOptions(loadConfig({}).mongo));
   return {
     store,
     teardown: async () => {

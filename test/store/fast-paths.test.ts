@@ -12,6 +12,7 @@ import { boundsViolation } from "../../shared/input-bounds";
 import { EmbeddedBackend, STORED_DOCUMENT_LIMITS } from "../../shared/store/embedded/backend";
 import { applyUpdate, predicateOf, sortDocs } from "../../shared/store/embedded/mongo";
 import type { StoredDoc } from "../../shared/store/embedded/table";
+import { checkUpdate } from "../../shared/store/rules";
 import {
   DuplicateKeyError,
   type Collection,
@@ -70,6 +71,8 @@ class Model {
   update(targets: StoredDoc[], filter: Filter, update: Doc): string | undefined {
     const next = new Map<string, StoredDoc>();
     try {
+      // The update's own shape is checked whether or not it matches (MongoDB's ConflictingUpdateOperators).
+      checkUpdate(update);
       for (const doc of targets) next.set(doc._id, applyUpdate(doc, update, filter).doc);
     } catch (err) {
       return (err as Error).message;
@@ -254,15 +257,16 @@ describe("embedded store fast paths against the general paths", () => {
     const c = store.collection("deep");
     await c.insertOne({ _id: "d", keep: 1, a: { b: {} } });
     let deep: Doc = {};
-    for (let i = 0; i < 199; i++) deep = { x: deep };
+    for (let i = 0; i < 99; i++) deep = { x: deep };
     const err = await c.updateOne({ _id: "d" }, { $set: { "a.b.c": deep } }).catch((e: Error) => e);
     const whole = boundsViolation({ _id: "d", keep: 1, a: { b: { c: deep } } }, STORED_DOCUMENT_LIMITS);
-    expect(whole?.path).toBe(`a.b.c${".x".repeat(197)}`);
+    expect(whole?.path).toBe(`a.b.c${".x".repeat(97)}`);
     expect((err as Error).message).toBe(
-      `refused a document for deep: it nests deeper than 200 levels at '${whole?.path}'`,
+      `cannot store a document that nests deeper than 100 levels (at '${whole?.path}')`,
     );
+    expect(err).toMatchObject({ code: 400, storeCode: 15, codeName: "Overflow" });
     expect(await c.findOne({ _id: "d" })).toEqual({ _id: "d", keep: 1, a: { b: {} } });
-    // Exactly at the bound (the innermost object 200 levels down) is fine.
+    // Exactly at the bound (the innermost object 100 levels down) is fine.
     await c.updateOne({ _id: "d" }, { $set: { "a.b.c": deep.x.x.x } });
     expect(await c.count({ "a.b.c.x.x": { $exists: true } })).toBe(1);
     await store.close();

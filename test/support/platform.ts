@@ -18,6 +18,7 @@ import { loadConfig, type PlatformConfig } from "../../shared/config";
 import { createBroker } from "../../app/broker";
 import { ALL_SERVICES } from "../../app/services";
 import { nodeSchemas } from "../../app/platform-node";
+import { containerStoreEnv } from "./container-store";
 
 export const ADMIN_PASSWORD = "admin-test-password";
 
@@ -59,6 +60,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     NODE_ID: `test-${randomUUID().slice(0, 8)}`,
     ...runLogEnv(),
     ...(options.services && { SERVICES: options.services.join(",") }),
+    ...containerStoreEnv({ DATA_DIR: dataDir, ...options.env }),
     ...options.env,
   });
   const broker = createBroker(config);

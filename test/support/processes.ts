@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
 import { runLogEnv } from "./platform";
+import { containerStoreEnv } from "./container-store";
 
 const RUNNER = path.resolve(__dirname, "../../dist/app/main.js");
 
@@ -25,6 +26,7 @@ export function spawnServices(env: Record<string, string>): ServiceProcess {
       RATE_LIMIT: "0",
       METRICS_PORT: "0",
       ...runLogEnv(),
+      ...containerStoreEnv(env),
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],

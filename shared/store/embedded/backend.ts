@@ -17,6 +17,7 @@ import { EmbeddedCollection } from "./collection";
 import { jsonNesting, writtenWithin, type WrittenValue } from "./depth";
 import { patchJson, replayPatch, type LoggedPatchOp, type PatchOp } from "./fast-update";
 import { frozenJsonText } from "../../frozen-json";
+import { MAX_DOCUMENT_DEPTH, documentTooDeep } from "../rules";
 
 export interface EmbeddedOptions {
   dataDir: string;
@@ -167,11 +168,7 @@ export class EmbeddedBackend implements Store {
       : !change.put?.length || jsonNesting(line) - 2 <= maxDepth;
     for (const doc of fine ? [] : (change.put ?? [])) {
       const violation = boundsViolation(doc, STORED_DOCUMENT_LIMITS);
-      if (violation)
-        throw new DocumentShapeError(
-          collection,
-          `nests deeper than ${violation.limit} levels at '${violation.path}'`,
-        );
+      if (violation) throw documentTooDeep(violation.path);
     }
     this.append(line);
     this.seq++;
@@ -374,19 +371,15 @@ function fsyncDirectory(dir: string): void {
 }
 
 /**
- * The deepest document the store keeps. Inputs are bounded at 64 levels (MAX_INPUT_DEPTH) where
- * they enter; a stored document wraps them in a few levels of its own (a job's variables, a task's
- * outgoing values), well within this.
+ * The deepest document the store keeps: MongoDB's 100 levels (rules.ts). Inputs are bounded at 64
+ * levels (MAX_INPUT_DEPTH) where they enter; a stored document wraps them in a few levels of its
+ * own (a job's variables, a task's outgoing values: at most 5), well within this. A refused write
+ * is refused whole: nothing of it is logged or kept.
  */
-export const STORED_DOCUMENT_LIMITS: InputLimits = { maxDepth: 200, maxNodes: Number.MAX_SAFE_INTEGER };
-
-/** A write the store refuses whole: nothing of it is logged or kept. */
-export class DocumentShapeError extends Error {
-  constructor(collection: string, what: string) {
-    super(`refused a document for ${collection}: it ${what}`);
-    this.name = "DocumentShapeError";
-  }
-}
+export const STORED_DOCUMENT_LIMITS: InputLimits = {
+  maxDepth: MAX_DOCUMENT_DEPTH,
+  maxNodes: Number.MAX_SAFE_INTEGER,
+};
 
 /**
  * Sets a file's mode where this process may; a data folder owned by another user (a volume mounted

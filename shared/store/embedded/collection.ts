@@ -15,6 +15,14 @@ import type {
 import type { DocPatch, EmbeddedBackend } from "./backend";
 import type { WrittenValue } from "./depth";
 import { fastUpdate } from "./fast-update";
+import { documentSize, rememberSize } from "./size";
+import {
+  MAX_DOCUMENT_BYTES,
+  checkFilter,
+  checkPipeline,
+  checkUpdateTarget,
+  documentTooLarge,
+} from "../rules";
 import { readKey } from "./read-cache";
 import { deepFreeze } from "../../objects";
 import { keepJsonText } from "../../frozen-json";
@@ -72,6 +80,7 @@ export class EmbeddedCollection implements Collection<Doc> {
   }
 
   async find(filter: Filter = {}, options: FindOptions = {}): Promise<Doc[]> {
+    filter = checkFilter(filter);
     const table = this.table;
     const { sort, skip = 0, limit, projection, readOnly } = options;
     // The same read of an unchanged collection takes its last answer (read-cache.ts): copied, or
@@ -100,6 +109,7 @@ export class EmbeddedCollection implements Collection<Doc> {
 
   async count(filter: Filter = {}): Promise<number> {
     // Everything: no need to list it first (matching still checks the filter's type).
+    filter = checkFilter(filter);
     const table = this.table;
     if (filter && typeof filter === "object" && !Array.isArray(filter) && Object.keys(filter).length === 0)
       return table.docs.size;
@@ -139,6 +149,7 @@ export class EmbeddedCollection implements Collection<Doc> {
   async insertMany(docs: Doc[]): Promise<Doc[]> {
     this.expireDue();
     const prepared = docs.map(withId);
+    for (const doc of prepared) withinSize(doc, false);
     this.table.check(this.name, prepared, true);
     // The answer is copied before the write: a failure here must leave nothing stored.
     const answer = prepared.map(copyDoc);
@@ -147,6 +158,7 @@ export class EmbeddedCollection implements Collection<Doc> {
   }
 
   async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
+    filter = checkFilter(filter);
     assertOperatorUpdate(update);
     this.expireDue();
     const [doc] = this.matching(filter, 1);
@@ -156,6 +168,7 @@ export class EmbeddedCollection implements Collection<Doc> {
   }
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
+    filter = checkFilter(filter);
     assertOperatorUpdate(update);
     this.expireDue();
     const docs = this.matching(filter);
@@ -167,6 +180,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     update: Update,
     options: FindOneAndUpdateOptions = {},
   ): Promise<Doc | null> {
+    filter = checkFilter(filter);
     assertOperatorUpdate(update);
     this.expireDue();
     const candidates = this.matching(filter, options.sort ? Infinity : 1);
@@ -184,6 +198,7 @@ export class EmbeddedCollection implements Collection<Doc> {
   }
 
   async findOneAndDelete(filter: Filter): Promise<Doc | null> {
+    filter = checkFilter(filter);
     const [doc] = this.matching(filter, 1);
     if (!doc) return null;
     this.store.commit(this.name, { del: [doc._id] });
@@ -191,15 +206,18 @@ export class EmbeddedCollection implements Collection<Doc> {
   }
 
   async deleteOne(filter: Filter): Promise<number> {
+    filter = checkFilter(filter);
     return this.delete(this.matching(filter, 1));
   }
 
   async deleteMany(filter: Filter): Promise<number> {
+    filter = checkFilter(filter);
     return this.delete(this.matching(filter));
   }
 
   async aggregate<R extends Doc = Doc>(pipeline: Pipeline): Promise<R[]> {
     if (!Array.isArray(pipeline)) throw new TypeError("pipeline must be an array of stages");
+    checkPipeline(pipeline);
     // A leading $match can use the _id shortcut and spares cloning what it drops.
     const leadingMatch =
       pipeline[0] && Object.keys(pipeline[0]).length === 1 ? pipeline[0].$match : undefined;
@@ -298,6 +316,9 @@ export class EmbeddedCollection implements Collection<Doc> {
       const fast = fastUpdate(doc, update);
       if (fast) {
         if (fast.changed) {
+          const size = documentSize(doc) + fast.sizeDelta;
+          if (size > MAX_DOCUMENT_BYTES) throw documentTooLarge(size, true);
+          rememberSize(fast.doc, size);
           changed.push(fast.doc);
           patches?.push({ _id: doc._id, ops: fast.patch });
         }
@@ -310,7 +331,7 @@ export class EmbeddedCollection implements Collection<Doc> {
       if (next.doc._id !== doc._id) {
         throw new Error("Performing an update on the path '_id' would modify the immutable field '_id'");
       }
-      if (next.changed) changed.push(next.doc);
+      if (next.changed) changed.push(withinSize(next.doc, true));
     }
     if (changed.length) {
       this.table.check(this.name, changed, false);
@@ -323,10 +344,11 @@ export class EmbeddedCollection implements Collection<Doc> {
   private upsert(filter: Filter, update: Update): StoredDoc {
     assertOperatorUpdate(update);
     const seed = equalitiesOf(filter);
+    checkUpdateTarget(seed, update, true);
     if (update.$setOnInsert) applyUpdateOperators(seed, { $set: update.$setOnInsert }, undefined, {}, DEEP);
     const { $setOnInsert: _onInsert, ...rest } = update;
     if (Object.keys(rest).length) applyUpdateOperators(seed, rest, undefined, {}, DEEP);
-    const doc = withId(seed);
+    const doc = withinSize(withId(seed), true);
     this.table.check(this.name, [doc], true);
     this.store.commit(this.name, { put: [doc] });
     return doc;
@@ -336,4 +358,11 @@ export class EmbeddedCollection implements Collection<Doc> {
     if (docs.length) this.store.commit(this.name, { del: docs.map((d) => d._id) });
     return docs.length;
   }
+}
+
+/** `doc`, when its BSON size is within MongoDB's 16 MiB; MongoDB's refusal otherwise. */
+function withinSize(doc: StoredDoc, updating: boolean): StoredDoc {
+  const size = documentSize(doc);
+  if (size > MAX_DOCUMENT_BYTES) throw documentTooLarge(size, updating);
+  return doc;
 }

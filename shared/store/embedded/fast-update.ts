@@ -6,16 +6,19 @@
  * with the stored one. That is safe because stored documents are never mutated, only replaced
  * (table.ts), and every answer is a copy.
  *
- * Anything else answers `undefined` and stays with mingo: other operators, `$`/numeric/empty path
- * segments, `$each` and other modifiers, paths through arrays, null or scalars, overlapping paths,
- * `$inc` on a non-number and `$push` on a non-array (mingo's own answer to those, a silent no-op or an
- * error, is what the store has always given). test/unit/fast-update.test.ts compares both paths.
+ * Anything else answers `undefined` and goes the general way (mingo, after MongoDB's checks of
+ * rules.ts): other operators, `$`/numeric/empty path segments, `$each` and other modifiers, paths
+ * through arrays, null or scalars, overlapping paths, `$inc` on a non-number and `$push` on a
+ * non-array (the general path refuses the last ones as MongoDB does: PathNotViable, TypeMismatch,
+ * BadValue, ConflictingUpdateOperators). test/unit/fast-update.test.ts compares both paths.
+ * It also answers how much the document grew (sizeDelta), so the 16 MiB bound costs no full walk.
  */
 import { frozenJsonText } from "../../frozen-json";
 import { isEqual } from "mingo/util";
 import { isPlainObject as isPlain } from "../../objects";
 import type { Doc, Update } from "../types";
 import type { WrittenValue } from "./depth";
+import { memberSize } from "./size";
 import type { StoredDoc } from "./table";
 
 type Op = "$set" | "$inc" | "$push" | "$unset";
@@ -40,6 +43,8 @@ export interface FastUpdate {
    * replayPatch, it gives the same new image, without the whole document in the log.
    */
   patch: PatchOp[];
+  /** How many bytes of BSON the new image has more than the stored one (size.ts), measured on the changed members only. */
+  sizeDelta: number;
 }
 
 /** One change: `["set", path, json]`, `["unset", path]` or `["push", path, json]`, values as JSON text. */
@@ -116,6 +121,7 @@ export function fastUpdate(doc: StoredDoc, update: Update): FastUpdate | undefin
   const written: FastUpdate["written"] = [];
   const patch: PatchOp[] = [];
   let changed = false;
+  let sizeDelta = 0;
   // $set steps that wrote a value unequal to mingo (a Date over its text) but maybe equal as JSON.
   const unsure: { old: unknown; json: string }[] = [];
   for (const step of steps) {
@@ -132,6 +138,7 @@ export function fastUpdate(doc: StoredDoc, update: Update): FastUpdate | undefin
         child = {};
         owned.add(child);
         node[part] = child;
+        sizeDelta += memberSize(part, child);
       } else if (!isPlain(child)) {
         return undefined;
       } else if (!owned.has(child)) {
@@ -148,6 +155,7 @@ export function fastUpdate(doc: StoredDoc, update: Update): FastUpdate | undefin
     if (op === "$unset") {
       if (has) {
         delete node[key];
+        sizeDelta -= memberSize(key, old);
         changed = true;
         patch.push(["unset", parts.join(".")]);
       }
@@ -171,6 +179,10 @@ export function fastUpdate(doc: StoredDoc, update: Update): FastUpdate | undefin
       changed = true;
     }
     node[key] = next;
+    sizeDelta +=
+      op === "$push" && has
+        ? memberSize(String((old as unknown[]).length), step.value)
+        : memberSize(key, next) - (has ? memberSize(key, old) : 0);
     const path = parts.join(".");
     if (op === "$push") patch.push(["push", path, step.json!]);
     else patch.push(["set", path, op === "$inc" ? JSON.stringify(next) : step.json!]);
@@ -181,8 +193,8 @@ export function fastUpdate(doc: StoredDoc, update: Update): FastUpdate | undefin
   // The store writes only what changed as JSON; compared only when nothing else decided it.
   changed ||= unsure.some(({ old, json }) => JSON.stringify(old) !== json);
   return changed
-    ? { doc: root as StoredDoc, changed, written, patch }
-    : { doc, changed, written: [], patch: [] };
+    ? { doc: root as StoredDoc, changed, written, patch, sizeDelta }
+    : { doc, changed, written: [], patch: [], sizeDelta: 0 };
 }
 
 /**

@@ -7,6 +7,7 @@ import { compileFilter, pathValues } from "./fast-filter";
 import { re2Filter } from "./regex";
 import type { Doc, Filter, IndexSpec, Pipeline, Projection, Sort, Update } from "../types";
 import type { NamedIndex, StoredDoc } from "./table";
+import { checkUpdate, checkUpdateTarget } from "../rules";
 
 export const DEEP = { cloneMode: "deep" as const };
 
@@ -18,6 +19,8 @@ export function applyUpdate(
 ): { doc: StoredDoc; changed: boolean } {
   // mingo has no $setOnInsert; on a match it does nothing anyway.
   const { $setOnInsert: _onInsert, ...operators } = update;
+  // mingo ignores what MongoDB refuses ($inc on a string, $set through a scalar): refuse it first.
+  checkUpdateTarget(doc, operators);
   const next = copyDoc(doc) as StoredDoc;
   // The filter goes along so positional `$` paths resolve against the matched array element.
   if (Object.keys(operators).length) applyUpdateOperators(next, operators, undefined, filter, DEEP);
@@ -31,6 +34,7 @@ export function assertOperatorUpdate(update: Update): void {
   if (!keys.length || keys.some((k) => !k.startsWith("$"))) {
     throw new TypeError("update must be a non-empty document of update operators ($set, $inc, ...)");
   }
+  checkUpdate(update);
 }
 
 /** The document as it will be after a JSON round trip, so memory and log replay agree exactly. */
@@ -119,6 +123,8 @@ function compileProjectionOnce(projection: Projection): ((doc: Doc) => Doc) | un
     entries.filter(([key, value]) => key !== "_id" && !shown(value)).map(([key]) => key),
   );
   if (included.size > 0 && excluded.size > 0) return undefined;
+  // `{_id: 1}` alone is an inclusion of `_id` only, as MongoDB reads it.
+  if (included.size === 0 && excluded.size === 0 && !hideId) return (doc) => ({ _id: doc._id });
   // Fields keep the document's order, as MongoDB answers them.
   if (included.size > 0) {
     return (doc) => {
@@ -200,21 +206,38 @@ export function validIndex(spec: IndexSpec): NamedIndex {
   };
 }
 
-/** A value's place in BSON comparison order (compareValues). */
-const bsonRank = (v: unknown) =>
-  v === null || v === undefined
-    ? 0
-    : typeof v === "number"
-      ? 1
-      : typeof v === "string"
-        ? 2
-        : Array.isArray(v)
-          ? 4
-          : typeof v === "object"
-            ? 3
-            : 5;
+/** The sort key of a field holding an empty array: MongoDB sorts it below null and a missing field. */
+const EMPTY_ARRAY = Symbol("empty array");
 
-/** BSON comparison order for JSON values: null < numbers < strings < objects < arrays < booleans. */
+/**
+ * A value's place in MongoDB's comparison order of BSON types: (MinKey,) an empty array's key, null
+ * and missing, numbers, strings, objects, arrays, binData, ObjectId, booleans, dates, (timestamps,)
+ * regular expressions.
+ */
+function bsonRank(v: unknown): number {
+  if (v === EMPTY_ARRAY) return 0;
+  if (v === null || v === undefined) return 1;
+  switch (typeof v) {
+    case "number":
+    case "bigint":
+      return 2;
+    case "string":
+      return 3;
+    case "boolean":
+      return 8;
+    case "object":
+      if (Array.isArray(v)) return 5;
+      if (v instanceof Uint8Array) return 6;
+      if (v instanceof ObjectId) return 7;
+      if (v instanceof Date) return 9;
+      if (v instanceof RegExp) return 11;
+      return 4;
+    default:
+      return 12;
+  }
+}
+
+/** MongoDB's comparison of two values (test/store/mongo-rules.test.ts pins the order of types). */
 export function compareValues(a: unknown, b: unknown): number {
   // The usual sort keys, two strings or two numbers, without ranking them first.
   if ((typeof a === "string" && typeof b === "string") || (typeof a === "number" && typeof b === "number"))
@@ -222,21 +245,54 @@ export function compareValues(a: unknown, b: unknown): number {
   const ra = bsonRank(a);
   const rb = bsonRank(b);
   if (ra !== rb) return ra < rb ? -1 : 1;
-  if (ra === 4 || ra === 3) {
-    const ea = ra === 4 ? (a as unknown[]) : Object.entries(a as Doc).flat();
-    const eb = ra === 4 ? (b as unknown[]) : Object.entries(b as Doc).flat();
-    for (let i = 0; i < Math.min(ea.length, eb.length); i++) {
-      const c = compareValues(ea[i], eb[i]);
-      if (c) return c;
+  switch (ra) {
+    case 4: {
+      // Objects: member by member, each by its value's type, then its name, then its value.
+      const ea = Object.entries(a as Doc);
+      const eb = Object.entries(b as Doc);
+      for (let i = 0; i < Math.min(ea.length, eb.length); i++) {
+        const c =
+          Math.sign(bsonRank(ea[i][1]) - bsonRank(eb[i][1])) ||
+          (ea[i][0] === eb[i][0] ? 0 : ea[i][0] < eb[i][0] ? -1 : 1) ||
+          compareValues(ea[i][1], eb[i][1]);
+        if (c) return c;
+      }
+      return Math.sign(ea.length - eb.length);
     }
-    return Math.sign(ea.length - eb.length);
+    case 5: {
+      const ea = a as unknown[];
+      const eb = b as unknown[];
+      for (let i = 0; i < Math.min(ea.length, eb.length); i++) {
+        const c = compareValues(ea[i], eb[i]);
+        if (c) return c;
+      }
+      return Math.sign(ea.length - eb.length);
+    }
+    case 7:
+      return compareValues((a as ObjectId).toHexString(), (b as ObjectId).toHexString());
+    case 9:
+      return compareValues((a as Date).getTime(), (b as Date).getTime());
+    case 2:
+    case 8:
+      return a === b ? 0 : (a as number) < (b as number) ? -1 : 1;
+    case 6:
+      return Math.sign(Buffer.compare(Buffer.from(a as Uint8Array), Buffer.from(b as Uint8Array)));
+    default:
+      return ra <= 1 ? 0 : compareValues(String(a), String(b));
   }
-  return a === b || ra === 0 ? 0 : (a as number) < (b as number) ? -1 : 1;
+}
+
+/** Whether following `parts` from `value` ends on (or passes through) an empty array. */
+function reachesEmptyArray(value: unknown, parts: string[]): boolean {
+  if (Array.isArray(value)) return value.length === 0;
+  if (parts.length === 0 || value === null || typeof value !== "object") return false;
+  return reachesEmptyArray((value as Doc)[parts[0]], parts.slice(1));
 }
 
 /**
  * MongoDB's sort, which mingo gets wrong for arrays: an array sorts by its smallest element
- * ascending and its largest descending; a missing field sorts as null. Ties keep insertion order.
+ * ascending and its largest descending; a missing field sorts as null, an empty array below null
+ * (either way round). Types sort in MongoDB's order (compareValues). Ties keep insertion order.
  * With `limit` (the end of the page: skip + limit) at least the first `limit` come back, in a small
  * page picked by bounded insertion instead of sorting every match: 10 of thousands costs one pass.
  */
@@ -249,7 +305,8 @@ export function sortDocs<T extends Doc>(docs: T[], sort: Sort, limit = Infinity)
       if (value === null || (value !== undefined && typeof value !== "object")) return value;
     }
     const values = pathValues(doc, parts);
-    return values.length ? values.reduce((best, v) => (compareValues(v, best) * dir < 0 ? v : best)) : null;
+    if (values.length) return values.reduce((best, v) => (compareValues(v, best) * dir < 0 ? v : best));
+    return reachesEmptyArray(doc, parts) ? EMPTY_ARRAY : null;
   };
   type Entry = { doc: T; keys: unknown[] };
   const compare = (a: Entry, b: Entry) => {
