@@ -15,6 +15,7 @@ import path from "node:path";
 import type { AddressInfo } from "node:net";
 import type { CallingOptions, ServiceBroker } from "moleculer";
 import { loadConfig, type PlatformConfig } from "../../shared/config";
+import { bindConfig } from "../../shared/runtime";
 import { createBroker } from "../../app/broker";
 import { ALL_SERVICES } from "../../app/services";
 import { nodeSchemas } from "../../app/platform-node";
@@ -35,7 +36,7 @@ export interface PlatformOptions {
   env?: Record<string, string>;
   services?: string[];
   dataDir?: string;
-  /** Leave `broker.call` as production has it (see callAsPlatformByDefault). */
+  /** The test's own `platform.broker.call` without a caller is refused too (see testCallsAsPlatform). */
   strictCalls?: boolean;
 }
 
@@ -65,13 +66,12 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   });
   const broker = createBroker(config);
   for (const schema of nodeSchemas(config)) broker.createService(schema);
-  if (!options.strictCalls) callAsPlatformByDefault(broker);
   await broker.start();
   const gateway = broker.getLocalService("gateway") as unknown as
     { server?: { address(): AddressInfo } } | undefined;
   const port = gateway?.server?.address().port;
   return {
-    broker,
+    broker: options.strictCalls ? broker : testCallsAsPlatform(broker, config),
     config,
     dataDir,
     baseUrl: port ? `http://127.0.0.1:${port}` : "",
@@ -80,19 +80,29 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
 }
 
 /**
- * A test's own direct calls (`broker.call` with no caller) are the platform's: the internal
- * identity (shared/authorization.ts), as an operator's script on a node would make them. Services
- * on the broker share this `call`, so suites that test authorization start with `strictCalls` and
- * get the broker untouched: there a call that names neither a caller nor the platform is refused.
+ * A test's own direct calls (`platform.broker.call` with no caller) are the platform's: the
+ * internal identity (shared/authorization.ts), as an operator's script on a node would make them.
+ * Only the test's handle is wrapped: the services on the broker keep the broker as production has
+ * it, so a service call that names neither a caller nor the platform is refused in every suite.
+ * Suites that test authorization itself start with `strictCalls` and get the broker untouched.
  */
-function callAsPlatformByDefault(broker: ServiceBroker): void {
-  const call = broker.call.bind(broker);
-  broker.call = ((action: string, params?: unknown, opts: CallingOptions = {}) => {
+function testCallsAsPlatform(broker: ServiceBroker, config: PlatformConfig): ServiceBroker {
+  const call = (action: string, params?: unknown, opts: CallingOptions = {}) => {
     const meta = (opts.meta ?? {}) as { caller?: unknown; platform?: unknown };
     const named =
       meta.caller !== undefined || "platform" in meta || opts.parentCtx || (opts as { ctx?: unknown }).ctx;
-    return call(action, params, named ? opts : { ...opts, meta: { ...opts.meta, platform: true } });
-  }) as ServiceBroker["call"];
+    return broker.call(action, params, named ? opts : { ...opts, meta: { ...opts.meta, platform: true } });
+  };
+  const handle = new Proxy(broker, {
+    get(target, key) {
+      if (key === "call") return call;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  // Helpers that look a broker's config up (acquireStore's store, configOf) find it by the handle too.
+  bindConfig(handle, config);
+  return handle;
 }
 
 /**
