@@ -109,11 +109,9 @@ export class NotImplementedError extends MoleculerError {
  */
 export class StoreRuleError extends MoleculerClientError {
   constructor(message: string, storeCode: number, codeName: string) {
-    const tooLarge = codeName === "BSONObjectTooLarge";
-    super(message, tooLarge ? 413 : 400, tooLarge ? "PAYLOAD_TOO_LARGE" : "STORE_RULE", {
-      storeCode,
-      codeName,
-    });
+    const data = { storeCode, codeName };
+    if (codeName === "BSONObjectTooLarge") super(message, 413, "PAYLOAD_TOO_LARGE", data);
+    else super(message, 400, "STORE_RULE", data);
     this.name = "StoreRuleError";
   }
 
