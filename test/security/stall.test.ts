@@ -215,3 +215,33 @@ describe("job search: bounded query cost", () => {
     expect((await underProbe("$elemMatch on both arrays", search(elem))).body.total).toBe(0);
   });
 });
+
+describe("a workflow's input schema: its pattern runs on RE2", () => {
+  test("a nested-quantifier pattern checks a 40-character near-miss at once; a backreference is refused on save", async () => {
+    await createWorkflow(
+      admin,
+      platform.broker,
+      chain("stall-input-pattern", [["wait", op("delay", { time: 0 })]], {
+        inputSchema: { type: "object", properties: { device: { type: "string", pattern: "^(a+)+$" } } },
+      }),
+    );
+    const reply = await underProbe("inputSchema pattern ^(a+)+$, 40 characters", () =>
+      admin.post("/operations-manager/jobs/start", {
+        workflow: "stall-input-pattern",
+        options: { variables: { device: `${RUN(40)}!` } },
+      }),
+    );
+    expectLimit(reply, "pattern", "options.variables.device");
+
+    const refused = await admin.post("/workflow_builder/workflows", {
+      workflow: {
+        name: "backreference-pattern",
+        tasks: { workflow_start: {}, workflow_end: {} },
+        transitions: { workflow_start: { workflow_end: { state: "success", type: "standard" } } },
+        inputSchema: { type: "object", properties: { device: { type: "string", pattern: "^(a)\\1$" } } },
+      },
+    });
+    expectLimit(refused, "regex", "workflow.inputSchema.properties.device.pattern");
+    expect((await admin.get("/workflow_builder/workflows/backreference-pattern")).status).toBe(404);
+  });
+});

@@ -6,6 +6,7 @@
  * reported, each as `{field, message, type}` with `field` the dot path under `options.variables`.
  */
 import type { FieldError } from "../../../shared/errors";
+import { re2, userRegex } from "../../../shared/user-regex";
 
 type Schema = Record<string, any>;
 
@@ -60,11 +61,12 @@ function walk(schema: unknown, value: unknown, field: string, errors: FieldError
     if (typeof s.maxLength === "number" && value.length > s.maxLength)
       fail(`must be at most ${s.maxLength} characters long`, "maxLength");
     if (typeof s.pattern === "string") {
-      let pattern: RegExp | undefined;
+      // On RE2, like every user regex (shared/user-regex.ts): a job's input cannot make it backtrack.
+      let pattern: { test(text: string): boolean } | undefined;
       try {
-        pattern = new RegExp(s.pattern, "u");
+        pattern = re2(s.pattern);
       } catch {
-        pattern = undefined; // a broken pattern in a workflow is the author's problem, not the caller's
+        pattern = undefined; // stored before patterns were checked on save: the author's problem
       }
       if (pattern && !pattern.test(value)) fail(`must match the pattern ${s.pattern}`, "pattern");
     }
@@ -101,5 +103,24 @@ function walk(schema: unknown, value: unknown, field: string, errors: FieldError
             type: "additionalProperties",
           });
     }
+  }
+}
+
+/**
+ * Refuses, when a workflow is saved, an input schema whose `pattern` RE2 cannot run (a
+ * backreference, lookaround, too long): 400 naming the pattern's place under `field`. The walk
+ * follows the keywords `check` follows, so every pattern a job's input meets was checked here.
+ */
+export function checkSchemaPatterns(schema: unknown, field: string): void {
+  const pending: [unknown, string][] = [[schema, field]];
+  while (pending.length > 0) {
+    const [s, at] = pending.pop()!;
+    if (!s || typeof s !== "object" || Array.isArray(s)) continue;
+    const node = s as Schema;
+    if (typeof node.pattern === "string") userRegex(node.pattern, `${at}.pattern`);
+    if (node.items && typeof node.items === "object") pending.push([node.items, `${at}.items`]);
+    if (node.properties && typeof node.properties === "object")
+      for (const [name, sub] of Object.entries(node.properties as Schema))
+        pending.push([sub, `${at}.properties.${name}`]);
   }
 }

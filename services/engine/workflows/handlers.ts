@@ -14,6 +14,7 @@ import type { EngineCtx, EngineService } from "../types";
 import type { WorkflowDoc } from "../../../shared/contracts/engine-documents";
 import { pageLimit } from "../../../shared/paging";
 import { WORKFLOWS } from "../collections";
+import { checkSchemaPatterns } from "../run/input-schema";
 
 export type WorkflowInput = Infer<typeof engine.actions.createWorkflow.params>["workflow"];
 
@@ -34,6 +35,7 @@ export function definition(
   input: WorkflowInput,
 ): Omit<WorkflowDoc, "_id" | "created" | "created_by" | "last_updated" | "last_updated_by"> {
   const { tasks, transitions } = validateGraph(input.tasks, input.transitions);
+  if (input.inputSchema !== undefined) checkSchemaPatterns(input.inputSchema, "workflow.inputSchema");
   return {
     name: input.name,
     description: input.description ?? "",
