@@ -18,9 +18,7 @@
  * BENCH_WARMUP_JOBS (100), BENCH_MAX_S (per measured run, 120), BENCH_QUIET_WAIT (s, 20),
  * BENCH_ONLY (in-process,nats), BENCH_PROFILE_DIR (children write CPU profiles there), NATS_URL.
  */
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import { writeResults } from "./support/report";
 import { scratchSpace, stopAllChildren } from "./support/children";
 import { TASKS_PER_JOB } from "./engine/workload";
 import { runOurs, type OursResult, type OursSettings, type Shape } from "./engine/ours";
@@ -98,29 +96,17 @@ function report(): void {
         `${r.finishTask.p50Ms} / ${r.finishTask.p99Ms} ms | ${others} |`,
     );
   }
-  const out = path.resolve(__dirname, "../../bench/results/engine.json");
-  fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(
-    out,
-    JSON.stringify(
-      {
-        date: new Date().toISOString(),
-        machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
-        settings: {
-          jobs: JOBS,
-          natsJobs: NATS_JOBS,
-          concurrency: CONCURRENCY,
-          finishTasks: FINISH,
-          tasksPerJob: TASKS_PER_JOB,
-          client: CLIENT,
-        },
-        results,
-      },
-      null,
-      2,
-    ) + "\n",
-  );
-  console.log(`\nwritten: ${path.relative(process.cwd(), out)}`);
+  writeResults("engine", {
+    settings: {
+      jobs: JOBS,
+      natsJobs: NATS_JOBS,
+      concurrency: CONCURRENCY,
+      finishTasks: FINISH,
+      tasksPerJob: TASKS_PER_JOB,
+      client: CLIENT,
+    },
+    results,
+  });
 }
 
 async function main(): Promise<void> {

@@ -21,9 +21,7 @@
  * A smoke run: BENCH_JOBS=100 BENCH_PACED_JOBS=50 BENCH_WARMUP_JOBS=10 BENCH_QUIET_WAIT=0
  * BENCH_SCHEDULES=200 BENCH_SPREAD_S=3 BENCH_LEAD_S=2.
  */
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import { writeResults } from "./support/report";
 import { scratchSpace, stopAllChildren } from "./support/children";
 import { intEnv } from "./support/env";
 import { runOurs, type OursResult, type Shape } from "./engine/ours";
@@ -193,34 +191,22 @@ function report(probes: Record<string, Probe>): void {
   console.log("");
   for (const line of durability) console.log(`durability: ${line}`);
   for (const line of skipped) console.log(`SKIPPED ${line}`);
-  const out = path.resolve(__dirname, "../../bench/results/peers.json");
-  fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(
-    out,
-    JSON.stringify(
-      {
-        date: new Date().toISOString(),
-        machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
-        settings: {
-          jobs: JOBS,
-          maxMs: MAX_MS,
-          concurrency: CONCURRENCY,
-          pacedJobs: PACED_JOBS,
-          warmupJobs: WARMUP,
-          schedules: SCHEDULES,
-          spreadMs: SPREAD_MS,
-          workers: WORKERS,
-        },
-        probes,
-        skipped,
-        rows,
-        schedules,
-      },
-      null,
-      2,
-    ) + "\n",
-  );
-  console.log(`written: ${path.relative(process.cwd(), out)}`);
+  writeResults("peers", {
+    settings: {
+      jobs: JOBS,
+      maxMs: MAX_MS,
+      concurrency: CONCURRENCY,
+      pacedJobs: PACED_JOBS,
+      warmupJobs: WARMUP,
+      schedules: SCHEDULES,
+      spreadMs: SPREAD_MS,
+      workers: WORKERS,
+    },
+    probes,
+    skipped,
+    rows,
+    schedules,
+  });
 }
 
 async function main(): Promise<void> {

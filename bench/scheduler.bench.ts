@@ -12,9 +12,7 @@
  * Env: BENCH_SCHEDULES (10000), BENCH_SPREAD_S (60), BENCH_LEAD_S (first due time after seeding, 5),
  * BENCH_ONLY (one,two), NATS_URL.
  */
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import { writeResults } from "./support/report";
 import { scratchSpace, stopAllChildren } from "./support/children";
 import { intEnv } from "./support/env";
 import { runOurSchedules, type ScheduleResult, type ScheduleSettings } from "./scheduler/ours";
@@ -54,22 +52,10 @@ function report(): void {
   const [one, two] = [results.find((r) => r.replicas === 1), results.find((r) => r.replicas === 2)];
   if (one && two)
     console.log(`\np99 lag, two replicas / one: ${(two.lag.p99Ms / Math.max(one.lag.p99Ms, 1)).toFixed(2)}x`);
-  const out = path.resolve(__dirname, "../../bench/results/scheduler.json");
-  fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(
-    out,
-    JSON.stringify(
-      {
-        date: new Date().toISOString(),
-        machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
-        settings: { schedules: SCHEDULES, spreadMs: SPREAD_MS },
-        results,
-      },
-      null,
-      2,
-    ) + "\n",
-  );
-  console.log(`written: ${path.relative(process.cwd(), out)}`);
+  writeResults("scheduler", {
+    settings: { schedules: SCHEDULES, spreadMs: SPREAD_MS },
+    results,
+  });
 }
 
 async function main(): Promise<void> {

@@ -3,7 +3,9 @@
  * and is judged by its best round: on a shared machine other work only ever slows a run down, so
  * the best round is the closest to what the code can do (the spread is reported beside it).
  */
+import fs from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import type { BusTuning } from "./floor";
 import type { LoadResult, LoadSettings } from "./load";
 
@@ -132,4 +134,19 @@ export function printReport(
   console.log("");
   for (const [k, v] of Object.entries(r))
     console.log(`${pad(k, 30)}${v === null ? "n/a" : `${v.toFixed(2)}x`}`);
+}
+
+/**
+ * Writes a bench's figures to `bench/results/<name>.json`, with the date and the machine, and says
+ * where: every bench keeps its last run there for docs/performance.md.
+ */
+export function writeResults(name: string, figures: Record<string, unknown>): void {
+  const out = path.resolve(__dirname, `../../../bench/results/${name}.json`);
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  const machine = { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version };
+  fs.writeFileSync(
+    out,
+    JSON.stringify({ date: new Date().toISOString(), machine, ...figures }, null, 2) + "\n",
+  );
+  console.log(`\nwritten: ${path.relative(process.cwd(), out)}`);
 }
