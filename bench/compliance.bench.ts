@@ -22,6 +22,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { callAsPlatform } from "../shared/authorization";
 import type { ServiceBroker } from "moleculer";
 import { ObjectId } from "mongodb";
 import { configOf } from "../shared/runtime";
@@ -90,22 +91,25 @@ async function seedTree(
   broker: ServiceBroker,
   devices: string[],
 ): Promise<{ treeId: string; specLines: number }> {
-  const tree: any = await broker.call("configuration.createTree", { name: "Bench", deviceType: "cisco-ios" });
+  const tree: any = await callAsPlatform(broker, "configuration.createTree", {
+    name: "Bench",
+    deviceType: "cisco-ios",
+  });
   const spec = baseSpec();
-  await broker.call("configuration.setNode", {
+  await callAsPlatform(broker, "configuration.setNode", {
     treeId: tree._id,
     version: "initial",
     nodePath: "base",
     config: spec,
   });
-  await broker.call("configuration.setNode", {
+  await callAsPlatform(broker, "configuration.setNode", {
     treeId: tree._id,
     version: "initial",
     nodePath: "base/dc1",
     config: read("ios-dc1.spec"),
     variables: { site: "dc1", ntp1: "10.10.1.10", ntp2: "10.10.1.11" },
   });
-  await broker.call("configuration.setNode", {
+  await callAsPlatform(broker, "configuration.setNode", {
     treeId: tree._id,
     version: "initial",
     nodePath: "base/dc1/edge",
@@ -177,7 +181,7 @@ async function scenario(name: Scenario) {
     const run = async (lists: string[][]) => {
       const ids: string[] = [];
       for (const list of lists) {
-        const queued: any = await broker.call("configuration.runCompliance", {
+        const queued: any = await callAsPlatform(broker, "configuration.runCompliance", {
           treeId,
           version: "initial",
           nodePath: "base",

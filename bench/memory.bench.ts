@@ -17,6 +17,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { callAsPlatform } from "../shared/authorization";
 import { platformEnv, startPlatform } from "./support/platform";
 import { Completions, taskService, automaticWorkflow, AUTOMATIC_WORKFLOW } from "./engine/workload";
 import { JOB_CACHE_SIZE } from "../services/engine/run/settings";
@@ -45,7 +46,7 @@ async function main(): Promise<void> {
   broker.createService(taskService(new Map()));
   broker.createService(completions.service());
   await broker.waitForServices(["benchtask", "benchlistener", "engine"]);
-  await broker.call("engine.createWorkflow", { workflow: automaticWorkflow() });
+  await callAsPlatform(broker, "engine.createWorkflow", { workflow: automaticWorkflow() });
 
   const rest = await settled();
   let peak = rest.rss;
