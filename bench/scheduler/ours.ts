@@ -105,9 +105,11 @@ async function seed(
       lastJobId: null,
       lastError: null,
       created: now,
-      created_by: "bench",
+      // Written by the platform itself: a schedule runs as the account that last changed it, and a
+      // made-up account would be refused (docs/security.md#authorization).
+      created_by: "system",
       last_updated: now,
-      last_updated_by: "bench",
+      last_updated_by: "system",
     };
   });
   await withStore(broker, async (store) => {
