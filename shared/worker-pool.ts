@@ -44,6 +44,8 @@ export type TaskOutcome<R> = { overBudget: false; result: R } | { overBudget: tr
 interface Pending<R> {
   task: unknown;
   shared?: { key: string; value: unknown };
+  /** This task's own time budget, when it is not the pool's. */
+  budgetMs?: number;
   resolve(outcome: TaskOutcome<R>): void;
   reject(err: Error): void;
 }
@@ -112,11 +114,14 @@ export class WorkerPool<R> {
     return this.options.size;
   }
 
-  /** Runs `task` on a worker; `shared` is sent along unless that worker already has `shared.key`. */
-  run(task: unknown, shared?: { key: string; value: unknown }): Promise<TaskOutcome<R>> {
+  /**
+   * Runs `task` on a worker; `shared` is sent along unless that worker already has `shared.key`.
+   * `budgetMs` replaces the pool's budget for this task (work of another kind than the pool's own).
+   */
+  run(task: unknown, shared?: { key: string; value: unknown }, budgetMs?: number): Promise<TaskOutcome<R>> {
     if (this.closed) return Promise.reject(new PoolClosedError());
     return new Promise((resolve, reject) => {
-      this.queue.push({ task, shared, resolve, reject });
+      this.queue.push({ task, shared, budgetMs, resolve, reject });
       this.dispatch();
     });
   }
@@ -179,7 +184,11 @@ export class WorkerPool<R> {
 
   private startBudget(slot: Slot): void {
     clearTimeout(slot.timer);
-    slot.timer = setTimeout(() => this.overBudget(slot), this.options.budgetMs);
+    slot.timer = setTimeout(() => this.overBudget(slot), this.budgetOf(slot.sent[0]?.pending));
+  }
+
+  private budgetOf(pending: Pending<unknown> | undefined): number {
+    return pending?.budgetMs ?? this.options.budgetMs;
   }
 
   private finish(slot: Slot, reply: Reply): void {
@@ -201,7 +210,7 @@ export class WorkerPool<R> {
     const [running, ...waiting] = slot.sent.splice(0);
     this.drop(slot);
     this.queue.unshift(...waiting.map((w) => w.pending as Pending<R>));
-    running?.pending.resolve({ overBudget: true, budgetMs: this.options.budgetMs });
+    running?.pending.resolve({ overBudget: true, budgetMs: this.budgetOf(running?.pending) });
     this.dispatch();
   }
 

@@ -69,7 +69,7 @@ export async function checker(this: ConfigurationService, treeId: string, versio
       return unreadable(
         `evaluation took longer than its time budget of ${outcome.budgetMs} ms (COMPLIANCE_BUDGET_MS)`,
       );
-    return outcome.result;
+    return outcome.result as DeviceResult; // a `{ config }` task answers a device's result
   };
   // One device that cannot be evaluated is that device's report, not the batch's end; a stopping
   // service's pool is (the batch is handed back).

@@ -11,7 +11,8 @@ import { ConflictError, invalidField } from "../../shared/errors";
 import { nowIso } from "../../shared/text";
 import { DuplicateKeyError } from "../../shared/store/types";
 import { defaultParserFor } from "./parsers";
-import { checkSpec, checkVariables } from "./spec-model";
+import { checkedSpecs, type SpecInput } from "./spec-check";
+import { checkVariables } from "./spec-model";
 import { checkNodePathNames, checkNotReserved, checkTreeBounds } from "./tree-bounds";
 import { findTree, ROOT_NODE } from "./trees";
 import { NODES, PARSERS, TREES, type ConfigurationService, type Ctx } from "./types";
@@ -47,7 +48,12 @@ const PATH = /^base(\/[A-Za-z0-9_.-]{1,128}){0,31}$/;
 const DEVICE = /^\S{1,256}$/;
 const MAX_NODES = 5000;
 
-type Prepared = { tree: Omit<GoldenConfigTree, "_id">; nodes: Omit<TreeNode, "_id" | "treeId">[] };
+type Prepared = {
+  tree: Omit<GoldenConfigTree, "_id">;
+  nodes: Omit<TreeNode, "_id" | "treeId">[];
+  /** Each node's spec as sent, checked after every other field (checkedSpecs: off the loop when heavy). */
+  specs: SpecInput[];
+};
 
 function text(value: unknown, pattern: RegExp, field: string): string {
   if (typeof value !== "string" || !pattern.test(value))
@@ -76,6 +82,7 @@ function prepareEntry(raw: Record<string, any>, at: string, now: string, parsers
   if (new Set(versions).size !== versions.length)
     throw invalidField(`${at}.versions`, "Version names must be unique.", "unique");
   const rawNodes = raw.nodes ?? [];
+  const specs: SpecInput[] = [];
   if (!Array.isArray(rawNodes) || rawNodes.length > MAX_NODES)
     throw invalidField(`${at}.nodes`, `The '${at}.nodes' field must be at most ${MAX_NODES} nodes.`);
   const nodes = rawNodes.map((n: Record<string, any>, j: number) => {
@@ -92,10 +99,11 @@ function prepareEntry(raw: Record<string, any>, at: string, now: string, parsers
       );
     const path = text(n.path, PATH, `${where}.path`);
     checkNodePathNames(path, `${where}.path`);
+    specs.push({ field: `${where}.spec`, spec: n.spec ?? [] });
     return {
       version,
       path,
-      spec: checkSpec(n.spec ?? [], `${where}.spec`) as unknown as TreeNode["spec"],
+      spec: [] as TreeNode["spec"], // the checked spec, once every entry is read (importGoldenConfig)
       variables: checkVariables(n.variables, `${where}.variables`),
       devices: [
         ...new Set(devices.map((d: unknown, k: number) => text(d, DEVICE, `${where}.devices[${k}]`))),
@@ -147,7 +155,11 @@ function prepareEntry(raw: Record<string, any>, at: string, now: string, parsers
       `${at}.description`,
       `The '${at}.description' field must be text of at most 4096 characters.`,
     );
-  return { tree: { name, deviceType, parser, description, versions, created: now, lastUpdated: now }, nodes };
+  return {
+    tree: { name, deviceType, parser, description, versions, created: now, lastUpdated: now },
+    nodes,
+    specs,
+  };
 }
 
 export async function importGoldenConfig(this: ConfigurationService, ctx: Ctx<"importGoldenConfig">) {
@@ -161,6 +173,14 @@ export async function importGoldenConfig(this: ConfigurationService, ctx: Ctx<"i
   const names = prepared.map((p) => p.tree.name);
   if (new Set(names).size !== names.length)
     throw invalidField("data", "Two entries have the same name.", "unique");
+  const checked = await checkedSpecs.call(
+    this,
+    prepared.flatMap((p) => p.specs),
+  );
+  let next = 0;
+  for (const entry of prepared)
+    for (let j = 0; j < entry.specs.length; j++)
+      entry.nodes[j].spec = checked[next++].spec as unknown as TreeNode["spec"];
   const trees = this.store.collection<GoldenConfigTree>(TREES);
   const nodes = this.store.collection<TreeNode>(NODES);
   const created: GoldenConfigTree[] = [];

@@ -6,7 +6,7 @@
  */
 import { invalidField } from "../../shared/errors";
 import { setOwn } from "../../shared/objects";
-import { compileRe2, MAX_PROGRAM_SIZE, userRegex } from "../../shared/user-regex";
+import { compileRe2, MAX_PATTERN_LENGTH, MAX_PROGRAM_SIZE, userRegex } from "../../shared/user-regex";
 import { wordSource } from "./compile-spec";
 import { checkNotReserved } from "./tree-bounds";
 
@@ -106,6 +106,12 @@ function checkWords(input: unknown, field: string): WordPart[][] {
         at,
         `The '${at}' field must be a string or 1-${SPEC_LIMITS.partsPerWord} word parts.`,
       );
+    // A word that is one regex is compiled once, as the word (what the check will run).
+    if (parts.length === 1 && (parts[0] as Partial<WordPart> | null)?.type === "regex") {
+      const part = checkPart(parts[0], `${at}[0]`, false);
+      checkSingleRegexWord(part, `${at}[0]`);
+      return [part];
+    }
     const checked = parts.map((part, j) => checkPart(part, `${at}[${j}]`));
     if (checked.some((p) => p.type === "regex")) checkWordPattern(checked, at);
     return checked;
@@ -125,7 +131,25 @@ function checkWordPattern(word: WordPart[], field: string): void {
   }
 }
 
-function checkPart(part: unknown, field: string): WordPart {
+/** Steps the anchors and groups around a one-regex word add to the regex's own program. */
+const WORD_WRAP_STEPS = 2;
+
+/**
+ * A word of one regex part: its word pattern compiled within the part's own bound, and on a
+ * refusal the part's own 400 (userRegex: its message names the pattern as written).
+ */
+function checkSingleRegexWord(part: WordPart, field: string): void {
+  try {
+    if (part.value.length > MAX_PATTERN_LENGTH) throw new Error("too long");
+    compileRe2(wordSource([part], {}), "", MAX_PROGRAM_SIZE + WORD_WRAP_STEPS);
+  } catch {
+    userRegex(part.value, `${field}.value`);
+    checkWordPattern([part], field); // refused as a word only (cannot happen with one part)
+  }
+}
+
+/** One part of a word; a regex part's pattern is compiled unless `compileRegex` is false. */
+function checkPart(part: unknown, field: string, compileRegex = true): WordPart {
   const p = part as Record<string, unknown> | null;
   if (!p || typeof p !== "object" || typeof p.value !== "string" || p.value.length === 0)
     throw invalidField(field, `The '${field}' field must be {type, value} with a non-empty value.`);
@@ -138,7 +162,7 @@ function checkPart(part: unknown, field: string): WordPart {
       throw invalidField(`${field}.value`, `'${p.value}' is not a variable name (letters, digits, _ . -).`);
     checkNotReserved(p.value, `${field}.value`);
   } else if (p.type === "regex") {
-    userRegex(p.value, `${field}.value`);
+    if (compileRegex) userRegex(p.value, `${field}.value`);
   } else {
     throw invalidField(`${field}.type`, `The '${field}.type' field must be literal, variable or regex.`);
   }

@@ -23,6 +23,8 @@ export function parseSpecText(text: string, field = "config"): SpecLine[] {
   if (text.length > MAX_SPEC_TEXT)
     throw invalidField(field, `A spec text is at most ${MAX_SPEC_TEXT} characters.`);
   const root: Record<string, unknown>[] = [];
+  /** Each spec line's line number in the text, so a refusal found by checkSpec can name it. */
+  const lineNumbers = new Map<object, number>();
   const stack: { indent: number; children: Record<string, unknown>[] }[] = [{ indent: -1, children: root }];
   const lines = text.split(/\r?\n/);
   for (let n = 0; n < lines.length; n++) {
@@ -38,16 +40,33 @@ export function parseSpecText(text: string, field = "config"): SpecLine[] {
         "depth",
       );
     const line = parseLine(trimmed, `${field} line ${n + 1}`);
+    lineNumbers.set(line, n + 1);
     stack[stack.length - 1].children.push(line);
     stack.push({ indent, children: line.children as Record<string, unknown>[] });
   }
   try {
     return checkSpec(root, field);
   } catch (err) {
-    // The JSON path of a line means nothing to someone who wrote text: the field is the text itself.
-    if (err instanceof BadRequestError) throw invalidField(field, err.message, "spec");
-    throw err;
+    // The JSON path of a line means nothing to someone who wrote text: the field is the text
+    // itself, and the message names the line of the text the refused spec line came from.
+    if (!(err instanceof BadRequestError)) throw err;
+    const path = (err.data as { field?: string }[] | undefined)?.[0]?.field ?? "";
+    const n = lineOfPath(root, path.slice(field.length), lineNumbers);
+    throw invalidField(field, n === undefined ? err.message : `Line ${n}: ${err.message}`, "spec");
   }
+}
+
+/** The text line of the deepest spec line a JSON path (`[3].children[0].words[1]`) goes through. */
+function lineOfPath(root: unknown[], path: string, lineNumbers: Map<object, number>): number | undefined {
+  let found: number | undefined;
+  let at: unknown = root;
+  for (const step of path.matchAll(/\[(\d+)\]|\.(\w+)/g)) {
+    if (at === null || typeof at !== "object") break;
+    at =
+      step[1] !== undefined ? (at as unknown[])[Number(step[1])] : (at as Record<string, unknown>)[step[2]];
+    if (at !== null && typeof at === "object") found = lineNumbers.get(at) ?? found;
+  }
+  return found;
 }
 
 function parseLine(text: string, where: string): Record<string, unknown> {

@@ -9,10 +9,11 @@ import { ConflictError, invalidField, NotFoundError } from "../../shared/errors"
 import { pageLimit } from "../../shared/paging";
 import { nowIso } from "../../shared/text";
 import { DuplicateKeyError } from "../../shared/store/types";
-import { ancestorPaths, effectiveOf } from "./inherit";
+import { ancestorPaths } from "./inherit";
 import { defaultParserFor } from "./parsers";
-import { checkSpec, checkVariables, type SpecLine } from "./spec-model";
-import { parseSpecText, specToText } from "./spec-text";
+import { checkedSpecs, nodeView } from "./spec-check";
+import { checkVariables, type SpecLine } from "./spec-model";
+import { specToText } from "./spec-text";
 import { checkNodePathNames, checkNotReserved, checkTreeBounds } from "./tree-bounds";
 import { NODES, PARSERS, TREES, type ConfigurationService, type Ctx } from "./types";
 
@@ -128,19 +129,27 @@ export async function createVersion(this: ConfigurationService, ctx: Ctx<"create
   return updated;
 }
 
-/** A node's spec from the request: the text form (`config`) or JSON (`spec`), not both. */
-function specFrom(params: { config?: string; spec?: Record<string, any>[] }): SpecLine[] | undefined {
+/**
+ * A node's spec from the request, checked (in a worker when heavy: spec-check.ts), with its text
+ * form: the text form (`config`) or JSON (`spec`), not both.
+ */
+async function specFrom(
+  this: ConfigurationService,
+  params: { config?: string; spec?: Record<string, any>[] },
+): Promise<{ spec: SpecLine[]; config: string } | undefined> {
   if (params.config !== undefined && params.spec !== undefined)
     throw invalidField("config", "Send the spec as text (config) or as JSON (spec), not both.", "exclusive");
-  if (params.config !== undefined) return parseSpecText(params.config, "config");
-  if (params.spec !== undefined) return checkSpec(params.spec, "spec");
+  if (params.config !== undefined)
+    return (await checkedSpecs.call(this, [{ field: "config", config: params.config }]))[0];
+  if (params.spec !== undefined)
+    return (await checkedSpecs.call(this, [{ field: "spec", spec: params.spec }]))[0];
   return undefined;
 }
 
 export async function setNode(this: ConfigurationService, ctx: Ctx<"setNode">) {
   const { treeId, version, nodePath } = ctx.params;
   checkNodePathNames(nodePath, "nodePath");
-  const spec = specFrom(ctx.params);
+  const checked = await specFrom.call(this, ctx.params);
   const variables = ctx.params.variables === undefined ? undefined : checkVariables(ctx.params.variables);
   const devices = ctx.params.devices === undefined ? undefined : [...new Set(ctx.params.devices)];
   await requireVersion.call(this, treeId, version);
@@ -160,12 +169,12 @@ export async function setNode(this: ConfigurationService, ctx: Ctx<"setNode">) {
     );
   const now = nowIso();
   const changes: Partial<TreeNode> = { lastUpdated: now };
-  if (spec) changes.spec = spec as unknown as TreeNode["spec"];
+  if (checked) changes.spec = checked.spec as unknown as TreeNode["spec"];
   if (variables) changes.variables = variables;
   if (devices) changes.devices = devices;
   // A new node starts empty; what the request sets is in $set, the rest of an empty node on insert.
   const onInsert: Record<string, unknown> = { created: now };
-  if (!spec) onInsert.spec = [];
+  if (!checked) onInsert.spec = [];
   if (!variables) onInsert.variables = {};
   if (!devices) onInsert.devices = [];
   const node = await nodes.findOneAndUpdate(
@@ -174,7 +183,7 @@ export async function setNode(this: ConfigurationService, ctx: Ctx<"setNode">) {
     { upsert: true },
   );
   await this.store.collection(TREES).updateOne({ _id: treeId }, { $set: { lastUpdated: now } });
-  return { ...node!, config: specToText(node!.spec as unknown as SpecLine[]) };
+  return { ...node!, config: checked?.config ?? specToText(node!.spec as unknown as SpecLine[]) };
 }
 
 /**
@@ -201,17 +210,16 @@ export async function nodeChain(
 export async function getNode(this: ConfigurationService, ctx: Ctx<"getNode">) {
   const { treeId, version, nodePath } = ctx.params;
   await requireVersion.call(this, treeId, version);
-  const chain = await nodeChain.call(this, treeId, version, nodePath);
-  const node = chain[chain.length - 1];
-  const effective = effectiveOf(chain.map((n) => ({ ...n, spec: n.spec as unknown as SpecLine[] })));
+  // Read-only: the answer is made from the stored nodes (in a worker when big), never changes them.
+  const chain = await nodeChain.call(this, treeId, version, nodePath, true);
+  const view = await nodeView.call(
+    this,
+    chain.map((n) => ({ path: n.path, spec: n.spec as unknown as SpecLine[], variables: n.variables })),
+  );
   return {
-    ...node,
-    config: specToText(node.spec as unknown as SpecLine[]),
-    effective: {
-      spec: effective.spec as unknown as Record<string, any>[],
-      config: specToText(effective.spec),
-      variables: effective.variables,
-    },
+    ...chain[chain.length - 1],
+    config: view.config,
+    effective: { ...view.effective, spec: view.effective.spec as unknown as Record<string, any>[] },
   };
 }
 

@@ -15,6 +15,8 @@ import type { configuration as contract } from "../../shared/contracts/configura
 import type { HandlerContext, PlatformService } from "../../shared/service";
 import type { WorkerPool } from "../../shared/worker-pool";
 import type { DeviceResult } from "./evaluation";
+import type { NodeLike } from "./inherit";
+import type { NodeView, SpecInput, SpecOutcome } from "./spec-check";
 
 export const PARSERS = "config_parsers";
 export const TREES = "config_trees";
@@ -44,8 +46,19 @@ export type ConfigurationService = PlatformService<{
   timer?: NodeJS.Timeout;
   sweeping?: Promise<unknown>;
   stopping?: boolean;
-  /** The worker threads devices are evaluated in (check.ts); none when `limits.workers` is 0. */
-  evaluationPool?: WorkerPool<DeviceResult>;
+  /**
+   * The worker threads devices are evaluated in (check.ts) and heavy specs checked in
+   * (spec-check.ts); none when `limits.workers` is 0.
+   */
+  evaluationPool?: WorkerPool<PoolResult>;
 }>;
+
+/**
+ * A task of the compliance workers: one device's config text, a request's specs to check, or a
+ * node's read view to make (spec-check.ts).
+ */
+export type PoolTask = { config: string } | { specs: SpecInput[] } | { view: NodeLike[] };
+/** What the workers answer: a device's result, the specs' outcome, or the node's view. */
+export type PoolResult = DeviceResult | SpecOutcome | NodeView;
 
 export type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;

@@ -367,7 +367,9 @@ export const configuration = defineService("configuration", {
     },
   },
   setNode: {
-    idempotent: "keyed",
+    // A PUT: the node becomes what the params say, however often it runs; no answer kept (a spec
+    // of 10,000 lines would be written a second time as the kept answer).
+    idempotent: "repeatable",
     params: {
       treeId: objectId,
       version: versionName,

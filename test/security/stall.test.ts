@@ -7,8 +7,8 @@
  */
 import { chain, op, type WorkflowInput } from "../support/engine-fixtures";
 import { probeWhile } from "../support/loop-probe";
-import { ADMIN_PASSWORD, client, login, tempDir, type Client, type Reply } from "../support/platform";
-import { eventually, freePort, spawnServices, type ServiceProcess } from "../support/processes";
+import { client, login, type Client, type Reply } from "../support/platform";
+import { eventually, spawnPlatform, type SpawnedPlatform } from "../support/processes";
 import { FILTER_LIMITS } from "../../shared/client-filter";
 import { MAX_PROGRAM_SIZE, regexProblem } from "../../shared/user-regex";
 
@@ -19,7 +19,7 @@ const MAX_PROBE_MS = 100;
  * the platform's event loop alone, not this test process's, whose heap holds every suite jest ran
  * before this one (its collections are not the platform's pauses).
  */
-let platform: ServiceProcess;
+let platform: SpawnedPlatform;
 let baseUrl: string;
 let admin: Client;
 let treeId: string;
@@ -33,10 +33,8 @@ async function createWorkflow(workflow: WorkflowInput): Promise<void> {
 const RUN = (n: number) => "a".repeat(n);
 
 beforeAll(async () => {
-  const port = await freePort();
-  platform = spawnServices({ PORT: String(port), HOST: "127.0.0.1", DATA_DIR: tempDir(), ADMIN_PASSWORD });
-  baseUrl = `http://127.0.0.1:${port}`;
-  await eventually(async () => (await fetch(`${baseUrl}/ready`)).status === 200, 30_000, "the platform");
+  platform = await spawnPlatform();
+  baseUrl = platform.baseUrl;
   admin = client(baseUrl, await login(baseUrl));
   const tree = await admin.post("/configuration_manager/configs", {
     name: "stall-tree",
@@ -47,14 +45,21 @@ beforeAll(async () => {
 }, 40_000);
 afterAll(() => platform?.stop());
 
-/** Runs `work` under the probe; the loop was never held past MAX_PROBE_MS. */
+/**
+ * Runs `work` under the probe; the platform's loop was never held past MAX_PROBE_MS (a probe's
+ * wait for which the platform's main thread was busy: loop-probe.ts; the host's own scheduling
+ * delays on a loaded machine are not the platform's).
+ */
 async function underProbe(label: string, work: () => Promise<Reply>): Promise<Reply> {
-  const { result, maxLatencyMs, probes, workMs } = await probeWhile(baseUrl, work);
+  const { result, maxLatencyMs, maxHeldMs, probes, workMs } = await probeWhile(baseUrl, work, {
+    pid: platform.pid,
+  });
   // The figures the docs quote (docs/security.md#stalls): printed, not asserted, but for the bound.
   process.stdout.write(
-    `stall ${label}: max /health ${maxLatencyMs.toFixed(1)} ms, ${probes} probes, ${workMs.toFixed(0)} ms\n`,
+    `stall ${label}: loop held at most ${maxHeldMs.toFixed(0)} ms, max /health ${maxLatencyMs.toFixed(1)} ms, ` +
+      `${probes} probes, ${workMs.toFixed(0)} ms\n`,
   );
-  expect(maxLatencyMs).toBeLessThan(MAX_PROBE_MS);
+  expect(maxHeldMs).toBeLessThan(MAX_PROBE_MS);
   return result;
 }
 

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
-import { runLogEnv } from "./platform";
+import { ADMIN_PASSWORD, runLogEnv, tempDir } from "./platform";
 import { containerStoreEnv } from "./container-store";
 
 const RUNNER = path.resolve(__dirname, "../../dist/app/main.js");
@@ -68,4 +68,31 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** A whole platform (`npm start`'s one process, embedded store) on a free port, ready. */
+export interface SpawnedPlatform {
+  process: ServiceProcess;
+  baseUrl: string;
+  /** The process id the stall probes read the main thread's CPU time of (loop-probe.ts). */
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the platform as its own process (a temporary data directory, the test admin password,
+ * `env` on top) and waits until `/ready` answers 200.
+ */
+export async function spawnPlatform(env: Record<string, string> = {}): Promise<SpawnedPlatform> {
+  const port = await freePort();
+  const child = spawnServices({
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    DATA_DIR: tempDir(),
+    ADMIN_PASSWORD,
+    ...env,
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await eventually(async () => (await fetch(`${baseUrl}/ready`)).status === 200, 30_000, "the platform");
+  return { process: child, baseUrl, pid: child.child.pid!, stop: () => child.stop() };
 }
