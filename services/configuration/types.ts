@@ -9,7 +9,8 @@
  *   config_backups      { _id, deviceName, description, config, timestamp }
  *   compliance_batches  { _id, treeId, version, nodePath, state, targets, done, totals, claimedBy, leaseUntil, ... }
  *   compliance_reports  { _id, batchId, treeId, version, nodePath, deviceName, backupId, timestamp, totals,
- *                         score, compliant, issues, remediation } unique (batchId, deviceName)
+ *                         score, compliant, issues, remediation } unique (batchId, deviceName);
+ *                         backupId null: the device had no backup
  */
 import type { configuration as contract } from "../../shared/contracts/configuration";
 import type { HandlerContext, PlatformService } from "../../shared/service";

@@ -137,13 +137,15 @@ const complianceBatchProps = {
   error: nullable(str),
 } as const;
 export type ComplianceBatch = InferRule<ReturnType<typeof shape<typeof complianceBatchProps>>> & {
-  targets: { deviceName: string; nodePath: string; backupId: string }[];
+  /** `backupId` null: the device had no backup when the batch was queued (its report says so). */
+  targets: { deviceName: string; nodePath: string; backupId: string | null }[];
   claimedBy: string | null;
   leaseUntil: number;
 };
 
+/** `backupId` is null for a device that had no backup: its report is one `unreadable` issue saying so. */
 const reportProps = {
-  backupId: str,
+  backupId: nullable(str),
   score: num,
   compliant: bool,
   issues: arrayOf(anyObj),
@@ -471,7 +473,7 @@ export const configuration = defineService("configuration", {
       devices: deviceList,
       backups: { type: "array", items: objectId, max: 10_000, optional: true },
     },
-    result: returns(shape({ batchId: str, devices: integer })),
+    result: returns(shape({ batchId: str, devices: integer, withoutBackup: integer })),
     http: {
       method: "POST",
       path: "/configuration_manager/compliance_reports",
