@@ -1,6 +1,9 @@
 /**
  * A compliance batch checks what it can, over HTTP: a device of the tree without a backup, or whose
- * node is gone, is that device's report with the reason, and the batch completes.
+ * node is gone, is that device's report with the reason, and the batch completes. Backups and
+ * reports listed (`GET /configuration_manager/backups`, `GET /configuration_manager/compliance_reports`):
+ * pages of `{results, total, skip, limit}`, newest first, by device, tree, batch and time, with the
+ * read roles.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -18,11 +21,13 @@ import {
 const FIXTURES = path.join(__dirname, "../fixtures/configuration");
 const IOS = fs.readFileSync(path.join(FIXTURES, "ios-edge-rtr1.cfg"), "utf8");
 const SPEC = fs.readFileSync(path.join(FIXTURES, "ios-base.spec"), "utf8");
+const OID = "0123456789abcdef01234567";
 const TREE_DEVICES = ["sw-br-01", "sw-br-02", "sw-br-03"];
 
 let platform: Platform;
 let admin: Client;
 let reader: Client;
+let support: Client;
 let treeId: string;
 /** Backups by name: b1 sw-br-02 (January), b2 sw-br-03 (February), b3 rtr-other (March), b4 sw-br-02 (April). */
 const b: Record<string, string> = {};
@@ -53,6 +58,7 @@ beforeAll(async () => {
   platform = await startPlatform({ env: { COMPLIANCE_SWEEP_MS: "200" } });
   admin = client(platform.baseUrl, await login(platform.baseUrl));
   reader = await clientWithRoles(platform, admin, ["apiread"]);
+  support = await clientWithRoles(platform, admin, ["support"]);
   treeId = (await ok(admin.post("/configuration_manager/configs", { name: "Branch", deviceType: "ios" })))
     ._id;
   await ok(
@@ -183,5 +189,137 @@ describe("a batch checks what it can", () => {
       await store.collection("compliance_reports").deleteMany({ batchId: run.batchId });
       await store.collection("compliance_batches").deleteOne({ _id: run.batchId });
     });
+  });
+});
+
+describe("GET /configuration_manager/backups", () => {
+  const ids = async (query = "", api = reader) => {
+    const page = await ok(api.get(`/configuration_manager/backups${query}`));
+    return page.results.map((r: any) => r._id);
+  };
+
+  test("newest first, paged, without the config text", async () => {
+    const page = await ok(reader.get("/configuration_manager/backups"));
+    expect(page).toMatchObject({ total: 4, skip: 0, limit: 25 });
+    expect(page.results.map((r: any) => r._id)).toEqual([b.b4, b.b3, b.b2, b.b1]);
+    expect(Object.keys(page.results[0]).sort()).toEqual(["_id", "description", "deviceName", "timestamp"]);
+    expect(await ok(reader.get("/configuration_manager/backups?limit=2"))).toMatchObject({
+      total: 4,
+      skip: 0,
+      limit: 2,
+      results: [expect.objectContaining({ _id: b.b4 }), expect.objectContaining({ _id: b.b3 })],
+    });
+    expect(await ids("?skip=2&limit=2")).toEqual([b.b2, b.b1]);
+    expect((await ok(reader.get("/configuration_manager/backups?limit=5000"))).limit).toBe(1000);
+  });
+
+  test("by device, tree, batch and time range; filters meet", async () => {
+    expect(await ids("?deviceName=sw-br-02")).toEqual([b.b4, b.b1]);
+    expect(await ids(`?treeId=${treeId}`)).toEqual([b.b4, b.b2, b.b1]);
+    expect(await ids(`?treeId=${treeId}&version=initial&deviceName=sw-br-03`)).toEqual([b.b2]);
+    expect(await ids(`?treeId=${treeId}&version=nope`)).toEqual([]);
+    expect(await ids(`?treeId=${OID}`)).toEqual([]);
+    expect(await ids(`?batchId=${batchId}`)).toEqual([b.b4, b.b2]);
+    expect(await ids(`?batchId=${OID}`)).toEqual([]);
+    // `from` included, `to` excluded; a date alone is midnight UTC; an offset is honoured.
+    expect(await ids("?from=2026-02-10&to=2026-04-10")).toEqual([b.b3, b.b2]);
+    expect(await ids(`?from=${encodeURIComponent("2026-02-10T00:00:00+01:00")}`)).toEqual([b.b4, b.b3, b.b2]);
+    expect(await ids("?to=2026-02-10T00:00:00.001Z&deviceName=sw-br-03")).toEqual([b.b2]);
+    const page = await ok(reader.get("/configuration_manager/backups?from=2026-02-01&limit=1"));
+    expect(page).toMatchObject({ total: 3, limit: 1, results: [expect.objectContaining({ _id: b.b4 })] });
+  });
+
+  test("bad input names its field; a caller without a read role is refused", async () => {
+    for (const [query, field] of [
+      ["from=2026-02-30", "from"],
+      ["to=yesterday", "to"],
+      ["treeId=nope", "treeId"],
+      ["batchId=123", "batchId"],
+      ["limit=0", "limit"],
+      ["skip=-1", "skip"],
+    ]) {
+      const refused = expectError(
+        await reader.get(`/configuration_manager/backups?${query}`),
+        400,
+        "VALIDATION_ERROR",
+      );
+      expect(refused.data[0].field).toBe(field);
+    }
+    expectError(await support.get("/configuration_manager/backups"), 403, "FORBIDDEN");
+    // The real product's list body posted to our create (docs/compatibility.md): a 400, nothing stored.
+    const posted = expectError(
+      await admin.post("/configuration_manager/backups", { options: { start: 0, limit: 10 } }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(posted.data.map((e: any) => e.field)).toEqual(expect.arrayContaining(["deviceName", "config"]));
+    expect((await ok(reader.get("/configuration_manager/backups"))).total).toBe(4);
+  });
+});
+
+describe("GET /configuration_manager/compliance_reports", () => {
+  beforeAll(async () => {
+    await setTimestamp("compliance_reports", { batchId }, "2026-05-01T00:00:00.000Z");
+    await setTimestamp("compliance_reports", { batchId: goneBatchId }, "2026-06-01T00:00:00.000Z");
+  });
+  const rows = async (query = "") =>
+    (await ok(reader.get(`/configuration_manager/compliance_reports${query}`))).results.map(
+      (r: any) => `${r.batchId === batchId ? "first" : "gone"}:${r.deviceName}`,
+    );
+
+  test("newest first, paged, without issues and remediation", async () => {
+    const page = await ok(reader.get("/configuration_manager/compliance_reports"));
+    expect(page).toMatchObject({ total: 5, skip: 0, limit: 25 });
+    expect(page.results.slice(0, 2).map((r: any) => r.batchId)).toEqual([goneBatchId, goneBatchId]);
+    expect(Object.keys(page.results[0]).sort()).toEqual(
+      [
+        "id",
+        "batchId",
+        "treeId",
+        "version",
+        "nodePath",
+        "deviceName",
+        "backupId",
+        "timestamp",
+        "totals",
+        "score",
+        "compliant",
+      ].sort(),
+    );
+    const last = await ok(reader.get("/configuration_manager/compliance_reports?skip=4&limit=2"));
+    expect(last).toMatchObject({ total: 5, skip: 4, limit: 2 });
+    expect(last.results).toHaveLength(1);
+  });
+
+  test("by device, tree, version, node, batch and time range", async () => {
+    expect(await rows("?deviceName=sw-br-02")).toEqual(["gone:sw-br-02", "first:sw-br-02"]);
+    expect(await rows("?deviceName=sw-br-01")).toEqual(["first:sw-br-01"]);
+    expect((await rows(`?treeId=${treeId}&version=initial`)).length).toBe(5);
+    expect(await rows(`?treeId=${OID}`)).toEqual([]);
+    expect(await rows("?nodePath=base/gone")).toEqual(["gone:sw-br-03"]);
+    expect((await rows(`?batchId=${batchId}`)).sort()).toEqual([
+      "first:sw-br-01",
+      "first:sw-br-02",
+      "first:sw-br-03",
+    ]);
+    expect((await rows("?from=2026-05-15")).sort()).toEqual(["gone:sw-br-02", "gone:sw-br-03"]);
+    expect(await rows("?to=2026-05-15&deviceName=sw-br-03")).toEqual(["first:sw-br-03"]);
+  });
+
+  test("bad input names its field; a caller without a read role is refused", async () => {
+    const refused = expectError(
+      await reader.get("/configuration_manager/compliance_reports?to=2026-13-01"),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect(refused.data[0].field).toBe("to");
+    expect(
+      expectError(
+        await reader.get("/configuration_manager/compliance_reports?nodePath=dc1"),
+        400,
+        "VALIDATION_ERROR",
+      ).data[0].field,
+    ).toBe("nodePath");
+    expectError(await support.get("/configuration_manager/compliance_reports"), 403, "FORBIDDEN");
   });
 });
