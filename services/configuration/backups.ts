@@ -3,11 +3,13 @@
  * an id. Compliance reads a device's latest backup unless the caller names backups. The text is
  * parsed when stored only to refuse what no parser could read (over the line or depth bounds).
  */
-import type { Backup } from "../../shared/contracts/configuration";
+import type { Backup, ComplianceBatch, TreeNode } from "../../shared/contracts/configuration";
 import { invalidField, NotFoundError } from "../../shared/errors";
+import { pageLimit } from "../../shared/paging";
 import { nowIso } from "../../shared/text";
 import { MAX_CONFIG_LINES } from "./config-tree";
-import { BACKUPS, type ConfigurationService, type Ctx } from "./types";
+import { timeRange } from "./lists";
+import { BACKUPS, BATCHES, NODES, type ConfigurationService, type Ctx } from "./types";
 
 export async function createBackup(this: ConfigurationService, ctx: Ctx<"createBackup">) {
   const { deviceName, config, description = "" } = ctx.params;
@@ -25,6 +27,48 @@ export async function getBackup(this: ConfigurationService, ctx: Ctx<"getBackup"
   const backup = await this.store.collection<Backup>(BACKUPS).findOne({ _id: ctx.params.id });
   if (!backup) throw new NotFoundError("Backup", ctx.params.id);
   return backup;
+}
+
+/**
+ * `GET /configuration_manager/backups`: a page of backups without their text, newest first. The
+ * filters meet: a device; the devices assigned to a tree's nodes (in one version, or any); the
+ * backups a batch checked; a time range. A tree or batch that does not exist matches nothing, as
+ * any filter that matches nothing: an empty page, not a 404.
+ */
+export async function listBackups(this: ConfigurationService, ctx: Ctx<"listBackups">) {
+  const { deviceName, treeId, version, batchId, from, to, skip = 0 } = ctx.params;
+  const limit = pageLimit(ctx.params.limit);
+  const filter: Record<string, unknown> = {};
+  const and: Record<string, unknown>[] = [];
+  if (deviceName) filter.deviceName = deviceName;
+  if (treeId) {
+    const nodes = await this.store
+      .collection<TreeNode>(NODES)
+      .find({ treeId, ...(version && { version }) }, { projection: { devices: 1 } });
+    and.push({ deviceName: { $in: [...new Set(nodes.flatMap((n) => n.devices))] } });
+  }
+  if (batchId) {
+    const batch = await this.store
+      .collection<ComplianceBatch>(BATCHES)
+      .findOne({ _id: batchId }, { projection: { targets: 1 } });
+    const ids = (batch?.targets ?? []).flatMap((t) => (t.backupId ? [t.backupId] : []));
+    filter._id = { $in: ids };
+  }
+  const timestamp = timeRange(from, to);
+  if (timestamp) filter.timestamp = timestamp;
+  if (and.length > 0) filter.$and = and;
+  const backups = this.store.collection<Backup>(BACKUPS);
+  const [results, total] = await Promise.all([
+    backups.find(filter, {
+      sort: { timestamp: -1, _id: -1 },
+      skip,
+      limit,
+      projection: { config: 0 },
+      readOnly: true,
+    }),
+    backups.count(filter),
+  ]);
+  return { results, total, skip, limit };
 }
 
 /**

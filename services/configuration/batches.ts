@@ -49,10 +49,16 @@ export async function runCompliance(this: ConfigurationService, ctx: Ctx<"runCom
   });
   // This replica starts at once; the others would find it on their next sweep anyway.
   setImmediate(() => sweepInBackground.call(this));
-  return { batchId: batch._id, devices: targets.length };
+  const withoutBackup = targets.filter((t) => t.backupId === null).length;
+  return { batchId: batch._id, devices: targets.length, withoutBackup };
 }
 
-/** Named backups, named devices (their latest backup), or else the devices assigned at and under the node. */
+/**
+ * Named backups, named devices (their latest backup), or else the devices assigned at and under the
+ * node. A device without a backup is a target all the same (`backupId` null): the batch checks the
+ * others and reports it unreadable, with the reason. Only a request in which no device has a
+ * backup is refused (400 naming `devices`): such a batch could check nothing.
+ */
 async function targetsOf(
   this: ConfigurationService,
   treeId: string,
@@ -75,17 +81,24 @@ async function targetsOf(
   else wanted = await assignedDevices.call(this, treeId, version, nodePath);
   wanted = wanted.filter((w) => !targets.has(w.deviceName));
   const latest = await latestBackups.call(this, [...new Set(wanted.map((w) => w.deviceName))]);
-  const without = wanted.filter((w) => !latest.has(w.deviceName)).map((w) => w.deviceName);
-  if (without.length > 0)
-    throw invalidField("devices", `No backup for device(s): ${without.slice(0, 20).join(", ")}.`, "noBackup");
-  for (const w of wanted) targets.set(w.deviceName, { ...w, backupId: latest.get(w.deviceName)! });
+  for (const w of wanted) targets.set(w.deviceName, { ...w, backupId: latest.get(w.deviceName) ?? null });
   if (targets.size === 0)
     throw invalidField(
       "devices",
       `Node '${nodePath}' and the nodes under it have no devices assigned; name devices or backups.`,
       "empty",
     );
-  return [...targets.values()];
+  const all = [...targets.values()];
+  if (all.every((t) => t.backupId === null)) {
+    const names = all.map((t) => t.deviceName);
+    const more = names.length > 20 ? ` and ${names.length - 20} more` : "";
+    throw invalidField(
+      "devices",
+      `No device to check has a backup: ${names.slice(0, 20).join(", ")}${more}.`,
+      "noBackup",
+    );
+  }
+  return all;
 }
 
 async function assignedDevices(
@@ -203,12 +216,14 @@ async function checkChunk(
   check: Checker,
   chunk: Target[],
 ): Promise<Omit<ComplianceReport, "id">[]> {
-  const ids = chunk.map((t) => t.backupId);
-  const backups = await this.store.collection<Backup>(BACKUPS).find({ _id: { $in: ids } });
+  const ids = chunk.flatMap((t) => (t.backupId === null ? [] : [t.backupId]));
+  const backups =
+    ids.length > 0 ? await this.store.collection<Backup>(BACKUPS).find({ _id: { $in: ids } }) : [];
   const byId = new Map(backups.map((b) => [b._id, b]));
   // Every device of the chunk at once: the pool runs as many as it has workers, the rest queue.
   const results = await Promise.all(
     chunk.map(async (target) => {
+      if (target.backupId === null) return unreadable(`device '${target.deviceName}' has no backup`);
       const backup = byId.get(target.backupId);
       if (!backup) return unreadable(`backup ${target.backupId} was deleted`);
       const spec = await check.specOf(target.nodePath).catch(() => null);

@@ -8,10 +8,10 @@ import { configuration as contract } from "../../shared/contracts/configuration"
 import { configOf } from "../../shared/runtime";
 import { contractActions, storeMixin, typedService } from "../../shared/service";
 import { WorkerPool, workerEntry } from "../../shared/worker-pool";
-import { createBackup, getBackup } from "./backups";
+import { createBackup, getBackup, listBackups } from "./backups";
 import { getBatch, getReport, listBatchReports, runCompliance, sweep, sweepInBackground } from "./batches";
 import { exportGoldenConfig, importGoldenConfig } from "./export";
-import { complianceHistory } from "./history";
+import { complianceHistory, listReports } from "./history";
 import {
   createParser,
   deleteParser,
@@ -55,9 +55,11 @@ export default typedService<ConfigurationService>({
     deleteNode,
     createBackup,
     getBackup,
+    listBackups,
     runCompliance,
     getBatch,
     listBatchReports,
+    listReports,
     getReport,
     complianceHistory,
     checkCompliance,
@@ -76,10 +78,15 @@ export default typedService<ConfigurationService>({
     await index(PARSERS, { name: 1 }, true);
     await index(TREES, { name: 1 }, true);
     await index(NODES, { treeId: 1, version: 1, path: 1 }, true);
+    // The lists' queries (backups.ts, history.ts): newest first, by device, tree, batch or time.
     await index(BACKUPS, { deviceName: 1, timestamp: -1 });
+    await index(BACKUPS, { timestamp: -1 });
     await index(BATCHES, { state: 1, leaseUntil: 1 });
     await index(REPORTS, { batchId: 1, deviceName: 1 }, true);
     await index(REPORTS, { timestamp: -1 });
+    await index(REPORTS, { deviceName: 1, timestamp: -1 });
+    await index(REPORTS, { treeId: 1, version: 1, timestamp: -1 });
+    await index(REPORTS, { batchId: 1, timestamp: -1 });
     await seedBuiltInParsers.call(this);
     this.stopping = false;
     // Threads start when the first device is checked; an idle replica runs none.

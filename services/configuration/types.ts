@@ -6,10 +6,11 @@
  *   config_parsers      { _id, name (unique), template, lexRules, builtIn, style, created, lastUpdated }
  *   config_trees        { _id, name (unique), deviceType, parser, description, versions, created, lastUpdated }
  *   config_nodes        { _id, treeId, version, path, spec, variables, devices, ... } unique (treeId, version, path)
- *   config_backups      { _id, deviceName, description, config, timestamp }
+ *   config_backups      { _id, deviceName, description, config, timestamp } by (deviceName, timestamp), timestamp
  *   compliance_batches  { _id, treeId, version, nodePath, state, targets, done, totals, claimedBy, leaseUntil, ... }
  *   compliance_reports  { _id, batchId, treeId, version, nodePath, deviceName, backupId, timestamp, totals,
- *                         score, compliant, issues, remediation } unique (batchId, deviceName)
+ *                         score, compliant, issues, remediation } unique (batchId, deviceName); by timestamp,
+ *                         (deviceName|batchId, timestamp), (treeId, version, timestamp); backupId null: no backup
  */
 import type { configuration as contract } from "../../shared/contracts/configuration";
 import type { HandlerContext, PlatformService } from "../../shared/service";

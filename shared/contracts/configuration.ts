@@ -26,6 +26,7 @@ import {
   sortOrder,
   str,
   type InferRule,
+  type Rule,
 } from "./schema";
 import {
   complianceHistoryEntryProps,
@@ -121,6 +122,9 @@ const backupProps = {
 } as const;
 const backupSchema = shape(backupProps);
 export type Backup = InferRule<typeof backupSchema>;
+/** A backup as its list answers it: everything but the config text (`GET .../backups/:id` has it). */
+const { config: _configText, ...backupSummaryProps } = backupProps;
+const backupSummarySchema = named("BackupSummary", shape(backupSummaryProps));
 
 const complianceState = oneOf("queued", "running", "complete", "error");
 const totals = shape({ errors: integer, warnings: integer, infos: integer, passes: integer });
@@ -137,23 +141,40 @@ const complianceBatchProps = {
   error: nullable(str),
 } as const;
 export type ComplianceBatch = InferRule<ReturnType<typeof shape<typeof complianceBatchProps>>> & {
-  targets: { deviceName: string; nodePath: string; backupId: string }[];
+  /** `backupId` null: the device had no backup when the batch was queued (its report says so). */
+  targets: { deviceName: string; nodePath: string; backupId: string | null }[];
   claimedBy: string | null;
   leaseUntil: number;
 };
 
-const reportProps = {
-  backupId: str,
-  score: num,
-  compliant: bool,
-  issues: arrayOf(anyObj),
-  remediation: str,
-} as const;
+/** `backupId` is null for a device that had no backup: its report is one `unreadable` issue saying so. */
+const reportSummaryProps = { backupId: nullable(str), score: num, compliant: bool } as const;
+const reportProps = { ...reportSummaryProps, issues: arrayOf(anyObj), remediation: str } as const;
 const complianceReportSchema = named(
   "ComplianceReport",
   shape({ ...complianceHistoryEntryProps, ...reportProps }),
 );
 export type ComplianceReport = InferRule<typeof complianceReportSchema>;
+/** A report as its list answers it: without issues and remediation (`GET .../compliance_reports/:id` has them). */
+const complianceReportSummarySchema = named(
+  "ComplianceReportSummary",
+  shape({ ...complianceHistoryEntryProps, ...reportSummaryProps }),
+);
+
+/**
+ * A time range of a list, on the documents' `timestamp`: ISO 8601 (`2026-11-25`, or with a time and
+ * an offset); the service reads it as a date and refuses one it cannot read, naming the field.
+ */
+const timeBound = {
+  type: "string",
+  max: 64,
+  optional: true,
+  pattern: /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/,
+  messages: { stringPattern: "The '{field}' field must be an ISO 8601 date or time (2026-11-25T10:00:00Z)." },
+} as const;
+/** `{results, total, skip, limit}`: the project's list shape (docs/platform-rules.md). */
+const page = <const I extends Rule>(item: I) =>
+  shape({ results: arrayOf(item), total: integer, skip: integer, limit: integer });
 
 const exportNode = shape({
   version: str,
@@ -464,6 +485,26 @@ export const configuration = defineService("configuration", {
       summary: "Read a backup",
     },
   },
+  listBackups: {
+    params: {
+      deviceName: { ...deviceName, optional: true },
+      treeId: optionalObjectId,
+      version: { ...versionName, optional: true },
+      batchId: optionalObjectId,
+      from: timeBound,
+      to: timeBound,
+      skip: int(0),
+      limit: int(1),
+    },
+    result: returns(page(backupSummarySchema)),
+    http: {
+      method: "GET",
+      path: "/configuration_manager/backups",
+      access: SUPPORT_READ,
+      summary:
+        "A page of backups without their text, newest first: by device, a tree's devices, a batch's backups, time",
+    },
+  },
   runCompliance: {
     idempotent: "keyed",
     params: {
@@ -473,12 +514,33 @@ export const configuration = defineService("configuration", {
       devices: deviceList,
       backups: { type: "array", items: objectId, max: 10_000, optional: true },
     },
-    result: returns(shape({ batchId: str, devices: integer })),
+    result: returns(shape({ batchId: str, devices: integer, withoutBackup: integer })),
     http: {
       method: "POST",
       path: "/configuration_manager/compliance_reports",
       access: SUPPORT_WRITE,
       summary: "Check devices against a tree version's node as a background batch; answers the batch id",
+    },
+  },
+  listReports: {
+    params: {
+      deviceName: { ...deviceName, optional: true },
+      treeId: optionalObjectId,
+      version: { ...versionName, optional: true },
+      nodePath: { ...nodePath, optional: true },
+      batchId: optionalObjectId,
+      from: timeBound,
+      to: timeBound,
+      skip: int(0),
+      limit: int(1),
+    },
+    result: returns(page(complianceReportSummarySchema)),
+    http: {
+      method: "GET",
+      path: "/configuration_manager/compliance_reports",
+      access: SUPPORT_READ,
+      summary:
+        "A page of device reports without issues or remediation, newest first: by device, tree, node, batch, time",
     },
   },
   getBatch: {

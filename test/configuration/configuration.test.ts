@@ -376,7 +376,7 @@ describe("golden config trees, compliance, history, export", () => {
     ).toEqual([]);
   });
 
-  test("compliance input: unknown tree/version/node -> 404; devices without backups -> 400", async () => {
+  test("compliance input: unknown tree/version/node -> 404; no device with a backup -> 400", async () => {
     const post = (body: Record<string, unknown>) =>
       admin.post("/configuration_manager/compliance_reports", body);
     expectError(await post({ treeId: OID, version: "initial" }), 404, "NOT_FOUND");

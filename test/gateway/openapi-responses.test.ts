@@ -462,6 +462,7 @@ async function scenario(admin: Client): Promise<void> {
     admin.post("/configuration_manager/backups", { deviceName: "edge-rtr1", config: IOS }),
   );
   await admin.get(`/configuration_manager/backups/${backup._id}`);
+  await admin.get("/configuration_manager/backups?deviceName=edge-rtr1");
   const run = await ok(
     admin.post("/configuration_manager/compliance_reports", { treeId: tree._id, version: "initial" }),
   );
@@ -475,6 +476,7 @@ async function scenario(admin: Client): Promise<void> {
     admin.get(`/configuration_manager/compliance_reports/batches/${run.batchId}/reports`),
   );
   await admin.get(`/configuration_manager/compliance_reports/${reports[0].id}`);
+  await admin.get(`/configuration_manager/compliance_reports?batchId=${run.batchId}`);
   await admin.post("/configuration_manager/compliance_reports/history/backups", {
     options: { treeId: tree._id },
   });
