@@ -9,6 +9,9 @@
  *   BullMQ          chain (each step's processor adds the next step) and FlowProducer (the 10 steps
  *                   as one flow), Redis at PEERS_REDIS_URL, 1 and 2 worker processes
  *   graphile-worker each step's task adds the next, PostgreSQL at PEERS_PG_URL, 1 and 2 workers
+ * With `ours-durable` (in BENCH_ONLY's default), ours in-process once more in durable mode
+ * (STORE_FSYNC=true: a write is acknowledged after the fdatasync of its log line, group commit),
+ * against ours by default and against graphile-worker (PostgreSQL flushes every commit).
  * Then the schedules workload of bench:scheduler (./scheduler/ours.ts): BENCH_SCHEDULES due evenly
  * within BENCH_SPREAD_S, firing lag with 1 and 2 scheduler replicas, beside BullMQ delayed jobs with
  * 1 and 2 workers. A peer whose server does not answer is skipped, loudly. Prints the figures and
@@ -17,7 +20,7 @@
  * Env: BENCH_JOBS (1500 per closed loop), BENCH_SECONDS (longest closed loop, 60),
  * BENCH_CONCURRENCY (32), BENCH_PACED_JOBS (500), BENCH_WARMUP_JOBS (100), BENCH_QUIET_WAIT (s, 10),
  * BENCH_SCHEDULES (10000), BENCH_SPREAD_S (60), BENCH_LEAD_S (5), BENCH_WORKERS (1,2),
- * BENCH_ONLY (ours,bullmq-chain,bullmq-flow,graphile,schedules), PEERS_REDIS_URL, PEERS_PG_URL, NATS_URL.
+ * BENCH_ONLY (ours,ours-durable,bullmq-chain,bullmq-flow,graphile,schedules), PEERS_REDIS_URL, PEERS_PG_URL, NATS_URL.
  * A smoke run: BENCH_JOBS=100 BENCH_PACED_JOBS=50 BENCH_WARMUP_JOBS=10 BENCH_QUIET_WAIT=0
  * BENCH_SCHEDULES=200 BENCH_SPREAD_S=3 BENCH_LEAD_S=2.
  */
@@ -51,7 +54,7 @@ const wanted = (id: string) => !ONLY || ONLY.includes(id);
 
 /** One row of the engine table: ours or a peer, 1 or 2 workers. */
 interface Row {
-  who: "ours" | PeerId;
+  who: "ours" | "ours-durable" | PeerId;
   workers: number;
   transitionsPerSec: number;
   halfPeakP99Ms: number | null;
@@ -69,9 +72,11 @@ function noteOthers(others: number | null | undefined): string {
   return (others ?? 0) > 0.1 ? ` (other processes used ${Math.round(others! * 100)}% CPU: noisy)` : "";
 }
 
-async function ours(workers: number): Promise<void> {
+async function ours(workers: number, durable = false): Promise<void> {
   const shape: Shape = workers === 1 ? "in-process" : "nats";
+  if (durable) process.stdout.write("- ours in durable mode (STORE_FSYNC=true): ");
   const r = await runOurs(shape, {
+    env: durable ? { STORE_FSYNC: "true" } : undefined,
     jobs: JOBS,
     concurrency: CONCURRENCY,
     finish: 0,
@@ -88,7 +93,7 @@ async function ours(workers: number): Promise<void> {
     `${r.transitionsPerSec} transitions/s; at half the peak p99 ${r.halfPeak?.p99Ms ?? "n/a"} ms${noteOthers(r.cpu?.others)}`,
   );
   rows.push({
-    who: "ours",
+    who: durable ? "ours-durable" : "ours",
     workers,
     transitionsPerSec: r.transitionsPerSec,
     halfPeakP99Ms: r.halfPeak?.p99Ms ?? null,
@@ -188,6 +193,17 @@ function report(probes: Record<string, Probe>): void {
       );
     }
   }
+  const durable = find("ours-durable", 1);
+  if (durable) {
+    console.log("\nDurable mode, 1 process (STORE_FSYNC=true: every acknowledged write flushed to disk)\n");
+    console.log("| | transitions/s | half-peak p99 ms | / ours by default | / graphile-worker |");
+    console.log("|---|---|---|---|---|");
+    console.log(
+      `| ours durable | ${fmt(durable.transitionsPerSec)} | ${fmt(durable.halfPeakP99Ms)} | ` +
+        `${ratio(durable.transitionsPerSec, find("ours", 1)?.transitionsPerSec)} | ` +
+        `${ratio(durable.transitionsPerSec, find("graphile", 1)?.transitionsPerSec)} |`,
+    );
+  }
   console.log("");
   for (const line of durability) console.log(`durability: ${line}`);
   for (const line of skipped) console.log(`SKIPPED ${line}`);
@@ -226,6 +242,7 @@ async function main(): Promise<void> {
   try {
     for (const w of WORKERS) {
       if (wanted("ours")) await ours(w);
+      if (w === 1 && wanted("ours-durable")) await ours(1, true);
       for (const id of PEERS) if (runs(id)) await peer(id, w);
     }
     if (wanted("schedules")) {

@@ -55,6 +55,8 @@ export interface OursSettings {
   runId: string;
   /** A fresh data dir per call. */
   dataDir: () => string;
+  /** Platform settings on top of the bench's (STORE_FSYNC=true for the durable mode). */
+  env?: Record<string, string>;
 }
 
 export interface OursResult {
@@ -184,9 +186,11 @@ async function inProcess(s: OursSettings): Promise<OursResult> {
   // store.service reads DATA_DIR from process.env rather than its broker's config: keep both equal.
   const saved = process.env.DATA_DIR;
   process.env.DATA_DIR = DATA_DIR;
-  const broker = await startPlatform(platformEnv({ DATA_DIR }));
+  const broker = await startPlatform(platformEnv({ ...s.env, DATA_DIR }));
+  const settings = Object.entries(s.env ?? {}).map(([k, v]) => `${k}=${v}`);
+  const label = `in-process (one broker, embedded store${settings.length ? `, ${settings.join(", ")}` : ""})`;
   try {
-    return await measure("in-process", "in-process (one broker, embedded store)", broker, 1, s);
+    return await measure("in-process", label, broker, 1, s);
   } finally {
     await broker.stop();
     if (saved === undefined) delete process.env.DATA_DIR;

@@ -3,9 +3,15 @@
  * persisted in `<dataDir>/store/` as an append-only log of JSON lines plus a periodic snapshot.
  *
  * Durability: each mutation is one log line holding post-images, written with one writeSync
- * before its promise resolves, so an acknowledged write survives the process being killed
- * (and power loss too with `fsync`). Atomicity: every method checks and writes without an
- * `await` in between, so within this process nothing interleaves with a findOneAndUpdate.
+ * before its promise resolves, so an acknowledged write survives the process being killed.
+ * With `fsync` (STORE_FSYNC) it survives power loss too, by group commit: a write is applied and
+ * its line written at once (so reads see it, as MongoDB's local reads do), and its promise
+ * resolves after the next fdatasync, which covers every line written before it began; one flush
+ * serves every write of a burst, and it runs on libuv's thread pool, not the event loop. A flush
+ * that fails leaves the store failed: every later call throws (the pages it could not write are
+ * in an unknown state; only a restart, replaying the log, knows what is on disk).
+ * Atomicity: every method checks and writes without an `await` in between, so within this
+ * process nothing interleaves with a findOneAndUpdate.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -21,7 +27,7 @@ import { MAX_DOCUMENT_DEPTH, documentTooDeep } from "../rules";
 
 export interface EmbeddedOptions {
   dataDir: string;
-  /** fdatasync after every write. */
+  /** Acknowledge a write only once its log line is on disk (group commit: one fdatasync per burst). */
   fsync?: boolean;
   /** Log size that triggers compaction into a snapshot. */
   compactBytes?: number;
@@ -96,6 +102,11 @@ export class EmbeddedBackend implements Store {
   private logBytes = 0;
   private nextCompactionAt: number;
   private closed = false;
+  /** Group commit (fsync mode): the last seq known on disk, and the writes waiting for a flush. */
+  private syncedSeq = 0;
+  private syncWaiters: { seq: number; resolve(): void; reject(err: Error): void }[] = [];
+  private syncState: "idle" | "scheduled" | "running" = "idle";
+  private syncFailure?: Error;
 
   constructor(options: EmbeddedOptions) {
     this.dir = path.join(path.resolve(options.dataDir), "store");
@@ -128,9 +139,68 @@ export class EmbeddedBackend implements Store {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    if (this.fsync && !this.syncFailure && this.syncedSeq < this.seq) {
+      fs.fdatasyncSync(this.fd); // the writes waiting for a flush are acknowledged, not dropped
+      this.synced(this.seq);
+    }
     this.closed = true;
     fs.closeSync(this.fd);
     releaseLock(this.lockFile);
+    this.failWaiters(new Error(`store in ${this.dir} is closed`));
+  }
+
+  /**
+   * @internal What a write awaits before it is acknowledged: in fsync mode, the flush of every
+   * line written so far (one flush for all the writes waiting); otherwise nothing (undefined, so a
+   * write in the default mode pays no extra turn of the event loop).
+   */
+  durable(): Promise<void> | undefined {
+    if (!this.fsync || this.syncedSeq >= this.seq) return undefined;
+    const seq = this.seq;
+    return new Promise<void>((resolve, reject) => {
+      this.syncWaiters.push({ seq, resolve, reject });
+      this.scheduleSync();
+    });
+  }
+
+  /** The next flush starts after this turn of the loop, so the writes of one turn share it. */
+  private scheduleSync(): void {
+    if (this.syncState !== "idle") return;
+    this.syncState = "scheduled";
+    setImmediate(() => this.runSync());
+  }
+
+  private runSync(): void {
+    if (this.closed) return;
+    this.syncState = "running";
+    const upTo = this.seq;
+    fs.fdatasync(this.fd, (err) => {
+      this.syncState = "idle";
+      if (err) {
+        this.syncFailure = err;
+        this.failWaiters(new Error(`store in ${this.dir} could not flush its log: ${err.message}`));
+        return;
+      }
+      this.synced(upTo);
+      if (this.syncWaiters.length > 0) this.scheduleSync();
+    });
+  }
+
+  /** Every line up to `seq` is on disk: the writes waiting for it are acknowledged. */
+  private synced(seq: number): void {
+    this.syncedSeq = Math.max(this.syncedSeq, seq);
+    const waiting = this.syncWaiters;
+    this.syncWaiters = [];
+    for (const w of waiting) {
+      if (w.seq <= this.syncedSeq) w.resolve();
+      else this.syncWaiters.push(w);
+    }
+  }
+
+  private failWaiters(err: Error): void {
+    const waiting = this.syncWaiters;
+    this.syncWaiters = [];
+    for (const w of waiting) w.reject(err);
   }
 
   /** @internal The in-memory state of one collection; created on first write. */
@@ -178,6 +248,10 @@ export class EmbeddedBackend implements Store {
 
   private assertOpen(): void {
     if (this.closed) throw new Error(`store in ${this.dir} is closed`);
+    if (this.syncFailure)
+      throw new Error(
+        `store in ${this.dir} failed to flush its log (${this.syncFailure.message}): restart it`,
+      );
   }
 
   private append(line: string): void {
@@ -185,7 +259,6 @@ export class EmbeddedBackend implements Store {
     try {
       let written = 0;
       while (written < bytes.length) written += fs.writeSync(this.fd, bytes, written);
-      if (this.fsync) fs.fdatasyncSync(this.fd);
     } catch (err) {
       // A half-written line would glue itself to the next one: cut the log back to its last whole line.
       fs.ftruncateSync(this.fd, this.logBytes);
@@ -317,6 +390,7 @@ export class EmbeddedBackend implements Store {
       }
       fs.renameSync(tmp, snapshot);
       fsyncDirectory(this.dir);
+      this.synced(this.seq); // the snapshot on disk holds every write so far
       // Safe to crash from here on: replay skips log lines whose seq the snapshot already holds.
       fs.ftruncateSync(this.fd, 0);
       this.logBytes = 0;

@@ -154,7 +154,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     // The answer is copied before the write: a failure here must leave nothing stored.
     const answer = prepared.map(copyDoc);
     this.store.commit(this.name, { put: prepared });
-    return answer;
+    return this.acknowledged(answer);
   }
 
   async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
@@ -162,9 +162,17 @@ export class EmbeddedCollection implements Collection<Doc> {
     assertOperatorUpdate(update);
     this.expireDue();
     const [doc] = this.matching(filter, 1);
-    if (doc) return { matchedCount: 1, modifiedCount: this.replace([doc], filter, update).length };
+    if (doc)
+      return this.acknowledged({
+        matchedCount: 1,
+        modifiedCount: this.replace([doc], filter, update).length,
+      });
     if (!options.upsert) return { matchedCount: 0, modifiedCount: 0 };
-    return { matchedCount: 0, modifiedCount: 0, upsertedId: this.upsert(filter, update)._id };
+    return this.acknowledged({
+      matchedCount: 0,
+      modifiedCount: 0,
+      upsertedId: this.upsert(filter, update)._id,
+    });
   }
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
@@ -172,7 +180,10 @@ export class EmbeddedCollection implements Collection<Doc> {
     assertOperatorUpdate(update);
     this.expireDue();
     const docs = this.matching(filter);
-    return { matchedCount: docs.length, modifiedCount: this.replace(docs, filter, update).length };
+    return this.acknowledged({
+      matchedCount: docs.length,
+      modifiedCount: this.replace(docs, filter, update).length,
+    });
   }
 
   async findOneAndUpdate(
@@ -194,7 +205,7 @@ export class EmbeddedCollection implements Collection<Doc> {
       return null;
     }
     const answer = options.returnDocument === "before" ? before : after;
-    return answer ? project([answer], options.projection)[0] : null;
+    return this.acknowledged(answer ? project([answer], options.projection)[0] : null);
   }
 
   async findOneAndDelete(filter: Filter): Promise<Doc | null> {
@@ -202,17 +213,17 @@ export class EmbeddedCollection implements Collection<Doc> {
     const [doc] = this.matching(filter, 1);
     if (!doc) return null;
     this.store.commit(this.name, { del: [doc._id] });
-    return copyDoc(doc);
+    return this.acknowledged(copyDoc(doc));
   }
 
   async deleteOne(filter: Filter): Promise<number> {
     filter = checkFilter(filter);
-    return this.delete(this.matching(filter, 1));
+    return this.acknowledged(this.delete(this.matching(filter, 1)));
   }
 
   async deleteMany(filter: Filter): Promise<number> {
     filter = checkFilter(filter);
-    return this.delete(this.matching(filter));
+    return this.acknowledged(this.delete(this.matching(filter)));
   }
 
   async aggregate<R extends Doc = Doc>(pipeline: Pipeline): Promise<R[]> {
@@ -252,6 +263,16 @@ export class EmbeddedCollection implements Collection<Doc> {
       probe.check(this.name, [...table.docs.values()], true);
     }
     this.store.commit(this.name, { idx: named });
+    return this.acknowledged(undefined);
+  }
+
+  /**
+   * A write's answer, once the write is durable: at once by default (its log line is written),
+   * after the next group flush in fsync mode (backend.ts).
+   */
+  private acknowledged<T>(answer: T): T | Promise<T> {
+    const flushed = this.store.durable();
+    return flushed ? flushed.then(() => answer) : answer;
   }
 
   /**
