@@ -334,6 +334,7 @@ export const accounts = defineService("accounts", {
     },
   },
   updateAccount: {
+    idempotent: "repeatable",
     params: {
       accountId,
       updates: {
@@ -353,6 +354,7 @@ export const accounts = defineService("accounts", {
     },
   },
   deleteAccount: {
+    idempotent: "keyed",
     params: { accountId },
     result: returns(messageSchema),
     http: {
@@ -364,6 +366,7 @@ export const accounts = defineService("accounts", {
     },
   },
   forceLogout: {
+    idempotent: "repeatable",
     params: { accountId },
     result: returns(messageSchema),
     http: {
@@ -408,6 +411,7 @@ export const accounts = defineService("accounts", {
     },
   },
   updateGroup: {
+    idempotent: "repeatable",
     params: {
       groupId,
       updates: {
@@ -432,6 +436,7 @@ export const accounts = defineService("accounts", {
     },
   },
   deleteGroup: {
+    idempotent: "keyed",
     params: { groupId },
     result: returns(messageSchema),
     http: {
@@ -443,6 +448,7 @@ export const accounts = defineService("accounts", {
     },
   },
   addGroupMembers: {
+    idempotent: "repeatable",
     params: {
       groupId,
       accounts: {
@@ -463,6 +469,7 @@ export const accounts = defineService("accounts", {
     },
   },
   removeGroupMember: {
+    idempotent: "keyed",
     params: { groupId, accountId: { type: "string", min: 1, max: 128 } },
     result: returns(messageSchema),
     http: {

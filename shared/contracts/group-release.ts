@@ -10,6 +10,8 @@ import { arrayOf, integer, returns, shape, str } from "./schema";
 
 export const releaseGroupAction = {
   access: "internal",
+  // A check, or a release whose filters hold only objects that still name the group: run it twice, same end.
+  idempotent: "repeatable",
   params: {
     groupId: { type: "string", min: 1, max: 128 },
     apply: { type: "boolean" },
