@@ -222,6 +222,25 @@ describe("accounts", () => {
   });
 });
 
+describe("rights the platform stored (a job's runAs, an automation's owner)", () => {
+  test("a group change reaches them at once on every node, not after AUTH_CACHE_MS", async () => {
+    const group = await newGroup("stored-readers", { assignedRoles: ["apiread"] });
+    const id = await newAccount("stored", { groups: ["stored-readers"] });
+    // A caller as a job stores it: resolved long ago, so the middleware resolves it again (and caches it).
+    const stale = { accountId: id, username: "stored", roles: [], groupIds: [], resolvedAt: 0 };
+    const asStored = () =>
+      platform.broker.call("engine.listWorkflows", {}, { meta: { caller: stale } }).then(
+        () => "allowed",
+        (err: { code?: number }) => err.code,
+      );
+    expect(await asStored()).toBe("allowed");
+    expect(
+      (await admin.patch(`/authorization/groups/${group}`, { updates: { inactive: true } })).status,
+    ).toBe(200);
+    expect(await asStored()).toBe(403);
+  });
+});
+
 describe("groups", () => {
   test("POST /authorization/groups answers the envelope; a duplicate is 409; GET by id or name; unknown is 404", async () => {
     const reply = await admin.post("/authorization/groups", {
