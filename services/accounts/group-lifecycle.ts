@@ -149,16 +149,14 @@ export async function addGroupMembers(this: AccountsService, ctx: Ctx<"addGroupM
   const members = await accountsByIdOrName(this, [...new Set(ctx.params.accounts)], "accounts");
   const ids = members.map((a) => a._id);
   const entry = { groupId: group._id, aaaManaged: true };
-  const changed = await this.store
-    .collection("accounts")
-    .updateMany(
-      { _id: { $in: ids }, "memberOf.groupId": { $ne: group._id } },
-      {
-        $push: { memberOf: entry },
-        $set: { "_meta.updated": nowIso(), last_updated_by: changedBy(ctx) },
-        $inc: { _rev: 1 },
-      },
-    );
+  const changed = await this.store.collection("accounts").updateMany(
+    { _id: { $in: ids }, "memberOf.groupId": { $ne: group._id } },
+    {
+      $push: { memberOf: entry },
+      $set: { "_meta.updated": nowIso(), last_updated_by: changedBy(ctx) },
+      $inc: { _rev: 1 },
+    },
+  );
   // A delete of the group that ran meanwhile could not see these: take them out again.
   if (!(await this.store.collection("groups").findOne({ _id: group._id }))) {
     await this.store
@@ -183,16 +181,14 @@ export async function removeGroupMember(this: AccountsService, ctx: Ctx<"removeG
   const [account] = await accountsByIdOrName(this, [ctx.params.accountId], "accountId").catch(() => {
     throw new NotFoundError("Account", ctx.params.accountId);
   });
-  const changed = await this.store
-    .collection("accounts")
-    .updateOne(
-      { _id: account!._id, "memberOf.groupId": group._id },
-      {
-        $pull: { memberOf: { groupId: group._id } },
-        $set: { "_meta.updated": nowIso(), last_updated_by: changedBy(ctx) },
-        $inc: { _rev: 1 },
-      },
-    );
+  const changed = await this.store.collection("accounts").updateOne(
+    { _id: account!._id, "memberOf.groupId": group._id },
+    {
+      $pull: { memberOf: { groupId: group._id } },
+      $set: { "_meta.updated": nowIso(), last_updated_by: changedBy(ctx) },
+      $inc: { _rev: 1 },
+    },
+  );
   if (changed.matchedCount === 0)
     throw new NotFoundError(`Membership of '${account!.username}' in group`, group.name);
   announce(this, {
@@ -238,16 +234,14 @@ export async function deleteGroup(this: AccountsService, ctx: Ctx<"deleteGroup">
     .collection("accounts")
     .updateMany({ "memberOf.groupId": group._id }, { ...left, $inc: { _rev: 1 } });
   await this.store.collection(SERVICE_ACCOUNTS).updateMany({ "memberOf.groupId": group._id }, left);
-  const children = await this.store
-    .collection("groups")
-    .updateMany(
-      { memberOf: group.name },
-      {
-        $pull: { memberOf: group.name },
-        $set: { "_meta.updated": now, last_updated_by: by },
-        $inc: { _rev: 1 },
-      },
-    );
+  const children = await this.store.collection("groups").updateMany(
+    { memberOf: group.name },
+    {
+      $pull: { memberOf: group.name },
+      $set: { "_meta.updated": now, last_updated_by: by },
+      $inc: { _rev: 1 },
+    },
+  );
   const released = await release(ctx, this, group._id, true);
   if (released.sole.length > 0)
     this.logger.warn(
