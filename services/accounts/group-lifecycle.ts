@@ -142,7 +142,8 @@ async function accountsByIdOrName(service: AccountsService, refs: string[], fiel
 
 /**
  * POST /authorization/groups/:groupId/members (ours): each account joins the group in one atomic
- * write ($addToSet), so two callers changing the same account's groups at once both take effect.
+ * write (a `$push` filtered on "not a member yet"), so two callers changing the same account's
+ * groups at once both take effect, and a repeat adds nothing.
  */
 export async function addGroupMembers(this: AccountsService, ctx: Ctx<"addGroupMembers">) {
   const group = await findGroup(this, ctx.params.groupId);
