@@ -367,17 +367,33 @@ describe("groups", () => {
       name: "Owned automation",
       workflow: "Owned by one group",
       groups: [owner],
-      readGroups: [other],
     });
     expect(automation.status).toBe(200);
+
+    // The real product's view: gbac read groups only, no write group.
+    const readOnly = await admin.post("/operations-manager/automations", {
+      name: "Read by one group",
+      componentId: "Owned by one group",
+      gbac: { read: [owner], write: [] },
+    });
+    expect(readOnly.status).toBe(200);
+    const readOnlyId = readOnly.body.data._id;
+    const job = await admin.post("/operations-manager/jobs/start", {
+      workflow: "Owned by one group",
+      options: { groups: [owner, other] },
+    });
+    expect(job.status).toBe(200);
 
     const refused = expectError(await admin.delete(`/authorization/groups/${owner}`), 409, "CONFLICT");
     expect(refused.data.objects).toEqual(
       expect.arrayContaining([
         { type: "workflow", id: expect.any(String), name: "Owned by one group" },
         { type: "automation", id: automation.body._id, name: "Owned automation" },
+        // Without its one read group it would have no group at all: open to every caller.
+        { type: "automation", id: readOnlyId, name: "Read by one group" },
       ]),
     );
+    expect(refused.data.objects).toHaveLength(3);
     expect((await admin.get(`/authorization/groups/${owner}`)).status).toBe(200);
 
     // Give both another owner group: now the delete goes, and they keep only the other one.
@@ -396,6 +412,10 @@ describe("groups", () => {
         })
       ).status,
     ).toBe(200);
+    expect(
+      (await admin.patch(`/operations-manager/automations/${readOnlyId}`, { gbac: { read: [owner, other] } }))
+        .status,
+    ).toBe(200);
     const deleted = await admin.delete(`/authorization/groups/${owner}`);
     expect(deleted.status).toBe(200);
     expect((await admin.get("/workflow_builder/workflows/Owned%20by%20one%20group")).body.groups).toEqual([
@@ -403,5 +423,11 @@ describe("groups", () => {
     ]);
     const after = (await admin.get(`/automation_catalog/automations/${automation.body._id}`)).body;
     expect(after.groups).toEqual([other]);
+    expect((await admin.get(`/operations-manager/automations/${readOnlyId}`)).body.data.gbac).toEqual({
+      read: [other],
+      write: [],
+    });
+    // A job loses it too (a job is never open: without groups it is its starter's and admins').
+    expect((await admin.get(`/workflow_engine/getJob/${job.body._id}`)).body.groups).toEqual([other]);
   });
 });
