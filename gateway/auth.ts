@@ -5,9 +5,10 @@
  * The accounts service is the authority. Each gateway replica caches a verified caller for a few
  * seconds (AUTH_CACHE_MS), keyed by the token's SHA-256, so a busy client costs one accounts call
  * per window instead of one per request. A cached token's hash is kept beside its entry, so its
- * requests do not hash it again; the token stays in memory no longer than the entry. Logout and
- * password changes broadcast the revoked session ids, and every replica drops them at once; role
- * changes reach a cached caller within the window.
+ * requests do not hash it again; the token stays in memory no longer than the entry. Logout,
+ * password changes and forced logouts broadcast the revoked session ids, and every replica drops
+ * them at once; a change to an account or a group (accounts.changed) drops the callers it touches
+ * (every caller, for a group), so their next request is resolved anew.
  */
 import { createHmac, randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
@@ -117,6 +118,12 @@ export class CallerCache {
   /** Drops sessions revoked anywhere in the cluster (the token hash is the session id). */
   revoke(sessionIds: string[]): void {
     for (const id of sessionIds) this.drop(id);
+  }
+
+  /** Drops the cached callers of these accounts (their rights or state changed); Basic entries too. */
+  forgetAccounts(accountIds: readonly string[]): void {
+    const ids = new Set(accountIds);
+    for (const [key, entry] of this.entries) if (ids.has(entry.caller.accountId)) this.drop(key);
   }
 
   clear(): void {

@@ -38,6 +38,8 @@ import {
   ENGINE_EVENTS,
   PROFILE_ACTIVATED_EVENT,
   SESSIONS_REVOKED_EVENT,
+  ACCOUNTS_CHANGED_EVENT,
+  type AccountsChangedEvent,
   type JobChangesEvent,
   type ProfileActivatedEvent,
   type SessionsRevokedEvent,
@@ -229,6 +231,10 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       [SESSIONS_REVOKED_EVENT](this: GatewayService, ctx: Context<SessionsRevokedEvent>) {
         this.callers.revoke(ctx.params.sessionIds);
         this.streams.endSessions(ctx.params.sessionIds);
+      },
+      [ACCOUNTS_CHANGED_EVENT](this: GatewayService, ctx: Context<AccountsChangedEvent>) {
+        if (ctx.params.all) this.callers.clear();
+        else this.callers.forgetAccounts(ctx.params.accountIds);
       },
       // One engine event per job write; streams get a job event and a task event each, as before.
       [ENGINE_EVENTS.changes](this: GatewayService, ctx: Context<JobChangesEvent>) {

@@ -11,9 +11,11 @@
  * Rights are current: a caller resolved by accounts carries `resolvedAt`, and is trusted for
  * AUTH_CACHE_MS; an older one (a job's stored `runAs`, an automation's owner) is resolved again
  * through `accounts.refreshCaller`, cached per node for at most AUTH_CACHE_MS, and the handler sees
- * the current roles and groups.
+ * the current roles and groups. A change made through accounts (accounts.changed) empties that
+ * cache for the accounts it touches at once, on every node.
  */
-import type { CallingOptions, Context, Middleware, ServiceBroker } from "moleculer";
+import type { CallingOptions, Context, Middleware, ServiceBroker, ServiceSchema } from "moleculer";
+import { ACCOUNTS_CHANGED_EVENT, type AccountsChangedEvent } from "./contracts/events";
 import { contracts, type ActionName, type ParamsOf, type ResultOf } from "./contracts";
 import type { ActionAccess } from "./contracts/define";
 import type { Caller } from "./contracts/resources";
@@ -105,6 +107,12 @@ class CurrentRights {
     private readonly ttlMs: number,
   ) {}
 
+  /** Forgets these accounts' rights (all, when `all`): the next call resolves them again. */
+  forget(accountIds: readonly string[], all = false): void {
+    if (all) this.cache.clear();
+    else for (const id of accountIds) this.cache.delete(id);
+  }
+
   async of(caller: Caller): Promise<Caller> {
     const id = caller.accountId;
     const hit = this.cache.get(id);
@@ -148,13 +156,41 @@ function isFresh(caller: Caller, ttlMs: number, now: number): boolean {
   return typeof at === "number" && at <= now && now - at <= ttlMs;
 }
 
+type EventHandler = (this: unknown, ctx: Context<AccountsChangedEvent>) => unknown;
+
+/**
+ * The schema of one service on this node gets a listener for ACCOUNTS_CHANGED_EVENT (beside its
+ * own, if it has one): an account or group changed, so this node forgets the rights it cached for
+ * it. One service per node is enough (the cache is the node's); the same service gets it again if
+ * it is created again (a restart).
+ */
+function listenForChanges(schema: ServiceSchema, onChange: (e: AccountsChangedEvent) => void): void {
+  const events = (schema.events ?? {}) as Record<string, EventHandler | { handler: EventHandler }>;
+  const own = events[ACCOUNTS_CHANGED_EVENT];
+  const ownHandler = typeof own === "function" ? own : own?.handler;
+  schema.events = {
+    ...events,
+    [ACCOUNTS_CHANGED_EVENT](this: unknown, ctx: Context<AccountsChangedEvent>) {
+      onChange(ctx.params);
+      return ownHandler?.call(this, ctx);
+    },
+  } as ServiceSchema["events"];
+}
+
 export function authorizationMiddleware(authCacheMs: number): Middleware {
   const rules = accessTable();
   let rights: CurrentRights;
+  let listener: string | undefined;
   return {
     name: "Authorization",
     created(broker: ServiceBroker) {
       rights = new CurrentRights(broker, authCacheMs);
+    },
+    serviceCreating(_service: unknown, schema: ServiceSchema) {
+      const name = String(schema.name ?? "");
+      if (name === "" || name.startsWith("$") || (listener !== undefined && listener !== name)) return;
+      listener = name;
+      listenForChanges(schema, (e) => rights.forget(e.accountIds ?? [], e.all === true));
     },
     localAction(next: (ctx: Context) => Promise<unknown>, action: { name: string }) {
       const access = rules.get(action.name);

@@ -14,6 +14,15 @@ import { contractActions, storeMixin, typedService, type PlatformService } from 
 import type { Store } from "../../shared/store/types";
 import { changePassword, create, list, setPassword } from "./accounts";
 import { ensureBootstrapAdmin } from "./bootstrap";
+import { deleteAccount, forceLogout, getAccount, updateAccount } from "./lifecycle";
+import {
+  addGroupMembers,
+  createAuthorizationGroup,
+  deleteGroup,
+  getGroup,
+  removeGroupMember,
+  updateGroup,
+} from "./group-lifecycle";
 import { createGroup, groupsPage, listGroups } from "./groups";
 import {
   createRole,
@@ -85,6 +94,16 @@ export default typedService<AccountsService>({
     updateRole,
     deleteRole,
     listMethods,
+    getAccount,
+    updateAccount,
+    deleteAccount,
+    forceLogout,
+    getGroup,
+    createAuthorizationGroup,
+    updateGroup,
+    deleteGroup,
+    addGroupMembers,
+    removeGroupMember,
   }),
 
   created() {

@@ -190,3 +190,26 @@ export async function methodsOf(service: AccountsService, customNames: string[])
 }
 
 export const isBuiltInRole = (name: string) => BUILT_IN.has(name);
+
+/**
+ * Role names from references as the real product sends them (`[{roleId}]`: a custom role's _id, or
+ * a built-in role's, which is its name) or as ours take them (names). Unknown is a 400 on `field`.
+ */
+export async function roleNamesOf(
+  service: AccountsService,
+  refs: readonly (string | { roleId: string })[],
+  field: string,
+): Promise<string[]> {
+  const ids = refs.flatMap((r) => (typeof r === "string" || BUILT_IN.has(r.roleId) ? [] : [r.roleId]));
+  const byId = new Map<string, string>();
+  if (ids.length > 0) {
+    const found = await service.store
+      .collection<CustomRole>(ROLES_COLLECTION)
+      .find({ _id: { $in: ids } }, { projection: { name: 1 } });
+    for (const r of found) byId.set(r._id, r.name);
+  }
+  // A roleId that is no custom role's id may still be a role's name (ours are named).
+  const names = refs.map((r) => (typeof r === "string" ? r : (byId.get(r.roleId) ?? r.roleId)));
+  await checkAssignedRoles(service, names, field);
+  return [...new Set(names)];
+}

@@ -15,6 +15,9 @@ import { checkAssignedRoles } from "./custom-roles";
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
 
+/** The hidden revision of a group (./group-lifecycle.ts) never leaves the service. */
+const HIDDEN = Object.freeze({ _rev: 0 as const });
+
 export async function createGroup(this: AccountsService, ctx: Ctx<"createGroup">) {
   const { name, description = "", memberOf = [], assignedRoles = [], inactive = false } = ctx.params;
   const parents = await groupsByNameOrId(this, memberOf, "memberOf");
@@ -39,7 +42,9 @@ export async function createGroup(this: AccountsService, ctx: Ctx<"createGroup">
 }
 
 export async function listGroups(this: AccountsService) {
-  return (await this.store.collection("groups").find({}, { sort: { name: 1 } })) as Group[];
+  return (await this.store
+    .collection("groups")
+    .find({}, { sort: { name: 1 }, projection: HIDDEN })) as Group[];
 }
 
 /** GET /authorization/groups: the accounts list's query over groups, answering `{results, total}`. */
@@ -47,7 +52,7 @@ export async function groupsPage(this: AccountsService, ctx: Ctx<"groupsPage">) 
   const { filter, sort, skip, limit } = fieldQuery(ctx.params.queryOptions ?? {}, "name");
   const groups = this.store.collection("groups");
   const [results, total] = await Promise.all([
-    groups.find(filter, { sort, skip, limit }),
+    groups.find(filter, { sort, skip, limit, projection: HIDDEN }),
     groups.count(filter),
   ]);
   return { results: results as Group[], total, skip, limit };

@@ -45,7 +45,9 @@ const ACCOUNT_FIELDS = [
   "assignedRoles",
   "lastLogin",
   "inactive",
+  "email",
   "_meta",
+  "last_updated_by",
 ];
 // Frozen: the embedded store compiles a frozen projection once.
 export const accountProjection: Projection = Object.freeze(

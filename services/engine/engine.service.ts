@@ -10,6 +10,7 @@ import { engine as contract } from "../../shared/contracts/engine";
 import { contractActions, storeMixin, typedService } from "../../shared/service";
 import type { EngineService } from "./types";
 import { withPublicJobs } from "./jobs/public-job";
+import { releaseGroup } from "./group-release";
 import { adminJobs, getJob, listJobs } from "./jobs/handlers";
 import { jobMetrics } from "./jobs/job-metrics";
 import { listManualTasks } from "./jobs/manual-tasks";
@@ -43,6 +44,7 @@ export default typedService<EngineService>({
       getWorkflow,
       getWorkflowById,
       updateWorkflow,
+      releaseGroup,
       deleteWorkflow,
       listTasks,
       searchWorkflows,

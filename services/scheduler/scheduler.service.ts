@@ -25,6 +25,7 @@ import {
   type SchedulerService,
 } from "./automations";
 import { AUTOMATIONS, RUNS, TRIGGERS } from "./firing";
+import { releaseGroup } from "./group-release";
 import {
   omCreateAutomation,
   omDeleteAutomation,
@@ -48,6 +49,7 @@ export default typedService<SchedulerService>({
     deleteAutomation,
     listRuns,
     tick,
+    releaseGroup,
     omCreateAutomation,
     omListAutomations,
     omGetAutomation,

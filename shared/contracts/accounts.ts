@@ -59,12 +59,19 @@ const groupList = {
   max: 100,
   description: "Group names or ids",
 } as const;
+/** A `memberOf` entry as the Account resource has it; `aaaManaged` is read-only (ours are all local), so ignored. */
+const memberOfEntry = {
+  type: "object",
+  strict: "remove",
+  props: { groupId: groupName, aaaManaged: { type: "boolean", optional: true } },
+} as const;
 const memberOf = {
   type: "array",
   optional: true,
   max: 100,
-  items: { type: "object", strict: true, props: { groupId: groupName } },
-  description: "The resource's own field: [{groupId}] (a group's id or name), merged with `groups`",
+  items: memberOfEntry,
+  description:
+    "The resource's own field: [{groupId, aaaManaged}] (a group's id or name; aaaManaged is read-only and ignored), merged with `groups`",
 } as const;
 const roleName = { type: "string", min: 1, max: 128, trim: true, pattern: /^[^$/]+$/ } as const;
 /** A role's `{name, provenance}` method references (GET /authorization/methods lists them). */
@@ -101,6 +108,30 @@ const assignedRoles = {
   description: "Built-in role names (" + ROLES.join(", ") + ") or custom role names",
 } as const;
 const roleEnvelope = shape({ status: str, message: str, data: roleSchema });
+const accountEnvelope = shape({ status: str, message: str, data: accountSchema });
+const groupEnvelope = shape({ status: str, message: str, data: groupSchema });
+const accountId = { type: "string", min: 1, max: 64 } as const;
+const groupId = { type: "string", min: 1, max: 128, description: "A group's _id (or its name)" } as const;
+/** Role references as the real product sends them ([{roleId}]), or role names as ours take them. */
+const roleRefs = {
+  type: "array",
+  optional: true,
+  max: 100,
+  items: {
+    type: "multi",
+    rules: [roleName, { type: "object", strict: "remove", props: { roleId: roleName } }],
+  },
+  description: "Role names, or [{roleId}] as the real product sends them (a built-in role's id is its name)",
+} as const;
+/** Group references: names or ids, or [{groupId, aaaManaged}] as the real product sends them. */
+const groupRefs = {
+  type: "array",
+  optional: true,
+  max: 100,
+  items: { type: "multi", rules: [groupName, memberOfEntry] },
+  description: "Group names or ids, or [{groupId, aaaManaged}] (aaaManaged is read-only and ignored)",
+} as const;
+const email = { type: "email", max: 320, optional: true } as const;
 
 const clientId = {
   type: "string",
@@ -290,6 +321,162 @@ export const accounts = defineService("accounts", {
       access: ADMIN,
       objectParam: "queryOptions",
       summary: "A page of groups, queried as accounts are ({results, total})",
+    },
+  },
+  getAccount: {
+    params: { accountId },
+    result: returns(accountSchema),
+    http: {
+      method: "GET",
+      path: "/authorization/accounts/:accountId",
+      access: ADMIN,
+      summary: "One account, by its _id",
+    },
+  },
+  updateAccount: {
+    idempotent: "repeatable",
+    params: {
+      accountId,
+      updates: {
+        type: "object",
+        strict: "remove",
+        minProps: 1,
+        props: { inactive: optBool, email, assignedRoles: roleRefs, memberOf: groupRefs },
+      },
+    },
+    result: returns(accountEnvelope),
+    http: {
+      method: "PATCH",
+      path: "/authorization/accounts/:accountId",
+      access: ADMIN,
+      summary:
+        "Update an account: inactive (deactivating ends its sessions at once), email, assignedRoles, memberOf (the lists are replaced)",
+    },
+  },
+  deleteAccount: {
+    idempotent: "keyed",
+    params: { accountId },
+    result: returns(messageSchema),
+    http: {
+      method: "DELETE",
+      path: "/authorization/accounts/:accountId",
+      access: ADMIN,
+      summary:
+        "Delete a local account (ours): its sessions end at once; refused for the caller's own account",
+    },
+  },
+  forceLogout: {
+    idempotent: "repeatable",
+    params: { accountId },
+    result: returns(messageSchema),
+    http: {
+      method: "POST",
+      path: "/authorization/accounts/:accountId/logout",
+      access: ADMIN,
+      summary:
+        "Force an account to log out: every session it has ends at once (its next request answers 401)",
+    },
+  },
+  getGroup: {
+    params: { groupId },
+    result: returns(groupSchema),
+    http: {
+      method: "GET",
+      path: "/authorization/groups/:groupId",
+      access: ADMIN,
+      summary: "One group, by its _id (or name)",
+    },
+  },
+  createAuthorizationGroup: {
+    idempotent: "keyed",
+    params: {
+      group: {
+        type: "object",
+        strict: "remove",
+        props: {
+          name: groupName,
+          description: { type: "string", max: 1024, optional: true },
+          memberOf: groupRefs,
+          assignedRoles: roleRefs,
+          inactive: optBool,
+        },
+      },
+    },
+    result: returns(groupEnvelope),
+    http: {
+      method: "POST",
+      path: "/authorization/groups",
+      access: ADMIN,
+      summary: "Create a group ({group: {...}}), answering {status, message, data}",
+    },
+  },
+  updateGroup: {
+    idempotent: "repeatable",
+    params: {
+      groupId,
+      updates: {
+        type: "object",
+        strict: "remove",
+        minProps: 1,
+        props: {
+          description: { type: "string", max: 1024, optional: true },
+          inactive: optBool,
+          memberOf: groupRefs,
+          assignedRoles: roleRefs,
+        },
+      },
+    },
+    result: returns(groupEnvelope),
+    http: {
+      method: "PATCH",
+      path: "/authorization/groups/:groupId",
+      access: ADMIN,
+      summary:
+        "Update a group: description, inactive, memberOf (parent groups), assignedRoles; its members' rights change at once",
+    },
+  },
+  deleteGroup: {
+    idempotent: "keyed",
+    params: { groupId },
+    result: returns(messageSchema),
+    http: {
+      method: "DELETE",
+      path: "/authorization/groups/:groupId",
+      access: ADMIN,
+      summary:
+        "Delete a group: it leaves every account, group and object that lists it; 409 while it is some object's only owner group",
+    },
+  },
+  addGroupMembers: {
+    idempotent: "repeatable",
+    params: {
+      groupId,
+      accounts: {
+        type: "array",
+        min: 1,
+        max: 100,
+        items: { type: "string", min: 1, max: 128 },
+        description: "Account ids or usernames",
+      },
+    },
+    result: returns(messageSchema),
+    http: {
+      method: "POST",
+      path: "/authorization/groups/:groupId/members",
+      access: ADMIN,
+      summary:
+        "Add accounts to a group (ours): one atomic write each, so concurrent membership changes all hold",
+    },
+  },
+  removeGroupMember: {
+    idempotent: "keyed",
+    params: { groupId, accountId: { type: "string", min: 1, max: 128 } },
+    result: returns(messageSchema),
+    http: {
+      method: "DELETE",
+      path: "/authorization/groups/:groupId/members/:accountId",
+      access: ADMIN,
+      summary: "Take an account (id or username) out of a group (ours); 404 when it is not a member",
     },
   },
   createServiceAccount: {

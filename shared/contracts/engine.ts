@@ -1,4 +1,5 @@
 /** engine: workflows, jobs and tasks (spec operations 5, 8, 14, 17, 20; docs/platform-rules.md (#object-parameters-on-get, #workflows-and-jobs)). */
+import { releaseGroupAction } from "./group-release";
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
 import {
   anyObj,
@@ -376,6 +377,7 @@ export const engine = defineService("engine", {
       summary: "Read a workflow",
     },
   },
+  releaseGroup: releaseGroupAction,
   getWorkflowById: {
     access: "internal",
     idempotent: "repeatable",

@@ -10,6 +10,23 @@ export interface SessionsRevokedEvent {
   sessionIds: string[];
 }
 
+/**
+ * accounts -> every node: an account or a group changed or went (PATCH, DELETE, forced logout).
+ * Gateways drop the cached callers of `accountIds` (every cached caller when `all`: a group change
+ * reaches its members and its child groups' members), so the next request is resolved anew.
+ */
+export const ACCOUNTS_CHANGED_EVENT = "accounts.changed";
+export interface AccountsChangedEvent {
+  kind: "account" | "group";
+  action: "updated" | "deleted" | "loggedOut";
+  id: string;
+  /** The fields the change set (never a secret). */
+  fields?: string[];
+  accountIds: string[];
+  all?: boolean;
+  by?: string;
+}
+
 /** profiles -> gateways, accounts: another profile is active. */
 export const PROFILE_ACTIVATED_EVENT = "profiles.activated";
 export interface ProfileActivatedEvent {

@@ -44,6 +44,8 @@ export const groupSchema = named(
     assignedRoles: arrayOf(str),
     inactive: bool,
     _meta: meta,
+    /** The account (_id) that last changed the group through an update; absent until then. */
+    last_updated_by: optional(str),
   }),
 );
 export type Group = InferRule<typeof groupSchema>;
@@ -60,7 +62,11 @@ export const accountSchema = named(
     assignedRoles: optional(arrayOf(str)),
     lastLogin: nullable(str),
     inactive: bool,
+    /** Set through PATCH /authorization/accounts/:accountId; absent until then. */
+    email: optional(str),
     _meta: meta,
+    /** The account (_id) that last changed this account through an update; absent until then. */
+    last_updated_by: optional(str),
   }),
 );
 export type Account = InferRule<typeof accountSchema>;

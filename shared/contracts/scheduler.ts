@@ -4,6 +4,7 @@
  * the real product reads it; the floor on an interval is the service's setting, checked in the handler.
  */
 import humanInterval from "human-interval";
+import { releaseGroupAction } from "./group-release";
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
 import { arrayOf, int, integer, objectId, optBool, returns, shape, str } from "./schema";
 import { automationRunSchema, automationSchema, messageSchema } from "./resources";
@@ -217,6 +218,7 @@ export const scheduler = defineService("scheduler", {
       summary: "Delete an automation (its schedule stops)",
     },
   },
+  releaseGroup: releaseGroupAction,
   tick: {
     access: "internal",
     params: {},

@@ -194,6 +194,27 @@ async function scenario(admin: Client): Promise<void> {
   await admin.get("/authorization/accounts?equals=admin");
   await admin.get("/authorization/groups?equals=conformance-team");
 
+  // the lifecycle of accounts and groups (a group and an account of their own, deleted at the end)
+  const lifeGroup = await ok(
+    admin.post("/authorization/groups", { group: { name: "conformance-life", assignedRoles: ["apiread"] } }),
+  );
+  await admin.get(`/authorization/groups/${lifeGroup.data._id}`);
+  await admin.patch(`/authorization/groups/${lifeGroup.data._id}`, { updates: { description: "lifecycle" } });
+  const lifer = await ok(
+    admin.post("/user-management/accounts", { username: "conformance-lifer", password: "long-enough-pw" }),
+  );
+  await admin.post(`/authorization/groups/${lifeGroup.data._id}/members`, {
+    accounts: ["conformance-lifer"],
+  });
+  await admin.delete(`/authorization/groups/${lifeGroup.data._id}/members/conformance-lifer`);
+  await admin.get(`/authorization/accounts/${lifer._id}`);
+  await admin.patch(`/authorization/accounts/${lifer._id}`, {
+    updates: { email: "lifer@example.com", memberOf: [{ groupId: lifeGroup.data._id, aaaManaged: true }] },
+  });
+  await admin.post(`/authorization/accounts/${lifer._id}/logout`);
+  await admin.delete(`/authorization/accounts/${lifer._id}`);
+  await admin.delete(`/authorization/groups/${lifeGroup.data._id}`);
+
   // roles (built-in and custom) and the methods they allow
   await admin.get("/authorization/methods");
   const role = await ok(

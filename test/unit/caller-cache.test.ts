@@ -47,6 +47,25 @@ describe("caller cache", () => {
     expect(calls).toEqual(["accounts.authenticate a", "accounts.authenticate b", "accounts.authenticate a"]);
   });
 
+  test("an account's change drops every cached caller of that account (tokens and Basic), no other", async () => {
+    const { ctx, calls } = accounts();
+    const cache = new CallerCache(5_000);
+    await cache.resolve(ctx, token("a"));
+    await cache.resolve(ctx, token("b"));
+    await cache.resolve(ctx, { kind: "basic", username: "a", password: "pw" });
+    // Basic "a" resolves to account acct-of-a too (the fake names accounts after what it was given).
+    cache.forgetAccounts(["acct-of-a"]);
+    expect(cache.size).toBe(1);
+    await cache.resolve(ctx, token("a"));
+    await cache.resolve(ctx, token("b"));
+    expect(calls).toEqual([
+      "accounts.authenticate a",
+      "accounts.authenticate b",
+      "accounts.authenticateBasic a",
+      "accounts.authenticate a",
+    ]);
+  });
+
   test("with no window nothing is kept; cleared, everything is checked again", async () => {
     const { ctx, calls } = accounts();
     const off = new CallerCache(0);
