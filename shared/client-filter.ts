@@ -281,14 +281,20 @@ export async function searchPage<T extends Doc>(
   const projection = checkFields(options.fields, "options.fields", hidden);
   const skip = options.skip ?? 0;
   const limit = pageLimit(options.limit);
+  // The client's own filter and sort: no index plan foresees them (the store's index check).
+  const scan =
+    Object.keys(query).length > 0 || options.sort !== undefined
+      ? { scan: "a search on the fields and order the client chose" }
+      : {};
   const [results, total] = await Promise.all([
     collection.find(filter, {
       sort: { ...sort, _id: sort._id ?? 1 },
       skip,
       limit,
       ...(projection && { projection }),
+      ...scan,
     }),
-    collection.count(filter),
+    collection.count(filter, scan),
   ]);
   return { results: results as T[], total, limit, skip };
 }

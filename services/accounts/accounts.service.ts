@@ -62,6 +62,11 @@ async function ensureIndexes(store: Store): Promise<void> {
   await store.collection(ROLES_COLLECTION).createIndex({ keys: { name: 1 }, unique: true });
   await store.collection("sessions").createIndex({ keys: { accountId: 1 } });
   await store.collection("sessions").createIndex({ keys: { expiresAt: 1 } });
+  // Operation 4's list: each field it may filter or sort on (ACCOUNT_QUERY_FIELDS, ..._SORT_FIELDS),
+  // and a group's members (the list by groupId, a group's delete).
+  await store.collection("accounts").createIndex({ keys: { firstname: 1, _id: 1 } });
+  await store.collection("accounts").createIndex({ keys: { provenance: 1, _id: 1 } });
+  await store.collection("accounts").createIndex({ keys: { "memberOf.groupId": 1 } });
 }
 
 export default typedService<AccountsService>({

@@ -77,6 +77,7 @@ export default typedService<ConfigurationService>({
       this.store.collection(name).createIndex({ keys, unique });
     await index(PARSERS, { name: 1 }, true);
     await index(TREES, { name: 1 }, true);
+    await index(TREES, { parser: 1 }); // a parser's delete: does a tree use it?
     await index(NODES, { treeId: 1, version: 1, path: 1 }, true);
     // The lists' queries (backups.ts, history.ts): newest first, by device, tree, batch or time.
     await index(BACKUPS, { deviceName: 1, timestamp: -1 });
@@ -87,6 +88,7 @@ export default typedService<ConfigurationService>({
     await index(REPORTS, { deviceName: 1, timestamp: -1 });
     await index(REPORTS, { treeId: 1, version: 1, timestamp: -1 });
     await index(REPORTS, { batchId: 1, timestamp: -1 });
+    await index(REPORTS, { nodePath: 1, timestamp: -1 });
     await seedBuiltInParsers.call(this);
     this.stopping = false;
     // Threads start when the first device is checked; an idle replica runs none.

@@ -79,6 +79,10 @@ export default typedService<SchedulerService>({
     await triggers.createIndex({ keys: { actionId: 1, name: 1 }, unique: true });
     await triggers.createIndex({ keys: { routeKey: 1 }, unique: true });
     await triggers.createIndex({ keys: { scheduleKey: 1 }, unique: true });
+    // Lists and group-based access: triggers by name, automations a group may write or read.
+    await triggers.createIndex({ keys: { name: 1, _id: 1 } });
+    await this.store.collection(AUTOMATIONS).createIndex({ keys: { groups: 1 } });
+    await this.store.collection(AUTOMATIONS).createIndex({ keys: { readGroups: 1 } });
     this.timer = setInterval(() => {
       tick.call(this).catch((err: Error) => this.logger.warn(`scheduler pass failed: ${err.message}`));
     }, this.limits.tickMs);

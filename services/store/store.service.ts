@@ -99,7 +99,9 @@ const storeService: ServiceSchema<ServiceSettingSchema, Record<string, never>, S
     findOne: collectionAction({ filter: optionalObject, options: optionalObject }, (c, p) =>
       c.findOne(p.filter ?? {}, p.options),
     ),
-    count: collectionAction({ filter: optionalObject }, (c, p) => c.count(p.filter)),
+    count: collectionAction({ filter: optionalObject, options: optionalObject }, (c, p) =>
+      c.count(p.filter, p.options),
+    ),
     insertOne: collectionAction({ doc: "object" }, (c, p) => c.insertOne(p.doc)),
     insertMany: collectionAction({ docs: { type: "array", items: "object" } }, (c, p) =>
       c.insertMany(p.docs),

@@ -20,6 +20,7 @@ import {
   type Doc,
   type Filter,
   type FindOneAndUpdateOptions,
+  type CountOptions,
   type FindOptions,
   type IndexSpec,
   type Pipeline,
@@ -112,7 +113,7 @@ class MongoCollection implements Collection<Doc> {
     return this.run(async () => nullablePlain(await this.coll.findOne(filter, defined(options))), filter);
   }
 
-  count(filter: Filter = {}): Promise<number> {
+  count(filter: Filter = {}, _options?: CountOptions): Promise<number> {
     return this.run(() => this.coll.countDocuments(filter), filter);
   }
 
@@ -304,10 +305,13 @@ function nullablePlain<T extends Doc>(doc: T | null): T | null {
   return doc ? plain(doc) : null;
 }
 
-/** Drops undefined options, which the driver would otherwise send as explicit nulls/defaults. */
-/** The options the driver takes: set ones only, and none of ours (`readOnly` is the embedded store's). */
+/**
+ * The options the driver takes: set ones only (an undefined one would go as an explicit null), and
+ * none of ours (`readOnly` is the embedded store's, `scan` the index check's).
+ */
+const OURS = new Set(["readOnly", "scan"]);
 function defined<T extends object>(options: T): Partial<T> {
   return Object.fromEntries(
-    Object.entries(options).filter(([k, v]) => v !== undefined && k !== "readOnly"),
+    Object.entries(options).filter(([k, v]) => v !== undefined && !OURS.has(k)),
   ) as Partial<T>;
 }

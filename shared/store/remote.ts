@@ -12,6 +12,7 @@ import {
   type Doc,
   type Filter,
   type FindOneAndUpdateOptions,
+  type CountOptions,
   type FindOptions,
   type IndexSpec,
   type Pipeline,
@@ -125,8 +126,8 @@ class RemoteCollection implements Collection<Doc> {
   findOne(filter: Filter, options?: Omit<FindOptions, "skip" | "limit">): Promise<Doc | null> {
     return this.call("findOne", { filter, options });
   }
-  count(filter?: Filter): Promise<number> {
-    return this.call("count", { filter });
+  count(filter?: Filter, options?: CountOptions): Promise<number> {
+    return this.call("count", { filter, options });
   }
   insertOne(doc: Doc): Promise<Doc> {
     return this.call("insertOne", { doc });

@@ -33,6 +33,17 @@ export interface FindOptions {
    * of copies. Other backends answer fresh documents either way.
    */
   readOnly?: boolean;
+  /**
+   * Why this query may read the collection without an index serving it (a client's own filter
+   * fields, which no index plan can foresee). The index check (embedded/query-shapes.ts) accepts it
+   * then; without it, a query no declared index serves fails the test run.
+   */
+  scan?: string;
+}
+
+export interface CountOptions {
+  /** As FindOptions.scan: why this count may read without an index serving it. */
+  scan?: string;
 }
 
 export interface UpdateOptions {
@@ -71,7 +82,7 @@ export interface Collection<T extends Doc = Doc> {
   readonly name: string;
   find(filter?: Filter, options?: FindOptions): Promise<T[]>;
   findOne(filter: Filter, options?: Omit<FindOptions, "skip" | "limit">): Promise<T | null>;
-  count(filter?: Filter): Promise<number>;
+  count(filter?: Filter, options?: CountOptions): Promise<number>;
   /** Answers the inserted document (with its `_id`). Throws DuplicateKeyError on a unique index clash. */
   insertOne(doc: Omit<T, "_id"> & { _id?: string }): Promise<T>;
   insertMany(docs: (Omit<T, "_id"> & { _id?: string })[]): Promise<T[]>;

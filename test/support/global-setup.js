@@ -8,7 +8,9 @@
  * 3. Makes sure a real NATS answers at NATS_URL (default nats://127.0.0.1:4222). When none does and
  *    `nats-server` is installed, starts a private one on a free port for this run. Tests over NATS
  *    never skip: without a NATS server the run fails here, saying why.
- * 4. Sets ENGINE_STRICT_DRAFTS: a job write that changes a task its draft shares fails the test
+ * 4. Sets STORE_QUERY_SHAPES: every platform of the run notes each query shape no declared index
+ *    serves (shared/store/embedded/query-shapes.ts); global-teardown.js fails the run on any.
+ * 5. Sets ENGINE_STRICT_DRAFTS: a job write that changes a task its draft shares fails the test
  *    (docs/engine.md, "Job writes") instead of quietly copying the whole job.
  */
 const { execFileSync, spawn } = require("node:child_process");
@@ -55,6 +57,8 @@ module.exports = async function globalSetup() {
   process.env.ENGINE_STRICT_DRAFTS = "1";
   process.env.TEST_LOG_FILE = path.join(run, "run.log");
   process.env.TEST_SECRETS_FILE = path.join(run, "secrets.txt");
+  // Every query no declared index serves is noted here; global-teardown.js fails the run on any.
+  process.env.STORE_QUERY_SHAPES = path.join(run, "unindexed-queries.jsonl");
   globalThis.__RUN_DIR__ = run;
 
   const url = process.env.NATS_URL || "nats://127.0.0.1:4222";

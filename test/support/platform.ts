@@ -261,9 +261,16 @@ export function noteSecret(secret: string): void {
   if (process.env.TEST_SECRETS_FILE) fs.appendFileSync(process.env.TEST_SECRETS_FILE, secret + "\n");
 }
 
-/** Every platform of the run appends its log lines to the run's log at info (global-setup.js). */
+/**
+ * What every spawned platform of the run inherits (global-setup.js): its log lines go to the run's log at
+ * info, and its unindexed queries to the run's index check.
+ */
 export function runLogEnv(): Record<string, string> {
-  return process.env.TEST_LOG_FILE ? { LOG_FILE: process.env.TEST_LOG_FILE, LOG_FILE_LEVEL: "info" } : {};
+  return {
+    ...(process.env.TEST_LOG_FILE ? { LOG_FILE: process.env.TEST_LOG_FILE, LOG_FILE_LEVEL: "info" } : {}),
+    // The index plan's check (shared/store/embedded/query-shapes.ts) covers spawned platforms too.
+    ...(process.env.STORE_QUERY_SHAPES ? { STORE_QUERY_SHAPES: process.env.STORE_QUERY_SHAPES } : {}),
+  };
 }
 
 /** Asserts docs/platform-rules.md#errors's error body and returns it. */

@@ -41,8 +41,9 @@ async function jobPage(
       skip: query.skip,
       limit: query.limit,
       ...(query.projection && { projection: query.projection }),
+      ...(query.scan && { scan: query.scan }),
     }),
-    jobs.count(query.filter),
+    jobs.count(query.filter, query.scan ? { scan: query.scan } : {}),
   ]);
   const hints = [...query.hints, ...(await expand(service, ctx, items, query.dereference))];
   const { skip, limit } = query;

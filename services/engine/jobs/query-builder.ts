@@ -28,6 +28,11 @@ export interface JobStoreQuery {
   projection?: Projection;
   dereference: Dereference[];
   hints: string[];
+  /**
+   * Set when the client chose the filter's fields or the sort (FindOptions.scan): no index plan
+   * foresees those. Without them a list is served by the jobs' indexes (engine/collections.ts).
+   */
+  scan?: string;
 }
 
 const P = "queryParameters";
@@ -155,9 +160,13 @@ export function jobStoreQuery(params: JobQueryParameters = {}, scope?: Filter): 
     ? { [sortPath]: order, ...(sortPath !== "_id" && { _id: order }) }
     : { "metrics.start_time": order, _id: order };
 
+  const clientShaped = clauses.length > (scope ? 1 : 0) || sortPath !== undefined;
   return {
     filter: clauses.length === 0 ? {} : clauses.length === 1 ? clauses[0] : { $and: clauses },
     sort,
+    ...(clientShaped && {
+      scan: "a job list filtered or sorted on fields the client chose: walked in the sort's order, counted by reading the matches",
+    }),
     skip: params.skip ?? 0,
     limit,
     projection: projectionOf(params),

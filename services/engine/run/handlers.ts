@@ -13,7 +13,8 @@ import { loadKey } from "../../../shared/secrets";
 import { typedMixin } from "../../../shared/service";
 import type { EngineCtx, EngineService } from "../types";
 import { assertMayStart, assertOwnGroups, maySeeJob } from "../../../shared/job-visibility";
-import { JOBS } from "../collections";
+import { ensureJobIndexes, JOBS } from "../collections";
+import { ensureWorkflowIndexes } from "../workflows/handlers";
 import { DISPATCH_EVENT, Runner } from "./runner";
 import { runnerSettings } from "./settings";
 import { loadWorkflow, prepareVariables } from "./start";
@@ -153,11 +154,10 @@ export const executorMixin = typedMixin<EngineService>({
   },
 
   async started(this: EngineService) {
-    // The sweeper's question: running jobs whose sweepAt has passed.
-    await this.store
-      .collection(JOBS)
-      .createIndex({ keys: { status: 1, sweepAt: 1 } })
-      .catch((err: Error) => this.logger.warn(`engine: jobs index not created: ${err.message}`));
+    await ensureJobIndexes(this.store).catch((err: Error) =>
+      this.logger.warn(`engine: jobs index not created: ${err.message}`),
+    );
+    await ensureWorkflowIndexes(this.store);
     this.runner = new Runner({
       broker: this.broker,
       logger: this.logger,

@@ -18,12 +18,16 @@ import { checkSchemaPatterns } from "../run/input-schema";
 
 export type WorkflowInput = Infer<typeof engine.actions.createWorkflow.params>["workflow"];
 
-/** The unique name index, created once per store before the first write relies on it. */
+/** The workflows' indexes, created once per store (at the engine's start, and before a first write). */
 const indexed = new WeakMap<Store, Promise<void>>();
 export function ensureWorkflowIndexes(store: Store): Promise<void> {
   let done = indexed.get(store);
   if (!done) {
-    done = store.collection(WORKFLOWS).createIndex({ keys: { name: 1 }, unique: true });
+    done = store
+      .collection(WORKFLOWS)
+      .createIndex({ keys: { name: 1 }, unique: true })
+      // The workflows a group owns (group-based access, a group's delete).
+      .then(() => store.collection(WORKFLOWS).createIndex({ keys: { groups: 1 } }));
     indexed.set(store, done);
     done.catch(() => indexed.delete(store));
   }

@@ -2,12 +2,14 @@
 import { Aggregator, update as applyUpdateOperators } from "mingo";
 import type {
   Collection,
+  CountOptions,
   Doc,
   Filter,
   FindOneAndUpdateOptions,
   FindOptions,
   IndexSpec,
   Pipeline,
+  Sort,
   Update,
   UpdateOptions,
   UpdateResult,
@@ -23,6 +25,7 @@ import {
   checkUpdateTarget,
   documentTooLarge,
 } from "../rules";
+import { noteQuery } from "./query-shapes";
 import { readKey } from "./read-cache";
 import { deepFreeze } from "../../objects";
 import { keepJsonText } from "../../frozen-json";
@@ -65,6 +68,13 @@ function expiryTime(value: unknown): number {
   return NaN;
 }
 
+/** What the index check needs to know of a query besides its filter (query-shapes.ts). */
+interface QueryPlan {
+  sort?: Sort;
+  /** Why it may scan (FindOptions.scan): not checked. */
+  scan?: string;
+}
+
 /** When each table last removed its expired documents (expireDue). */
 const lastExpiry = new WeakMap<Table, number>();
 const EXPIRY_EVERY_MS = 1000;
@@ -82,7 +92,7 @@ export class EmbeddedCollection implements Collection<Doc> {
   async find(filter: Filter = {}, options: FindOptions = {}): Promise<Doc[]> {
     filter = checkFilter(filter);
     const table = this.table;
-    const { sort, skip = 0, limit, projection, readOnly } = options;
+    const { sort, skip = 0, limit, projection, readOnly, scan } = options;
     // The same read of an unchanged collection takes its last answer (read-cache.ts): copied, or
     // for a read-only caller the kept answer itself, frozen (a caller breaking its word throws).
     const key = table.repeatRead()
@@ -92,7 +102,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     if (Array.isArray(kept)) return readOnly ? shareKept(kept) : kept.map(copyDoc);
     const end = limit ? skip + limit : undefined;
     const version = table.version;
-    let docs = await this.matchingInSlices(filter, sort ? Infinity : (end ?? Infinity));
+    let docs = await this.matchingInSlices(filter, sort ? Infinity : (end ?? Infinity), { sort, scan });
     // Only a plain page (whole non-negative numbers) may stop sorting at its end; slice copes with the rest.
     const page = Number.isInteger(skip) && skip >= 0 && Number.isInteger(end) ? end : undefined;
     if (sort) docs = sortDocs(docs, sort, page);
@@ -107,7 +117,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     return doc ?? null;
   }
 
-  async count(filter: Filter = {}): Promise<number> {
+  async count(filter: Filter = {}, options: CountOptions = {}): Promise<number> {
     // Everything: no need to list it first (matching still checks the filter's type).
     filter = checkFilter(filter);
     const table = this.table;
@@ -117,7 +127,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     const kept = key === undefined ? undefined : table.reads.get(key, table.version);
     if (typeof kept === "number") return kept;
     const version = table.version;
-    const count = (await this.matchingInSlices(filter)).length;
+    const count = (await this.matchingInSlices(filter, Infinity, options)).length;
     if (key !== undefined && table.version === version) table.reads.set(key, version, count);
     return count;
   }
@@ -194,7 +204,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     filter = checkFilter(filter);
     assertOperatorUpdate(update);
     this.expireDue();
-    const candidates = this.matching(filter, options.sort ? Infinity : 1);
+    const candidates = this.matching(filter, options.sort ? Infinity : 1, { sort: options.sort });
     const [before] = options.sort ? sortDocs(candidates, options.sort, 1) : candidates;
     let after: StoredDoc;
     if (before) {
@@ -279,8 +289,8 @@ export class EmbeddedCollection implements Collection<Doc> {
    * Stored documents matching `filter`, in insertion order; `_id` equalities and equalities on
    * every field of an index look their documents up instead of scanning.
    */
-  private matching(filter: Filter, limit = Infinity): StoredDoc[] {
-    const { test, candidates } = this.scan(filter);
+  private matching(filter: Filter, limit = Infinity, plan?: QueryPlan): StoredDoc[] {
+    const { test, candidates } = this.scan(filter, plan);
     const out: StoredDoc[] = [];
     for (const doc of candidates) {
       if (out.length >= limit) break;
@@ -289,12 +299,16 @@ export class EmbeddedCollection implements Collection<Doc> {
     return out;
   }
 
-  /** The documents `filter` may match (all, or those its `_id` or an index names) and its test. */
-  private scan(filter: Filter) {
+  /**
+   * The documents `filter` may match (all, or those its `_id` or an index names) and its test.
+   * With STORE_QUERY_SHAPES set, a query no declared index would serve is noted (query-shapes.ts).
+   */
+  private scan(filter: Filter, plan: QueryPlan = {}) {
     if (filter === null || typeof filter !== "object" || Array.isArray(filter)) {
       throw new TypeError("filter must be an object");
     }
     const table = this.table;
+    if (plan.scan === undefined) noteQuery(this.name, filter, plan.sort, () => table.indexes.values());
     const docs = table.docs;
     const ids = idsOf(filter._id) ?? table.candidates(filter);
     const candidates: Iterable<StoredDoc> = ids
@@ -309,8 +323,8 @@ export class EmbeddedCollection implements Collection<Doc> {
    * one costly filter over many documents cannot stall every other caller. Writes match in one go
    * (their match and write are atomic).
    */
-  private async matchingInSlices(filter: Filter, limit = Infinity): Promise<StoredDoc[]> {
-    const { test, candidates } = this.scan(filter);
+  private async matchingInSlices(filter: Filter, limit = Infinity, plan?: QueryPlan): Promise<StoredDoc[]> {
+    const { test, candidates } = this.scan(filter, plan);
     const out: StoredDoc[] = [];
     let sliceStart = performance.now();
     let seen = 0;
