@@ -2,7 +2,8 @@
  * Operation 15 (POST /mop/deviceObjects) over HTTP: devices of orchestrator adapters (legacy REST
  * and RESTCONF lists, device groups) and of an inventory adapter, mapped to the spec's Device
  * object; filter, entity, sort and paging; an adapter that fails, times out or is stopped is left
- * out and named in X-Failed-Adapters; the inventory adapter's devices managed over HTTP.
+ * out and named in X-Failed-Adapters, and when every adapter asked failed the lookup fails naming
+ * them (503, 504 or 502); the inventory adapter's devices managed over HTTP.
  */
 import { client, expectError, login, startPlatform, type Client, type Platform } from "../support/platform";
 import { startOrchestrator, type TestOrchestrator } from "../support/orchestrator";
@@ -126,13 +127,41 @@ describe("device lookup (operation 15)", () => {
     expect(other.data[0].field).toBe("options.entity");
   });
 
-  test("a stopped adapter is left out and named; started again, its devices are back", async () => {
+  test("a stopped adapter among others is left out and named; started again, its devices are back", async () => {
     expect((await api.put("/adapters/nso/stop")).status).toBe(200);
-    const stopped = await lookup({ entity: "nso" });
-    expect(stopped.body).toEqual([]);
-    expect(stopped.headers.get("x-failed-adapters")).toBe("nso (ADAPTER_STOPPED)");
+    const partial = await lookup({ filter: "ce0" });
+    expect(partial.status).toBe(200);
+    expect(partial.body.map((d: any) => `${d.host}/${d.name}`)).toEqual(["nso-rc/ce0"]);
+    // `down` has failed often enough by now that its circuit may be open.
+    expect(partial.headers.get("x-failed-adapters")).toMatch(
+      /^down \((BAD_GATEWAY|CIRCUIT_OPEN)\), nso \(ADAPTER_STOPPED\), slow-nso \(REQUEST_TIMEOUT\)$/,
+    );
     expect((await api.put("/adapters/nso/start")).status).toBe(200);
     expect((await lookup({ entity: "nso" })).body).toHaveLength(2);
+  });
+
+  test("the only adapter asked is stopped: 503 ADAPTER_STOPPED naming it, not 200 []", async () => {
+    expect((await api.put("/adapters/nso/stop")).status).toBe(200);
+    try {
+      const body = expectError(await lookup({ entity: "nso" }), 503, "ADAPTER_STOPPED");
+      expect(body.message).toContain("nso (ADAPTER_STOPPED)");
+      expect(body.data).toEqual({
+        adapters: [{ adapter: "nso", reason: "ADAPTER_STOPPED" }],
+        requestId: expect.any(String),
+      });
+    } finally {
+      expect((await api.put("/adapters/nso/start")).status).toBe(200);
+    }
+  });
+
+  test("the only adapter asked fails: 502 naming it; times out: 504 naming it", async () => {
+    const down = expectError(await lookup({ entity: "down" }), 502, "BAD_GATEWAY");
+    expect(down.data.adapters).toEqual([
+      { adapter: "down", reason: expect.stringMatching(/^(BAD_GATEWAY|CIRCUIT_OPEN)$/) },
+    ]);
+    expect(JSON.stringify(down)).not.toContain("nso-pass-77");
+    const slow = expectError(await lookup({ entity: "slow-nso" }), 504, "TIMEOUT");
+    expect(slow.data.adapters).toEqual([{ adapter: "slow-nso", reason: "REQUEST_TIMEOUT" }]);
   });
 });
 
