@@ -180,10 +180,19 @@ describe("inventory adapter devices", () => {
       groups: [],
     });
     const listed = await api.get("/adapters/lab/devices");
-    expect(listed.body.map((d: any) => [d.name, d.address])).toEqual([
+    expect(listed.body).toEqual({ results: expect.any(Array), total: 2, skip: 0, limit: 25 });
+    expect(listed.body.results.map((d: any) => [d.name, d.address])).toEqual([
       ["rtr-lab-1", "10.9.0.1"],
       ["rtr-lab-2", "10.9.9.2"],
     ]);
+    const second = await api.get("/adapters/lab/devices?skip=1&limit=1");
+    expect(second.body).toEqual({
+      results: [expect.objectContaining({ name: "rtr-lab-2" })],
+      total: 2,
+      skip: 1,
+      limit: 1,
+    });
+    expect((await api.get("/adapters/lab/devices?start=1&limit=1")).body).toEqual(second.body);
     await api.put("/adapters/lab/devices/tmp-1", { address: "10.0.0.9" });
     expect((await api.delete("/adapters/lab/devices/tmp-1")).status).toBe(200);
     expectError(await api.delete("/adapters/lab/devices/tmp-1"), 404, "NOT_FOUND");
@@ -199,7 +208,9 @@ describe("inventory adapter devices", () => {
       const reply = expectError(await api.put("/adapters/lab/devices/bad-1", body), 400, "VALIDATION_ERROR");
       expect(reply.data.map((e: any) => e.field)).toContain(field);
     }
-    expect((await api.get("/adapters/lab/devices")).body.map((d: any) => d.name)).not.toContain("bad-1");
+    expect((await api.get("/adapters/lab/devices")).body.results.map((d: any) => d.name)).not.toContain(
+      "bad-1",
+    );
   });
 
   test("only an inventory adapter keeps devices: 400 for another type, 404 for none", async () => {
@@ -213,13 +224,13 @@ describe("inventory adapter devices", () => {
     await api.put("/adapters/lab-2/devices/sw-1", { address: "10.1.1.1" });
     expect((await api.delete("/adapters/lab-2")).status).toBe(200);
     expect((await api.post("/adapters", adapter("lab-2", "inventory", {}))).status).toBe(200);
-    expect((await api.get("/adapters/lab-2/devices")).body).toEqual([]);
+    expect((await api.get("/adapters/lab-2/devices")).body.results).toEqual([]);
     expect((await lookup({ entity: "lab-2" })).body).toEqual([]);
   });
 
   test("an adapter-deleted event without an id removes no device (never a match-all)", async () => {
     const before = (await api.get("/adapters/lab/devices")).body;
-    expect(before.length).toBeGreaterThan(0);
+    expect(before.results.length).toBeGreaterThan(0);
     for (const params of [{}, { id: undefined, name: "lab" }, { id: "" }])
       await platform.broker.broadcastLocal("adapters.deleted", params);
     expect((await api.get("/adapters/lab/devices")).body).toEqual(before);
