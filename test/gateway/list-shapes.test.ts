@@ -30,7 +30,6 @@ const STILL_DIFFERENT: Record<string, string> = {
   "GET /workflow_builder/workflows": "workflows: a plain array",
   "GET /automation_catalog/automations": "scheduler: a plain array",
   "GET /operations-manager/tasks": "engine: the waiting manual tasks, a plain array",
-  "GET /prebuilts-repository/configs": "prebuilts: a plain array; the real product answers {results, total}",
   "GET /profiles":
     "profiles: a plain array; the real product answers {results: [{metadata, profile}], total}",
   "GET /search/tags": "search: a plain array",
