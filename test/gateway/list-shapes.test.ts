@@ -32,7 +32,6 @@ const STILL_DIFFERENT: Record<string, string> = {
   "GET /operations-manager/tasks": "engine: the waiting manual tasks, a plain array",
   "GET /profiles":
     "profiles: a plain array; the real product answers {results: [{metadata, profile}], total}",
-  "GET /search/tags": "search: a plain array",
 };
 
 type Schema = Record<string, any>;
