@@ -5,7 +5,7 @@
 import { Errors } from "moleculer";
 import ApiGateway from "moleculer-web";
 import type { ServerResponse } from "node:http";
-import { ERROR_TYPES, type FieldError } from "../shared/errors";
+import { catalogueEntry, ERROR_TYPES, type FieldError } from "../shared/errors";
 import type { GatewayService, Req } from "./types";
 
 export interface ErrorBody {
@@ -20,8 +20,8 @@ export interface ErrorBody {
 function fieldErrors(data: unknown): FieldError[] {
   if (!Array.isArray(data)) return [];
   return data.map((e: any) => ({
-    // A forbidden key at the top level has no field of its own: name the keys instead.
-    field: e.type === "objectStrict" && !e.field ? String(e.actual ?? "") : String(e.field ?? ""),
+    // A forbidden key is named by its own path by the validator (shared/validator.ts).
+    field: String(e.field ?? ""),
     message: String(e.message ?? "invalid"),
     type: String(e.type ?? "invalid"),
   }));
@@ -101,7 +101,21 @@ function frameworkError(err: any): ErrorBody | undefined {
   return undefined;
 }
 
+/**
+ * The answer for `err`: classified below, then held to the catalogue (shared/errors.ts): its type is
+ * one listed for its status, its `name` the catalogue's for that type (never a framework's or an
+ * internal class's), and `data` is always there (docs/platform-rules.md#errors).
+ */
 export function toErrorBody(err: any, requestId: string | undefined): ErrorBody {
+  const answer = classify(err, requestId);
+  const entry = catalogueEntry(answer.code, answer.type);
+  const data =
+    answer.data ??
+    (entry.type === "VALIDATION_ERROR" ? [] : entry.type === "FORBIDDEN" ? { required: [] } : {});
+  return { ...answer, name: entry.name, code: entry.status, type: entry.type, data };
+}
+
+function classify(err: any, requestId: string | undefined): ErrorBody {
   const parsed = bodyParserError(err);
   if (parsed) return parsed;
 
@@ -206,6 +220,7 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: import("no
         431,
         "HEADERS_TOO_LARGE",
         "The request line and headers are larger than the server accepts (16 KB)",
+        {},
       )
     : body("BadRequestError", 400, "VALIDATION_ERROR", "The request is not valid HTTP", [
         { field: "request", message: "The request is not valid HTTP", type: "http" },

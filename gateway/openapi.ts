@@ -6,15 +6,17 @@
 import { operations, type Operation } from "../shared/contracts";
 import { propsToJsonSchema, ruleToJsonSchema, type JsonSchema, type Rule } from "../shared/contracts/schema";
 import { BODY_METHODS } from "../shared/contracts/define";
+import { ERROR_CATALOGUE } from "../shared/errors";
 
+/** docs/platform-rules.md#errors: names and types from the catalogue (shared/errors.ts), `data` always. */
 const errorBody = {
   type: "object",
-  required: ["name", "message", "code", "type"],
+  required: ["name", "message", "code", "type", "data"],
   properties: {
-    name: { type: "string" },
+    name: { type: "string", enum: [...new Set(ERROR_CATALOGUE.map((e) => e.name))] },
     message: { type: "string" },
     code: { type: "integer" },
-    type: { type: "string" },
+    type: { type: "string", enum: [...new Set(ERROR_CATALOGUE.map((e) => e.type))] },
     data: {},
   },
 };

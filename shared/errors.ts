@@ -7,27 +7,58 @@ import { Errors } from "moleculer";
 const { MoleculerClientError, MoleculerError } = Errors;
 
 /**
- * Every `type` an error answer can carry, by HTTP status: the first is the status's own, the others
- * name a cause a client may act on. docs/platform-rules.md#errors lists the same (a test compares
- * both, and every type the code builds, with this). The gateway answers a type not listed here as
- * its status's first.
+ * The error catalogue: every (status, `type`, `name`) an error answer can carry, one `name` per
+ * `type`. docs/platform-rules.md#errors lists the same rows and what each one's `data` holds
+ * (test/gateway/error-types.test.ts compares both, and every type the code builds, with this). The
+ * gateway answers through this table only (gateway/error-response.ts): a type not listed for the
+ * status becomes the status's first row, and the `name` is always the row's, so no class name of a
+ * framework (`MoleculerError`, `MoleculerClientError`, `ValidationError`, moleculer-web's
+ * `UnAuthorizedError`...) nor of the code's internals (`DuplicateKeyError`) reaches a client.
  */
-export const ERROR_TYPES: Readonly<Record<number, readonly string[]>> = {
-  400: ["VALIDATION_ERROR", "INVALID_REQUEST_BODY", "STORE_RULE"],
-  401: ["UNAUTHORIZED"],
-  403: ["FORBIDDEN"],
-  404: ["NOT_FOUND"],
-  409: ["CONFLICT"],
-  413: ["PAYLOAD_TOO_LARGE"],
-  415: ["UNSUPPORTED_MEDIA_TYPE"],
-  429: ["RATE_LIMITED"],
-  431: ["HEADERS_TOO_LARGE"],
-  500: ["INTERNAL_ERROR"],
-  501: ["NOT_IMPLEMENTED"],
-  502: ["BAD_GATEWAY"],
-  503: ["SERVICE_UNAVAILABLE", "ADAPTER_BUSY", "ADAPTER_STOPPED", "CIRCUIT_OPEN"],
-  504: ["TIMEOUT"],
-};
+export interface CatalogueEntry {
+  status: number;
+  type: string;
+  name: string;
+}
+
+export const ERROR_CATALOGUE: readonly CatalogueEntry[] = [
+  { status: 400, type: "VALIDATION_ERROR", name: "BadRequestError" },
+  { status: 400, type: "INVALID_REQUEST_BODY", name: "InvalidRequestBodyError" },
+  { status: 400, type: "STORE_RULE", name: "StoreRuleError" },
+  { status: 401, type: "UNAUTHORIZED", name: "UnauthorizedError" },
+  { status: 403, type: "FORBIDDEN", name: "ForbiddenError" },
+  { status: 404, type: "NOT_FOUND", name: "NotFoundError" },
+  { status: 409, type: "CONFLICT", name: "ConflictError" },
+  { status: 413, type: "PAYLOAD_TOO_LARGE", name: "PayloadTooLargeError" },
+  { status: 415, type: "UNSUPPORTED_MEDIA_TYPE", name: "UnsupportedMediaTypeError" },
+  { status: 429, type: "RATE_LIMITED", name: "RateLimitedError" },
+  { status: 431, type: "HEADERS_TOO_LARGE", name: "RequestHeaderFieldsTooLargeError" },
+  { status: 500, type: "INTERNAL_ERROR", name: "InternalServerError" },
+  { status: 501, type: "NOT_IMPLEMENTED", name: "NotImplementedError" },
+  { status: 502, type: "BAD_GATEWAY", name: "BadGatewayError" },
+  { status: 503, type: "SERVICE_UNAVAILABLE", name: "ServiceUnavailableError" },
+  { status: 503, type: "ADAPTER_BUSY", name: "AdapterBusyError" },
+  { status: 503, type: "ADAPTER_STOPPED", name: "AdapterStoppedError" },
+  { status: 503, type: "CIRCUIT_OPEN", name: "CircuitOpenError" },
+  { status: 504, type: "TIMEOUT", name: "TimeoutError" },
+];
+
+/**
+ * Every `type` an error answer can carry, by HTTP status (from the catalogue): the first is the
+ * status's own, the others name a cause a client may act on.
+ */
+export const ERROR_TYPES: Readonly<Record<number, readonly string[]>> = ERROR_CATALOGUE.reduce<
+  Record<number, string[]>
+>((byStatus, { status, type }) => ({ ...byStatus, [status]: [...(byStatus[status] ?? []), type] }), {});
+
+/** The catalogue's row for a status and type: the type's own, else the status's first, else 500's. */
+export function catalogueEntry(status: number, type: unknown): CatalogueEntry {
+  return (
+    ERROR_CATALOGUE.find((e) => e.status === status && e.type === type) ??
+    ERROR_CATALOGUE.find((e) => e.status === status) ??
+    ERROR_CATALOGUE.find((e) => e.status === 500)!
+  );
+}
 
 export interface FieldError {
   field: string;

@@ -10,3 +10,18 @@ export const MAX_PAGE_SIZE = 1000;
 export function pageLimit(requested: number | undefined): number {
   return Math.min(requested ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
 }
+
+/**
+ * The project's one list shape, `{results, total, skip, limit}` (docs/compatibility.md#list-shapes):
+ * every list the platform serves answers it unless the spec or the real product fixes another.
+ */
+export interface Page<T> {
+  results: T[];
+  total: number;
+  skip: number;
+  limit: number;
+}
+
+export function page<T>(results: T[], total: number, skip: number, limit: number): Page<T> {
+  return { results, total, skip, limit };
+}

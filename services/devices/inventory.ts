@@ -10,7 +10,7 @@ import type { DeviceSource } from "../../shared/contracts/adapters";
 import type { devices as contract } from "../../shared/contracts/devices";
 import type { Device } from "../../shared/contracts/resources";
 import { invalidField, NotFoundError } from "../../shared/errors";
-import { pageLimit } from "../../shared/paging";
+import { page, pageLimit } from "../../shared/paging";
 import type { HandlerContext } from "../../shared/service";
 import { nowIso } from "../../shared/text";
 import type { DevicesService } from "./lookup";
@@ -65,13 +65,17 @@ export async function inventoryOf(service: DevicesService, source: DeviceSource)
   return docs.map(toDevice);
 }
 
+/** A page of an inventory adapter's devices, by name, in the project's list shape (`skip`, or `start`). */
 export async function listInventory(this: DevicesService, ctx: Ctx<"listInventory">) {
   const source = await inventoryAdapter(ctx);
-  const { start = 0, limit } = ctx.params;
-  const docs = await this.store
-    .collection<StoredDevice>(INVENTORY)
-    .find({ adapterId: source.id }, { sort: { name: 1 }, skip: start, limit: pageLimit(limit) });
-  return docs.map(toDevice);
+  const skip = ctx.params.skip ?? ctx.params.start ?? 0;
+  const limit = pageLimit(ctx.params.limit);
+  const devices = this.store.collection<StoredDevice>(INVENTORY);
+  const [docs, total] = await Promise.all([
+    devices.find({ adapterId: source.id }, { sort: { name: 1 }, skip, limit }),
+    devices.count({ adapterId: source.id }),
+  ]);
+  return page(docs.map(toDevice), total, skip, limit);
 }
 
 export async function putInventoryDevice(this: DevicesService, ctx: Ctx<"putInventoryDevice">) {

@@ -4,8 +4,11 @@
  * by name, paged by `start` / `limit`. The adapters are asked at once; one that fails, times out
  * (DEVICE_LOOKUP_TIMEOUT_MS) or is stopped does not fail the lookup: its devices are left out and
  * the `X-Failed-Adapters` response header names it with the reason (the body stays the spec's
- * array, which clients read as is).
+ * array, which clients read as is). When every adapter asked failed, there is no answer to give:
+ * `200 []` would say "no such device", so the lookup fails naming them (docs/orchestrator.md#device-lookup):
+ * 503 ADAPTER_STOPPED when each was stopped, 504 TIMEOUT when each timed out, else 502 BAD_GATEWAY.
  */
+import { Errors } from "moleculer";
 import { call } from "../../shared/contracts";
 import type { DeviceSource } from "../../shared/contracts/adapters";
 import type { devices as contract } from "../../shared/contracts/devices";
@@ -30,10 +33,10 @@ function reasonOf(err: any): string {
 export async function find(this: DevicesService, ctx: Ctx<"find">): Promise<Device[]> {
   const { start = 0, limit, entity, filter, sort } = ctx.params.options;
   const sources = await call(ctx, "adapters.deviceSources", entity === undefined ? {} : { entity });
-  const failed: string[] = [];
+  const failed: { adapter: string; reason: string }[] = [];
   const devicesOf = async (source: DeviceSource): Promise<Device[]> => {
     if (source.stopped) {
-      failed.push(`${source.name} (ADAPTER_STOPPED)`);
+      failed.push({ adapter: source.name, reason: "ADAPTER_STOPPED" });
       return [];
     }
     try {
@@ -45,12 +48,13 @@ export async function find(this: DevicesService, ctx: Ctx<"find">): Promise<Devi
         { timeout: this.lookupTimeoutMs },
       );
     } catch (err) {
-      failed.push(`${source.name} (${reasonOf(err)})`);
+      failed.push({ adapter: source.name, reason: reasonOf(err) });
       this.logger.warn(`device lookup: adapter '${source.name}' left out: ${reasonOf(err)}`);
       return [];
     }
   };
   let found = (await Promise.all(sources.map(devicesOf))).flat();
+  if (sources.length > 0 && failed.length === sources.length) throw everyAdapterFailed(failed);
   if (filter) {
     const needle = filter.toLowerCase();
     found = found.filter((d) => d.name.toLowerCase().includes(needle));
@@ -60,7 +64,37 @@ export async function find(this: DevicesService, ctx: Ctx<"find">): Promise<Devi
   if (failed.length > 0)
     ctx.meta.$responseHeaders = {
       ...ctx.meta.$responseHeaders,
-      [FAILED_ADAPTERS_HEADER]: failed.sort().join(", "),
+      [FAILED_ADAPTERS_HEADER]: failed
+        .map(({ adapter, reason }) => `${adapter} (${reason})`)
+        .sort()
+        .join(", "),
     };
   return found.slice(start, start + pageLimit(limit));
+}
+
+/** The lookup's error when no adapter answered: the adapters and their reasons, in `data.adapters`. */
+function everyAdapterFailed(failed: { adapter: string; reason: string }[]): Error {
+  const adapters = [...failed].sort((a, b) => a.adapter.localeCompare(b.adapter));
+  const named = adapters.map(({ adapter, reason }) => `${adapter} (${reason})`).join(", ");
+  const data = { adapters };
+  if (adapters.every((f) => f.reason === "ADAPTER_STOPPED"))
+    return new Errors.MoleculerError(
+      `No adapter to ask for devices is running: ${named}`,
+      503,
+      "ADAPTER_STOPPED",
+      data,
+    );
+  if (adapters.every((f) => f.reason === "REQUEST_TIMEOUT"))
+    return new Errors.MoleculerError(
+      `No adapter answered the device lookup in time: ${named}`,
+      504,
+      "TIMEOUT",
+      data,
+    );
+  return new Errors.MoleculerError(
+    `Every adapter asked for devices failed: ${named}`,
+    502,
+    "BAD_GATEWAY",
+    data,
+  );
 }

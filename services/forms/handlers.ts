@@ -10,7 +10,7 @@ import type { NamedDocuments } from "../../shared/named-documents";
 import type { HandlerContext, PlatformService } from "../../shared/service";
 import { nowIso } from "../../shared/text";
 import { resolveGroupRefs, toListItem } from "./documents";
-import { depthOf, MAX_FORM_DEPTH, restoreContainers } from "./preserve";
+import { depthOf, MAX_FORM_DEPTH, referenceOf, restoreContainers } from "./preserve";
 import { callAsPlatform } from "../../shared/authorization";
 
 /** `this` of the forms service: what forms.service.ts adds to a platform service. */
@@ -29,7 +29,10 @@ export async function list(this: FormsService, ctx: Ctx<"list">) {
 
 export async function preserveFormData(this: FormsService, ctx: Ctx<"preserveFormData">) {
   const form = await this.forms().get(ctx.params.form_name);
-  return restoreContainers(form, ctx.params.data) as FormDocument;
+  return restoreContainers(
+    referenceOf(form as unknown as Record<string, unknown>),
+    ctx.params.data,
+  ) as FormDocument;
 }
 
 export async function create(this: FormsService, ctx: Ctx<"create">) {

@@ -14,6 +14,11 @@
  *    restored to.
  * Restoring goes top down: a container is restored first, then its members are compared with the
  * reference's members (array items by index, object members by key).
+ *
+ * The reference is the stored form document (the spec's `data` is a Form document), and beside its
+ * own members, the form's values: each field (`children[]`) whose `properties.type` is `array` or
+ * `object` describes the value submitted under its `name` (or `key`), so `{"ports": {"0": "Gi0/1"}}`
+ * for an `array` field `ports` is `{"ports": ["Gi0/1"]}` again (referenceOf).
  */
 
 import { isPlainObject as isObject } from "../../shared/objects";
@@ -66,6 +71,30 @@ export function restoreContainers(reference: Json, data: Json, depth = 0): Json 
     );
   }
   return data;
+}
+
+/** A field's container type, when it has one: the reference a submitted value of it is restored to. */
+function containerOf(field: Json): Json[] | Record<string, Json> | undefined {
+  if (!isObject(field) || !isObject(field.properties)) return undefined;
+  const type = field.properties.type;
+  return type === "array" ? [] : type === "object" ? {} : undefined;
+}
+
+/**
+ * The reference for a form's data: the form document's own members, and for each container field
+ * of the form (`children[]` with `properties.type` `array` or `object`) an empty container under
+ * the field's `name` (or `key`) when the document has no member of that name.
+ */
+export function referenceOf(form: Record<string, Json>): Record<string, Json> {
+  const values = new Map<string, Json>();
+  for (const field of Array.isArray(form.children) ? form.children : []) {
+    const container = containerOf(field);
+    const name = isObject(field) ? (field.name ?? field.key) : undefined;
+    if (container && typeof name === "string" && name !== "" && !values.has(name))
+      values.set(name, container);
+  }
+  // fromEntries and spread define own properties, so a field named "__proto__" stays data.
+  return { ...Object.fromEntries(values), ...form };
 }
 
 /** The nesting depth of a JSON value (a scalar is 0): forms deeper than a limit are refused. */

@@ -33,8 +33,10 @@ export async function createConfig(this: PrebuiltsService, ctx: Ctx<"createConfi
   return { status: "OK", message: `Repository configuration '${name}' created`, data: stored };
 }
 
+/** Every configuration by name, as the real product answers them: `{results, total}` (docs/compatibility.md#list-shapes). */
 export async function listConfigs(this: PrebuiltsService) {
-  return this.configs().list();
+  const results = await this.configs().list();
+  return { results, total: results.length };
 }
 
 export async function getConfig(this: PrebuiltsService, ctx: Ctx<"getConfig">) {

@@ -18,8 +18,8 @@ export function createTag(this: PlatformService, ctx: Ctx<"createTag">) {
   return tags.createTag(this.store, ctx.params, ctx.meta.caller?.accountId);
 }
 
-export function listTags(this: PlatformService) {
-  return tags.listTags(this.store);
+export function listTags(this: PlatformService, ctx: Ctx<"listTags">) {
+  return tags.listTags(this.store, ctx.params.skip, ctx.params.limit);
 }
 
 export function deleteTag(this: PlatformService, ctx: Ctx<"deleteTag">) {

@@ -8,6 +8,7 @@ import { ConflictError, NotFoundError } from "../../shared/errors";
 import { SEARCHABLES, searchableOf } from "../../shared/search-registry";
 import { DuplicateKeyError, type Store } from "../../shared/store/types";
 import { nowIso } from "../../shared/text";
+import { page, pageLimit, type Page } from "../../shared/paging";
 import { expandTags, tagsById } from "./find";
 
 const TAG_FIELDS = { _id: 1, name: 1, description: 1 } as const;
@@ -36,11 +37,20 @@ export async function createTag(
   }
 }
 
-export async function listTags(store: Store): Promise<Tag[]> {
-  const tags = await store
-    .collection<Tag>("tags")
-    .find({}, { projection: TAG_FIELDS, sort: { nameKey: 1, _id: 1 } });
-  return tags.map((t) => ({ _id: t._id, name: t.name, description: t.description ?? "" }));
+/** A page of tags by name, in the project's list shape (docs/compatibility.md#list-shapes). */
+export async function listTags(store: Store, skip = 0, requested?: number): Promise<Page<Tag>> {
+  const limit = pageLimit(requested);
+  const collection = store.collection<Tag>("tags");
+  const [tags, total] = await Promise.all([
+    collection.find({}, { projection: TAG_FIELDS, sort: { nameKey: 1, _id: 1 }, skip, limit }),
+    collection.count({}),
+  ]);
+  return page(
+    tags.map((t) => ({ _id: t._id, name: t.name, description: t.description ?? "" })),
+    total,
+    skip,
+    limit,
+  );
 }
 
 /**

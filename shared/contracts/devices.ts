@@ -3,7 +3,7 @@
  * devices, and the devices of inventory adapters, kept by the platform (docs/orchestrator.md#device-lookup).
  */
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
-import { arrayOf, int, returns } from "./schema";
+import { arrayOf, int, integer, returns, shape } from "./schema";
 import { deviceSchema, messageSchema } from "./resources";
 
 const adapterName = { type: "string", min: 1, max: 128, pattern: /^[A-Za-z0-9._ -]+$/ } as const;
@@ -49,13 +49,18 @@ export const devices = defineService("devices", {
     },
   },
   listInventory: {
-    params: { adapter: adapterName, start: int(0), limit: int(1) },
-    result: returns(arrayOf(deviceSchema)),
+    params: {
+      adapter: adapterName,
+      skip: int(0),
+      start: { ...int(0), description: "The same as `skip` (the name operation 15 uses)" },
+      limit: int(1),
+    },
+    result: returns(shape({ results: arrayOf(deviceSchema), total: integer, skip: integer, limit: integer })),
     http: {
       method: "GET",
       path: "/adapters/:adapter/devices",
       access: SUPPORT_READ,
-      summary: "The devices of an inventory adapter",
+      summary: "A page of an inventory adapter's devices, {results, total, skip, limit}",
     },
   },
   putInventoryDevice: {

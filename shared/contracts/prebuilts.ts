@@ -12,7 +12,7 @@ import {
   str,
   type InferRule,
 } from "./schema";
-import { catalogMeta, messageSchema, statusResult } from "./resources";
+import { catalogMeta, messageSchema, resultsPage, statusResult } from "./resources";
 import { tagIds } from "./forms";
 
 export const repositoryConfig = {
@@ -82,12 +82,12 @@ export const prebuilts = defineService("prebuilts", {
   },
   listConfigs: {
     params: {},
-    result: returns(arrayOf(repositoryConfigSchema)),
+    result: returns(resultsPage(repositoryConfigSchema)),
     http: {
       method: "GET",
       path: "/prebuilts-repository/configs",
       access: SUPPORT_READ,
-      summary: "List repository configurations",
+      summary: "List repository configurations: {results, total}, as the real product",
     },
   },
   deleteConfig: {

@@ -5,7 +5,7 @@
 import { MAX_PAGE_SIZE } from "../paging";
 import { SEARCHABLE_COLLECTIONS } from "../search-registry";
 import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
-import { arrayOf, named, objectId, returns, shape, str, type InferRule } from "./schema";
+import { arrayOf, int, integer, named, objectId, returns, shape, str, type InferRule } from "./schema";
 import { messageSchema, searchResultGroupSchema } from "./resources";
 
 const tagSchema = named("Tag", shape({ _id: str, name: str, description: str }));
@@ -84,9 +84,14 @@ export const search = defineService("search", {
     http: { method: "POST", path: "/search/tags", access: SUPPORT_WRITE, summary: "Create a tag" },
   },
   listTags: {
-    params: {},
-    result: returns(arrayOf(tagSchema)),
-    http: { method: "GET", path: "/search/tags", access: SUPPORT_READ, summary: "List tags" },
+    params: { skip: int(0), limit: int(1) },
+    result: returns(shape({ results: arrayOf(tagSchema), total: integer, skip: integer, limit: integer })),
+    http: {
+      method: "GET",
+      path: "/search/tags",
+      access: SUPPORT_READ,
+      summary: "A page of tags by name, {results, total, skip, limit}",
+    },
   },
   deleteTag: {
     idempotent: "keyed",

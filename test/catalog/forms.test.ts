@@ -319,6 +319,45 @@ describeInBothShapes("forms", (platform) => {
       expect(reply.body.children[0]).toEqual(child);
     });
 
+    test("submitted values: a container field's value is restored by the field's type", async () => {
+      // The issue's example: a form whose `ports` field is an array, submitted through a
+      // serializer that turned the array into an object with index keys.
+      const form = {
+        name: "port-values",
+        children: [
+          { type: "field", name: "ports", properties: { type: "array" } },
+          { type: "field", key: "vlans", properties: { type: "object" } },
+          { type: "field", name: "description", properties: { type: "string" } },
+        ],
+      };
+      expect((await admin.post("/formbuilder/forms", form)).status).toBe(200);
+      const reply = await admin.post("/formbuilder/preserveFormData", {
+        form_name: "port-values",
+        data: {
+          ports: { "1": "Gi0/2", "0": "Gi0/1" },
+          vlans: [
+            ["10", "users"],
+            ["20", "voice"],
+          ],
+          description: { "0": "kept" }, // a string field: nothing to restore it to
+          other: { "0": "kept" }, // no such field
+        },
+      });
+      expect(reply.status).toBe(200);
+      expect(reply.body).toEqual({
+        ports: ["Gi0/1", "Gi0/2"],
+        vlans: { "10": "users", "20": "voice" },
+        description: { "0": "kept" },
+        other: { "0": "kept" },
+      });
+      // Already in shape: unchanged.
+      const same = await admin.post("/formbuilder/preserveFormData", {
+        form_name: "port-values",
+        data: { ports: ["Gi0/1"], vlans: { "10": "users" } },
+      });
+      expect(same.body).toEqual({ ports: ["Gi0/1"], vlans: { "10": "users" } });
+    });
+
     test("unknown form: 404", async () => {
       const reply = await admin.post("/formbuilder/preserveFormData", {
         form_name: "no-such-form",

@@ -87,7 +87,7 @@ describeInBothShapes("prebuilt repository configurations", (platform) => {
         config: { ...GITLAB, hostname: "elsewhere", credentials: { token: OTHER_TOKEN } },
       });
       expectError(reply, 409, "CONFLICT");
-      const list = (await admin.get("/prebuilts-repository/configs")).body;
+      const list = (await admin.get("/prebuilts-repository/configs")).body.results;
       expect(list.find((c: { name: string }) => c.name === "gitlab").config.hostname).toBe("git.example.net");
     });
 
@@ -112,7 +112,7 @@ describeInBothShapes("prebuilt repository configurations", (platform) => {
       expect(reply.body.data).toEqual(
         expect.arrayContaining([{ field, message: expect.any(String), type: expect.any(String) }]),
       );
-      const names = (await admin.get("/prebuilts-repository/configs")).body.map(
+      const names = (await admin.get("/prebuilts-repository/configs")).body.results.map(
         (c: { name: string }) => c.name,
       );
       expect(names).toEqual(["gitlab", "public-mirror"]);
@@ -131,11 +131,13 @@ describeInBothShapes("prebuilt repository configurations", (platform) => {
   });
 
   describe("list, delete", () => {
-    test("GET lists every configuration by name, token encrypted", async () => {
+    test("GET lists every configuration by name, token encrypted, as the real product: {results, total}", async () => {
       const reply = await writer.get("/prebuilts-repository/configs");
       expect(reply.status).toBe(200);
-      expect(reply.body.map((c: { name: string }) => c.name)).toEqual(["gitlab", "public-mirror"]);
-      expect(reply.body[0]).toEqual(created.body.data);
+      expect(Object.keys(reply.body).sort()).toEqual(["results", "total"]);
+      expect(reply.body.total).toBe(2);
+      expect(reply.body.results.map((c: { name: string }) => c.name)).toEqual(["gitlab", "public-mirror"]);
+      expect(reply.body.results[0]).toEqual(created.body.data);
       expectError(await operator.get("/prebuilts-repository/configs"), 403, "FORBIDDEN");
     });
 
@@ -157,7 +159,7 @@ describeInBothShapes("prebuilt repository configurations", (platform) => {
         message: "Repository configuration 'public-mirror' deleted",
       });
       expectError(await admin.delete("/prebuilts-repository/configs/public-mirror"), 404, "NOT_FOUND");
-      const names = (await admin.get("/prebuilts-repository/configs")).body.map(
+      const names = (await admin.get("/prebuilts-repository/configs")).body.results.map(
         (c: { name: string }) => c.name,
       );
       expect(names).toEqual(["gitlab"]);

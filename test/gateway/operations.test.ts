@@ -103,7 +103,7 @@ const OPERATIONS: Record<
         body: { params: { path: "/x", accept: "a", method: "GET" } },
         status: 400,
         type: "VALIDATION_ERROR",
-        field: "params",
+        field: "params.method",
       },
       {
         name: "params missing",

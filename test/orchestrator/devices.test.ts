@@ -2,7 +2,8 @@
  * Operation 15 (POST /mop/deviceObjects) over HTTP: devices of orchestrator adapters (legacy REST
  * and RESTCONF lists, device groups) and of an inventory adapter, mapped to the spec's Device
  * object; filter, entity, sort and paging; an adapter that fails, times out or is stopped is left
- * out and named in X-Failed-Adapters; the inventory adapter's devices managed over HTTP.
+ * out and named in X-Failed-Adapters, and when every adapter asked failed the lookup fails naming
+ * them (503, 504 or 502); the inventory adapter's devices managed over HTTP.
  */
 import { client, expectError, login, startPlatform, type Client, type Platform } from "../support/platform";
 import { startOrchestrator, type TestOrchestrator } from "../support/orchestrator";
@@ -126,13 +127,41 @@ describe("device lookup (operation 15)", () => {
     expect(other.data[0].field).toBe("options.entity");
   });
 
-  test("a stopped adapter is left out and named; started again, its devices are back", async () => {
+  test("a stopped adapter among others is left out and named; started again, its devices are back", async () => {
     expect((await api.put("/adapters/nso/stop")).status).toBe(200);
-    const stopped = await lookup({ entity: "nso" });
-    expect(stopped.body).toEqual([]);
-    expect(stopped.headers.get("x-failed-adapters")).toBe("nso (ADAPTER_STOPPED)");
+    const partial = await lookup({ filter: "ce0" });
+    expect(partial.status).toBe(200);
+    expect(partial.body.map((d: any) => `${d.host}/${d.name}`)).toEqual(["nso-rc/ce0"]);
+    // `down` has failed often enough by now that its circuit may be open.
+    expect(partial.headers.get("x-failed-adapters")).toMatch(
+      /^down \((BAD_GATEWAY|CIRCUIT_OPEN)\), nso \(ADAPTER_STOPPED\), slow-nso \(REQUEST_TIMEOUT\)$/,
+    );
     expect((await api.put("/adapters/nso/start")).status).toBe(200);
     expect((await lookup({ entity: "nso" })).body).toHaveLength(2);
+  });
+
+  test("the only adapter asked is stopped: 503 ADAPTER_STOPPED naming it, not 200 []", async () => {
+    expect((await api.put("/adapters/nso/stop")).status).toBe(200);
+    try {
+      const body = expectError(await lookup({ entity: "nso" }), 503, "ADAPTER_STOPPED");
+      expect(body.message).toContain("nso (ADAPTER_STOPPED)");
+      expect(body.data).toEqual({
+        adapters: [{ adapter: "nso", reason: "ADAPTER_STOPPED" }],
+        requestId: expect.any(String),
+      });
+    } finally {
+      expect((await api.put("/adapters/nso/start")).status).toBe(200);
+    }
+  });
+
+  test("the only adapter asked fails: 502 naming it; times out: 504 naming it", async () => {
+    const down = expectError(await lookup({ entity: "down" }), 502, "BAD_GATEWAY");
+    expect(down.data.adapters).toEqual([
+      { adapter: "down", reason: expect.stringMatching(/^(BAD_GATEWAY|CIRCUIT_OPEN)$/) },
+    ]);
+    expect(JSON.stringify(down)).not.toContain("nso-pass-77");
+    const slow = expectError(await lookup({ entity: "slow-nso" }), 504, "TIMEOUT");
+    expect(slow.data.adapters).toEqual([{ adapter: "slow-nso", reason: "REQUEST_TIMEOUT" }]);
   });
 });
 
@@ -151,10 +180,19 @@ describe("inventory adapter devices", () => {
       groups: [],
     });
     const listed = await api.get("/adapters/lab/devices");
-    expect(listed.body.map((d: any) => [d.name, d.address])).toEqual([
+    expect(listed.body).toEqual({ results: expect.any(Array), total: 2, skip: 0, limit: 25 });
+    expect(listed.body.results.map((d: any) => [d.name, d.address])).toEqual([
       ["rtr-lab-1", "10.9.0.1"],
       ["rtr-lab-2", "10.9.9.2"],
     ]);
+    const second = await api.get("/adapters/lab/devices?skip=1&limit=1");
+    expect(second.body).toEqual({
+      results: [expect.objectContaining({ name: "rtr-lab-2" })],
+      total: 2,
+      skip: 1,
+      limit: 1,
+    });
+    expect((await api.get("/adapters/lab/devices?start=1&limit=1")).body).toEqual(second.body);
     await api.put("/adapters/lab/devices/tmp-1", { address: "10.0.0.9" });
     expect((await api.delete("/adapters/lab/devices/tmp-1")).status).toBe(200);
     expectError(await api.delete("/adapters/lab/devices/tmp-1"), 404, "NOT_FOUND");
@@ -170,7 +208,9 @@ describe("inventory adapter devices", () => {
       const reply = expectError(await api.put("/adapters/lab/devices/bad-1", body), 400, "VALIDATION_ERROR");
       expect(reply.data.map((e: any) => e.field)).toContain(field);
     }
-    expect((await api.get("/adapters/lab/devices")).body.map((d: any) => d.name)).not.toContain("bad-1");
+    expect((await api.get("/adapters/lab/devices")).body.results.map((d: any) => d.name)).not.toContain(
+      "bad-1",
+    );
   });
 
   test("only an inventory adapter keeps devices: 400 for another type, 404 for none", async () => {
@@ -184,13 +224,13 @@ describe("inventory adapter devices", () => {
     await api.put("/adapters/lab-2/devices/sw-1", { address: "10.1.1.1" });
     expect((await api.delete("/adapters/lab-2")).status).toBe(200);
     expect((await api.post("/adapters", adapter("lab-2", "inventory", {}))).status).toBe(200);
-    expect((await api.get("/adapters/lab-2/devices")).body).toEqual([]);
+    expect((await api.get("/adapters/lab-2/devices")).body.results).toEqual([]);
     expect((await lookup({ entity: "lab-2" })).body).toEqual([]);
   });
 
   test("an adapter-deleted event without an id removes no device (never a match-all)", async () => {
     const before = (await api.get("/adapters/lab/devices")).body;
-    expect(before.length).toBeGreaterThan(0);
+    expect(before.results.length).toBeGreaterThan(0);
     for (const params of [{}, { id: undefined, name: "lab" }, { id: "" }])
       await platform.broker.broadcastLocal("adapters.deleted", params);
     expect((await api.get("/adapters/lab/devices")).body).toEqual(before);

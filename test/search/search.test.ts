@@ -390,10 +390,25 @@ describeInBothShapes("search", (platform) => {
       expectError(await admin.post("/search/tags", { name: "lab only" }), 409, "CONFLICT");
       const list = await admin.get("/search/tags");
       expect(list.status).toBe(200);
-      expect(list.body).toEqual(expect.arrayContaining([tag, coreTag]));
-      const names = list.body.map((t: { name: string }) => t.name.toLowerCase());
+      expect(list.body).toEqual({
+        results: expect.any(Array),
+        total: list.body.results.length,
+        skip: 0,
+        limit: 25,
+      });
+      expect(list.body.results).toEqual(expect.arrayContaining([tag, coreTag]));
+      const names = list.body.results.map((t: { name: string }) => t.name.toLowerCase());
       expect(names).toEqual([...names].sort());
-      expect(list.body.filter((t: { name: string }) => t.name.toLowerCase() === "lab only")).toHaveLength(1);
+      expect(
+        list.body.results.filter((t: { name: string }) => t.name.toLowerCase() === "lab only"),
+      ).toHaveLength(1);
+      const second = await admin.get("/search/tags?skip=1&limit=1");
+      expect(second.body).toEqual({
+        results: [list.body.results[1]],
+        total: list.body.total,
+        skip: 1,
+        limit: 1,
+      });
     });
 
     test("create: validation and roles", async () => {
@@ -506,7 +521,7 @@ describeInBothShapes("search", (platform) => {
       });
       for (const t of targets) expect(await tagsOf(t.collection, t.objectId)).not.toContain(tag._id);
       expect((await find("retired tag")).body).toEqual([]);
-      expect((await admin.get("/search/tags")).body.map((t: { _id: string }) => t._id)).not.toContain(
+      expect((await admin.get("/search/tags")).body.results.map((t: { _id: string }) => t._id)).not.toContain(
         tag._id,
       );
       expectError(await admin.delete(`/search/tags/${tag._id}`), 404, "NOT_FOUND");

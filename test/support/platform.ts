@@ -20,6 +20,7 @@ import { createBroker } from "../../app/broker";
 import { ALL_SERVICES } from "../../app/services";
 import { nodeSchemas } from "../../app/platform-node";
 import { containerStoreEnv } from "./container-store";
+import { catalogueEntry } from "../../shared/errors";
 
 export const ADMIN_PASSWORD = "admin-test-password";
 
@@ -274,10 +275,20 @@ export function runLogEnv(): Record<string, string> {
 }
 
 /** Asserts docs/platform-rules.md#errors's error body and returns it. */
+/**
+ * An error answer of docs/platform-rules.md#errors: the status and type, the catalogue's `name` for
+ * them (shared/errors.ts), and a `data` member.
+ */
 export function expectError(reply: Reply, status: number, type: string): any {
   expect({ status: reply.status, type: reply.body?.type }).toEqual({ status, type });
   expect(reply.body).toEqual(
-    expect.objectContaining({ name: expect.any(String), message: expect.any(String), code: status, type }),
+    expect.objectContaining({
+      name: catalogueEntry(status, type).name,
+      message: expect.any(String),
+      code: status,
+      type,
+      data: expect.anything(),
+    }),
   );
   expect(reply.text).not.toMatch(/\n\s+at /); // never a stack trace
   return reply.body;

@@ -6,7 +6,7 @@
  * as sent. Also the handler's use of the stored form, with a hand-built forms accessor.
  */
 import { preserveFormData, type FormsService } from "../../services/forms/handlers";
-import { MAX_FORM_DEPTH, depthOf, restoreContainers } from "../../services/forms/preserve";
+import { MAX_FORM_DEPTH, depthOf, referenceOf, restoreContainers } from "../../services/forms/preserve";
 import { NotFoundError } from "../../shared/errors";
 
 describe("rule 1: an array the data holds as an index-keyed object", () => {
@@ -199,5 +199,29 @@ describe("the preserveFormData handler", () => {
 
   test("an unknown form is a 404", async () => {
     await expect(call({ form_name: "nope", data: {} })).rejects.toMatchObject({ code: 404 });
+  });
+});
+
+describe("the reference for submitted values (referenceOf)", () => {
+  test("a container field names an empty container of its type; the document's own members win", () => {
+    const form = {
+      name: "f",
+      children: [
+        { name: "ports", properties: { type: "array" } },
+        { key: "vlans", properties: { type: "object" } },
+        { name: "host", properties: { type: "string" } },
+        { name: "name", properties: { type: "array" } },
+        { properties: { type: "array" } },
+      ],
+    };
+    const reference = referenceOf(form);
+    expect(reference).toEqual({ ports: [], vlans: {}, ...form });
+    expect(restoreContainers(reference, { ports: { "0": "Gi0/1" } })).toEqual({ ports: ["Gi0/1"] });
+  });
+
+  test("a field named __proto__ stays data", () => {
+    const reference = referenceOf({ children: [{ name: "__proto__", properties: { type: "array" } }] });
+    expect(Object.getPrototypeOf(reference)).toBe(Object.prototype);
+    expect(Object.hasOwn(reference, "__proto__")).toBe(true);
   });
 });
