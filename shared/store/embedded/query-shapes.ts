@@ -10,8 +10,9 @@
  * An index serves a shape when, as MongoDB's planner would use it: the filter names `_id`; or the
  * index's first key is constrained by the filter (an equality, `$in` or a range); or the keys after
  * the index's equality prefix start with the sort's first field. A filter of `$or` branches is
- * served when each branch is. A query with no filter and no sort reads the whole collection: no
- * index helps it, so it is not a finding.
+ * served when each branch is. A query with no equality, range or sort (no filter, or only `$ne`,
+ * `$nin`, `$exists`, `$regex` and the like: selection by exclusion or pattern) reads the whole
+ * collection on any backend: no index helps it, so it is not a finding.
  */
 import fs from "node:fs";
 import type { Filter, Sort } from "../types";
