@@ -4,10 +4,10 @@
  */
 import { isServed, shapesOf } from "../../shared/store/embedded/query-shapes";
 
-const jobsIndexes = [
-  { keys: { status: 1, sweepAt: 1 } as const },
-  { keys: { "metrics.start_time": -1, _id: -1 } as const },
-  { keys: { groups: 1, "metrics.start_time": -1 } as const },
+const jobsIndexes: { keys: Record<string, 1 | -1> }[] = [
+  { keys: { status: 1, sweepAt: 1 } },
+  { keys: { "metrics.start_time": -1, _id: -1 } },
+  { keys: { groups: 1, "metrics.start_time": -1 } },
 ];
 const served = (filter: Record<string, unknown>, sort?: Record<string, 1 | -1>) =>
   shapesOf(filter, sort).every((shape) => isServed(shape, jobsIndexes));
