@@ -39,8 +39,13 @@ export interface PlatformConfig {
   mongo: MongoSettings;
   /** Explicit store choice; `undefined` means: mongo when MONGO_URL, embedded when this process hosts the store service, remote otherwise. */
   storeBackend?: StoreBackend;
-  /** fdatasync the embedded store's log on every write (survives power loss, not only process death). */
+  /** Durable mode: a write is acknowledged once its log line is on disk (group commit). */
   storeFsync: boolean;
+  /**
+   * A file the embedded store notes every query no declared index serves in (the index plan's
+   * check: shared/store/embedded/query-shapes.ts); the test run sets it.
+   */
+  storeQueryShapes?: string;
   /** 32-byte AES-256-GCM key (hex or base64); generated into DATA_DIR when unset. */
   encryptionKey?: string;
   logLevel: string;
@@ -240,6 +245,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
       mongo: mongoSettings(int("REQUEST_TIMEOUT", 10_000, 1)),
       storeBackend: backend as StoreBackend | undefined,
       storeFsync: bool("STORE_FSYNC", false),
+      storeQueryShapes: process.env.STORE_QUERY_SHAPES || undefined,
       encryptionKey: process.env.ENCRYPTION_KEY || undefined,
       logLevel: process.env.LOG_LEVEL || "info",
       logFormat: logFormat(),

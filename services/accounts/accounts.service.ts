@@ -67,6 +67,7 @@ async function ensureIndexes(store: Store): Promise<void> {
   await store.collection("accounts").createIndex({ keys: { firstname: 1, _id: 1 } });
   await store.collection("accounts").createIndex({ keys: { provenance: 1, _id: 1 } });
   await store.collection("accounts").createIndex({ keys: { "memberOf.groupId": 1 } });
+  await store.collection("accounts").createIndex({ keys: { assignedRoles: 1 } }); // a custom role's delete
 }
 
 export default typedService<AccountsService>({

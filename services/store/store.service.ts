@@ -137,7 +137,10 @@ const storeService: ServiceSchema<ServiceSettingSchema, Record<string, never>, S
   async started() {
     // The broker's config, not the process environment: tests run several brokers in one process.
     const config = configOf(this.broker);
-    this.store = await openEmbeddedStore(config.dataDir, { fsync: config.storeFsync });
+    this.store = await openEmbeddedStore(config.dataDir, {
+      fsync: config.storeFsync,
+      queryShapes: config.storeQueryShapes,
+    });
   },
 
   async stopped() {

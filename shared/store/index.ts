@@ -30,7 +30,10 @@ export function chooseBackend(config: PlatformConfig, opts: CreateStoreOptions):
 export async function createStore(config: PlatformConfig, opts: CreateStoreOptions): Promise<Store> {
   switch (chooseBackend(config, opts)) {
     case "embedded":
-      return openEmbeddedStore(config.dataDir, { fsync: config.storeFsync });
+      return openEmbeddedStore(config.dataDir, {
+        fsync: config.storeFsync,
+        queryShapes: config.storeQueryShapes,
+      });
     case "mongo": {
       const url = config.mongoUrl;
       if (!url) throw new Error("STORE=mongo needs MONGO_URL");
@@ -45,7 +48,10 @@ export async function createStore(config: PlatformConfig, opts: CreateStoreOptio
 }
 
 /** The process-wide embedded store of `dataDir`; the store service and its neighbours share it. */
-export function openEmbeddedStore(dataDir: string, options: { fsync?: boolean } = {}): Promise<Store> {
+export function openEmbeddedStore(
+  dataDir: string,
+  options: { fsync?: boolean; queryShapes?: string } = {},
+): Promise<Store> {
   const resolved = path.resolve(dataDir);
   return acquire(`embedded:${resolved}`, async () => new EmbeddedBackend({ dataDir: resolved, ...options }));
 }

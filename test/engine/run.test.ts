@@ -653,7 +653,9 @@ describe("jobs run workflows (in-process)", () => {
       }),
     );
     const count = () =>
-      withStore(platform.broker, (s) => s.collection("jobs").count({ name: "vlan-change" }));
+      withStore(platform.broker, (s) =>
+        s.collection("jobs").count({ name: "vlan-change" }, { scan: "the test's own count" }),
+      );
     const bad = await start("vlan-change", { vlan: 5000, mode: "hybrid" });
     const body = expectError(bad, 400, "VALIDATION_ERROR");
     expect(body.data.map((d: any) => [d.field, d.type]).sort()).toEqual([

@@ -31,6 +31,11 @@ export interface EmbeddedOptions {
   fsync?: boolean;
   /** Log size that triggers compaction into a snapshot. */
   compactBytes?: number;
+  /**
+   * A file to note every query no index of its collection serves in (query-shapes.ts): the
+   * platform's stores in a test run (STORE_QUERY_SHAPES), not a store a test opens for itself.
+   */
+  queryShapes?: string;
 }
 
 interface LogEntry {
@@ -95,6 +100,8 @@ export class EmbeddedBackend implements Store {
   private readonly tables = new Map<string, Table>();
   private readonly collections = new Map<string, EmbeddedCollection>();
   private readonly fsync: boolean;
+  /** @internal Where unindexed queries are noted (EmbeddedOptions.queryShapes). */
+  readonly queryShapes?: string;
   private readonly compactBytes: number;
   private readonly lockFile: string;
   private fd: number;
@@ -111,6 +118,7 @@ export class EmbeddedBackend implements Store {
   constructor(options: EmbeddedOptions) {
     this.dir = path.join(path.resolve(options.dataDir), "store");
     this.fsync = options.fsync ?? false;
+    this.queryShapes = options.queryShapes;
     this.compactBytes = options.compactBytes ?? DEFAULT_COMPACT_BYTES;
     this.nextCompactionAt = this.compactBytes;
     // The store holds password hashes and session ids: only its owner may read it.

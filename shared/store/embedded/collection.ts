@@ -308,7 +308,8 @@ export class EmbeddedCollection implements Collection<Doc> {
       throw new TypeError("filter must be an object");
     }
     const table = this.table;
-    if (plan.scan === undefined) noteQuery(this.name, filter, plan.sort, () => table.indexes.values());
+    if (this.store.queryShapes && plan.scan === undefined)
+      noteQuery(this.store.queryShapes, this.name, filter, plan.sort, () => table.indexes.values());
     const docs = table.docs;
     const ids = idsOf(filter._id) ?? table.candidates(filter);
     const candidates: Iterable<StoredDoc> = ids

@@ -2,8 +2,8 @@
  * The index plan's check (docs/architecture.md#indexes): does an index of its collection serve a
  * query, as MongoDB would use one? The embedded store answers any query by scanning, so a missing
  * index shows nowhere until the collection is big on MongoDB. When `STORE_QUERY_SHAPES` names a
- * file (the test run sets it: test/support/global-setup.js), every embedded collection appends to
- * it each distinct query shape (equality, range and sort fields) that no index of its collection
+ * file (the test run sets it: test/support/global-setup.js), every collection of the platform's
+ * embedded store (not a store a test opens for itself) appends to it each distinct query shape (equality, range and sort fields) that no index of its collection
  * serves, and the run fails on any (global-teardown.js): every query the feature suites make is
  * covered by an index its service declares, or its collection is in SCANNED_COLLECTIONS with why.
  *
@@ -80,7 +80,8 @@ function isOperatorObject(value: unknown): boolean {
 
 /** Whether one of `indexes` serves `shape` (see the module's comment). */
 export function isServed(shape: QueryShape, indexes: Iterable<{ keys: Record<string, 1 | -1> }>): boolean {
-  if (shape.eq.includes("_id") || shape.range.includes("_id")) return true;
+  // Every collection has its `_id` index.
+  if (shape.eq.includes("_id") || shape.range.includes("_id") || shape.sort[0] === "_id") return true;
   if (shape.eq.length === 0 && shape.range.length === 0 && shape.sort.length === 0) return true;
   for (const index of indexes) {
     const keys = Object.keys(index.keys);
@@ -94,18 +95,15 @@ export function isServed(shape: QueryShape, indexes: Iterable<{ keys: Record<str
 
 const recorded = new Set<string>();
 
-/**
- * Notes each shape of a query that no index of `collection` serves (once per process), when
- * STORE_QUERY_SHAPES names a file; nothing otherwise.
- */
+/** Notes in `file` each shape of a query that no index of `collection` serves (once per process). */
 export function noteQuery(
+  file: string,
   collection: string,
   filter: Filter,
   sort: Sort | undefined,
   indexes: () => Iterable<{ keys: Record<string, 1 | -1> }>,
 ): void {
-  const file = process.env.STORE_QUERY_SHAPES;
-  if (!file || Object.hasOwn(SCANNED_COLLECTIONS, collection)) return;
+  if (Object.hasOwn(SCANNED_COLLECTIONS, collection)) return;
   for (const shape of shapesOf(filter, sort)) {
     if (isServed(shape, indexes())) continue;
     const line = JSON.stringify({ c: collection, ...shape });
