@@ -104,31 +104,42 @@ export class Table {
     }
   }
 
+  /**
+   * Writes a batch: `dels` removed, `puts` stored (new or replacing). An index whose fields' top
+   * members a replacement shares with the image it replaces (a fast update copies only the path it
+   * changed) keeps its entries as they are: a job's task transition does not re-key the job under
+   * its start time, groups and workflow.
+   */
   apply(puts: StoredDoc[], dels: string[]): void {
     this.version++;
-    const removed = [...dels, ...puts.map((d) => d._id)];
-    for (const id of removed) {
+    for (const id of dels) {
       const old = this.docs.get(id);
       if (!old) continue;
-      this.forEachUnique(old, (keys, key) => keys.get(key) === id && keys.delete(key));
-      for (const name of this.sharedKeys.keys()) this.indexShared(name, old, true);
-    }
-    for (const id of dels) {
+      this.reindex(old, undefined);
       this.docs.delete(id);
       this.rank.delete(id);
     }
     for (const doc of puts) {
+      const old = this.docs.get(doc._id);
       // A rewrite keeps its Map position, so its rank; a new `_id` goes last, as in `docs`.
-      if (!this.docs.has(doc._id)) this.rank.set(doc._id, this.nextRank++);
+      if (!old) this.rank.set(doc._id, this.nextRank++);
       this.docs.set(doc._id, doc);
-      this.forEachUnique(doc, (keys, key) => keys.set(key, doc._id));
-      for (const name of this.sharedKeys.keys()) this.indexShared(name, doc);
+      this.reindex(old, doc);
     }
   }
 
-  private forEachUnique(doc: StoredDoc, fn: (keys: Map<string, string>, key: string) => unknown): void {
-    for (const [name, keys] of this.uniqueKeys) {
-      for (const key of indexKeys(doc, this.indexes.get(name)!)) fn(keys, key);
+  /** Moves a document's index entries from its old image to its new one (either may be absent). */
+  private reindex(old: StoredDoc | undefined, doc: StoredDoc | undefined): void {
+    for (const [name, spec] of this.indexes) {
+      if (old && doc && sameKeyMembers(old, doc, spec)) continue;
+      const unique = this.uniqueKeys.get(name);
+      if (unique) {
+        if (old) for (const key of indexKeys(old, spec)) if (unique.get(key) === old._id) unique.delete(key);
+        if (doc) for (const key of indexKeys(doc, spec)) unique.set(key, doc._id);
+      } else {
+        if (old) this.indexShared(name, old, true);
+        if (doc) this.indexShared(name, doc);
+      }
     }
   }
 
@@ -146,6 +157,17 @@ export class Table {
       }
     }
   }
+}
+
+/** Each index's fields' top members (`metrics` of `metrics.start_time`), worked out once. */
+const topMembers = new WeakMap<IndexSpec, string[]>();
+
+/** Whether two images of a document hold the very same values under every field of `spec`. */
+function sameKeyMembers(old: StoredDoc, doc: StoredDoc, spec: IndexSpec): boolean {
+  let tops = topMembers.get(spec);
+  if (!tops) topMembers.set(spec, (tops = Object.keys(spec.keys).map((f) => f.split(".")[0])));
+  for (const top of tops) if (old[top] !== doc[top]) return false;
+  return true;
 }
 
 const isScalar = (v: unknown): v is string | number | boolean =>

@@ -1,0 +1,60 @@
+/**
+ * The embedded store keeps its index entries across writes (shared/store/embedded/table.ts): a
+ * replacement that shares an index's members with the image it replaces keeps its entries; one that
+ * changes them is re-keyed; unique keys move between documents within one write.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { EmbeddedBackend } from "../../shared/store/embedded/backend";
+import { DuplicateKeyError } from "../../shared/store/types";
+
+let dir: string;
+let store: EmbeddedBackend;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "store-index-"));
+  store = new EmbeddedBackend({ dataDir: dir });
+});
+afterEach(async () => {
+  await store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test("an update away from the indexed fields keeps the entries; one on them re-keys", async () => {
+  const jobs = store.collection("jobs");
+  await jobs.createIndex({ keys: { "metrics.start_time": -1 } });
+  await jobs.createIndex({ keys: { groups: 1 } });
+  await jobs.insertMany([
+    { _id: "a", groups: ["ops"], metrics: { start_time: 1 }, tasks: {} },
+    { _id: "b", groups: ["noc"], metrics: { start_time: 2 }, tasks: {} },
+  ]);
+  await jobs.updateOne({ _id: "a" }, { $set: { "tasks.t1": { status: "complete" } } });
+  expect((await jobs.find({ groups: "ops" })).map((d) => d._id)).toEqual(["a"]);
+  expect((await jobs.find({ "metrics.start_time": 1 })).map((d) => d._id)).toEqual(["a"]);
+
+  await jobs.updateOne({ _id: "a" }, { $set: { groups: ["noc"], "metrics.start_time": 3 } });
+  expect((await jobs.find({ groups: "ops" })).map((d) => d._id)).toEqual([]);
+  expect((await jobs.find({ groups: "noc" })).map((d) => d._id).sort()).toEqual(["a", "b"]);
+  expect((await jobs.find({ "metrics.start_time": 1 })).map((d) => d._id)).toEqual([]);
+  expect((await jobs.find({ "metrics.start_time": 3 })).map((d) => d._id)).toEqual(["a"]);
+  await jobs.deleteOne({ _id: "a" });
+  expect((await jobs.find({ groups: "noc" })).map((d) => d._id)).toEqual(["b"]);
+});
+
+test("a unique key freed by one document can be taken by another, and a taken one is refused", async () => {
+  const names = store.collection("names");
+  await names.createIndex({ keys: { name: 1 }, unique: true });
+  await names.insertMany([
+    { _id: "1", name: "core" },
+    { _id: "2", name: "edge" },
+  ]);
+  await names.updateOne({ _id: "1" }, { $set: { name: "spine" } });
+  await names.updateOne({ _id: "2" }, { $set: { name: "core" } });
+  expect((await names.find({ name: "core" })).map((d) => d._id)).toEqual(["2"]);
+  expect((await names.find({ name: "spine" })).map((d) => d._id)).toEqual(["1"]);
+  await expect(names.updateOne({ _id: "1" }, { $set: { name: "core" } })).rejects.toBeInstanceOf(
+    DuplicateKeyError,
+  );
+  await names.updateOne({ _id: "1" }, { $set: { note: "unrelated" } });
+  await expect(names.insertOne({ _id: "3", name: "spine" })).rejects.toBeInstanceOf(DuplicateKeyError);
+});
