@@ -9,9 +9,10 @@ import type { Context } from "moleculer";
 import { JobStore } from "../../services/engine/run/jobs";
 import { JobOutputs, SPILL_BYTES } from "../../services/engine/run/outputs";
 import { finish, Step } from "../../services/engine/run/transitions";
-import { auto, chain, createWorkflow, readJob, waitForJob, withStore } from "../support/engine-fixtures";
+import { auto, chain, createWorkflow, op, readJob, waitForJob, withStore } from "../support/engine-fixtures";
 import { newJob } from "../support/engine-builders";
 import { client, login, startPlatform, type Platform } from "../support/platform";
+import { startShape, type ShapePlatform } from "../support/shapes";
 
 const MIB = 1024 * 1024;
 const START = "/operations-manager/jobs/start";
@@ -129,6 +130,36 @@ describe("bounded job documents", () => {
     expect(viaBus.tasks.b2.outgoing.result.data).toBe("b".repeat(4 * MIB));
   }, 120_000);
 
+  test("a child job started with a big variable stores it apart; its parent reads it back whole", async () => {
+    await createWorkflow(
+      admin,
+      platform.broker,
+      chain("big-child", [
+        ["m", auto("blobtest", "measure", { value: "$var.job.big.data" }, { result: "$var.job.measured" })],
+      ]),
+    );
+    await createWorkflow(
+      admin,
+      platform.broker,
+      chain("big-parent", [
+        ["b", auto("blobtest", "blob", { mib: 1, fill: "k" })],
+        ["spawn", op("childJob", { workflow: "big-child", variables: { big: "$var.b.result" } })],
+      ]),
+    );
+    const started = await admin.post(START, { workflow: "big-parent", options: { variables: {} } });
+    const done = await waitForJob(platform.broker, started.body._id, (j) => j.status !== "running", 30_000);
+    expect(done.status).toBe("complete");
+    const childId = done.tasks.spawn.child.jobId;
+    const child = await readJob(platform.broker, childId);
+    expect(child.variables.big).toBeNull();
+    expect(child.spilled.map((e: any) => e.path)).toEqual(expect.arrayContaining([["variables", "big"]]));
+    // The child's task read the variable whole; the parent's task got the child's variables whole.
+    const read = await admin.get(`/operations-manager/jobs/${started.body._id}`);
+    const details = read.body.data.tasks.spawn.outgoing.job_details;
+    expect(details.variables.measured).toEqual({ length: MIB, first: "k" });
+    expect(details.variables.big.data).toBe("k".repeat(MIB));
+  }, 60_000);
+
   test("small outputs stay in the job: no reference, nothing in job_outputs", async () => {
     await createWorkflow(
       admin,
@@ -189,10 +220,13 @@ describe("bounded job documents", () => {
         finish(draft, "t1", { state: "success", outgoing: big("p") }, step());
       });
       let chunks = await outputs.collection.find({ jobId: job._id });
-      expect(chunks).toHaveLength(1);
+      // 256 KiB and more of JSON: two chunks of at most 256 Ki characters.
+      expect(chunks).toHaveLength(2);
       const stored = await readJob(platform.broker, job._id);
       expect(stored.tasks.t1.outgoing).toBeNull();
-      expect(stored.spilled[0].ref).toBe(chunks[0]._id.replace(/:0$/, ""));
+      expect(chunks.map((c: any) => c._id).sort()).toEqual(
+        [0, 1].map((n) => `${stored.spilled[0].ref}:${n}`),
+      );
 
       // A write that does not touch the value writes nothing to job_outputs.
       await jobs.update(job._id, (draft) => {
@@ -204,10 +238,9 @@ describe("bounded job documents", () => {
       await jobs.update(job._id, (draft) => {
         draft.tasks.t1!.outgoing = big("q");
       });
-      await new Promise((r) => setTimeout(r, 50));
       chunks = await outputs.collection.find({ jobId: job._id });
-      expect(chunks).toHaveLength(1);
-      expect(chunks[0].text.startsWith('{"result":"qqq')).toBe(true);
+      expect(chunks).toHaveLength(2);
+      expect(chunks.find((c: any) => c.n === 0)!.text.startsWith('{"result":"qqq')).toBe(true);
 
       // Another replica reads the job whole.
       const fresh = await new JobStore(store).read(job._id);
@@ -220,8 +253,46 @@ describe("bounded job documents", () => {
           text: "{}",
         },
       ]);
-      expect(await outputs.collection.count({ jobId: job._id })).toBe(2);
-      expect(await outputs.deleteForJob(job._id)).toBe(2);
+      expect(await outputs.collection.count({ jobId: job._id })).toBe(3);
+      expect(await outputs.deleteForJob(job._id)).toBe(3);
     });
   });
+});
+
+describe("bounded job documents over NATS (store, engine and gateway on separate brokers)", () => {
+  let platform: ShapePlatform;
+  let admin: ReturnType<typeof client>;
+
+  beforeAll(async () => {
+    platform = await startShape("over NATS");
+    platform.broker.createService(blobService);
+    for (const member of platform.members) await member.broker.waitForServices(["blobtest"], 15_000);
+    admin = client(platform.baseUrl, await login(platform.baseUrl));
+  }, 60_000);
+  afterAll(async () => {
+    await platform?.stop();
+  });
+
+  test("outputs over the bound are stored apart through the store service and read back whole", async () => {
+    // 300 KiB each: over the bound, and each message under nats-server's 1 MiB.
+    const bytes = 300 * 1024;
+    await createWorkflow(
+      admin,
+      platform.broker,
+      chain("nats-outputs", [
+        ["b1", auto("blobtest", "blob", { mib: 0, bytes, fill: "n" })],
+        ["m1", auto("blobtest", "measure", { value: "$var.b1.result.data" })],
+      ]),
+    );
+    const started = await admin.post(START, { workflow: "nats-outputs", options: { variables: {} } });
+    expect(started.status).toBe(200);
+    const done = await waitForJob(platform.broker, started.body._id, (j) => j.status !== "running", 30_000);
+    expect(done.status).toBe("complete");
+    expect(done.tasks.b1.outgoing).toBeNull();
+    expect(done.spilled[0].chunks).toBe(2);
+    const output = await admin.get(`/workflow_engine/job/${started.body._id}/output`);
+    expect(output.status).toBe(200);
+    expect(output.body.tasks.b1.outgoing.result.data).toBe("n".repeat(bytes));
+    expect(output.body.tasks.m1.outgoing.result).toEqual({ length: bytes, first: "n" });
+  }, 60_000);
 });

@@ -152,10 +152,10 @@ export class JobStore {
         );
         if (written.matchedCount === 1) {
           this.remember(draft);
-          if (spill && spill.superseded.length > 0) void this.dropQuietly(spill.superseded);
+          if (spill && spill.superseded.length > 0) await this.dropQuietly(spill.superseded);
           return { before: base, job: draft, result, changed: true };
         }
-        if (spill && spill.writes.length > 0) void this.dropQuietly(spill.writes.map((w) => w.entry));
+        if (spill && spill.writes.length > 0) await this.dropQuietly(spill.writes.map((w) => w.entry));
         this.cache.delete(id);
         base = null;
       }
@@ -380,6 +380,8 @@ function planSpill(
   if (old.length === 0 && !manyErrors && Object.keys(set).every((key) => sizeOf(key) <= MIN_SPILL_BYTES))
     return null;
   const threshold = spillThreshold(draft);
+  if (old.length === 0 && !manyErrors && Object.keys(set).every((key) => sizeOf(key) <= threshold))
+    return null;
   const rewritten = (path: string[]) =>
     path[0] === "tasks"
       ? Object.hasOwn(set, `tasks.${path[1]}`) || Object.hasOwn(unset, `tasks.${path[1]}`)

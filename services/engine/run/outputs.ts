@@ -36,8 +36,12 @@ export const INLINE_BUDGET_BYTES = 8 * 1024 * 1024;
 export const MIN_SPILL_BYTES = 1024;
 /** Error records a job document holds itself; beyond them, its records leave it (as one value). */
 export const ERROR_RECORDS_INLINE = 100;
-/** Characters of JSON per chunk document: at most 3 bytes each in UTF-8, so under 12 MiB of BSON. */
-export const CHUNK_CHARS = 4 * 1024 * 1024;
+/**
+ * Characters of JSON per chunk document. At most 3 bytes each in UTF-8 (2 once escaped again in a
+ * bus message), so a chunk is under 768 KiB: far below 16 MiB, and small enough to cross NATS
+ * (nats-server refuses a message over 1 MiB by default) when the store is another process.
+ */
+export const CHUNK_CHARS = 256 * 1024;
 
 interface OutputChunk {
   _id: string;
@@ -154,7 +158,7 @@ export class JobOutputs {
       chunksOf(text, entry.chunks).forEach((chunk, n) =>
         docs.push({ _id: chunkId(entry.ref, n), jobId, n, text: chunk }),
       );
-    // One chunk at a time: a batch of them together could pass a store's bound on one call.
+    // One chunk at a time: a batch of them together could pass the bus's bound on one message.
     for (const doc of docs) await this.collection.insertOne(doc);
   }
 
@@ -178,9 +182,25 @@ export class JobOutputs {
     const entries: SpillRef[] | undefined = doc.spilled;
     if (!Array.isArray(entries) || entries.length === 0) return doc;
     const wanted = entries.filter((e) => placeOf(doc, e.path));
-    const ids = wanted.flatMap((e) => Array.from({ length: e.chunks }, (_, n) => chunkId(e.ref, n)));
-    const found = ids.length === 0 ? [] : await this.collection.find({ _id: { $in: ids } });
-    const texts = new Map(found.map((c) => [c._id, c.text]));
+    const texts = new Map<string, string>();
+    // Read in batches of about one chunk's size: one answer stays as small as one chunk.
+    let batch: string[] = [];
+    let size = 0;
+    const flush = async () => {
+      if (batch.length === 0) return;
+      for (const c of await this.collection.find({ _id: { $in: batch } })) texts.set(c._id, c.text);
+      batch = [];
+      size = 0;
+    };
+    for (const entry of wanted) {
+      for (let n = 0; n < entry.chunks; n++) {
+        const length = Math.min(CHUNK_CHARS, entry.bytes - n * CHUNK_CHARS);
+        if (size + length > CHUNK_CHARS) await flush();
+        batch.push(chunkId(entry.ref, n));
+        size += length;
+      }
+    }
+    await flush();
     for (const entry of wanted) {
       let text = "";
       for (let n = 0; n < entry.chunks; n++) {
