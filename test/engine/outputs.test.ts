@@ -7,7 +7,7 @@
  */
 import type { Context } from "moleculer";
 import { JobStore } from "../../services/engine/run/jobs";
-import { JobOutputs, SPILL_BYTES } from "../../services/engine/run/outputs";
+import { CHUNK_CHARS, JobOutputs, SPILL_BYTES, spillWrite } from "../../services/engine/run/outputs";
 import { finish, Step } from "../../services/engine/run/transitions";
 import { auto, chain, createWorkflow, op, readJob, waitForJob, withStore } from "../support/engine-fixtures";
 import { newJob } from "../support/engine-builders";
@@ -200,6 +200,23 @@ describe("bounded job documents", () => {
     expect(read.body.data.error).toHaveLength(121);
     expect(read.body.data.error[0].message.message.error.message).toBe("upstream refused");
   }, 60_000);
+
+  test("a value is cut into chunks never inside a surrogate pair, and put back whole", async () => {
+    await withStore(platform.broker, async (store) => {
+      const outputs = new JobOutputs(store);
+      const jobId = `surrogates-${Date.now()}`;
+      // The JSON text's high surrogate falls on the last place of the first chunk.
+      const value = "a".repeat(CHUNK_CHARS - 2) + "\u{1F600}" + "b";
+      const write = spillWrite(jobId, ["tasks", "t", "outgoing"], JSON.stringify(value));
+      await outputs.write(jobId, [write]);
+      const chunks = await outputs.collection.find({ jobId }, { sort: { n: 1 } });
+      expect(chunks.map((c) => c.text.length)).toEqual([CHUNK_CHARS - 1, 4]);
+      const doc = { _id: jobId, tasks: { t: { outgoing: null } }, spilled: [write.entry] };
+      await outputs.hydrate(doc);
+      expect(doc.tasks.t.outgoing).toBe(value);
+      await outputs.deleteForJob(jobId);
+    });
+  });
 
   test("the job store writes a value before the job, replaces it, and removes it with the job", async () => {
     await withStore(platform.broker, async (store) => {
