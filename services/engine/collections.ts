@@ -3,6 +3,8 @@ import type { Store } from "../../shared/store/types";
 
 export const WORKFLOWS = "workflows";
 export const JOBS = "jobs";
+/** Task outputs, job variables and error records too big to stay in their job (run/outputs.ts). */
+export const JOB_OUTPUTS = "job_outputs";
 
 /**
  * What the engine asks of its jobs, each served by an index: the sweeper's running jobs whose

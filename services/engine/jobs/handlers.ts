@@ -20,6 +20,7 @@ import { jobAccessFilter } from "../../../shared/job-visibility";
 import { jobStoreQuery, type Dereference, type JobQueryParameters } from "./query-builder";
 import { JOBS, WORKFLOWS } from "../collections";
 import { callAsPlatform } from "../../../shared/authorization";
+import { hydrateJobs } from "../run/outputs";
 
 /** The filter a caller's visibility adds; undefined when it sees every job. */
 export function visibilityScope(caller: Caller | undefined): Filter | undefined {
@@ -45,6 +46,8 @@ async function jobPage(
     }),
     jobs.count(query.filter, query.scan ? { scan: query.scan } : {}),
   ]);
+  // Outputs too big for their job document are put back (run/outputs.ts).
+  await hydrateJobs(service.store, items, !!query.projection);
   const hints = [...query.hints, ...(await expand(service, ctx, items, query.dereference))];
   const { skip, limit } = query;
   return {

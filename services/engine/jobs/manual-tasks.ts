@@ -8,6 +8,8 @@ import type { Caller } from "../../../shared/contracts/resources";
 import type { Filter, Store } from "../../../shared/store/types";
 import { jobAccessFilter } from "../../../shared/job-visibility";
 import { JOBS } from "../collections";
+import { hydrateJobs } from "../run/outputs";
+import type { SpillRef } from "../run/types";
 import type { EngineCtx, EngineService } from "../types";
 import { pageLimit } from "../../../shared/paging";
 
@@ -25,7 +27,7 @@ export async function manualTaskList(store: Store, caller: Caller | undefined, q
   if (status === "waiting") match["waitingTasks.0"] = { $exists: true };
   const rows = await store
     .collection(JOBS)
-    .aggregate<{ job: Record<string, any>; task: { k: string; v: any } }>([
+    .aggregate<{ job: Record<string, any>; task: { k: string; v: any }; spilled?: SpillRef[] }>([
       { $match: match },
       {
         $project: {
@@ -37,6 +39,7 @@ export async function manualTaskList(store: Store, caller: Caller | undefined, q
             workflow: "$workflow",
             groups: "$groups",
           },
+          spilled: "$spilled",
           task: { $objectToArray: "$tasks" },
         },
       },
@@ -46,6 +49,13 @@ export async function manualTaskList(store: Store, caller: Caller | undefined, q
       { $skip: query.skip ?? 0 },
       { $limit: pageLimit(query.limit) },
     ]);
+  // A task's outgoing values too big for its job document are put back (run/outputs.ts).
+  await hydrateJobs(
+    store,
+    rows
+      .filter((row) => row.spilled?.length)
+      .map((row) => ({ _id: row.job._id, tasks: { [row.task.k]: row.task.v }, spilled: row.spilled })),
+  );
   return rows.map(({ job, task }) => ({
     id: task.k,
     job_id: job._id,

@@ -6,7 +6,7 @@
  */
 import type { EngineHandlers } from "../types";
 
-const JOB_INTERNALS = ["version", "sweepAt", "waitingTasks", "runAs", "deferred"];
+const JOB_INTERNALS = ["version", "sweepAt", "waitingTasks", "runAs", "deferred", "spilled"];
 const TASK_INTERNALS = ["claim", "child", "loop", "waitingSince"];
 
 /** The same fields as paths a client's search may not filter, sort or project (shared/client-filter.ts). */

@@ -12,17 +12,23 @@ import type { EngineCtx, EngineService } from "../types";
 import { JOBS } from "../collections";
 import { visibilityScope } from "./handlers";
 import { JOB_HIDDEN_PATHS } from "./public-job";
+import { hydrateJobs } from "../run/outputs";
 
 async function visibleJob(service: EngineService, caller: Parameters<typeof visibilityScope>[0], id: string) {
   const job = await service.store.collection(JOBS).findOne({ ...visibilityScope(caller), _id: id });
   if (!job) throw new NotFoundError("Job", id);
+  // Outputs too big for the job document are put back (run/outputs.ts).
+  await hydrateJobs(service.store, [job]);
   return job as Job;
 }
 
 export async function searchJobs(this: EngineService, ctx: EngineCtx<"searchJobs">) {
   const jobs = this.store.collection(JOBS);
   const scope = visibilityScope(ctx.meta.caller);
-  return searchPage<Job>(jobs, ctx.params.options ?? {}, { _id: 1 }, scope, JOB_HIDDEN_PATHS);
+  const options = ctx.params.options ?? {};
+  const page = await searchPage<Job>(jobs, options, { _id: 1 }, scope, JOB_HIDDEN_PATHS);
+  await hydrateJobs(this.store, page.results as Record<string, any>[], !!options.fields);
+  return page;
 }
 
 export async function getJobDocument(this: EngineService, ctx: EngineCtx<"getJobDocument">) {

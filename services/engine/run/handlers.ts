@@ -17,6 +17,7 @@ import { ensureJobIndexes, JOBS } from "../collections";
 import { ensureWorkflowIndexes } from "../workflows/handlers";
 import { DISPATCH_EVENT, Runner } from "./runner";
 import { runnerSettings } from "./settings";
+import { JobOutputs } from "./outputs";
 import { loadWorkflow, prepareVariables } from "./start";
 import { checkGroupsExist } from "../../../shared/groups";
 import { buildJob } from "./new-job";
@@ -56,7 +57,7 @@ export async function startJob(this: EngineService, ctx: EngineCtx<"startJob">) 
   // start over from a dead one answers the job the first one started (shared/keyed-inserts.ts).
   const id = keyedDocumentId("job");
   if (id && takingOver()) {
-    const existing = await this.store.collection<RunJob>(JOBS).findOne({ _id: id });
+    const existing = await this.runner.jobs.read(id);
     if (existing) return answer(existing);
   }
   const job = buildJob(
@@ -71,7 +72,7 @@ export async function startJob(this: EngineService, ctx: EngineCtx<"startJob">) 
 export async function startScheduledJob(this: EngineService, ctx: EngineCtx<"startScheduledJob">) {
   const { workflow: name, jobId, automation, options } = ctx.params;
   const runner: Runner = this.runner;
-  const existing = await this.store.collection<RunJob>(JOBS).findOne({ _id: jobId });
+  const existing = await runner.jobs.read(jobId);
   if (existing) return answer(existing);
   const workflow = await loadWorkflow(this.store, name);
   // Run as the automation's owner (services/scheduler/firing.ts runsAs), or as the platform.
@@ -97,7 +98,7 @@ export async function startScheduledJob(this: EngineService, ctx: EngineCtx<"sta
   } catch (err) {
     // Two replicas resuming one slot: the one that lost the insert answers the winner's job.
     if (!(err instanceof DuplicateKeyError)) throw err;
-    const winner = await this.store.collection<RunJob>(JOBS).findOne({ _id: jobId });
+    const winner = await runner.jobs.read(jobId);
     if (!winner) throw err;
     return answer(winner);
   }
@@ -158,6 +159,10 @@ export const executorMixin = typedMixin<EngineService>({
       this.logger.warn(`engine: jobs index not created: ${err.message}`),
     );
     await ensureWorkflowIndexes(this.store);
+    // Big task outputs live in their own collection (run/outputs.ts): its index finds a job's.
+    await new JobOutputs(this.store)
+      .ensureIndexes()
+      .catch((err: Error) => this.logger.warn(`engine: job_outputs index not created: ${err.message}`));
     this.runner = new Runner({
       broker: this.broker,
       logger: this.logger,

@@ -14,8 +14,17 @@ import { parseFrozen } from "../../../shared/frozen-json";
 import type { Store } from "../../../shared/store/types";
 import { nowIso } from "../../../shared/text";
 import { JOB_CACHE_SIZE, MAX_WRITE_ATTEMPTS } from "./settings";
-import type { RunJob, RunTask } from "./types";
+import type { RunJob, RunTask, SpillRef } from "./types";
 import { JOBS } from "../collections";
+import {
+  ERROR_RECORDS_INLINE,
+  JobOutputs,
+  MIN_SPILL_BYTES,
+  OutputGoneError,
+  spillThreshold,
+  spillWrite,
+  type SpillWrite,
+} from "./outputs";
 
 export interface Written<R> {
   /** The job before this write (equal to `job` when nothing changed). */
@@ -29,27 +38,63 @@ export class JobStore {
   private readonly cache = new Map<string, RunJob>();
   private readonly locks = new Map<string, Promise<void>>();
 
-  constructor(private readonly store: Store) {}
+  /** The values too big for their job (./outputs.ts). */
+  readonly outputs: JobOutputs;
+
+  constructor(private readonly store: Store) {
+    this.outputs = new JobOutputs(store);
+  }
 
   get collection() {
     return this.store.collection<RunJob>(JOBS);
   }
 
-  /** The stored job (and it is remembered), or null. */
+  /** The stored job with its values put back (and it is remembered), or null. */
   async read(id: string): Promise<RunJob | null> {
-    const doc = await this.collection.findOne({ _id: id });
-    if (doc) this.remember(frozenTasks(doc));
-    else this.cache.delete(id);
-    return doc;
+    for (let attempt = 0; ; attempt++) {
+      const doc = await this.collection.findOne({ _id: id });
+      if (!doc) {
+        this.cache.delete(id);
+        return null;
+      }
+      try {
+        await this.outputs.hydrate(doc);
+      } catch (err) {
+        // A write replaced a value after this read: the job as it is now refers to the new one.
+        if (err instanceof OutputGoneError && attempt < 4) continue;
+        throw err;
+      }
+      this.remember(frozenTasks(doc));
+      return doc;
+    }
   }
 
   async insert(job: RunJob): Promise<void> {
     // JSON values only (no `undefined` members), as every backend will hold them, remembered as
     // stored (the caller's objects are never frozen). Frozen with its text: the embedded store
     // keeps it without a copy or a second serialization.
-    const doc = parseFrozen(JSON.stringify(job)) as RunJob;
-    await this.collection.insertOne(doc);
-    this.remember(doc);
+    const text = JSON.stringify(job);
+    if (text.length <= MIN_SPILL_BYTES || text.length <= spillThreshold(job)) {
+      const doc = parseFrozen(text) as RunJob;
+      await this.collection.insertOne(doc);
+      this.remember(doc);
+      return;
+    }
+    // Big values (a child job's variables, a start's): stored first, then the job referring to them.
+    const doc = JSON.parse(text) as RunJob;
+    const stored = JSON.parse(text) as RunJob;
+    const writes = spillWhole(stored, spillThreshold(job));
+    if (writes.length > 0) {
+      doc.spilled = stored.spilled = writes.map((w) => w.entry);
+      await this.outputs.write(job._id, writes);
+    }
+    try {
+      await this.collection.insertOne(stored);
+    } catch (err) {
+      await this.outputs.drop(doc.spilled ?? []).catch(() => undefined);
+      throw err;
+    }
+    this.remember(frozenTasks(doc));
   }
 
   /**
@@ -95,6 +140,9 @@ export class JobStore {
           base = null;
           continue;
         }
+        // Values too big for the job are stored first (none, and no extra write, for small ones).
+        const spill = planSpill(base, draft, delta);
+        if (spill && spill.writes.length > 0) await this.outputs.write(id, spill.writes);
         const { set, unset } = delta;
         draft.last_updated = set.last_updated = nowIso();
         draft.version = base.version + 1;
@@ -104,13 +152,20 @@ export class JobStore {
         );
         if (written.matchedCount === 1) {
           this.remember(draft);
+          if (spill && spill.superseded.length > 0) await this.dropQuietly(spill.superseded);
           return { before: base, job: draft, result, changed: true };
         }
+        if (spill && spill.writes.length > 0) await this.dropQuietly(spill.writes.map((w) => w.entry));
         this.cache.delete(id);
         base = null;
       }
       throw new Error(`job ${id}: gave up after ${MAX_WRITE_ATTEMPTS} concurrent write conflicts`);
     });
+  }
+
+  /** Values no stored job refers to: removed now, or with their job. */
+  private async dropQuietly(entries: SpillRef[]): Promise<void> {
+    await this.outputs.drop(entries).catch(() => undefined);
   }
 
   /** A change wrote into a shared (frozen) task: a case writableTask missed. Logged, never lost. */
@@ -242,11 +297,9 @@ const taskTexts = new WeakMap<RunJob, Map<string, string>>();
  * shared one; a changed task is kept as the store will hold it, frozen (parseFrozen), for the next
  * draft.
  */
-function changes(
-  before: RunJob,
-  after: RunJob,
-): { set: Record<string, unknown>; unset?: Record<string, ""> } | null {
+function changes(before: RunJob, after: RunJob): Delta | null {
   const set: Record<string, unknown> = {};
+  const sizes: Record<string, number> = {};
   let unset: Record<string, ""> | undefined;
   let any = false;
   const gone = (path: string) => {
@@ -271,6 +324,7 @@ function changes(
       const text = differs(after[key], before[key]);
       if (text === undefined) continue;
       set[key] = JSON.parse(text);
+      sizes[key] = text.length;
       any = true;
       continue;
     }
@@ -293,5 +347,113 @@ function changes(
     }
   }
   taskTexts.set(after, texts);
-  return any ? { set, ...(unset && { unset }) } : null;
+  return any ? { set, sizes, ...(unset && { unset }) } : null;
+}
+
+interface Delta {
+  set: Record<string, unknown>;
+  unset?: Record<string, "">;
+  /** The JSON length of each top-level part in `set` (tasks' texts are in taskTexts). */
+  sizes: Record<string, number>;
+}
+
+const samePath = (a: string[], b: string[]) => a.length === b.length && a.every((p, i) => p === b[i]);
+
+/**
+ * Takes the values too big for the job out of a write's `$set` (./outputs.ts): each is replaced
+ * by null there, and the write's `spilled` list names where it is stored. Answers the values to
+ * store before the write, and the stored ones it replaces (to remove after it); null when the
+ * write holds no big value and the job has none (the usual case, decided from lengths known).
+ */
+function planSpill(
+  base: RunJob,
+  draft: RunJob,
+  delta: Delta,
+): { writes: SpillWrite[]; superseded: SpillRef[] } | null {
+  const { set } = delta;
+  const unset = delta.unset ?? {};
+  const old = base.spilled ?? [];
+  const texts = taskTexts.get(draft);
+  const sizeOf = (key: string) =>
+    key.startsWith("tasks.") ? (texts?.get(key.slice(6))?.length ?? 0) : (delta.sizes[key] ?? 0);
+  const manyErrors = Object.hasOwn(set, "error") && (draft.error?.length ?? 0) > ERROR_RECORDS_INLINE;
+  if (old.length === 0 && !manyErrors && Object.keys(set).every((key) => sizeOf(key) <= MIN_SPILL_BYTES))
+    return null;
+  const threshold = spillThreshold(draft);
+  if (old.length === 0 && !manyErrors && Object.keys(set).every((key) => sizeOf(key) <= threshold))
+    return null;
+  const rewritten = (path: string[]) =>
+    path[0] === "tasks"
+      ? Object.hasOwn(set, `tasks.${path[1]}`) || Object.hasOwn(unset, `tasks.${path[1]}`)
+      : Object.hasOwn(set, path[0]) || Object.hasOwn(unset, path[0]);
+  const entries = old.filter((e) => !rewritten(e.path));
+  const writes: SpillWrite[] = [];
+  /** Whether the value at `path` leaves the job (unchanged and stored already: kept as it is). */
+  const place = (path: string[], value: unknown, before: unknown, force = false): boolean => {
+    const prior = old.find((e) => samePath(e.path, path));
+    if (prior && before !== undefined && samePlain(value, before)) {
+      entries.push(prior);
+      return true;
+    }
+    const text = JSON.stringify(value);
+    if (!force && text.length <= threshold) return false;
+    const write = spillWrite(draft._id, path, text);
+    writes.push(write);
+    entries.push(write.entry);
+    return true;
+  };
+  for (const key of Object.keys(set)) {
+    if (key.startsWith("tasks.")) {
+      const id = key.slice(6);
+      const task = set[key] as RunTask | null;
+      if (!task || sizeOf(key) <= threshold) continue;
+      const before = readTask(base, id);
+      let stored: RunTask = task;
+      for (const slot of ["outgoing", "loop"] as const) {
+        const value = task[slot];
+        if (value == null) continue;
+        if (place(["tasks", id, slot], value, before?.[slot])) stored = { ...stored, [slot]: null };
+      }
+      set[key] = stored;
+    } else if (key === "variables" && sizeOf(key) > threshold) {
+      const variables = set.variables as Record<string, unknown>;
+      for (const name of Object.keys(variables))
+        if (place(["variables", name], draft.variables[name], base.variables?.[name])) variables[name] = null;
+    } else if (key === "error" && (manyErrors || sizeOf(key) > threshold)) {
+      if (place(["error"], draft.error, base.error, manyErrors)) set.error = [];
+    }
+  }
+  const refs = new Set(entries.map((e) => e.ref));
+  const superseded = old.filter((e) => !refs.has(e.ref));
+  if (superseded.length > 0 || writes.length > 0) {
+    if (entries.length > 0) {
+      set.spilled = entries;
+      draft.spilled = entries;
+    } else {
+      (delta.unset ??= {}).spilled = "";
+      delete draft.spilled;
+    }
+  }
+  return { writes, superseded };
+}
+
+/** Takes the big values out of a whole job about to be inserted (./outputs.ts); answers them. */
+function spillWhole(job: RunJob, threshold: number): SpillWrite[] {
+  const writes: SpillWrite[] = [];
+  const place = (path: string[], value: unknown, force = false): boolean => {
+    if (value == null) return false;
+    const text = JSON.stringify(value);
+    if (!force && text.length <= threshold) return false;
+    writes.push(spillWrite(job._id, path, text));
+    return true;
+  };
+  for (const [id, task] of Object.entries(job.tasks)) {
+    if (!task) continue;
+    for (const slot of ["outgoing", "loop"] as const)
+      if (place(["tasks", id, slot], task[slot])) Object.assign(task, { [slot]: null });
+  }
+  for (const name of Object.keys(job.variables ?? {}))
+    if (place(["variables", name], job.variables[name])) job.variables[name] = null;
+  if (place(["error"], job.error, (job.error?.length ?? 0) > ERROR_RECORDS_INLINE)) job.error = [];
+  return writes;
 }

@@ -34,6 +34,7 @@ import {
 import type { ChildState, RunJob } from "./types";
 import { outgoingFromResult, resolveIncoming } from "./variables";
 import { copyPlain } from "../../../shared/objects";
+import { hydrateJobs } from "./outputs";
 import { callAsPlatform, PLATFORM_META } from "../../../shared/authorization";
 import { assertMayStart } from "../../../shared/job-visibility";
 
@@ -351,8 +352,9 @@ export class Runner {
     if (ids.length === 0) return undefined;
     const found = await this.jobs.collection.find(
       { _id: { $in: ids } },
-      { projection: { _id: 1, status: 1, variables: 1 } },
+      { projection: { _id: 1, status: 1, variables: 1, spilled: 1 } },
     );
+    await hydrateJobs(this.host.store, found); // a child's big variables (./outputs.ts)
     const states = new Map<string, ChildState>(ids.map((id) => [id, { status: "", missing: true }]));
     for (const child of found) states.set(child._id, { status: child.status, variables: child.variables });
     return states;

@@ -44,6 +44,20 @@ export interface RunJob extends Omit<JobDoc, "tasks"> {
   deferred?: { from: string; state: FinishState }[];
   /** Who started the job: automatic tasks run as this caller. */
   runAs?: Pick<Caller, "accountId" | "username" | "roles" | "groupIds"> | null;
+  /** The values kept in `job_outputs` rather than here (run/outputs.ts); absent when none. */
+  spilled?: SpillRef[];
+}
+
+/**
+ * A value of the job stored in `job_outputs` instead of the job (run/outputs.ts): its place in the
+ * job (left null there), its reference, and how many chunks of JSON text hold it.
+ */
+export interface SpillRef {
+  path: string[];
+  ref: string;
+  chunks: number;
+  /** The length of its JSON text. */
+  bytes: number;
 }
 
 /** What a child job's parent needs to know of it. */
