@@ -101,6 +101,31 @@ function lifecycle(verb: "stop" | "start" | "restart", summary: string) {
   } as const;
 }
 
+/**
+ * An adapter instance's `properties` as create and update take them (spec operation 19): the inner
+ * `properties.id` must equal the adapter's `name`.
+ */
+const adapterProperties = {
+  type: "object",
+  strict: "remove",
+  props: adapterProps,
+  messages: {
+    adapterIdMismatch: "The 'properties.properties.id' field must equal the adapter name ('{expected}').",
+  },
+  custom: (value: any, errors: any[]) => {
+    const inner = value?.properties;
+    if (inner && typeof inner === "object" && typeof inner.id === "string" && inner.id !== value.name) {
+      errors.push({
+        type: "adapterIdMismatch",
+        field: "properties.properties.id",
+        expected: value.name,
+        actual: value.properties.id,
+      });
+    }
+    return value;
+  },
+} as const;
+
 export const adapters = defineService("adapters", {
   restAction: {
     idempotent: "keyed",
@@ -175,27 +200,7 @@ export const adapters = defineService("adapters", {
   },
   create: {
     params: {
-      properties: {
-        type: "object",
-        strict: "remove",
-        props: adapterProps,
-        messages: {
-          adapterIdMismatch:
-            "The 'properties.properties.id' field must equal the adapter name ('{expected}').",
-        },
-        custom: (value: any, errors: any[]) => {
-          const inner = value?.properties;
-          if (inner && typeof inner === "object" && typeof inner.id === "string" && inner.id !== value.name) {
-            errors.push({
-              type: "adapterIdMismatch",
-              field: "properties.properties.id",
-              expected: value.name,
-              actual: value.properties.id,
-            });
-          }
-          return value;
-        },
-      },
+      properties: adapterProperties,
       description: { type: "string", max: 4096, optional: true },
       tags: tagIds,
     },
@@ -206,6 +211,28 @@ export const adapters = defineService("adapters", {
       access: ["admin"],
       spec: 19,
       summary: "Create an adapter instance",
+    },
+  },
+  update: {
+    idempotent: "keyed",
+    params: {
+      name: adapterName,
+      properties: {
+        ...adapterProperties,
+        description:
+          "The adapter as create takes it, re-validated the same way; `name` must be the path's. A credential member left out keeps its stored (sealed) value, resent as read (`enc:v1:...`) it stays, `null` removes it",
+      },
+      description: { type: "string", max: 4096, optional: true },
+      tags: tagIds,
+    },
+    result: returns(statusResult(adapterSchema)),
+    http: {
+      method: "PUT",
+      path: "/adapters/:name/properties",
+      aliases: [{ path: "/adapters/:name" }],
+      access: ["admin"],
+      summary:
+        "Update an adapter's properties (the real product's PUT /adapters/:name/properties): its connections and health pick them up at once",
     },
   },
   list: {
