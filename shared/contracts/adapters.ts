@@ -91,6 +91,15 @@ export type DeviceSource = InferRule<typeof deviceSourceSchema>;
 
 const adapterHealthPage = resultsPage(adapterHealthSchema);
 
+/**
+ * What a call through to the orchestrator can answer beyond the common statuses
+ * (docs/orchestrator.md#errors): the orchestrator's failure (502) and its silence (504).
+ */
+const UPSTREAM_ERRORS = {
+  502: "BAD_GATEWAY: the orchestrator answered 4xx/5xx (data: {status, body}), could not be reached, closed the connection, or answered over 16 MiB or nested deeper than 64 levels (data: {body: {adapter, cause}})",
+  504: "TIMEOUT: the orchestrator did not answer within the adapter's timeout (data: {adapter, timeoutMs}), or the operation not within the request timeout",
+} as const;
+
 /** PUT /adapters/:name/stop|start|restart, as the real product's clients and CLI send them. */
 function lifecycle(verb: "stop" | "start" | "restart", summary: string) {
   return {
@@ -148,6 +157,7 @@ export const adapters = defineService("adapters", {
       body: { type: "object" },
     },
     result: returns(arrayOf(shape({ result: str, body: optional(anyValue) }))),
+    errors: UPSTREAM_ERRORS,
     http: {
       method: "POST",
       path: "/orchestrator_manager/restAction/:adapterId",
@@ -179,6 +189,7 @@ export const adapters = defineService("adapters", {
       params: { type: "object", strict: true, props: orchestratorParams },
     },
     result: returns(either(anyObj, str)),
+    errors: UPSTREAM_ERRORS,
     http: {
       method: "POST",
       path: "/orchestrator_manager/restQuery/:adapterId",
@@ -292,6 +303,7 @@ export const adapters = defineService("adapters", {
     idempotent: "repeatable",
     params: { name: adapterName },
     result: returns(arrayOf(deviceSchema)),
+    errors: UPSTREAM_ERRORS,
     description: "Internal (the devices service): an orchestrator adapter's devices, read from its REST API.",
   },
   checkHealth: {
