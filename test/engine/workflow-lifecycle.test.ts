@@ -1,7 +1,8 @@
 /**
  * A workflow's end of life over HTTP (docs/engine-queries.md#deleting-a-workflow): a delete is refused with
  * 409 while an automation runs the workflow (named by the automation catalog's `workflow` or by the
- * operations manager's `componentId`) or one of its jobs is running or paused, unless `?force=true`.
+ * operations manager's `componentId`) or one of its jobs is running or paused, unless `?force=true`;
+ * a rename is refused while an automation runs it (automations run a workflow by its name).
  * And the real product's client `Itential.py` (tagmeh/Itential.py), each call sent exactly as it
  * sends it: `workflow.delete` (reads `name` from the answer), `workflow.upload` (posts
  * `{"workflow": {...}}` to /workflow_builder/import) and its 2023.1 `get_jobs(workflow_name=...)`
@@ -141,6 +142,39 @@ describe("deleting a workflow that is in use", () => {
       "VALIDATION_ERROR",
     );
     expect(bad.data[0].field).toBe("force");
+  });
+
+  test("a rename is refused too while an automation runs it (by its name); a replace keeping the name is not", async () => {
+    await createWorkflow("Renamed later");
+    const automation = (
+      await admin.post("/automation_catalog/automations", {
+        name: "Runs it by name",
+        workflow: "Renamed later",
+      })
+    ).body;
+    const replaced = await admin.put("/workflow_builder/workflows/Renamed%20later", {
+      workflow: { ...chain("Renamed later", []), description: "same name, new text" },
+    });
+    expect(replaced.status).toBe(200);
+    const refused = expectError(
+      await admin.put("/workflow_builder/workflows/Renamed%20later", { workflow: chain("Renamed now", []) }),
+      409,
+      "CONFLICT",
+    );
+    expect(refused.message).toMatch(/Runs it by name/);
+    expect(refused.data.automations).toEqual({
+      total: 1,
+      automations: [{ _id: automation._id, name: "Runs it by name" }],
+    });
+    expect(await exists("Renamed later")).toBe(true);
+    expect(await exists("Renamed now")).toBe(false);
+
+    expect((await admin.delete(`/automation_catalog/automations/${automation._id}`)).status).toBe(200);
+    const renamed = await admin.put("/workflow_builder/workflows/Renamed%20later", {
+      workflow: chain("Renamed now", []),
+    });
+    expect(renamed.status).toBe(200);
+    expect(await exists("Renamed now")).toBe(true);
   });
 
   test("the scheduler answers the engine's question over the broker: internal only", async () => {

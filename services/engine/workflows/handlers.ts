@@ -114,6 +114,7 @@ export async function getWorkflowById(this: EngineService, ctx: EngineCtx<"getWo
 export async function updateWorkflow(this: EngineService, ctx: EngineCtx<"updateWorkflow">) {
   const fields = definition(ctx.params.workflow);
   await ensureWorkflowIndexes(this.store);
+  if (fields.name !== ctx.params.name) await refuseRenameInUse(this, ctx, ctx.params.name);
   let updated: WorkflowDoc | null;
   try {
     updated = await this.store
@@ -126,6 +127,25 @@ export async function updateWorkflow(this: EngineService, ctx: EngineCtx<"update
   }
   if (!updated) throw new NotFoundError("Workflow", ctx.params.name);
   return updated as Workflow;
+}
+
+/**
+ * Automations run a workflow by its name: renaming one they run would leave them without it, as a
+ * delete would. 409 naming them (docs/engine-queries.md#deleting-a-workflow); running jobs carry
+ * their own copy and do not mind.
+ */
+async function refuseRenameInUse(service: EngineService, ctx: EngineCtx<"updateWorkflow">, name: string) {
+  const doc = await findWorkflow(service.store, name);
+  const users = await callAsPlatform(ctx, "scheduler.workflowUsers", {
+    name: doc.name,
+    id: doc._id,
+    limit: USERS_NAMED,
+  });
+  if (users.total === 0) return;
+  throw new ConflictError(
+    `Workflow '${name}' cannot be renamed: ${users.total} automation(s) run it by its name (${users.automations.map((a) => `'${a.name}'`).join(", ")}${users.total > users.automations.length ? ", ..." : ""}); change them first`,
+    { workflow: name, automations: users },
+  );
 }
 
 /** Jobs that still run a workflow: running or paused (a paused job may be resumed). */
