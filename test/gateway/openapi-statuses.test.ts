@@ -58,7 +58,9 @@ beforeAll(async () => {
   const common = { host: "127.0.0.1", timeout: 300, breakerThreshold: 1000, healthCheckInterval: 86_400_000 };
   expect((await api.post("/adapters", adapter("up", { ...common, port: orch.port }))).status).toBe(200);
   // Port 1 on the loopback: nothing listens, the connection is refused.
-  expect((await api.post("/adapters", adapter("down", { ...common, port: 1, timeout: 10_000 }))).status).toBe(200);
+  expect((await api.post("/adapters", adapter("down", { ...common, port: 1, timeout: 10_000 }))).status).toBe(
+    200,
+  );
 }, 60_000);
 
 afterAll(async () => {
