@@ -34,6 +34,15 @@ const errorResponses = {
   "504": "TIMEOUT",
 };
 
+/**
+ * The error statuses of an operation: the ones every operation can answer, and those its contract
+ * declares (`errors`: e.g. 502 from an upstream system), in status order.
+ */
+export function errorStatuses(op: Operation): Record<string, string> {
+  const all: Record<string, string> = { ...errorResponses, ...op.contract.errors };
+  return Object.fromEntries(Object.entries(all).sort(([a], [b]) => Number(a) - Number(b)));
+}
+
 function pathParamsOf(path: string): string[] {
   return [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
 }
@@ -103,7 +112,7 @@ function operationObject(op: Operation, components: Record<string, JsonSchema>):
     responses: {
       "200": { description: "Success", content: success },
       ...Object.fromEntries(
-        Object.entries(errorResponses).map(([code, type]) => [
+        Object.entries(errorStatuses(op)).map(([code, type]) => [
           code,
           {
             description: type,

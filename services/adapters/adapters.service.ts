@@ -14,7 +14,7 @@ import { configOf } from "../../shared/runtime";
 import { loadKey } from "../../shared/secrets";
 import { contractActions, storeMixin, typedService } from "../../shared/service";
 import type { StoredAdapter } from "./documents";
-import { create, get, list, remove, type AdaptersService } from "./handlers";
+import { create, get, list, remove, update, type AdaptersService } from "./handlers";
 import { HEALTH, healthPass } from "./health/checks";
 import { checkHealth, healthGet, healthList } from "./health/handlers";
 import { restart, start, stop } from "./lifecycle";
@@ -32,6 +32,7 @@ export default typedService<AdaptersService>({
     restAction,
     restQuery,
     create,
+    update,
     list,
     get,
     delete: remove,

@@ -16,6 +16,7 @@
  * `Authorization`, `Proxy-Authorization`, `X-Auth-Token`, `X-API-Key`, `Cookie`) is sealed too. The
  * orchestrator target unseals header values in memory only, when it builds a request (./orchestrator/target.ts).
  */
+import { isDeepStrictEqual } from "node:util";
 import { sealValue } from "../../shared/pointers";
 import { CREDENTIAL_SUFFIXES, isCredentialKey } from "../../shared/secrets";
 
@@ -71,4 +72,32 @@ export function holdsCredentials(settings: Json, inHeaders = false): boolean {
   return Object.entries(settings).some(([k, v]) =>
     isSecretMember(k, inHeaders) ? holdsSealable(v) : holdsCredentials(v, isHeadersBlock(k, v)),
   );
+}
+
+const isObject = (v: Json): v is Record<string, Json> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * An update's settings sealed against the stored ones (PUT /adapters/:name/properties): credential
+ * members are sealed as on create, except that
+ *  - one left out of an object the update sends keeps its stored (sealed) value,
+ *  - one resent exactly as stored (the sealed `enc:v1:...` text a read answers) keeps it: only
+ *    this adapter's own stored value at that same place is kept so, never another object's,
+ *  - one sent as `null` is removed.
+ * Anything else sent for a credential is plaintext to us and sealed, even if it looks sealed.
+ */
+export function sealUpdate(key: Buffer, incoming: Json, stored: Json, inHeaders = false): Json {
+  if (Array.isArray(incoming))
+    return incoming.map((v, i) => sealUpdate(key, v, Array.isArray(stored) ? stored[i] : undefined));
+  if (!isObject(incoming)) return incoming;
+  const prior = isObject(stored) ? stored : {};
+  const out: Record<string, Json> = {};
+  for (const [k, v] of Object.entries(incoming)) {
+    if (!isSecretMember(k, inHeaders)) out[k] = sealUpdate(key, v, prior[k], isHeadersBlock(k, v));
+    else if (v === null) continue;
+    else out[k] = k in prior && isDeepStrictEqual(v, prior[k]) ? prior[k] : sealAll(key, v);
+  }
+  for (const [k, v] of Object.entries(prior))
+    if (!(k in incoming) && isSecretMember(k, inHeaders)) out[k] = v;
+  return out;
 }

@@ -4,7 +4,7 @@
  * Stored (collection `adapters`, `name` unique):
  *   { _id, name, type, description, tags, properties: {id, type, properties (credentials sealed),
  *     brokers, groups}, loggerProps, isEncrypted, model, state, generation,
- *     _meta: {created, updated, createdBy} }
+ *     _meta: {created, updated, createdBy, updatedBy} }
  * `profiling` and `virtual` are answered, never stored: they follow from the stored settings, so
  * they cannot disagree with them (docs/catalog.md):
  *   profiling  the adapter writes per-call timing metrics: `loggerProps.metrics_filename` is set.
@@ -29,7 +29,8 @@ export interface StoredAdapter {
   state?: "RUNNING" | "STOPPED";
   /** Bumped by every restart; each replica drops connections made for an older generation. */
   generation?: number;
-  _meta: { created: string; updated: string; createdBy: string };
+  /** `updatedBy`: the account (`_id`) of the last update (PUT /adapters/:name/properties), or `system`. */
+  _meta: { created: string; updated: string; createdBy: string; updatedBy?: string };
 }
 
 /** Keys (lowercased, letters and digits only) that name where an adapter connects to. */

@@ -7,7 +7,7 @@ import type { NamedDocuments } from "../../shared/named-documents";
 import type { HandlerContext, PlatformService } from "../../shared/service";
 import { nowIso } from "../../shared/text";
 import { ADAPTER_DELETED_EVENT, type AdapterDeletedEvent } from "../../shared/contracts/events";
-import { holdsCredentials, sealCredentials } from "./credentials";
+import { holdsCredentials, sealCredentials, sealUpdate } from "./credentials";
 import { toAdapter, type StoredAdapter } from "./documents";
 import { checkSoon, HEALTH } from "./health/checks";
 import { healthEntries } from "./health/handlers";
@@ -15,7 +15,7 @@ import { healthPage } from "../../shared/health-query";
 import { resetCircuit } from "./orchestrator/breaker";
 import { dropPool } from "./orchestrator/connections";
 import { headerValueProblem } from "./orchestrator/target";
-import { invalidField } from "../../shared/errors";
+import { ConflictError, invalidField, NotFoundError } from "../../shared/errors";
 
 /** Request headers in an adapter's settings must be sendable: 400 naming the header otherwise. */
 function checkHeaders(settings: Record<string, unknown> | undefined): void {
@@ -61,6 +61,74 @@ export async function create(this: AdaptersService, ctx: Ctx<"create">) {
   const stored = await this.adapters().insert(doc);
   await checkSoon(this, name);
   return { status: "OK", message: `Adapter '${name}' created`, data: toAdapter(stored) };
+}
+
+/** Compare-and-set attempts of an update before it answers 409 (another write kept winning). */
+const UPDATE_ATTEMPTS = 3;
+
+/**
+ * PUT /adapters/:name/properties (and /adapters/:name): the real product's adapter update
+ * (docs/orchestrator.md#updating-an-adapter). The body is create's, re-validated the same way; the
+ * name cannot change (400). Credentials: ./credentials.ts `sealUpdate` (left out: kept; resent as
+ * read: kept; null: removed). The write is a compare-and-set on what was read, so a concurrent
+ * update, restart or stop is never overwritten with settings merged against an older read. The
+ * running adapter picks the change up as on a restart, its state unchanged: `generation` is bumped
+ * (every replica drops its pool for the old settings on its next call), the breaker is reset, and
+ * its health is cleared and checked again on the next pass (a stopped adapter stays stopped).
+ */
+export async function update(this: AdaptersService, ctx: Ctx<"update">) {
+  const { name } = ctx.params;
+  const { name: bodyName, type, properties, loggerProps, model } = ctx.params.properties;
+  if (bodyName !== name)
+    throw invalidField(
+      "properties.name",
+      `The 'properties.name' field must be the adapter's name ('${name}'): an adapter cannot be renamed`,
+      "adapterName",
+    );
+  const settings = properties.properties;
+  checkHeaders(settings);
+  const collection = this.adapters().collection;
+  for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+    const stored = await collection.findOne({ name });
+    if (!stored) throw new NotFoundError("Adapter", name);
+    const sealed =
+      settings === undefined
+        ? undefined
+        : (sealUpdate(this.secretKey, settings, stored.properties.properties) as Record<string, unknown>);
+    const now = nowIso();
+    const set: Record<string, unknown> = {
+      type,
+      description: ctx.params.description ?? stored.description,
+      tags: ctx.params.tags ? [...new Set(ctx.params.tags)] : stored.tags,
+      properties: { ...properties, ...(sealed !== undefined && { properties: sealed }) },
+      isEncrypted: holdsCredentials(sealed),
+      "_meta.updated": now,
+      "_meta.updatedBy": ctx.meta.caller?.accountId ?? "system",
+    };
+    const unset: Record<string, ""> = {};
+    if (loggerProps !== undefined) set.loggerProps = loggerProps;
+    else unset.loggerProps = "";
+    if (model !== undefined) set.model = model;
+    else unset.model = "";
+    const doc = await collection.findOneAndUpdate(
+      { _id: stored._id, "_meta.updated": stored._meta.updated, generation: stored.generation ?? null },
+      { $set: set, $unset: unset, $inc: { generation: 1 } },
+    );
+    if (!doc) continue;
+    dropPool(name);
+    resetCircuit(name);
+    await this.store
+      .collection(HEALTH)
+      .updateOne(
+        { _id: name },
+        { $set: { nextCheckAt: 0 }, $unset: { connection: "", failures: "" } },
+        { upsert: true },
+      );
+    return { status: "OK", message: `Adapter '${name}' updated`, data: toAdapter(doc) };
+  }
+  throw new ConflictError(`Adapter '${name}' changed while it was being updated; send the update again`, {
+    adapter: name,
+  });
 }
 
 /**

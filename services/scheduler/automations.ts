@@ -294,3 +294,24 @@ export async function uniqueName<T>(name: string | undefined, write: () => Promi
     throw err;
   }
 }
+
+/**
+ * The automations that run a workflow (by its name, or its `_id` as the real product's
+ * `componentId`): the engine asks before it deletes one (docs/engine-queries.md#deleting-a-workflow).
+ * Every automation counts, whatever its groups: a delete must not strand one the caller cannot see.
+ */
+export async function workflowUsers(this: SchedulerService, ctx: Ctx<"workflowUsers">) {
+  const { name, id } = ctx.params;
+  const filter = id === undefined ? { workflow: name } : { $or: [{ workflow: name }, { componentId: id }] };
+  const automations = this.store.collection<Automation>(AUTOMATIONS);
+  const [total, first] = await Promise.all([
+    automations.count(filter),
+    automations.find(filter, {
+      sort: { name: 1, _id: 1 },
+      limit: ctx.params.limit ?? 10,
+      projection: { _id: 1, name: 1 },
+      readOnly: true,
+    }),
+  ]);
+  return { total, automations: first.map((a) => ({ _id: a._id, name: a.name })) };
+}

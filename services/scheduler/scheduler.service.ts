@@ -22,6 +22,7 @@ import {
   tick,
   updateAutomation,
   updateSchedule,
+  workflowUsers,
   type SchedulerService,
 } from "./automations";
 import { AUTOMATIONS, RUNS, TRIGGERS } from "./firing";
@@ -50,6 +51,7 @@ export default typedService<SchedulerService>({
     listRuns,
     tick,
     releaseGroup,
+    workflowUsers,
     omCreateAutomation,
     omListAutomations,
     omGetAutomation,

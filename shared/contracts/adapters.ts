@@ -91,6 +91,15 @@ export type DeviceSource = InferRule<typeof deviceSourceSchema>;
 
 const adapterHealthPage = resultsPage(adapterHealthSchema);
 
+/**
+ * What a call through to the orchestrator can answer beyond the common statuses
+ * (docs/orchestrator.md#errors): the orchestrator's failure (502) and its silence (504).
+ */
+const UPSTREAM_ERRORS = {
+  502: "BAD_GATEWAY: the orchestrator answered 4xx/5xx (data: {status, body}), could not be reached, closed the connection, or answered over 16 MiB or nested deeper than 64 levels (data: {body: {adapter, cause}})",
+  504: "TIMEOUT: the orchestrator did not answer within the adapter's timeout (data: {adapter, timeoutMs}), or the operation not within the request timeout",
+} as const;
+
 /** PUT /adapters/:name/stop|start|restart, as the real product's clients and CLI send them. */
 function lifecycle(verb: "stop" | "start" | "restart", summary: string) {
   return {
@@ -100,6 +109,31 @@ function lifecycle(verb: "stop" | "start" | "restart", summary: string) {
     http: { method: "PUT", path: `/adapters/:name/${verb}`, access: SUPPORT_WRITE, summary },
   } as const;
 }
+
+/**
+ * An adapter instance's `properties` as create and update take them (spec operation 19): the inner
+ * `properties.id` must equal the adapter's `name`.
+ */
+const adapterProperties = {
+  type: "object",
+  strict: "remove",
+  props: adapterProps,
+  messages: {
+    adapterIdMismatch: "The 'properties.properties.id' field must equal the adapter name ('{expected}').",
+  },
+  custom: (value: any, errors: any[]) => {
+    const inner = value?.properties;
+    if (inner && typeof inner === "object" && typeof inner.id === "string" && inner.id !== value.name) {
+      errors.push({
+        type: "adapterIdMismatch",
+        field: "properties.properties.id",
+        expected: value.name,
+        actual: value.properties.id,
+      });
+    }
+    return value;
+  },
+} as const;
 
 export const adapters = defineService("adapters", {
   restAction: {
@@ -123,6 +157,7 @@ export const adapters = defineService("adapters", {
       body: { type: "object" },
     },
     result: returns(arrayOf(shape({ result: str, body: optional(anyValue) }))),
+    errors: UPSTREAM_ERRORS,
     http: {
       method: "POST",
       path: "/orchestrator_manager/restAction/:adapterId",
@@ -154,6 +189,7 @@ export const adapters = defineService("adapters", {
       params: { type: "object", strict: true, props: orchestratorParams },
     },
     result: returns(either(anyObj, str)),
+    errors: UPSTREAM_ERRORS,
     http: {
       method: "POST",
       path: "/orchestrator_manager/restQuery/:adapterId",
@@ -175,27 +211,7 @@ export const adapters = defineService("adapters", {
   },
   create: {
     params: {
-      properties: {
-        type: "object",
-        strict: "remove",
-        props: adapterProps,
-        messages: {
-          adapterIdMismatch:
-            "The 'properties.properties.id' field must equal the adapter name ('{expected}').",
-        },
-        custom: (value: any, errors: any[]) => {
-          const inner = value?.properties;
-          if (inner && typeof inner === "object" && typeof inner.id === "string" && inner.id !== value.name) {
-            errors.push({
-              type: "adapterIdMismatch",
-              field: "properties.properties.id",
-              expected: value.name,
-              actual: value.properties.id,
-            });
-          }
-          return value;
-        },
-      },
+      properties: adapterProperties,
       description: { type: "string", max: 4096, optional: true },
       tags: tagIds,
     },
@@ -206,6 +222,28 @@ export const adapters = defineService("adapters", {
       access: ["admin"],
       spec: 19,
       summary: "Create an adapter instance",
+    },
+  },
+  update: {
+    idempotent: "keyed",
+    params: {
+      name: adapterName,
+      properties: {
+        ...adapterProperties,
+        description:
+          "The adapter as create takes it, re-validated the same way; `name` must be the path's. A credential member left out keeps its stored (sealed) value, resent as read (`enc:v1:...`) it stays, `null` removes it",
+      },
+      description: { type: "string", max: 4096, optional: true },
+      tags: tagIds,
+    },
+    result: returns(statusResult(adapterSchema)),
+    http: {
+      method: "PUT",
+      path: "/adapters/:name/properties",
+      aliases: [{ path: "/adapters/:name" }],
+      access: ["admin"],
+      summary:
+        "Update an adapter's properties (the real product's PUT /adapters/:name/properties): its connections and health pick them up at once",
     },
   },
   list: {
@@ -265,6 +303,7 @@ export const adapters = defineService("adapters", {
     idempotent: "repeatable",
     params: { name: adapterName },
     result: returns(arrayOf(deviceSchema)),
+    errors: UPSTREAM_ERRORS,
     description: "Internal (the devices service): an orchestrator adapter's devices, read from its REST API.",
   },
   checkHealth: {

@@ -35,6 +35,9 @@ export type ActionAccess = Access | "internal";
 export const SUPPORT_READ: readonly Role[] = ["admin", "apiwrite", "engineering", "apiread"];
 export const SUPPORT_WRITE: readonly Role[] = ["admin", "apiwrite", "engineering"];
 
+/** The error statuses an action may declare (shared/errors.ts ERROR_TYPES has their types). */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 500 | 501 | 502 | 503 | 504;
+
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /** Methods whose JSON body carries the params (docs/platform-rules.md#object-parameters-on-get covers GET). */
@@ -101,6 +104,14 @@ export interface ActionContract {
    */
   result: Returns<unknown>;
   http?: HttpBinding;
+  /**
+   * Statuses this action answers beyond the ones every operation can (400, 401, 403, 404, 409,
+   * 413, 415, 429, 503 and the gateway's 504: gateway/openapi.ts), each with its `type` and cause,
+   * e.g. 502 when it calls an upstream system that fails. /openapi.json declares them on its routes;
+   * a status given here for a common one replaces that one's description. Declare only what the
+   * action really answers (test/gateway/openapi-statuses.test.ts drives each one).
+   */
+  errors?: Readonly<Partial<Record<ErrorStatus, string>>>;
   /** Who may call an action without `http` (with `http`, its `access` rules); required then. */
   access?: ActionAccess;
   /** Internal actions (not behind the gateway) are still callable over the bus by other services. */

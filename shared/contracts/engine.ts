@@ -25,7 +25,6 @@ import {
   jobOutputSchema,
   jobPageSchema,
   jobSchema,
-  messageSchema,
   searchResultOf,
   workflowExportSchema,
   taskCatalogEntrySchema,
@@ -63,12 +62,12 @@ const studioWorkflowSchema = openShape({
 });
 
 /** `{field: value}` filters of the job query; values arrive as text on a query string. */
-const fieldMap = {
+const fieldRecord = {
   type: "record",
-  optional: true,
   key: { type: "string", min: 1, max: 200 },
   value: { type: "multi", rules: [{ type: "string" }, { type: "number" }, { type: "boolean" }] },
 } as const;
+const fieldMap = { ...fieldRecord, optional: true } as const;
 /** `{field: "a,b"}` or `{field: ["a", "b"]}` for in / not-in. */
 const fieldList = {
   type: "record",
@@ -97,7 +96,16 @@ export const jobQuery = {
     exclude: optString,
     in: fieldList,
     "not-in": fieldList,
-    equals: fieldMap,
+    /**
+     * `{field: value}`, or (as the spec types it, and the real product's 2023.1 clients send it,
+     * `equals=<name>`) a plain string: the job's `name`, which is its workflow's name.
+     */
+    equals: {
+      type: "multi",
+      optional: true,
+      rules: [fieldRecord, { type: "string", min: 1, max: 256 }],
+      description: "{field: value}, or a string: jobs whose name (their workflow's name) is exactly it",
+    },
     contains: fieldMap,
     "starts-with": fieldMap,
     "ends-with": fieldMap,
@@ -165,6 +173,11 @@ const workflowDocument = {
     },
   },
 } as const;
+
+/** The workflow document's members, each optional: the import takes them bare or under `workflow`. */
+const workflowMembersOptional = Object.fromEntries(
+  Object.entries(workflowDocument.props).map(([key, rule]) => [key, { ...rule, optional: true }]),
+) as { [K in keyof typeof workflowDocument.props]: (typeof workflowDocument.props)[K] & { optional: true } };
 
 /** What a job starts with, from a person (startJob) or a schedule (startScheduledJob). */
 const jobStartOptions = {
@@ -399,14 +412,23 @@ export const engine = defineService("engine", {
   },
   deleteWorkflow: {
     idempotent: "keyed",
-    params: { name: workflowName },
-    result: returns(messageSchema),
+    params: {
+      name: workflowName,
+      force: {
+        type: "boolean",
+        optional: true,
+        description:
+          "Delete even while an automation names the workflow or a job of it is running or paused (409 otherwise)",
+      },
+    },
+    result: returns(shape({ status: str, message: str, name: str })),
     http: {
       method: "DELETE",
       path: "/workflow_builder/workflows/:name",
       aliases: [{ path: "/workflow_builder/workflows/delete/:name" }],
       access: SUPPORT_WRITE,
-      summary: "Delete a workflow",
+      summary:
+        "Delete a workflow: 409 while an automation names it or a job of it is running or paused, unless ?force=true",
     },
   },
   pauseJobs: {
@@ -574,7 +596,14 @@ export const engine = defineService("engine", {
   importWorkflow: {
     idempotent: "keyed",
     params: {
-      ...workflowDocument.props,
+      // The workflow bare (as an export answers it) or under `workflow` (Itential.py's upload).
+      ...workflowMembersOptional,
+      workflow: {
+        ...workflowDocument,
+        optional: true,
+        description:
+          "The workflow, when it is not given bare: the real product's clients send {workflow: {...}}",
+      },
       overwrite: { type: "boolean", optional: true, description: "Replace a workflow of the same name" },
     },
     result: returns(workflowSchema),

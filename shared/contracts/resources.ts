@@ -435,7 +435,13 @@ export const resultsPage = <const I extends Rule>(item: I) =>
 export type { Profile } from "./profiles";
 
 /** Who made a catalog document and when (adapters, repository configurations, profiles). */
-export const catalogMeta = openShape({ created: str, updated: str, createdBy: optional(str) });
+export const catalogMeta = openShape({
+  created: str,
+  updated: str,
+  createdBy: optional(str),
+  /** Who last changed it (an adapter update: the account `_id`, or `system`). */
+  updatedBy: optional(str),
+});
 
 /** An adapter instance (docs/catalog.md); credential members of its settings are sealed (`enc:v1:...`). */
 export const adapterSchema = named(

@@ -219,6 +219,18 @@ export const scheduler = defineService("scheduler", {
     },
   },
   releaseGroup: releaseGroupAction,
+  workflowUsers: {
+    access: "internal",
+    idempotent: "repeatable",
+    params: {
+      name: { type: "string", min: 1, max: 256 },
+      id: { ...objectId, optional: true },
+      limit: { type: "number", integer: true, min: 1, max: 100, optional: true },
+    },
+    result: returns(shape({ total: integer, automations: arrayOf(shape({ _id: str, name: str })) })),
+    description:
+      "Internal (the engine, before it deletes a workflow): the automations that run a workflow, by its name or its _id (`componentId`): how many, and the first `limit` (default 10), whatever their groups.",
+  },
   tick: {
     access: "internal",
     params: {},

@@ -200,7 +200,11 @@ describeInBothShapes("workflow definitions over HTTP", (platform) => {
     await admin.post("/workflow_builder/workflows", { workflow: workflow("delete-me") });
     const deleted = await engineer.delete("/workflow_builder/workflows/delete-me");
     expect(deleted.status).toBe(200);
-    expect(deleted.body).toEqual({ status: "OK", message: "Workflow 'delete-me' deleted" });
+    expect(deleted.body).toEqual({
+      status: "OK",
+      message: "Workflow 'delete-me' deleted",
+      name: "delete-me",
+    });
     expectError(await admin.get("/workflow_builder/workflows/delete-me"), 404, "NOT_FOUND");
   });
 
@@ -382,6 +386,7 @@ describe("workflow actions through the broker", () => {
     expect(await call(broker, "engine.deleteWorkflow", { name: "bus-wf" })).toEqual({
       status: "OK",
       message: "Workflow 'bus-wf' deleted",
+      name: "bus-wf",
     });
     await expect(call(broker, "engine.getWorkflow", { name: "bus-wf" })).rejects.toMatchObject({
       code: 404,

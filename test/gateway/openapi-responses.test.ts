@@ -335,6 +335,7 @@ async function scenario(admin: Client): Promise<void> {
   await admin.post("/adapters", adapter("spare", "Inventory", {}));
   await admin.get("/adapters");
   await admin.get("/adapters/nso");
+  await admin.put("/adapters/nso/properties", adapter("nso", "NSO", { ...settings, timeout: 5000 }));
   for (const verb of ["stop", "start", "restart"]) await admin.put(`/adapters/nso/${verb}`);
   await admin.get("/health/adapters");
   await admin.get("/health/adapters/nso");

@@ -2,7 +2,7 @@
  * Over a real NATS: the gateway and devices in one broker, the store and accounts in another, and
  * two adapters replicas. Device lookup crosses the bus (with its X-Failed-Adapters header); a stop
  * is obeyed by both replicas at once; the two replicas share each adapter's health checks (one
- * check per interval in all, not one per replica).
+ * check per interval in all, not one per replica); an update reaches both at once.
  */
 import { randomUUID } from "node:crypto";
 import {
@@ -83,5 +83,38 @@ describe("adapters replicas over NATS", () => {
     for (let i = 0; i < 6; i++) expectError(await query(), 503, "ADAPTER_STOPPED");
     expect((await api.put("/adapters/nso/start")).status).toBe(200);
     for (let i = 0; i < 6; i++) expect((await query()).status).toBe(200);
+  });
+
+  test("an update reaches both replicas: each one's next call goes to the new target", async () => {
+    const settings = {
+      host: "127.0.0.1",
+      timeout: 2000,
+      breakerThreshold: 1000,
+      healthCheckInterval: 3_600_000,
+    };
+    const moving = (port: number) => adapter("moving", "NSO", { ...settings, port });
+    expect((await api.post("/adapters", moving(1))).status).toBe(200);
+    const front = platforms[platforms.length - 1].broker;
+    const replicas = [platforms[1].broker.nodeID, platforms[2].broker.nodeID];
+    /** restQuery on one replica (through the broker, to that node): its status. */
+    const queryOn = (nodeID: string) =>
+      front
+        .call(
+          "adapters.restQuery",
+          {
+            adapterId: "moving",
+            params: { path: "/restconf/data/tailf-ncs:devices", accept: "application/yang-data+json" },
+          },
+          { nodeID },
+        )
+        .then(
+          () => 200,
+          (err: any) => err.code as number,
+        );
+    for (const node of replicas) expect(await queryOn(node)).toBe(502);
+    expect((await api.put("/adapters/moving/properties", moving(orch.port))).status).toBe(200);
+    const seen = orch.seen.length;
+    for (const node of replicas) expect(await queryOn(node)).toBe(200);
+    expect(orch.seen.slice(seen).filter((r) => r.url.startsWith("/restconf")).length).toBe(2);
   });
 });

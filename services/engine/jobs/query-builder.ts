@@ -135,7 +135,9 @@ export function jobStoreQuery(params: JobQueryParameters = {}, scope?: Filter): 
     }
   };
 
-  each("equals", params.equals, (path, v: Scalar, field) => equalsClause(path, v, field));
+  // A plain string (the spec's type, Itential.py 2023.1's `equals=<workflow name>`): the job's name.
+  if (typeof params.equals === "string") clauses.push({ name: params.equals });
+  else each("equals", params.equals, (path, v: Scalar, field) => equalsClause(path, v, field));
   for (const op of ["contains", "starts-with", "ends-with"] as const)
     each(op, params[op], (path, v: Scalar, field) => textClause(op, path, v, field));
   for (const op of RANGE_OPS)

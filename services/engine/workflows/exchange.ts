@@ -3,7 +3,8 @@
  * docs/compatibility.md#workflows). An export is the stored workflow; an import takes one back,
  * re-validated as any create is (./validation.ts): its definition fields are kept, the store's
  * identity and history (`_id`, `created*`, `last_updated*`) are this platform's own. A name that
- * exists is a 409 unless `overwrite` is set; then the definition replaces the existing one.
+ * exists is a 409 unless `overwrite` is set; then the definition replaces the existing one. The
+ * workflow comes bare or wrapped as `{workflow: {...}}` (the real product's clients send that).
  */
 import type { Workflow, WorkflowExport } from "../../../shared/contracts/resources";
 import { ConflictError, invalidField } from "../../../shared/errors";
@@ -17,6 +18,7 @@ import {
   newWorkflowDoc,
   replaceDefinition,
   who,
+  type WorkflowInput,
 } from "./handlers";
 
 /** The definition without this platform's identity and history (`_id`, `created*`, `last_updated*`). */
@@ -36,9 +38,35 @@ export async function exportWorkflow(this: EngineService, ctx: EngineCtx<"export
   return definition as WorkflowExport;
 }
 
+/**
+ * The workflow an import carries: bare (as an export answers it) or under `workflow` (the real
+ * product's clients: Itential.py's `upload` posts `{"workflow": {...}}`). Not both: 400.
+ */
+function importedWorkflow(params: EngineCtx<"importWorkflow">["params"]): WorkflowInput {
+  const { overwrite: _overwrite, workflow, ...bare } = params;
+  const bareMembers = (["name", "tasks", "transitions"] as const).filter((k) => bare[k] !== undefined);
+  if (workflow !== undefined) {
+    if (bareMembers.length > 0)
+      throw invalidField(
+        bareMembers[0],
+        `Send the workflow bare or under 'workflow', not both ('${bareMembers[0]}' is beside 'workflow')`,
+        "forbidden",
+      );
+    return workflow;
+  }
+  for (const member of ["name", "tasks", "transitions"] as const)
+    if (bare[member] === undefined)
+      throw invalidField(
+        member,
+        `The '${member}' field is required (or send the workflow under 'workflow')`,
+        "required",
+      );
+  return bare as WorkflowInput;
+}
+
 export async function importWorkflow(this: EngineService, ctx: EngineCtx<"importWorkflow">) {
-  const { overwrite = false, ...input } = ctx.params;
-  const fields = definition(input);
+  const overwrite = ctx.params.overwrite ?? false;
+  const fields = definition(importedWorkflow(ctx.params));
   await ensureWorkflowIndexes(this.store);
   const by = who(ctx);
   const workflows = this.store.collection(WORKFLOWS);

@@ -2,6 +2,7 @@
  * Engine: workflow definitions (docs/platform-rules.md (#supporting-operations, #workflows-and-jobs)), collection `workflows`, unique by
  * `name`. Every write is checked as a graph first (./validation.ts), so a rejected call stores nothing.
  * PUT replaces the whole definition (and may rename it); `_id`, `created` and `created_by` stay.
+ * DELETE is refused (409) while an automation or a live job uses the workflow, unless forced.
  */
 import type { Infer } from "../../../shared/contracts/schema";
 import type { engine } from "../../../shared/contracts/engine";
@@ -13,7 +14,8 @@ import { validateGraph } from "./validation";
 import type { EngineCtx, EngineService } from "../types";
 import type { WorkflowDoc } from "../../../shared/contracts/engine-documents";
 import { pageLimit } from "../../../shared/paging";
-import { WORKFLOWS } from "../collections";
+import { JOBS, WORKFLOWS } from "../collections";
+import { callAsPlatform } from "../../../shared/authorization";
 import { checkSchemaPatterns } from "../run/input-schema";
 
 export type WorkflowInput = Infer<typeof engine.actions.createWorkflow.params>["workflow"];
@@ -116,6 +118,7 @@ export async function getWorkflowById(this: EngineService, ctx: EngineCtx<"getWo
 export async function updateWorkflow(this: EngineService, ctx: EngineCtx<"updateWorkflow">) {
   const fields = definition(ctx.params.workflow);
   await ensureWorkflowIndexes(this.store);
+  if (fields.name !== ctx.params.name) await refuseRenameInUse(this, ctx, ctx.params.name);
   let updated: WorkflowDoc | null;
   try {
     updated = await this.store
@@ -130,8 +133,74 @@ export async function updateWorkflow(this: EngineService, ctx: EngineCtx<"update
   return updated as Workflow;
 }
 
+/**
+ * Automations run a workflow by its name: renaming one they run would leave them without it, as a
+ * delete would. 409 naming them (docs/engine-queries.md#deleting-a-workflow); running jobs carry
+ * their own copy and do not mind.
+ */
+async function refuseRenameInUse(service: EngineService, ctx: EngineCtx<"updateWorkflow">, name: string) {
+  const doc = await findWorkflow(service.store, name);
+  const users = await callAsPlatform(ctx, "scheduler.workflowUsers", {
+    name: doc.name,
+    id: doc._id,
+    limit: USERS_NAMED,
+  });
+  if (users.total === 0) return;
+  throw new ConflictError(
+    `Workflow '${name}' cannot be renamed: ${users.total} automation(s) run it by its name (${users.automations.map((a) => `'${a.name}'`).join(", ")}${users.total > users.automations.length ? ", ..." : ""}); change them first`,
+    { workflow: name, automations: users },
+  );
+}
+
+/** Jobs that still run a workflow: running or paused (a paused job may be resumed). */
+const LIVE_JOB_STATUSES = ["running", "paused"];
+const USERS_NAMED = 10;
+
+/**
+ * What still uses a workflow: the automations that run it (asked of the scheduler, which owns
+ * them) and its jobs that are running or paused. Each list names at most USERS_NAMED.
+ */
+async function workflowUsers(service: EngineService, ctx: EngineCtx<"deleteWorkflow">, doc: WorkflowDoc) {
+  const filter = { "workflow._id": doc._id, status: { $in: LIVE_JOB_STATUSES } };
+  const jobsOf = service.store.collection(JOBS);
+  const [automations, jobCount, jobs] = await Promise.all([
+    callAsPlatform(ctx, "scheduler.workflowUsers", { name: doc.name, id: doc._id, limit: USERS_NAMED }),
+    jobsOf.count(filter),
+    jobsOf.find(filter, { sort: { _id: 1 }, limit: USERS_NAMED, projection: { _id: 1 }, readOnly: true }),
+  ]);
+  return { automations, jobs: { total: jobCount, ids: jobs.map((j) => j._id as string) } };
+}
+
+/**
+ * DELETE a workflow (docs/engine-queries.md#deleting-a-workflow): refused with 409 while an automation
+ * runs it or a job of it is running or paused, naming them, unless `force`. The answer carries
+ * the workflow's `name` beside `status` and `message` (Itential.py's `workflow.delete` reads it).
+ * The check and the delete are two steps: an automation created between them is not seen (its
+ * runs then fail with the workflow missing, as after a forced delete).
+ */
 export async function deleteWorkflow(this: EngineService, ctx: EngineCtx<"deleteWorkflow">) {
-  const deleted = await this.store.collection(WORKFLOWS).findOneAndDelete({ name: ctx.params.name });
-  if (!deleted) throw new NotFoundError("Workflow", ctx.params.name);
-  return { status: "OK", message: `Workflow '${ctx.params.name}' deleted` };
+  const { name, force = false } = ctx.params;
+  const doc = await findWorkflow(this.store, name);
+  if (!force) {
+    const users = await workflowUsers(this, ctx, doc);
+    if (users.automations.total > 0 || users.jobs.total > 0) {
+      const parts = [
+        users.automations.total > 0 &&
+          `${users.automations.total} automation(s) (${users.automations.automations.map((a) => `'${a.name}'`).join(", ")}${users.automations.total > users.automations.automations.length ? ", ..." : ""})`,
+        users.jobs.total > 0 && `${users.jobs.total} running or paused job(s)`,
+      ].filter(Boolean);
+      throw new ConflictError(
+        `Workflow '${name}' is in use by ${parts.join(" and ")}; delete with ?force=true to delete it anyway`,
+        {
+          workflow: name,
+          automations: users.automations,
+          jobs: users.jobs,
+        },
+      );
+    }
+  }
+  // By _id: a workflow renamed or replaced since the read is not deleted in its place.
+  const deleted = await this.store.collection(WORKFLOWS).findOneAndDelete({ _id: doc._id, name });
+  if (!deleted) throw new NotFoundError("Workflow", name);
+  return { status: "OK", message: `Workflow '${name}' deleted`, name };
 }
