@@ -32,6 +32,12 @@ export const devices = defineService("devices", {
       },
     },
     result: returns(arrayOf(deviceSchema)),
+    // When every adapter asked failed (one that failed among others is named in X-Failed-Adapters).
+    errors: {
+      502: "BAD_GATEWAY: every adapter asked failed (data: {adapters: [{adapter, reason}]})",
+      503: "ADAPTER_STOPPED: every adapter asked is stopped (data: {adapters})",
+      504: "TIMEOUT: every adapter asked timed out (DEVICE_LOOKUP_TIMEOUT_MS; data: {adapters})",
+    },
     http: {
       method: "POST",
       path: "/mop/deviceObjects",
