@@ -85,6 +85,9 @@ export default typedService<SchedulerService>({
     await triggers.createIndex({ keys: { name: 1, _id: 1 } });
     await this.store.collection(AUTOMATIONS).createIndex({ keys: { groups: 1 } });
     await this.store.collection(AUTOMATIONS).createIndex({ keys: { readGroups: 1 } });
+    // The automations that run a workflow (by name or id): a workflow's delete asks.
+    await this.store.collection(AUTOMATIONS).createIndex({ keys: { workflow: 1 } });
+    await this.store.collection(AUTOMATIONS).createIndex({ keys: { componentId: 1 } });
     this.timer = setInterval(() => {
       tick.call(this).catch((err: Error) => this.logger.warn(`scheduler pass failed: ${err.message}`));
     }, this.limits.tickMs);
