@@ -14,6 +14,7 @@ import {
 import type { MongoSettings } from "../config";
 import { StoreRuleError } from "../errors";
 import { checkFilter, checkPipeline, documentTooLarge } from "./rules";
+import { isIndexConflict, migrateIndex, MIGRATIONS_COLLECTION, type IndexPort } from "./index-migration";
 import {
   DuplicateKeyError,
   type Collection,
@@ -46,7 +47,7 @@ export class MongoBackend implements Store {
   }
 
   collection<T extends Doc = Doc>(name: string): Collection<T> {
-    return new MongoCollection(this.db.collection<Doc>(name)) as unknown as Collection<T>;
+    return new MongoCollection(this.db.collection<Doc>(name), this.db) as unknown as Collection<T>;
   }
 
   async ping(): Promise<void> {
@@ -98,7 +99,10 @@ export function mongoClientOptions(settings: MongoSettings): MongoClientOptions 
 class MongoCollection implements Collection<Doc> {
   readonly name: string;
 
-  constructor(private readonly coll: DriverCollection<Doc>) {
+  constructor(
+    private readonly coll: DriverCollection<Doc>,
+    private readonly db: Db,
+  ) {
     this.name = coll.collectionName;
   }
 
@@ -193,13 +197,56 @@ class MongoCollection implements Collection<Doc> {
     );
   }
 
+  /** Creates the index; one declared otherwise before (an upgrade) is migrated (index-migration.ts). */
   createIndex(spec: IndexSpec): Promise<void> {
-    return this.run(async () => {
+    const named = {
+      ...spec,
+      name:
+        spec.name ??
+        Object.entries(spec.keys)
+          .map(([f, d]) => `${f}_${d}`)
+          .join("_"),
+    };
+    const create = async (s: IndexSpec & { name: string }) => {
       await this.coll.createIndex(
-        spec.keys,
-        defined({ name: spec.name, unique: spec.unique, expireAfterSeconds: spec.expireAfterSeconds }),
+        s.keys,
+        defined({ name: s.name, unique: s.unique, expireAfterSeconds: s.expireAfterSeconds }),
       );
+    };
+    return this.run(async () => {
+      try {
+        await create(named);
+      } catch (err) {
+        if (!isIndexConflict(err)) throw err;
+        await migrateIndex(this.indexPort(create), named);
+      }
     });
+  }
+
+  private indexPort(create: (s: IndexSpec & { name: string }) => Promise<void>): IndexPort {
+    const locks = this.db.collection<{ _id: string; until: number }>(MIGRATIONS_COLLECTION);
+    return {
+      collectionName: this.name,
+      create,
+      list: async () => (await this.coll.indexes()) as { name: string; key: Record<string, unknown> }[],
+      drop: async (name) => {
+        await this.coll.dropIndex(name);
+      },
+      lock: async (id, until) => {
+        try {
+          await locks.insertOne({ _id: id, until });
+          return true;
+        } catch (err) {
+          if ((err as { code?: number }).code === 11000) return false;
+          throw err;
+        }
+      },
+      takeOver: async (id, now, until) =>
+        (await locks.findOneAndUpdate({ _id: id, until: { $lt: now } }, { $set: { until } })) !== null,
+      unlock: async (id) => {
+        await locks.deleteOne({ _id: id });
+      },
+    };
   }
 
   /** Runs `op` after rules.ts's checks of its filter or pipeline; MongoDB's refusals in our errors. */

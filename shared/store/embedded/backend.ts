@@ -44,6 +44,8 @@ interface LogEntry {
   put?: StoredDoc[];
   del?: string[];
   idx?: NamedIndex;
+  /** Indexes an index migration replaces (dropped before `idx` is added). */
+  dropIdx?: string[];
   /** Fast updates, logged as what they changed instead of whole new images (fast-update.ts). */
   patch?: DocPatch<LoggedPatchOp>[];
 }
@@ -277,6 +279,7 @@ export class EmbeddedBackend implements Store {
 
   private applyEntry(entry: LogEntry): void {
     const table = this.table(entry.c);
+    for (const name of entry.dropIdx ?? []) table.dropIndex(name);
     if (entry.idx) table.addIndex(entry.idx);
     table.apply(entry.put ?? [], entry.del ?? []);
     if (entry.patch) {

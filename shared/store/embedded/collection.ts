@@ -252,9 +252,16 @@ export class EmbeddedCollection implements Collection<Doc> {
     return aggregator.run<R>(input.map(copyDoc));
   }
 
+  /**
+   * Creates the index, or nothing when it exists as declared. An index of the same name or keys
+   * declared otherwise (an upgrade changed it) is replaced, in the same log line: the declared one
+   * wins (docs/architecture.md#indexes, migrations). A unique index the documents break is refused
+   * (DuplicateKeyError) and the old one stays.
+   */
   async createIndex(spec: IndexSpec): Promise<void> {
     const named = validIndex(spec);
     const table = this.table;
+    const replaced: string[] = [];
     for (const existing of table.indexes.values()) {
       const sameKeys = JSON.stringify(existing.keys) === JSON.stringify(named.keys);
       if (existing.name !== named.name && !sameKeys) continue;
@@ -265,14 +272,14 @@ export class EmbeddedCollection implements Collection<Doc> {
         existing.expireAfterSeconds === named.expireAfterSeconds
       )
         return;
-      throw new Error(`index ${named.name} conflicts with existing index ${existing.name} on ${this.name}`);
+      replaced.push(existing.name);
     }
     if (named.unique) {
       const probe = new Table();
       probe.addIndex({ ...named, unique: true });
       probe.check(this.name, [...table.docs.values()], true);
     }
-    this.store.commit(this.name, { idx: named });
+    this.store.commit(this.name, { idx: named, ...(replaced.length > 0 && { dropIdx: replaced }) });
     return this.acknowledged(undefined);
   }
 

@@ -48,6 +48,14 @@ export class Table {
     }
   }
 
+  /** Removes the index `name` and its entries (an index migration: collection.ts createIndex). */
+  dropIndex(name: string): void {
+    this.version++;
+    this.indexes.delete(name);
+    this.uniqueKeys.delete(name);
+    this.sharedKeys.delete(name);
+  }
+
   /**
    * The `_id`s, in insertion order, of the only documents that can match `filter`, when it pins
    * every field of an index to scalars; undefined when no index serves it (the caller scans).
