@@ -14,7 +14,7 @@ import { pageLimit } from "../../shared/paging";
 import type { HandlerContext, PlatformMeta, PlatformService } from "../../shared/service";
 import { nowIso } from "../../shared/text";
 import { AUTOMATIONS, onTick, RUNS, TRIGGERS, type TickResult } from "./firing";
-import { iso, preview } from "./schedule";
+import { iso, preview, soonerDueTime } from "./schedule";
 import type { DueTimer } from "./timers";
 import { SCHEDULE_CHANGED_EVENT, type ScheduleChangedEvent } from "../../shared/contracts/events";
 import { mayReadAutomation, readableFilter, writableFilter, within, writeRefusal } from "./gbac";
@@ -306,10 +306,27 @@ export async function edit(
     last_updated_by: caller?.accountId ?? "system",
   };
   if (fields.nextRunAt !== undefined) set.nextRunAt = canonicalTime(fields.nextRunAt);
-  const updated = await uniqueName(fields.name, () =>
-    automations.findOneAndUpdate(within({ _id: id }, writableFilter(caller)), { $set: set }),
-  );
-  if (!updated) throw await refusedWrite.call(this, id, caller);
+  // A new interval without a due time: the next run comes no later than one new interval from now
+  // (docs/scheduler.md#due-times). Read, then a compare-and-set on the due time read.
+  const newInterval = fields.repeatInterval !== undefined && fields.nextRunAt === undefined;
+  let updated: Automation | null = null;
+  for (let attempt = 1; !updated; attempt++) {
+    let filter = within({ _id: id }, writableFilter(caller));
+    if (newInterval) {
+      const current = await automations.findOne({ _id: id });
+      const sooner = current && soonerDueTime(current, fields.repeatInterval!, this.clock());
+      if (sooner) {
+        set.nextRunAt = sooner;
+        filter = within({ _id: id, nextRunAt: current.nextRunAt }, writableFilter(caller));
+      } else delete set.nextRunAt;
+    }
+    updated = await uniqueName(fields.name, () => automations.findOneAndUpdate(filter, { $set: set }));
+    if (updated) break;
+    const refused = writeRefusal(caller, await automations.findOne({ _id: id }), id);
+    if (refused || !newInterval) throw refused ?? new NotFoundError("Automation", id);
+    // Allowed, but the due time moved under this edit (a pass advanced it): read it again.
+    if (attempt >= 5) throw new ConflictError(`Automation ${id} kept changing during this update; try again`);
+  }
   if (fields.nextRunAt !== undefined || fields.repeatInterval !== undefined || fields.disabled !== undefined)
     announceSchedule.call(this, updated);
   if (fields.disabled !== undefined)
