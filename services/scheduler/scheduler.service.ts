@@ -33,12 +33,6 @@ import {
 import { AUTOMATIONS, dueWindow, fireDue, RUNS, TRIGGERS } from "./firing";
 import { releaseGroup } from "./group-release";
 import { DueTimer, owns } from "./timers";
-
-/** The live scheduler replicas' node ids, sorted (every replica computes the same list). */
-function liveReplicas(service: SchedulerService): string[] {
-  const endpoints = service.broker.registry.getActionEndpoints("scheduler.tick")?.endpoints ?? [];
-  return [...new Set(endpoints.filter((e) => e.node?.available !== false).map((e) => e.id))].sort();
-}
 import {
   omCreateAutomation,
   omDeleteAutomation,
@@ -48,6 +42,12 @@ import {
 } from "./operations-manager";
 import { runEndpointTrigger, runManualTrigger } from "./trigger-runs";
 import { createTrigger, deleteTrigger, getTrigger, listTriggers, updateTrigger } from "./triggers";
+
+/** The live scheduler replicas' node ids, sorted (every replica computes the same list). */
+function liveReplicas(service: SchedulerService): string[] {
+  const endpoints = service.broker.registry.getActionEndpoints("scheduler.tick")?.endpoints ?? [];
+  return [...new Set(endpoints.filter((e) => e.node?.available !== false).map((e) => e.id))].sort();
+}
 
 export default typedService<SchedulerService>({
   name: contract.name,
