@@ -137,6 +137,7 @@ export default typedService<SchedulerService>({
         size: this.limits.batch,
         maxDelayMs: this.limits.tickMs,
         mine: (id) => owns(this.broker.nodeID, this.replicas, id),
+        replicas: () => this.replicas.length,
       });
       await this.dueTimer.start();
     }

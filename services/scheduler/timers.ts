@@ -6,7 +6,8 @@
  * a slot is still settled by the claim in the store: timers only decide when a replica looks.
  *
  * Where the due times come from:
- * - a window read from the store: the `size` earliest due times after the last firing, on start,
+ * - a window read from the store: the `size` x replicas earliest due times after the last firing
+ *   (each replica keeps its share, about `size`), on start,
  *   when the window is used up, on every sweep and when a node leaves (failover);
  * - hints: a schedule written on any replica (SCHEDULE_CHANGED_EVENT) and this replica's own
  *   advances (a repeating automation's next due time). A written schedule also has the window read
@@ -61,6 +62,8 @@ export interface DueTimerDeps {
   maxDelayMs: number;
   /** Whether this replica's timers fire automation `id` (the others' fire theirs). */
   mine: (id: string) => boolean;
+  /** How many replicas share the automations: a window reads that many times `size`, keeps its share. */
+  replicas: () => number;
 }
 
 export class DueTimer {
@@ -129,7 +132,7 @@ export class DueTimer {
     if (this.stopped) return Promise.resolve();
     if (!this.loading) this.lastLoadAt = Date.now();
     this.loading ??= this.deps
-      .load(this.takenUntil, this.deps.size)
+      .load(this.takenUntil, this.deps.size * Math.max(1, this.deps.replicas()))
       .then((window) => {
         // Known times above the new horizon are left to the next read, as the window's own are.
         const horizon = window.full ? window.entries[window.entries.length - 1].at : Infinity;
