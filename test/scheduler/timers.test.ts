@@ -111,6 +111,48 @@ describe("one replica: timers at the due times", () => {
   });
 });
 
+describe("the safety sweep", () => {
+  let platform: Platform;
+
+  beforeAll(async () => {
+    platform = await startPlatform({ env: { SCHEDULER_TICK_MS: "500" } });
+    await addWorkflow(client(platform.baseUrl, await login(platform.baseUrl)), "Swept");
+  });
+
+  afterAll(() => platform.stop());
+
+  test("an automation written straight into the store, announced to no timer, is fired by the sweep", async () => {
+    const id = randomUUID().replace(/-/g, "").slice(0, 24);
+    const now = new Date().toISOString();
+    await withStore(platform.broker, (store) =>
+      store.collection("automations").insertOne({
+        _id: id,
+        name: `direct-${id.slice(0, 6)}`,
+        description: "",
+        workflow: "Swept",
+        variables: {},
+        groups: [],
+        nextRunAt: at(Date.now() + 300),
+        repeatInterval: null,
+        disabled: false,
+        missedRuns: "once",
+        catchUpWindow: null,
+        overlap: "allow",
+        lastRunAt: null,
+        lastJobId: null,
+        lastError: null,
+        created: now,
+        created_by: "system",
+        last_updated: now,
+        last_updated_by: "system",
+      }),
+    );
+    await eventually(async () => (await jobsOf(platform, id)).length > 0, WAIT_MS, "the job");
+    await new Promise((r) => setTimeout(r, 1000)); // more sweeps: still one job
+    expect(await jobsOf(platform, id)).toHaveLength(1);
+  });
+});
+
 describe("two scheduler brokers over NATS", () => {
   const namespace = `timers-${randomUUID().slice(0, 8)}`;
   const env = {
