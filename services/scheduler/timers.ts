@@ -228,6 +228,10 @@ export class DueTimer {
     const due = this.entries.splice(0, taken);
     for (const e of due) this.keys.delete(`${e.at}|${e.id}`);
     if (due.length > 0) this.takenUntil = Math.max(this.takenUntil, due[due.length - 1].at);
+    // Taken up to the horizon of a full window: more may be due at that very time than the window
+    // held (many schedules at one instant), and the next read starts after it. A sweep fires
+    // every due automation, a page at a time.
+    if (due.length > 0 && this.horizon !== Infinity && this.takenUntil >= this.horizon) this.sweep();
     if (ids.size > 0 || orphans) {
       const count = ids.size;
       this.firing += count;

@@ -153,6 +153,40 @@ describe("the safety sweep", () => {
   });
 });
 
+describe("many schedules at one instant, more than a window holds", () => {
+  let platform: Platform;
+  let api: Client;
+
+  beforeAll(async () => {
+    // A window of 10 due times: 45 schedules due at the same millisecond overflow it.
+    platform = await startPlatform({ env: { SCHEDULER_TICK_MS: SWEEP_MS, SCHEDULER_BATCH: "10" } });
+    api = client(platform.baseUrl, await login(platform.baseUrl));
+    await addWorkflow(api, "Crowded");
+  });
+
+  afterAll(() => platform.stop());
+
+  test("every one fires at its due time, none waits for the sweep", async () => {
+    const due = Date.now() + 2000;
+    const ids: string[] = [];
+    for (let i = 0; i < 45; i++) {
+      const reply = await api.post("/automation_catalog/automations", {
+        name: `crowd-${i}-${randomUUID().slice(0, 4)}`,
+        workflow: "Crowded",
+        nextRunAt: at(due),
+      });
+      expect(reply.status).toBe(200);
+      ids.push(reply.body._id);
+    }
+    const jobs = () =>
+      withStore(platform.broker, (store) =>
+        store.collection("jobs").find({ "automation._id": { $in: ids } }, { projection: { automation: 1 } }),
+      );
+    await eventually(async () => (await jobs()).length >= 45, WAIT_MS, "45 jobs");
+    expect(new Set((await jobs()).map((j) => j.automation._id)).size).toBe(45);
+  }, 30_000);
+});
+
 describe("two scheduler brokers over NATS", () => {
   const namespace = `timers-${randomUUID().slice(0, 8)}`;
   const env = {
