@@ -117,8 +117,13 @@ export interface PlatformConfig {
   };
   /** Scheduler timings and limits (docs/scheduler.md). */
   scheduler: {
-    /** How often each scheduler replica looks for due slots. */
+    /**
+     * The safety sweep: how often each scheduler replica runs a full pass (due slots, expired
+     * claims) and re-reads its due times, whatever its timers know.
+     */
     tickMs: number;
+    /** Timers armed at the due times (false: only the sweep fires; tests that drive the clock). */
+    timers: boolean;
     /** How long a claimed slot holds without being fired; another replica completes it after. */
     claimTtlMs: number;
     /** The shortest repeatInterval an automation may have. */
@@ -296,7 +301,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
         deviceLookupTimeoutMs: int("DEVICE_LOOKUP_TIMEOUT_MS", 10_000, 100),
       },
       scheduler: {
-        tickMs: int("SCHEDULER_TICK_MS", 500, 50),
+        tickMs: int("SCHEDULER_TICK_MS", 5000, 50),
+        timers: bool("SCHEDULER_TIMERS", true),
         claimTtlMs: int("SCHEDULER_CLAIM_TTL_MS", 10_000, 1000),
         minIntervalMs: int("SCHEDULE_MIN_INTERVAL_MS", 10_000, 1000),
         graceMs: int("SCHEDULER_GRACE_MS", 60_000, 0),

@@ -16,6 +16,7 @@ import {
 } from "../support/platform";
 import { latency, type Latency } from "../engine/stats";
 import { withStore } from "../support/store";
+import { SCHEDULE_CHANGED_EVENT, type ScheduleChangedEvent } from "../../shared/contracts/events";
 
 export interface ScheduleSettings {
   schedules: number;
@@ -75,7 +76,11 @@ async function createWorkflow(broker: ServiceBroker): Promise<void> {
   if (reply.status !== 200) throw new Error(`workflow: ${reply.status} ${await reply.text()}`);
 }
 
-/** Automations straight into the store (seeding 10,000 over HTTP would measure HTTP, not firing). */
+/**
+ * Automations straight into the store (seeding 10,000 over HTTP would measure HTTP, not firing),
+ * each chunk announced as the scheduler announces its own writes (SCHEDULE_CHANGED_EVENT, with the
+ * chunk's earliest due time): without it the schedulers would learn of them only at their sweep.
+ */
 async function seed(
   broker: ServiceBroker,
   firstDue: number,
@@ -113,8 +118,17 @@ async function seed(
     };
   });
   await withStore(broker, async (store) => {
-    for (let i = 0; i < docs.length; i += 1000)
-      await store.collection("automations").insertMany(docs.slice(i, i + 1000));
+    for (let i = 0; i < docs.length; i += 1000) {
+      const chunk = docs.slice(i, i + 1000);
+      await store.collection("automations").insertMany(chunk);
+      // What the scheduler announces after its own writes: the schedulers re-arm on it.
+      const event: ScheduleChangedEvent = {
+        automationId: chunk[0]._id,
+        nextRunAt: chunk[0].nextRunAt,
+        disabled: false,
+      };
+      await broker.broadcast(SCHEDULE_CHANGED_EVENT, event);
+    }
   });
   return due;
 }

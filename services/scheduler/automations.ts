@@ -14,12 +14,15 @@ import { pageLimit } from "../../shared/paging";
 import type { HandlerContext, PlatformMeta, PlatformService } from "../../shared/service";
 import { nowIso } from "../../shared/text";
 import { AUTOMATIONS, onTick, RUNS, TRIGGERS, type TickResult } from "./firing";
-import { iso, preview } from "./schedule";
+import { iso, preview, soonerDueTime } from "./schedule";
+import type { DueTimer } from "./timers";
+import { SCHEDULE_CHANGED_EVENT, type ScheduleChangedEvent } from "../../shared/contracts/events";
 import { mayReadAutomation, readableFilter, writableFilter, within, writeRefusal } from "./gbac";
 import { callAsPlatform } from "../../shared/authorization";
 
 export interface SchedulerLimits {
   tickMs: number;
+  timers: boolean;
   claimTtlMs: number;
   minIntervalMs: number;
   graceMs: number;
@@ -31,7 +34,12 @@ export type SchedulerService = PlatformService<{
   limits: SchedulerLimits;
   /** The scheduler's time (ms); tests replace it to drive schedules without sleeping. */
   clock: () => number;
+  /** The safety sweep's interval timer. */
   timer?: NodeJS.Timeout;
+  /** The timer armed at the next due time (./timers.ts); none with SCHEDULER_TIMERS=false. */
+  dueTimer?: DueTimer;
+  /** The live scheduler replicas (node ids, sorted): each arms timers for its share. */
+  replicas: string[];
   ticking?: Promise<TickResult>;
 }>;
 
@@ -145,9 +153,11 @@ export async function createAutomation(this: SchedulerService, ctx: Ctx<"createA
     last_updated: now,
     last_updated_by: by,
   };
-  return answer(
-    await uniqueName(p.name, () => this.store.collection<Automation>(AUTOMATIONS).insertOne(automation)),
+  const created = await uniqueName(p.name, () =>
+    this.store.collection<Automation>(AUTOMATIONS).insertOne(automation),
   );
+  announceSchedule.call(this, created);
+  return answer(created);
 }
 
 export async function listAutomations(this: SchedulerService, ctx: Ctx<"listAutomations">) {
@@ -196,10 +206,33 @@ export async function listRuns(this: SchedulerService, ctx: Ctx<"listRuns">) {
   return { results, total, skip, limit };
 }
 
-/** The timer's pass, and tests' (with an injected clock). One pass at a time per replica. */
+/** The `scheduler.tick` action: a full pass, as the sweep runs it (tests run it with an injected clock). */
 export async function tick(this: SchedulerService) {
-  if (!this.ticking) this.ticking = onTick.call(this).finally(() => (this.ticking = undefined));
+  if (!this.ticking) this.ticking = onTick.call(this, this.clock()).finally(() => (this.ticking = undefined));
   return this.ticking;
+}
+
+/** The sweep's full pass (expired claims included), after any pass running on this replica. */
+export async function sweepPass(this: SchedulerService): Promise<void> {
+  while (this.ticking) await this.ticking.catch(() => undefined);
+  this.ticking = onTick.call(this, this.clock()).finally(() => (this.ticking = undefined));
+  await this.ticking;
+}
+
+/**
+ * Tells every scheduler replica (this one included) that an automation's schedule was written, so
+ * each re-arms its timer if it is now due sooner (docs/scheduler.md#firing-at-the-due-time).
+ */
+export function announceSchedule(this: SchedulerService, automation: Automation): void {
+  if (automation.disabled || !automation.nextRunAt) return;
+  const event: ScheduleChangedEvent = {
+    automationId: automation._id,
+    nextRunAt: automation.nextRunAt,
+    disabled: automation.disabled,
+  };
+  void Promise.resolve(this.broker.broadcast(SCHEDULE_CHANGED_EVENT, event)).catch((err: Error) =>
+    this.logger.warn(`${SCHEDULE_CHANGED_EVENT}: ${err.message}`),
+  );
 }
 
 /**
@@ -266,18 +299,36 @@ export async function edit(
   fields: Editable,
 ): Promise<Automation> {
   const caller = (ctx.meta as PlatformMeta).caller;
+  const automations = this.store.collection<Automation>(AUTOMATIONS);
   const set: Record<string, unknown> = {
     ...fields,
     last_updated: nowIso(),
     last_updated_by: caller?.accountId ?? "system",
   };
   if (fields.nextRunAt !== undefined) set.nextRunAt = canonicalTime(fields.nextRunAt);
-  const updated = await uniqueName(fields.name, () =>
-    this.store
-      .collection<Automation>(AUTOMATIONS)
-      .findOneAndUpdate(within({ _id: id }, writableFilter(caller)), { $set: set }),
-  );
-  if (!updated) throw await refusedWrite.call(this, id, caller);
+  // A new interval without a due time: the next run comes no later than one new interval from now
+  // (docs/scheduler.md#due-times). Read, then a compare-and-set on the due time read.
+  const newInterval = fields.repeatInterval !== undefined && fields.nextRunAt === undefined;
+  let updated: Automation | null = null;
+  for (let attempt = 1; !updated; attempt++) {
+    let filter = within({ _id: id }, writableFilter(caller));
+    if (newInterval) {
+      const current = await automations.findOne({ _id: id });
+      const sooner = current && soonerDueTime(current, fields.repeatInterval!, this.clock());
+      if (sooner) {
+        set.nextRunAt = sooner;
+        filter = within({ _id: id, nextRunAt: current.nextRunAt }, writableFilter(caller));
+      } else delete set.nextRunAt;
+    }
+    updated = await uniqueName(fields.name, () => automations.findOneAndUpdate(filter, { $set: set }));
+    if (updated) break;
+    const refused = writeRefusal(caller, await automations.findOne({ _id: id }), id);
+    if (refused || !newInterval) throw refused ?? new NotFoundError("Automation", id);
+    // Allowed, but the due time moved under this edit (a pass advanced it): read it again.
+    if (attempt >= 5) throw new ConflictError(`Automation ${id} kept changing during this update; try again`);
+  }
+  if (fields.nextRunAt !== undefined || fields.repeatInterval !== undefined || fields.disabled !== undefined)
+    announceSchedule.call(this, updated);
   if (fields.disabled !== undefined)
     await this.store
       .collection(TRIGGERS)

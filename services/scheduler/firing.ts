@@ -19,6 +19,7 @@ import { iso, nextDueAfter, everyMs, slotDecision } from "./schedule";
 import type { SchedulerService } from "./automations";
 import { asCaller, callAsPlatform, PLATFORM_META } from "../../shared/authorization";
 import type { CallingOptions } from "moleculer";
+import type { DueWindow } from "./timers";
 
 export const AUTOMATIONS = "automations";
 export const RUNS = "automation_runs";
@@ -62,34 +63,67 @@ async function* duePages(this: SchedulerService, now: number): AsyncGenerator<Au
   }
 }
 
-/** One pass: claimed slots whose lease ran out first, then every automation that is due. */
-export async function onTick(this: SchedulerService): Promise<TickResult> {
-  const now = this.clock();
+/**
+ * One pass at `now`: claimed slots whose lease ran out first (when `orphans`: the sweep, and a
+ * timer armed for a lease's end), then every automation that is due.
+ */
+export async function onTick(this: SchedulerService, now: number, orphans = true): Promise<TickResult> {
   const result: TickResult = { started: 0, skipped: 0, failed: 0 };
   const tally = (o: Outcome) => {
     if (o !== "none") result[o]++;
   };
-  const orphans = await this.store
+  if (orphans) (await resumeOrphans.call(this, now)).forEach(tally);
+  for await (const due of duePages.call(this, now)) (await firePage.call(this, due, now)).forEach(tally);
+  return result;
+}
+
+/** Claimed slots whose lease ran out before `now`, taken over (a page of them). */
+async function resumeOrphans(this: SchedulerService, now: number): Promise<Outcome[]> {
+  const expired = await this.store
     .collection<AutomationRun>(RUNS)
     .find({ state: "claimed", leaseUntil: { $lt: now } }, { limit: this.limits.batch });
-  for (const run of orphans) tally(await resumeClaim.call(this, run, now));
+  const outcomes: Outcome[] = [];
+  for (const run of expired) outcomes.push(await resumeClaim.call(this, run, now));
+  return outcomes;
+}
 
-  for await (const due of duePages.call(this, now)) {
-    // Replicas see the same due page: each starts at its own random place in it, so they mostly
-    // claim different slots instead of racing for the same ones in the same order.
-    const start = Math.floor(Math.random() * due.length);
-    const mine = [...due.slice(start), ...due.slice(0, start)];
-    // One automation's failure is recorded on it and never stops the others.
-    const outcomes = await Promise.all(
-      mine.map((automation) =>
-        fireSlot.call(this, automation, now).catch((err: Error) => {
-          this.logger.warn(`automation ${automation._id}: ${err.message}`);
-          return "failed" as const;
-        }),
-      ),
-    );
-    outcomes.forEach(tally);
-  }
+/** Fires each automation of a due page; one automation's failure never stops the others. */
+async function firePage(this: SchedulerService, due: Automation[], now: number): Promise<Outcome[]> {
+  // Replicas see the same due page: each starts at its own random place in it, so they mostly
+  // claim different slots instead of racing for the same ones in the same order.
+  const start = Math.floor(Math.random() * due.length);
+  const mine = [...due.slice(start), ...due.slice(0, start)];
+  return Promise.all(
+    mine.map((automation) =>
+      fireSlot.call(this, automation, now).catch((err: Error) => {
+        this.logger.warn(`automation ${automation._id}: ${err.message}`);
+        return "failed" as const;
+      }),
+    ),
+  );
+}
+
+/**
+ * A timer's firing (./timers.ts): the automations `ids` (at most a batch) that are still due at
+ * `now`, read fresh from the store by `_id` (no scan of the collection), fired as a pass fires them;
+ * with `orphans`, expired claims are taken over first.
+ */
+export async function fireDue(this: SchedulerService, ids: string[], now: number, orphans: boolean) {
+  const result: TickResult = { started: 0, skipped: 0, failed: 0 };
+  const tally = (o: Outcome) => {
+    if (o !== "none") result[o]++;
+  };
+  if (orphans) (await resumeOrphans.call(this, now)).forEach(tally);
+  if (ids.length === 0) return result;
+  const due = await this.store.collection<Automation>(AUTOMATIONS).find(
+    {
+      _id: { $in: ids.slice(0, this.limits.batch) },
+      disabled: false,
+      nextRunAt: { $ne: null, $lte: iso(now) },
+    },
+    { sort: { nextRunAt: 1, _id: 1 } },
+  );
+  (await firePage.call(this, due, now)).forEach(tally);
   return result;
 }
 
@@ -285,21 +319,53 @@ async function advance(
       `its next due time after ${dueAt} every '${automation.repeatInterval}' is out of range`,
     );
   }
-  await automations.updateOne(
+  // One write moves it on and records the run; when the compare-and-set misses (an edit or another
+  // replica's advance came first), the run is recorded on its own.
+  const moved = await automations.updateOne(
     { _id: automation._id, nextRunAt: dueAt },
-    { $set: { nextRunAt: next === null ? null : iso(next) } },
+    { $set: { nextRunAt: next === null ? null : iso(next), ...runFields(run) } },
   );
-  await recordRun.call(this, automation, run);
+  if (moved.modifiedCount === 0) return recordRun.call(this, automation, run);
+  // This replica's timer knows the next due time without reading it back.
+  if (next !== null && !automation.disabled) this.dueTimer?.hint(next, automation._id);
+}
+
+/** What a run leaves on its automation. */
+function runFields(run: AutomationRun): Partial<Automation> {
+  if (run.state === "started") return { lastRunAt: run.startedAt, lastJobId: run.jobId, lastError: null };
+  if (run.state === "failed") return { lastError: run.reason };
+  return {};
 }
 
 /** What the run did, on the automation, whatever became of nextRunAt meanwhile. */
 async function recordRun(this: SchedulerService, automation: Automation, run: AutomationRun): Promise<void> {
-  const automations = this.store.collection<Automation>(AUTOMATIONS);
-  if (run.state === "started")
-    await automations.updateOne(
-      { _id: automation._id },
-      { $set: { lastRunAt: run.startedAt, lastJobId: run.jobId, lastError: null } },
-    );
-  if (run.state === "failed")
-    await automations.updateOne({ _id: automation._id }, { $set: { lastError: run.reason } });
+  const fields = runFields(run);
+  if (Object.keys(fields).length > 0)
+    await this.store.collection<Automation>(AUTOMATIONS).updateOne({ _id: automation._id }, { $set: fields });
+}
+
+/**
+ * The earliest due times after `after` (ms) that a timer waits for (./timers.ts), and the earliest
+ * lease of a claimed slot: only `nextRunAt` is read, on the (disabled, nextRunAt) index.
+ */
+export async function dueWindow(this: SchedulerService, after: number, limit: number): Promise<DueWindow> {
+  const nextRunAt = Number.isFinite(after) ? { $ne: null, $gt: iso(after) } : { $ne: null };
+  const [due, claimed] = await Promise.all([
+    this.store
+      .collection<Automation>(AUTOMATIONS)
+      .find(
+        { disabled: false, nextRunAt },
+        { sort: { nextRunAt: 1, _id: 1 }, limit, projection: { nextRunAt: 1 } },
+      ),
+    this.store
+      .collection<AutomationRun>(RUNS)
+      .find({ state: "claimed" }, { sort: { leaseUntil: 1 }, limit: 1, projection: { leaseUntil: 1 } }),
+  ]);
+  return {
+    entries: due
+      .map((a) => ({ at: Date.parse(a.nextRunAt!), id: a._id }))
+      .filter((e) => Number.isFinite(e.at)),
+    full: due.length === limit,
+    leaseUntil: claimed[0]?.leaseUntil ?? null,
+  };
 }

@@ -34,6 +34,24 @@ export function preview(fields: ScheduleFields, count = 10): string[] {
   return Array.from({ length: count }, (_, i) => new Date(first + i * step).toISOString());
 }
 
+/**
+ * Operation 10's rule for a changed interval sent without a due time: the next run comes no later
+ * than one new interval from now, i.e. the earliest of the current due time and now + the new
+ * interval (a "1 month" schedule changed to "10 seconds" runs within 10 seconds, not in a month).
+ * Answers the new due time, or undefined when nothing changes: the interval is the same, removed
+ * (null), or there is no due time (an interval alone does not start a schedule).
+ */
+export function soonerDueTime(
+  current: ScheduleFields,
+  repeatInterval: string | null,
+  nowMs: number,
+): string | undefined {
+  const step = everyMs(repeatInterval);
+  if (!current.nextRunAt || step === null || step === everyMs(current.repeatInterval)) return undefined;
+  const sooner = nowMs + step;
+  return sooner < Date.parse(current.nextRunAt) ? iso(sooner) : undefined;
+}
+
 export type MissedRuns = "once" | "skip";
 
 /**

@@ -78,3 +78,15 @@ export interface AdapterDeletedEvent {
   name: string;
   id: string;
 }
+
+/**
+ * scheduler -> schedulers: an automation's schedule was written (created, changed, re-enabled).
+ * Every replica re-arms its timer if this due time is earlier than the one it waits for
+ * (docs/scheduler.md#firing-at-the-due-time). A hint, not a record: the store stays the truth.
+ */
+export const SCHEDULE_CHANGED_EVENT = "scheduler.scheduleChanged";
+export interface ScheduleChangedEvent {
+  automationId: string;
+  nextRunAt: string | null;
+  disabled: boolean;
+}

@@ -16,7 +16,7 @@ const HOUR = 3_600_000;
 const at = (ms: number) => new Date(ms).toISOString();
 
 beforeAll(async () => {
-  platform = await startPlatform({ env: { SCHEDULER_TICK_MS: "100000" } });
+  platform = await startPlatform({ env: { SCHEDULER_TICK_MS: "100000", SCHEDULER_TIMERS: "false" } });
   admin = client(platform.baseUrl, await login(platform.baseUrl));
   const reply = await admin.post("/workflow_builder/workflows", {
     workflow: chain("Quick", [["noop", op("delay", { time: 0 })]]),

@@ -53,7 +53,7 @@ const jobsOf = (automationId: string) =>
   withStore(platform.broker, (store) => store.collection("jobs").find({ "automation._id": automationId }));
 
 beforeAll(async () => {
-  platform = await startPlatform({ env: { SCHEDULER_TICK_MS: "100000" } });
+  platform = await startPlatform({ env: { SCHEDULER_TICK_MS: "100000", SCHEDULER_TIMERS: "false" } });
   admin = client(platform.baseUrl, await login(platform.baseUrl));
   const scheduler = platform.broker.getLocalService("scheduler") as unknown as { clock: () => number };
   scheduler.clock = () => now;
@@ -195,6 +195,58 @@ describe("operation 10 and firing", () => {
     setClock(now + 10 * HOUR);
     await tick();
     expect(await jobsOf(a._id)).toHaveLength(1);
+  });
+
+  test("operation 10: a shorter interval without nextRunAt brings the next run to within one new interval", async () => {
+    // Issue 25: "1 month" fired once, then changed to "10 seconds": not a month without a job.
+    const first = now + HOUR;
+    const a = await create({ name: "Monthly to often", nextRunAt: at(first), repeatInterval: "1 month" });
+    const url = `/automation_catalog/automations/${a._id}/schedule`;
+    setClock(first);
+    await tick();
+    expect(await jobsOf(a._id)).toHaveLength(1);
+    let read = (await admin.get(`/automation_catalog/automations/${a._id}`)).body;
+    const monthAway = read.nextRunAt;
+    expect(Date.parse(monthAway) - first).toBeGreaterThan(27 * 24 * HOUR);
+
+    setClock(first + 5_000);
+    expect((await admin.put(url, { options: { repeatInterval: "10 seconds" } })).status).toBe(200);
+    read = (await admin.get(`/automation_catalog/automations/${a._id}`)).body;
+    expect(read).toMatchObject({ repeatInterval: "10 seconds", nextRunAt: at(first + 15_000) });
+    expect(read.preview.slice(0, 2)).toEqual([at(first + 15_000), at(first + 25_000)]);
+    setClock(first + 15_000);
+    await tick();
+    expect(await jobsOf(a._id)).toHaveLength(2);
+    read = (await admin.get(`/automation_catalog/automations/${a._id}`)).body;
+    expect(read.nextRunAt).toBe(at(first + 25_000));
+
+    // A longer interval keeps the sooner due time; so does the same interval written again.
+    for (const repeatInterval of ["1 day", "10 seconds"]) {
+      expect((await admin.put(url, { options: { repeatInterval } })).status).toBe(200);
+      read = (await admin.get(`/automation_catalog/automations/${a._id}`)).body;
+      expect(read).toMatchObject({ repeatInterval, nextRunAt: at(first + 25_000) });
+    }
+    // nextRunAt sent with the interval is the client's word.
+    const chosen = at(first + 3 * HOUR);
+    expect(
+      (await admin.put(url, { options: { repeatInterval: "1 minute", nextRunAt: chosen } })).status,
+    ).toBe(200);
+    read = (await admin.get(`/automation_catalog/automations/${a._id}`)).body;
+    expect(read).toMatchObject({ repeatInterval: "1 minute", nextRunAt: chosen });
+    // The same rule on the automation's own update (PUT .../automations/:id).
+    const changed = await admin.put(`/automation_catalog/automations/${a._id}`, {
+      changes: { repeatInterval: "30 minutes" },
+    });
+    expect(changed.status).toBe(200);
+    expect(changed.body.nextRunAt).toBe(at(first + 15_000 + 30 * MIN));
+  });
+
+  test("operation 10: an interval on an automation with no due time does not start a schedule", async () => {
+    const a = await create({ name: "No due time" });
+    const url = `/automation_catalog/automations/${a._id}/schedule`;
+    expect((await admin.put(url, { options: { repeatInterval: "10 seconds" } })).status).toBe(200);
+    const read = (await admin.get(`/automation_catalog/automations/${a._id}`)).body;
+    expect(read).toMatchObject({ repeatInterval: "10 seconds", nextRunAt: null, preview: [] });
   });
 
   test("operation 10 validates its interval against human-interval and the floor", async () => {

@@ -53,7 +53,7 @@ async function trigger(actionId: string, body: Record<string, unknown>) {
 }
 
 beforeAll(async () => {
-  platform = await startPlatform({ env: { SCHEDULER_TICK_MS: "100000" } });
+  platform = await startPlatform({ env: { SCHEDULER_TICK_MS: "100000", SCHEDULER_TIMERS: "false" } });
   admin = client(platform.baseUrl, await login(platform.baseUrl));
   const scheduler = platform.broker.getLocalService("scheduler") as unknown as { clock: () => number };
   scheduler.clock = () => now;
