@@ -13,7 +13,7 @@ import { loadKey } from "../../../shared/secrets";
 import { typedMixin } from "../../../shared/service";
 import type { EngineCtx, EngineService } from "../types";
 import { assertMayStart, assertOwnGroups, maySeeJob } from "../../../shared/job-visibility";
-import { ensureJobIndexes, JOBS } from "../collections";
+import { ensureJobIndexes } from "../collections";
 import { ensureWorkflowIndexes } from "../workflows/handlers";
 import { DISPATCH_EVENT, Runner } from "./runner";
 import { runnerSettings } from "./settings";
