@@ -235,9 +235,10 @@ const OPERATIONS: Record<
         field: "queryParameters.skip",
       },
       {
-        name: "equals not a field map",
+        // A plain string is a name (the spec's type; Itential.py 2023.1 sends it): a list is neither.
+        name: "equals neither a field map nor a name",
         method: "GET",
-        url: "/operations-manager/admin/jobs?equals=running",
+        url: "/operations-manager/admin/jobs?equals[]=running&equals[]=paused",
         status: 400,
         type: "VALIDATION_ERROR",
         field: "queryParameters.equals",
