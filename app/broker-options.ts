@@ -2,6 +2,7 @@
  * Broker options, all from the platform config (shared/config.ts reads the environment). One image runs every service;
  * SERVICES chooses which, TRANSPORTER chooses the bus (unset: in-process).
  */
+import { oversizedAnswersMiddleware } from "./oversized-answers";
 import { Errors, type BrokerOptions } from "moleculer";
 import type { PlatformConfig } from "../shared/config";
 import { inputBoundsMiddleware } from "../shared/input-bounds";
@@ -71,6 +72,7 @@ export function brokerOptions(config: PlatformConfig): BrokerOptions {
       retryLeftNodeMiddleware(),
       idempotencyMiddleware(),
       restartWindowMiddleware(),
+      oversizedAnswersMiddleware(),
       // Last: the outermost, so a refused call is refused before anything else looks at it.
       authorizationMiddleware(config.authCacheMs),
     ],

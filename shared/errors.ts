@@ -34,6 +34,7 @@ export const ERROR_CATALOGUE: readonly CatalogueEntry[] = [
   { status: 429, type: "RATE_LIMITED", name: "RateLimitedError" },
   { status: 431, type: "HEADERS_TOO_LARGE", name: "RequestHeaderFieldsTooLargeError" },
   { status: 500, type: "INTERNAL_ERROR", name: "InternalServerError" },
+  { status: 500, type: "ANSWER_TOO_LARGE", name: "AnswerTooLargeError" },
   { status: 501, type: "NOT_IMPLEMENTED", name: "NotImplementedError" },
   { status: 502, type: "BAD_GATEWAY", name: "BadGatewayError" },
   { status: 503, type: "SERVICE_UNAVAILABLE", name: "ServiceUnavailableError" },
@@ -122,6 +123,14 @@ export class BadGatewayError extends MoleculerError {
   constructor(message: string, data: { status?: number; body?: unknown }) {
     super(message, 502, "BAD_GATEWAY", data);
     this.name = "BadGatewayError";
+  }
+}
+
+/** An answer larger than the message bus carries (app/oversized-answers.ts): ask for less. */
+export class AnswerTooLargeError extends MoleculerError {
+  constructor(message: string, data: { bytes: number }) {
+    super(message, 500, "ANSWER_TOO_LARGE", data);
+    this.name = "AnswerTooLargeError";
   }
 }
 
