@@ -90,9 +90,11 @@ describe("bench:peers runs each peer", () => {
         expect(r.startToComplete.count).toBe(8);
         expect(r.endsPerWorker.reduce((a, b) => a + b, 0)).toBe(8);
         expect(Number.isFinite(r.transitionsPerSec) && r.transitionsPerSec > 0).toBe(true);
-        // 10 steps per completed job over the loop's time (wallMs is rounded to the ms: within 2 %).
+        // 10 steps per completed job over the loop's time. wallMs is rounded to the ms, so a loop of
+        // a few ms (a warm Redis runs 8 jobs in ~20 ms) is off by up to half a ms of it.
         const expected = (8 * STEPS) / (r.wallMs / 1000);
-        expect(Math.abs(r.transitionsPerSec - expected)).toBeLessThanOrEqual(expected * 0.02 + 1);
+        const rounding = Math.max(0.02, 0.6 / r.wallMs);
+        expect(Math.abs(r.transitionsPerSec - expected)).toBeLessThanOrEqual(expected * rounding + 1);
         expect(r.halfPeak).toMatchObject({ count: 4, failed: 0 });
         expect(Number.isFinite(r.halfPeak!.p99Ms)).toBe(true);
         expect(await leftOver(peer, nameOf(peer, 2, id))).toBe(0);
