@@ -26,6 +26,11 @@ export async function findTree(this: ConfigurationService, treeId: string): Prom
   return tree;
 }
 
+/** A tree as answered: `id` beside `_id` (the spec's export entry and the real product's clients read `id`). */
+export function treeAnswer<T extends GoldenConfigTree>(tree: T): T & { id: string } {
+  return { id: tree._id, ...tree };
+}
+
 function assertVersion(tree: GoldenConfigTree, version: string): void {
   if (!tree.versions.includes(version))
     throw new NotFoundError(`Golden config tree '${tree.name}' version`, version);
@@ -60,7 +65,7 @@ export async function createTree(this: ConfigurationService, ctx: Ctx<"createTre
     throw err;
   }
   await this.store.collection<TreeNode>(NODES).insertOne(emptyNode(tree._id, FIRST_VERSION, ROOT_NODE, now));
-  return tree;
+  return treeAnswer(tree);
 }
 
 function emptyNode(treeId: string, version: string, path: string, now: string): Omit<TreeNode, "_id"> {
@@ -68,12 +73,13 @@ function emptyNode(treeId: string, version: string, path: string, now: string): 
 }
 
 export async function listTrees(this: ConfigurationService, ctx: Ctx<"listTrees">) {
-  return this.store
+  const trees = await this.store
     .collection<GoldenConfigTree>(TREES)
     .find(
       {},
       { sort: { name: 1 }, skip: ctx.params.skip ?? 0, limit: pageLimit(ctx.params.limit), readOnly: true },
     );
+  return trees.map(treeAnswer);
 }
 
 export async function getTree(this: ConfigurationService, ctx: Ctx<"getTree">) {
@@ -85,7 +91,7 @@ export async function getTree(this: ConfigurationService, ctx: Ctx<"getTree">) {
   const byVersion = new Map<string, { path: string; devices: string[] }[]>();
   for (const version of tree.versions) byVersion.set(version, []);
   for (const node of nodes) byVersion.get(node.version)?.push({ path: node.path, devices: node.devices });
-  return { ...tree, nodes: Object.fromEntries(byVersion) };
+  return { ...treeAnswer(tree), nodes: Object.fromEntries(byVersion) };
 }
 
 export async function deleteTree(this: ConfigurationService, ctx: Ctx<"deleteTree">) {
@@ -126,7 +132,7 @@ export async function createVersion(this: ConfigurationService, ctx: Ctx<"create
     await trees.updateOne({ _id: treeId }, { $pull: { versions: version } });
     throw err;
   }
-  return updated;
+  return treeAnswer(updated);
 }
 
 /**

@@ -99,6 +99,12 @@ const goldenConfigTreeProps = {
 } as const;
 const goldenConfigTreeSchema = named("GoldenConfigTree", shape(goldenConfigTreeProps));
 export type GoldenConfigTree = InferRule<typeof goldenConfigTreeSchema>;
+/**
+ * A tree as answered: the stored tree with `id` beside `_id`, as the spec's export entry names it
+ * and the real product's clients read it (itential-mcp's create reads `res.json()["id"]`).
+ */
+const treeAnswerProps = { id: str, ...goldenConfigTreeProps } as const;
+const treeAnswerSchema = named("GoldenConfigTreeAnswer", shape(treeAnswerProps));
 
 const treeNodeProps = {
   _id: str,
@@ -332,7 +338,7 @@ export const configuration = defineService("configuration", {
       parser: { type: "string", min: 1, max: 256, optional: true },
       description: { type: "string", max: 4096, optional: true },
     },
-    result: returns(goldenConfigTreeSchema),
+    result: returns(treeAnswerSchema),
     http: {
       method: "POST",
       path: "/configuration_manager/configs",
@@ -342,7 +348,7 @@ export const configuration = defineService("configuration", {
   },
   listTrees: {
     params: { skip: int(0), limit: int(1) },
-    result: returns(arrayOf(goldenConfigTreeSchema)),
+    result: returns(arrayOf(treeAnswerSchema)),
     http: {
       method: "GET",
       path: "/configuration_manager/configs",
@@ -354,7 +360,7 @@ export const configuration = defineService("configuration", {
     params: { treeId: objectId },
     result: returns(
       shape({
-        ...goldenConfigTreeProps,
+        ...treeAnswerProps,
         nodes: recordOf(arrayOf(shape({ path: str, devices: arrayOf(str) }))),
       }),
     ),
@@ -379,7 +385,7 @@ export const configuration = defineService("configuration", {
   createVersion: {
     idempotent: "keyed",
     params: { treeId: objectId, version: versionName, base: { ...versionName, optional: true } },
-    result: returns(goldenConfigTreeSchema),
+    result: returns(treeAnswerSchema),
     http: {
       method: "POST",
       path: "/configuration_manager/configs/:treeId/versions",

@@ -507,3 +507,19 @@ describe("golden config trees, compliance, history, export", () => {
     expect(left).toBe(0);
   });
 });
+
+test("a tree is answered with `id` beside `_id` on create, read, list and a new version (itential-mcp reads `id`)", async () => {
+  // What itential-mcp's create_golden_config_tree sends, then reads: res.json()["id"].
+  const created = await ok(
+    admin.post("/configuration_manager/configs", { name: "Ids tree", deviceType: "ios" }),
+  );
+  expect(created.id).toBe(created._id);
+  const read = await ok(admin.get(`/configuration_manager/configs/${created.id}`));
+  expect(read).toMatchObject({ id: created._id, _id: created._id, name: "Ids tree" });
+  const listed = (await ok(admin.get("/configuration_manager/configs?limit=1000"))) as any[];
+  expect(listed.find((t) => t._id === created._id)).toMatchObject({ id: created._id });
+  const versioned = await ok(
+    admin.post(`/configuration_manager/configs/${created.id}/versions`, { version: "v2" }),
+  );
+  expect(versioned).toMatchObject({ id: created._id, versions: ["initial", "v2"] });
+});
