@@ -97,14 +97,14 @@ const goldenConfigTreeProps = {
   created: str,
   lastUpdated: str,
 } as const;
-const goldenConfigTreeSchema = named("GoldenConfigTree", shape(goldenConfigTreeProps));
-export type GoldenConfigTree = InferRule<typeof goldenConfigTreeSchema>;
 /**
  * A tree as answered: the stored tree with `id` beside `_id`, as the spec's export entry names it
  * and the real product's clients read it (itential-mcp's create reads `res.json()["id"]`).
  */
 const treeAnswerProps = { id: str, ...goldenConfigTreeProps } as const;
-const treeAnswerSchema = named("GoldenConfigTreeAnswer", shape(treeAnswerProps));
+const treeAnswerSchema = named("GoldenConfigTree", shape(treeAnswerProps));
+/** A tree as stored (the answer without its `id`). */
+export type GoldenConfigTree = Omit<InferRule<typeof treeAnswerSchema>, "id">;
 
 const treeNodeProps = {
   _id: str,
