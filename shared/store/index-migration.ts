@@ -29,6 +29,16 @@ export interface IndexPort {
   unlock(id: string): Promise<void>;
 }
 
+/** An index's name: the declared one, else MongoDB's default (`field_1_other_-1`), on every backend. */
+export function indexName(spec: IndexSpec): string {
+  return (
+    spec.name ??
+    Object.entries(spec.keys)
+      .map(([field, dir]) => `${field}_${dir}`)
+      .join("_")
+  );
+}
+
 export function isIndexConflict(err: unknown): boolean {
   return INDEX_CONFLICT_CODES.has((err as { code?: number })?.code ?? -1);
 }

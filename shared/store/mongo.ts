@@ -14,7 +14,13 @@ import {
 import type { MongoSettings } from "../config";
 import { StoreRuleError } from "../errors";
 import { checkFilter, checkPipeline, documentTooLarge } from "./rules";
-import { isIndexConflict, migrateIndex, MIGRATIONS_COLLECTION, type IndexPort } from "./index-migration";
+import {
+  indexName,
+  isIndexConflict,
+  migrateIndex,
+  MIGRATIONS_COLLECTION,
+  type IndexPort,
+} from "./index-migration";
 import {
   DuplicateKeyError,
   type Collection,
@@ -199,14 +205,7 @@ class MongoCollection implements Collection<Doc> {
 
   /** Creates the index; one declared otherwise before (an upgrade) is migrated (index-migration.ts). */
   createIndex(spec: IndexSpec): Promise<void> {
-    const named = {
-      ...spec,
-      name:
-        spec.name ??
-        Object.entries(spec.keys)
-          .map(([f, d]) => `${f}_${d}`)
-          .join("_"),
-    };
+    const named = { ...spec, name: indexName(spec) };
     const create = async (s: IndexSpec & { name: string }) => {
       await this.coll.createIndex(
         s.keys,

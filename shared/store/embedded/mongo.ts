@@ -1,4 +1,5 @@
 /** MongoDB semantics the embedded store reproduces: updates, projections, sorting, index keys, $count. */
+import { indexName } from "../index-migration";
 import { frozenJsonText } from "../../frozen-json";
 import { Query, update as applyUpdateOperators } from "mingo";
 import { ObjectId } from "mongodb";
@@ -193,7 +194,7 @@ export function validIndex(spec: IndexSpec): NamedIndex {
   if (!entries.length || entries.some(([, dir]) => dir !== 1 && dir !== -1)) {
     throw new TypeError("index keys must map field paths to 1 or -1");
   }
-  const name = spec.name ?? entries.map(([field, dir]) => `${field}_${dir}`).join("_");
+  const name = indexName(spec);
   const ttl = spec.expireAfterSeconds;
   if (ttl !== undefined && (entries.length !== 1 || typeof ttl !== "number" || !(ttl >= 0))) {
     throw new TypeError("an expiry index has one key and expireAfterSeconds >= 0");
