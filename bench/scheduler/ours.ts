@@ -16,6 +16,7 @@ import {
 } from "../support/platform";
 import { latency, type Latency } from "../engine/stats";
 import { withStore } from "../support/store";
+import { newAutomation } from "../../services/scheduler/new-automation";
 import { SCHEDULE_CHANGED_EVENT, type ScheduleChangedEvent } from "../../shared/contracts/events";
 
 export interface ScheduleSettings {
@@ -93,29 +94,14 @@ async function seed(
     const _id = new ObjectId().toHexString();
     const dueAt = firstDue + Math.floor((i * SPREAD_MS) / SCHEDULES);
     due.set(_id, dueAt);
-    return {
-      _id,
-      name: `bench-${i}`,
-      description: "",
-      workflow: "Bench tick",
-      variables: {},
-      groups: [],
-      nextRunAt: new Date(dueAt).toISOString(),
-      repeatInterval: null,
-      disabled: false,
-      missedRuns: "once",
-      catchUpWindow: null,
-      overlap: "allow",
-      lastRunAt: null,
-      lastJobId: null,
-      lastError: null,
-      created: now,
-      // Written by the platform itself: a schedule runs as the account that last changed it, and a
-      // made-up account would be refused (docs/security.md#authorization).
-      created_by: "system",
-      last_updated: now,
-      last_updated_by: "system",
-    };
+    // Written by the platform itself: a schedule runs as the account that last changed it, and a
+    // made-up account would be refused (docs/security.md#authorization).
+    return newAutomation(
+      `bench-${i}`,
+      "system",
+      { _id, workflow: "Bench tick", nextRunAt: new Date(dueAt).toISOString() },
+      now,
+    );
   });
   await withStore(broker, async (store) => {
     for (let i = 0; i < docs.length; i += 1000) {

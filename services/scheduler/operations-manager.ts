@@ -4,13 +4,13 @@
  * is a workflow named by `componentId` (its `_id`, or its name); `gbac` groups become the
  * automation's groups (its jobs' groups). Answers use the `{message, data, metadata}` envelope.
  */
+import { newAutomation } from "./new-automation";
 import type { Context } from "moleculer";
 import type { Automation, OmAutomation } from "../../shared/contracts/resources";
 import { scheduler as contract } from "../../shared/contracts/scheduler";
 import { itemEnvelope, pageEnvelope } from "../../shared/envelope";
 import { invalidField } from "../../shared/errors";
 import type { HandlerContext } from "../../shared/service";
-import { nowIso } from "../../shared/text";
 import {
   checkReferences,
   edit,
@@ -93,29 +93,13 @@ async function members(this: SchedulerService, ctx: Context, p: Members) {
 export async function omCreateAutomation(this: SchedulerService, ctx: Ctx<"omCreateAutomation">) {
   const fields = await members.call(this, ctx, ctx.params);
   const by = ctx.meta.caller?.accountId ?? "system";
-  const now = nowIso();
-  const automation: Omit<Automation, "_id"> = {
-    name: ctx.params.name,
+  const automation = newAutomation(ctx.params.name, by, {
     description: fields.description ?? "",
     workflow: fields.workflow ?? null,
     componentId: fields.componentId ?? null,
-    variables: {},
     groups: fields.groups ?? [...new Set(ctx.meta.caller?.groupIds ?? [])],
     readGroups: fields.readGroups ?? [],
-    nextRunAt: null,
-    repeatInterval: null,
-    disabled: false,
-    missedRuns: "once",
-    catchUpWindow: null,
-    overlap: "allow",
-    lastRunAt: null,
-    lastJobId: null,
-    lastError: null,
-    created: now,
-    created_by: by,
-    last_updated: now,
-    last_updated_by: by,
-  };
+  });
   const created = await uniqueName(ctx.params.name, () =>
     this.store.collection<Automation>(AUTOMATIONS).insertOne(automation),
   );

@@ -6,6 +6,7 @@
  * so 520 broken ones due at once cannot starve a good one, and each broken one is disabled with
  * its reason, once.
  */
+import { newAutomation, type NewAutomation } from "../../services/scheduler/new-automation";
 import { ObjectId } from "mongodb";
 import { chain, op, withStore } from "../support/engine-fixtures";
 import { client, expectError, login, startPlatform, type Client, type Platform } from "../support/platform";
@@ -32,30 +33,11 @@ const automationsIn = () =>
 
 /** An automation document as the scheduler stores it, for planting what no request may write. */
 function stored(name: string, fields: Record<string, unknown>) {
-  const now = new Date().toISOString();
-  return {
+  return newAutomation(name, "planted", {
     _id: new ObjectId().toHexString(),
-    name,
-    description: "",
     workflow: "Quick",
-    componentId: null,
-    variables: {},
-    groups: [],
-    nextRunAt: null,
-    repeatInterval: null,
-    disabled: false,
-    missedRuns: "once",
-    catchUpWindow: null,
-    overlap: "allow",
-    lastRunAt: null,
-    lastJobId: null,
-    lastError: null,
-    created: now,
-    created_by: "planted",
-    last_updated: now,
-    last_updated_by: "planted",
     ...fields,
-  };
+  } as Partial<NewAutomation>);
 }
 
 describe("refused at write time, nothing stored", () => {

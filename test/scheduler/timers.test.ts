@@ -7,6 +7,7 @@
  * brokers beside them): exactly once, a change made on one replica re-arms the other, and a replica
  * that leaves hands its automations to the one left.
  */
+import { newAutomation } from "../../services/scheduler/new-automation";
 import { randomUUID } from "node:crypto";
 import { chain, op, withStore } from "../support/engine-fixtures";
 import { client, login, startPlatform, tempDir, type Client, type Platform } from "../support/platform";
@@ -123,29 +124,14 @@ describe("the safety sweep", () => {
 
   test("an automation written straight into the store, announced to no timer, is fired by the sweep", async () => {
     const id = randomUUID().replace(/-/g, "").slice(0, 24);
-    const now = new Date().toISOString();
     await withStore(platform.broker, (store) =>
-      store.collection("automations").insertOne({
-        _id: id,
-        name: `direct-${id.slice(0, 6)}`,
-        description: "",
-        workflow: "Swept",
-        variables: {},
-        groups: [],
-        nextRunAt: at(Date.now() + 300),
-        repeatInterval: null,
-        disabled: false,
-        missedRuns: "once",
-        catchUpWindow: null,
-        overlap: "allow",
-        lastRunAt: null,
-        lastJobId: null,
-        lastError: null,
-        created: now,
-        created_by: "system",
-        last_updated: now,
-        last_updated_by: "system",
-      }),
+      store.collection("automations").insertOne(
+        newAutomation(`direct-${id.slice(0, 6)}`, "system", {
+          _id: id,
+          workflow: "Swept",
+          nextRunAt: at(Date.now() + 300),
+        }),
+      ),
     );
     await eventually(async () => (await jobsOf(platform, id)).length > 0, WAIT_MS, "the job");
     await new Promise((r) => setTimeout(r, 1000)); // more sweeps: still one job
