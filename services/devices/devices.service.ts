@@ -4,16 +4,15 @@
  * orchestrator's over the bus (the adapters service talks to the orchestrator), an inventory
  * adapter's from its own collection.
  *
- * Collection `inventory_devices`: { _id, adapterId (the adapter's _id), adapter (its name), name,
- *   address, port, authgroup, deviceType, ned, admin, groups, _meta: {created, updated} };
- *   unique { adapterId, name }.
+ * Its collection: ./inventory.repository.ts.
  */
 import type { Context } from "moleculer";
 import { devices as contract } from "../../shared/contracts/devices";
 import { ADAPTER_DELETED_EVENT, type AdapterDeletedEvent } from "../../shared/contracts/events";
 import { configOf } from "../../shared/runtime";
 import { contractActions, storeMixin, typedService } from "../../shared/service";
-import { deleteInventoryDevice, INVENTORY, listInventory, putInventoryDevice } from "./inventory";
+import { deleteInventoryDevice, listInventory, putInventoryDevice } from "./inventory";
+import { InventoryRepository } from "./inventory.repository";
 import { find, type DevicesService } from "./lookup";
 
 export default typedService<DevicesService>({
@@ -37,7 +36,7 @@ export default typedService<DevicesService>({
         this.logger.warn(`${ADAPTER_DELETED_EVENT} without an adapter id: no inventory removed`);
         return;
       }
-      await this.store.collection(INVENTORY).deleteMany({ adapterId: id });
+      await this.inventory.removeAdapter(id);
     },
   },
 
@@ -46,6 +45,7 @@ export default typedService<DevicesService>({
   },
 
   async started() {
-    await this.store.collection(INVENTORY).createIndex({ keys: { adapterId: 1, name: 1 }, unique: true });
+    this.inventory = new InventoryRepository(this.store);
+    await this.inventory.ensureIndexes();
   },
 });

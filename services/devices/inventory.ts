@@ -14,27 +14,12 @@ import { page, pageLimit } from "../../shared/paging";
 import type { HandlerContext } from "../../shared/service";
 import { nowIso } from "../../shared/text";
 import type { DevicesService } from "./lookup";
+import type { StoredDevice } from "./inventory.repository";
 
-export const INVENTORY = "inventory_devices";
 /** An inventory adapter's devices answered by one lookup at most (a lookup pages within them). */
 const MAX_LOOKUP = 100_000;
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
-
-interface StoredDevice {
-  _id: string;
-  adapterId: string;
-  adapter: string;
-  name: string;
-  address: string;
-  port: string;
-  authgroup: string;
-  deviceType: string;
-  ned: string;
-  admin: boolean;
-  groups: string[];
-  _meta: { created: string; updated: string };
-}
 
 function toDevice(doc: StoredDevice): Device {
   return {
@@ -59,9 +44,7 @@ async function inventoryAdapter(ctx: Ctx<"listInventory" | "putInventoryDevice" 
 }
 
 export async function inventoryOf(service: DevicesService, source: DeviceSource): Promise<Device[]> {
-  const docs = await service.store
-    .collection<StoredDevice>(INVENTORY)
-    .find({ adapterId: source.id }, { sort: { name: 1 }, limit: MAX_LOOKUP });
+  const docs = await service.inventory.pageOfAdapter(source.id, 0, MAX_LOOKUP);
   return docs.map(toDevice);
 }
 
@@ -70,10 +53,9 @@ export async function listInventory(this: DevicesService, ctx: Ctx<"listInventor
   const source = await inventoryAdapter(ctx);
   const skip = ctx.params.skip ?? ctx.params.start ?? 0;
   const limit = pageLimit(ctx.params.limit);
-  const devices = this.store.collection<StoredDevice>(INVENTORY);
   const [docs, total] = await Promise.all([
-    devices.find({ adapterId: source.id }, { sort: { name: 1 }, skip, limit }),
-    devices.count({ adapterId: source.id }),
+    this.inventory.pageOfAdapter(source.id, skip, limit),
+    this.inventory.countOfAdapter(source.id),
   ]);
   return page(docs.map(toDevice), total, skip, limit);
 }
@@ -81,7 +63,6 @@ export async function listInventory(this: DevicesService, ctx: Ctx<"listInventor
 export async function putInventoryDevice(this: DevicesService, ctx: Ctx<"putInventoryDevice">) {
   const source = await inventoryAdapter(ctx);
   const p = ctx.params;
-  const now = nowIso();
   const fields = {
     adapter: source.name,
     address: p.address,
@@ -91,23 +72,13 @@ export async function putInventoryDevice(this: DevicesService, ctx: Ctx<"putInve
     ned: p.ned ?? "",
     admin: p.admin ?? true,
     groups: [...new Set(p.groups ?? [])],
-    "_meta.updated": now,
   };
-  const doc = await this.store
-    .collection<StoredDevice>(INVENTORY)
-    .findOneAndUpdate(
-      { adapterId: source.id, name: p.name },
-      { $set: fields, $setOnInsert: { "_meta.created": now } },
-      { upsert: true },
-    );
-  return toDevice(doc!);
+  return toDevice(await this.inventory.put(source.id, p.name, fields, nowIso()));
 }
 
 export async function deleteInventoryDevice(this: DevicesService, ctx: Ctx<"deleteInventoryDevice">) {
   const source = await inventoryAdapter(ctx);
-  const gone = await this.store
-    .collection(INVENTORY)
-    .deleteOne({ adapterId: source.id, name: ctx.params.name });
-  if (gone === 0) throw new NotFoundError("Device", ctx.params.name);
+  if (!(await this.inventory.remove(source.id, ctx.params.name)))
+    throw new NotFoundError("Device", ctx.params.name);
   return { status: "OK", message: `Device '${ctx.params.name}' deleted from adapter '${source.name}'` };
 }

@@ -14,11 +14,12 @@ import type { DeviceSource } from "../../shared/contracts/adapters";
 import type { devices as contract } from "../../shared/contracts/devices";
 import type { Device } from "../../shared/contracts/resources";
 import { pageLimit } from "../../shared/paging";
+import type { InventoryRepository } from "./inventory.repository";
 import type { HandlerContext, PlatformService } from "../../shared/service";
 import { inventoryOf } from "./inventory";
 
 /** `this` of the devices service: what devices.service.ts adds to a platform service. */
-export type DevicesService = PlatformService<{ lookupTimeoutMs: number }>;
+export type DevicesService = PlatformService<{ lookupTimeoutMs: number; inventory: InventoryRepository }>;
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
 
