@@ -4,7 +4,7 @@
  * named resource answers the same way (docs/architecture.md).
  */
 import { ConflictError, NotFoundError } from "./errors";
-import { DuplicateKeyError, type Collection, type Doc, type Store } from "./store/types";
+import { DuplicateKeyError, type Collection, type Doc, type Filter, type Store } from "./store/types";
 
 export interface NamedDocuments<T extends Doc> {
   readonly collection: Collection<T>;
@@ -30,6 +30,8 @@ export function namedDocuments<T extends Doc>(
 ): NamedDocuments<T> {
   const collection = store.collection<T>(collectionName);
   const nameOf = (doc: Omit<T, "_id"> | T) => String((doc as Doc)[key]);
+  // `key` is one of T's fields, which the types cannot see of a generic T.
+  const named = (name: string) => ({ [key]: name }) as Filter<T>;
   return {
     collection,
     async insert(doc) {
@@ -43,12 +45,12 @@ export function namedDocuments<T extends Doc>(
     },
     list: () => collection.find({}, { sort: { [key]: 1 } }),
     async get(name) {
-      const doc = await collection.findOne({ [key]: name });
+      const doc = await collection.findOne(named(name));
       if (!doc) throw new NotFoundError(label, name);
       return doc;
     },
     async remove(name) {
-      const doc = await collection.findOneAndDelete({ [key]: name });
+      const doc = await collection.findOneAndDelete(named(name));
       if (!doc) throw new NotFoundError(label, name);
       return doc;
     },

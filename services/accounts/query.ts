@@ -59,6 +59,10 @@ export function accountQuery(options: AccountQueryOptions = {}): {
   if (groupId === undefined) return query;
   const member = { "memberOf.groupId": groupId };
   const clauses =
-    Object.keys(query.filter).length === 0 ? [] : "$and" in query.filter ? query.filter.$and : [query.filter];
+    Object.keys(query.filter).length === 0
+      ? []
+      : "$and" in query.filter
+        ? (query.filter.$and ?? [])
+        : [query.filter];
   return { ...query, filter: clauses.length === 0 ? member : { $and: [...clauses, member] } };
 }

@@ -10,6 +10,7 @@ import {
   type Collection as DriverCollection,
   type Db,
   type MongoClientOptions,
+  type UpdateFilter,
 } from "mongodb";
 import type { MongoSettings } from "../config";
 import { StoreRuleError } from "../errors";
@@ -146,16 +147,20 @@ class MongoCollection implements Collection<Doc> {
   updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
     const upsert = options.upsert ?? false;
     return this.run(async () => {
-      const res = await this.coll.updateOne(filter, upsert ? withStringId(filter, update) : update, {
-        upsert,
-      });
+      const res = await this.coll.updateOne(
+        filter,
+        upsert ? withStringId(filter, update) : driverUpdate(update),
+        {
+          upsert,
+        },
+      );
       return result(res.matchedCount, res.modifiedCount, res.upsertedId);
     }, filter);
   }
 
   updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
     return this.run(async () => {
-      const res = await this.coll.updateMany(filter, update);
+      const res = await this.coll.updateMany(filter, driverUpdate(update));
       return result(res.matchedCount, res.modifiedCount, res.upsertedId);
     }, filter);
   }
@@ -169,12 +174,16 @@ class MongoCollection implements Collection<Doc> {
     return this.run(
       async () =>
         nullablePlain(
-          await this.coll.findOneAndUpdate(filter, upsert ? withStringId(filter, update) : update, {
-            ...defined({ sort, projection }),
-            upsert,
-            returnDocument,
-            includeResultMetadata: false,
-          }),
+          await this.coll.findOneAndUpdate(
+            filter,
+            upsert ? withStringId(filter, update) : driverUpdate(update),
+            {
+              ...defined({ sort, projection }),
+              upsert,
+              returnDocument,
+              includeResultMetadata: false,
+            },
+          ),
         ),
       filter,
     );
@@ -320,7 +329,10 @@ function asStored(doc: Doc): Doc {
 }
 
 /** Without a chosen `_id` the server would give an upserted document an ObjectId; give it a string one. */
-function withStringId(filter: Filter, update: Update): Update {
+/** The driver's own update type: ours is MongoDB's, typed more loosely per operator (`$pop`). */
+const driverUpdate = (update: Update): UpdateFilter<Doc> => update as UpdateFilter<Doc>;
+
+function withStringId(filter: Filter, update: Update): UpdateFilter<Doc> {
   const idCond = filter._id;
   const isOperator =
     idCond !== null && typeof idCond === "object" && Object.keys(idCond).some((k) => k.startsWith("$"));
@@ -328,8 +340,8 @@ function withStringId(filter: Filter, update: Update): Update {
     idCond !== undefined &&
     (!isOperator || "$eq" in idCond || (Array.isArray(idCond.$in) && idCond.$in.length === 1));
   const updateSetsId = update.$set?._id !== undefined || update.$setOnInsert?._id !== undefined;
-  if (filterFixesId || updateSetsId || Array.isArray(update)) return update;
-  return { ...update, $setOnInsert: { ...update.$setOnInsert, _id: newDocumentId() } };
+  if (filterFixesId || updateSetsId || Array.isArray(update)) return driverUpdate(update);
+  return driverUpdate({ ...update, $setOnInsert: { ...update.$setOnInsert, _id: newDocumentId() } });
 }
 
 function result(matchedCount: number, modifiedCount: number, upsertedId: unknown): UpdateResult {

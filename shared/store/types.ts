@@ -16,8 +16,77 @@ export function newDocumentId(): string {
 }
 
 export type Doc = Record<string, any>;
-export type Filter = Record<string, any>;
-export type Update = Record<string, any>;
+
+/** A dotted path into a document (`"metrics.start_time"`, `"tasks.abc.status"`): checked by the backends, not by types. */
+type DottedPath = `${string}.${string}`;
+
+/** A field's value in a filter: its own type, or (an array field) one of its elements, as MongoDB matches it. */
+type FieldValue<V> = V | (V extends readonly (infer E)[] ? E : never);
+
+/** What one field of a filter may hold: its value, or MongoDB's operators on it. */
+export type Condition<V> =
+  | FieldValue<V>
+  | {
+      $eq?: FieldValue<V>;
+      $ne?: FieldValue<V> | null;
+      $in?: readonly unknown[];
+      $nin?: readonly unknown[];
+      $gt?: FieldValue<V>;
+      $gte?: FieldValue<V>;
+      $lt?: FieldValue<V>;
+      $lte?: FieldValue<V>;
+      $exists?: boolean;
+      $regex?: string | RegExp;
+      $options?: string;
+      $elemMatch?: Doc;
+      $all?: readonly unknown[];
+      $size?: number;
+      $not?: Doc | RegExp;
+      $type?: string | number;
+    }
+  | null;
+
+/**
+ * A filter over documents of type `T`: a field of `T` takes a value of its type or operators on it;
+ * dotted paths and `$and`/`$or`/`$nor`/`$expr` are MongoDB's (the backends check them). `Filter`
+ * without a type is a filter over any document: for filters a client writes (job search), which
+ * only the backends can check.
+ */
+export type Filter<T extends Doc = Doc> = { [K in keyof T & string]?: Condition<T[K]> } & {
+  [path: DottedPath]: unknown;
+  $and?: Filter<T>[];
+  $or?: Filter<T>[];
+  $nor?: Filter<T>[];
+  $expr?: Doc;
+};
+
+/** Field values for `$set`/`$setOnInsert`: a field of `T` takes its type; a dotted path any value. */
+export type FieldValues<T extends Doc> = { [K in keyof T & string]?: T[K] } & { [path: DottedPath]: unknown };
+
+/**
+ * An update of documents of type `T`, MongoDB's operators. `$set` of a field of `T` takes its type;
+ * the other operators name fields or paths and are checked by the backends (MongoDB's errors:
+ * TypeMismatch, PathNotViable, conflicting paths: shared/store/rules.ts).
+ */
+export type Update<T extends Doc = Doc> = {
+  $set?: FieldValues<T>;
+  $setOnInsert?: FieldValues<T>;
+  $unset?: Doc;
+  $inc?: Record<string, number>;
+  $min?: Doc;
+  $max?: Doc;
+  $push?: Doc;
+  $addToSet?: Doc;
+  $pull?: Doc;
+  $pullAll?: Doc;
+  $pop?: Record<string, 1 | -1>;
+  $rename?: Record<string, string>;
+  $currentDate?: Doc;
+  $mul?: Record<string, number>;
+};
+
+/** An update as the backends read it: operator by operator, untyped (only inside shared/store and tests that build updates at random). */
+export type RawUpdate = Record<string, any>;
 export type Sort = Record<string, 1 | -1>;
 export type Projection = Record<string, 0 | 1 | boolean>;
 export type Pipeline = Record<string, any>[];
@@ -80,20 +149,24 @@ export interface IndexSpec {
 
 export interface Collection<T extends Doc = Doc> {
   readonly name: string;
-  find(filter?: Filter, options?: FindOptions): Promise<T[]>;
-  findOne(filter: Filter, options?: Omit<FindOptions, "skip" | "limit">): Promise<T | null>;
-  count(filter?: Filter, options?: CountOptions): Promise<number>;
+  find(filter?: Filter<T>, options?: FindOptions): Promise<T[]>;
+  findOne(filter: Filter<T>, options?: Omit<FindOptions, "skip" | "limit">): Promise<T | null>;
+  count(filter?: Filter<T>, options?: CountOptions): Promise<number>;
   /** Answers the inserted document (with its `_id`). Throws DuplicateKeyError on a unique index clash. */
   insertOne(doc: Omit<T, "_id"> & { _id?: string }): Promise<T>;
   insertMany(docs: (Omit<T, "_id"> & { _id?: string })[]): Promise<T[]>;
-  updateOne(filter: Filter, update: Update, options?: UpdateOptions): Promise<UpdateResult>;
-  updateMany(filter: Filter, update: Update): Promise<UpdateResult>;
+  updateOne(filter: Filter<T>, update: Update<T>, options?: UpdateOptions): Promise<UpdateResult>;
+  updateMany(filter: Filter<T>, update: Update<T>): Promise<UpdateResult>;
   /** Atomic: no other write to the matched document lands between the match and the update. */
-  findOneAndUpdate(filter: Filter, update: Update, options?: FindOneAndUpdateOptions): Promise<T | null>;
+  findOneAndUpdate(
+    filter: Filter<T>,
+    update: Update<T>,
+    options?: FindOneAndUpdateOptions,
+  ): Promise<T | null>;
   /** Atomic find-and-delete; answers the deleted document. */
-  findOneAndDelete(filter: Filter): Promise<T | null>;
-  deleteOne(filter: Filter): Promise<number>;
-  deleteMany(filter: Filter): Promise<number>;
+  findOneAndDelete(filter: Filter<T>): Promise<T | null>;
+  deleteOne(filter: Filter<T>): Promise<number>;
+  deleteMany(filter: Filter<T>): Promise<number>;
   aggregate<R extends Doc = Doc>(pipeline: Pipeline): Promise<R[]>;
   /** Idempotent. */
   createIndex(spec: IndexSpec): Promise<void>;

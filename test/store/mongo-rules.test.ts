@@ -16,6 +16,7 @@ import { EmbeddedBackend } from "../../shared/store/embedded/backend";
 import { mongoClientOptions, storeError } from "../../shared/store/mongo";
 import { MAX_DOCUMENT_BYTES, stripExtended } from "../../shared/store/rules";
 import { DuplicateKeyError, type Collection, type Doc } from "../../shared/store";
+import type { RawUpdate } from "../../shared/store/types";
 
 const dirs: string[] = [];
 let store: EmbeddedBackend;
@@ -169,7 +170,7 @@ describe("updates MongoDB refuses", () => {
     expect(err.message).toMatch(/has the field 'nil' of non-numeric type null$/);
     err = await refusal(c.updateOne({ _id: "d" }, { $inc: { "o.s": 1 } }));
     expect(err.message).toMatch(/has the field 's' of non-numeric type string$/);
-    err = await refusal(c.updateOne({ _id: "d" }, { $inc: { n: "1" } }));
+    err = await refusal(c.updateOne({ _id: "d" }, { $inc: { n: "1" } } as RawUpdate));
     expect(err.message).toBe("Cannot increment with non-numeric argument: {n: <string>}");
     expect(err.storeCode).toBe(14);
     await refusal(c.updateOne({ _id: "d" }, { $mul: { s: 2 } }));

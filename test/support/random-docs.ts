@@ -3,7 +3,7 @@
  * embedded store's fast paths against mingo. The same seed gives the same cases, so a failure
  * reproduces.
  */
-import type { Doc, Filter, Sort, Update } from "../../shared/store/types";
+import type { Doc, Filter, RawUpdate, Sort, Update } from "../../shared/store/types";
 
 export type Rand = () => number;
 
@@ -76,7 +76,7 @@ const FAST_OPS = ["$set", "$inc", "$push", "$unset"];
 const OTHER_OPS = ["$pull", "$addToSet", "$min", "$setOnInsert", "$pop"];
 
 export function randomUpdate(r: Rand): Update {
-  const update: Update = {};
+  const update: RawUpdate = {};
   for (let i = int(r, 1, 3); i > 0; i--) {
     const op = r() < 0.93 ? pick(r, FAST_OPS) : pick(r, OTHER_OPS);
     const fields: Doc = (update[op] ??= {});

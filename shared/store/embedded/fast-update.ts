@@ -16,7 +16,7 @@
 import { frozenJsonText } from "../../frozen-json";
 import { isEqual } from "mingo/util";
 import { isPlainObject as isPlain } from "../../objects";
-import type { Doc, Update } from "../types";
+import type { Doc, RawUpdate, Update } from "../types";
 import type { WrittenValue } from "./depth";
 import { memberSize } from "./size";
 import type { StoredDoc } from "./table";
@@ -71,7 +71,7 @@ const PLAIN_SEGMENT = /^(?!\d+$)[^$.][^.]*$/;
 const plainSegment = (part: string) => PLAIN_SEGMENT.test(part) && !(part in Object.prototype);
 
 /** The steps of `update`, or undefined when it is not a shape this path handles. */
-function stepsOf(update: Update): Step[] | undefined {
+function stepsOf(update: RawUpdate): Step[] | undefined {
   const steps: Step[] = [];
   for (const op of Object.keys(update)) {
     if (op === "$setOnInsert") continue; // only an upsert's insert applies it
