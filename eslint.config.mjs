@@ -81,6 +81,44 @@ function layerRules() {
   return blocks;
 }
 
+/*
+ * The repository rule (docs/architecture.md#repositories): in services/, only a collection's
+ * repository (`*.repository.ts`) opens a collection of the store; handlers call its named methods.
+ * The store service (services/store/) is the store itself, served over the bus.
+ */
+const NOT_YET_REPOSITORIES = [
+  "accounts",
+  "adapters",
+  "configuration",
+  "engine",
+  "forms",
+  "prebuilts",
+  "profiles",
+  "scheduler",
+  "search",
+];
+
+function repositoryRule() {
+  return {
+    files: ["services/**/*.ts"],
+    ignores: [
+      "services/**/*.repository.ts",
+      "services/store/**",
+      ...NOT_YET_REPOSITORIES.map((name) => `services/${name}/**`),
+    ],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "CallExpression[callee.property.name='collection']",
+          message:
+            "Only a repository (<collection>.repository.ts) opens a collection: add a named method to it.",
+        },
+      ],
+    },
+  };
+}
+
 export default tseslint.config(
   { ignores: ["node_modules/**", "dist/**", "data/**", "coverage/**", "bench/results/**"] },
   js.configs.recommended,
@@ -103,4 +141,5 @@ export default tseslint.config(
     rules: { "@typescript-eslint/no-require-imports": "off" },
   },
   ...layerRules(),
+  repositoryRule(),
 );
