@@ -79,11 +79,20 @@ export async function create(this: ProfilesService, ctx: Ctx<"create">) {
   };
 }
 
+/**
+ * GET /profiles in the real product's shape: `{results: [{metadata: {isActive, activeSync}, profile}],
+ * total}`. `activeSync` says the running platform applies the profile as stored: the active one
+ * takes effect on every replica when it changes (profiles.activated), with no restart to wait for,
+ * so it is the active profile's `isActive` (docs/catalog.md#the-active-profile).
+ */
 export async function list(this: ProfilesService) {
   const profiles = this.profiles;
-  const docs = await profiles.list();
-  const active = await profiles.active();
-  return docs.map((doc) => toProfile(doc, doc._id === active?._id));
+  const [docs, active] = await Promise.all([profiles.list(), profiles.active()]);
+  const results = docs.map((doc) => {
+    const isActive = doc._id === active?._id;
+    return { metadata: { isActive, activeSync: isActive }, profile: toProfile(doc, isActive) };
+  });
+  return { results, total: results.length };
 }
 
 export async function get(this: ProfilesService, ctx: Ctx<"get">) {

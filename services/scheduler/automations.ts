@@ -166,17 +166,18 @@ export async function createAutomation(this: SchedulerService, ctx: Ctx<"createA
   return answer(created);
 }
 
+/** The project's list shape, `{results, total, skip, limit}` (docs/compatibility.md#list-shapes), by name. */
 export async function listAutomations(this: SchedulerService, ctx: Ctx<"listAutomations">) {
   const skip = ctx.params.skip ?? 0;
   const limit = pageLimit(ctx.params.limit);
-  const { found } = await this.automations.page(
+  const { found, total } = await this.automations.page(
     {},
     readableFilter(ctx.meta.caller),
     { name: 1 },
     skip,
     limit,
   );
-  return found.map(answer);
+  return { results: found.map(answer), total, skip, limit };
 }
 
 export async function getAutomation(this: SchedulerService, ctx: Ctx<"getAutomation">) {
