@@ -582,6 +582,22 @@ describeInBothShapes("profiles", (platform) => {
     });
   });
 
+  test("a profile as read is accepted back as a new one: its answer-only members (active, tags, _meta) are dropped", async () => {
+    const read = (await admin.get("/profiles/staging")).body;
+    expect(read).toEqual(
+      expect.objectContaining({ active: false, tags: expect.any(Array), _meta: expect.any(Object) }),
+    );
+    const reply = await admin.post("/profiles", { properties: { ...read, id: "staging-copy" } });
+    expect(reply.status).toBe(200);
+    const stored = reply.body.data.bundles[0].data;
+    expect(stored.id).toBe("staging-copy");
+    for (const member of ["active", "tags", "_meta"]) expect(stored).not.toHaveProperty(member);
+    expect((await admin.get("/profiles/staging-copy")).body).toEqual(
+      expect.objectContaining({ id: "staging-copy", active: false, tags: [] }),
+    );
+    expect((await admin.delete("/profiles/staging-copy")).status).toBe(200);
+  });
+
   test("no reply of this suite carries a plaintext secret", () => {
     expectNoPlaintext(seen, Object.values(SECRETS));
   });
