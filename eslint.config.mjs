@@ -86,17 +86,7 @@ function layerRules() {
  * repository (`*.repository.ts`) opens a collection of the store; handlers call its named methods.
  * The store service (services/store/) is the store itself, served over the bus.
  */
-const NOT_YET_REPOSITORIES = [
-  "accounts",
-  "adapters",
-  "configuration",
-  "engine",
-  "forms",
-  "prebuilts",
-  "profiles",
-  "scheduler",
-  "search",
-];
+const NOT_YET_REPOSITORIES = ["accounts", "configuration", "engine", "forms", "search"];
 
 function repositoryRule() {
   return {

@@ -6,23 +6,22 @@
  * service) are in ./orchestrator/, lifecycle (stop/start/restart) in ./lifecycle.ts, health checks
  * and GET /health/adapters in ./health/ (docs/orchestrator.md).
  *
- * Collections `adapters` (layout in ./documents.ts), `name` unique; `adapter_health` (./health/checks.ts).
+ * Collections `adapters` (./adapters.repository.ts) and `adapter_health`
+ * (./health/adapter-health.repository.ts).
  */
 import { adapters as contract } from "../../shared/contracts/adapters";
-import { ensureNameIndex, namedDocuments } from "../../shared/named-documents";
 import { configOf } from "../../shared/runtime";
 import { loadKey } from "../../shared/secrets";
 import { contractActions, storeMixin, typedService } from "../../shared/service";
-import type { StoredAdapter } from "./documents";
+import { AdaptersRepository } from "./adapters.repository";
 import { create, get, list, remove, update, type AdaptersService } from "./handlers";
-import { HEALTH, healthPass } from "./health/checks";
+import { AdapterHealthRepository } from "./health/adapter-health.repository";
+import { healthPass } from "./health/checks";
 import { checkHealth, healthGet, healthList } from "./health/handlers";
 import { restart, start, stop } from "./lifecycle";
 import { closePools } from "./orchestrator/connections";
 import { deviceSources, listDevices } from "./orchestrator/devices";
 import { restAction, restQuery } from "./orchestrator/handlers";
-
-const COLLECTION = "adapters";
 
 export default typedService<AdaptersService>({
   name: contract.name,
@@ -46,19 +45,15 @@ export default typedService<AdaptersService>({
     listDevices,
   }),
 
-  methods: {
-    adapters(this: AdaptersService) {
-      return namedDocuments<StoredAdapter>(this.store, COLLECTION, "Adapter");
-    },
-  },
-
   created() {
     this.secretKey = loadKey(configOf(this.broker));
   },
 
   async started() {
-    await ensureNameIndex(this.store, COLLECTION);
-    await this.store.collection(HEALTH).createIndex({ keys: { nextCheckAt: 1 } });
+    this.adapters = new AdaptersRepository(this.store);
+    this.health = new AdapterHealthRepository(this.store);
+    await this.adapters.ensureIndexes();
+    await this.health.ensureIndexes();
     // Every replica runs the same timer; the store decides which one checks a due adapter.
     const tickMs = configOf(this.broker).adapters.healthTickMs;
     this.healthTimer = setInterval(() => {

@@ -3,13 +3,13 @@
  * are sealed before they are stored (./credentials.ts) and answered only in that form.
  */
 import type { adapters as contract } from "../../shared/contracts/adapters";
-import type { NamedDocuments } from "../../shared/named-documents";
 import type { HandlerContext, PlatformService } from "../../shared/service";
 import { nowIso } from "../../shared/text";
 import { ADAPTER_DELETED_EVENT, type AdapterDeletedEvent } from "../../shared/contracts/events";
 import { holdsCredentials, sealCredentials, sealUpdate } from "./credentials";
 import { toAdapter, type StoredAdapter } from "./documents";
-import { checkSoon, HEALTH } from "./health/checks";
+import type { AdaptersRepository, AdapterChange } from "./adapters.repository";
+import type { AdapterHealthRepository } from "./health/adapter-health.repository";
 import { healthEntries } from "./health/handlers";
 import { healthPage } from "../../shared/health-query";
 import { resetCircuit } from "./orchestrator/breaker";
@@ -31,7 +31,8 @@ function checkHeaders(settings: Record<string, unknown> | undefined): void {
 /** `this` of the adapters service: what adapters.service.ts adds to a platform service. */
 export type AdaptersService = PlatformService<{
   secretKey: Buffer;
-  adapters(): NamedDocuments<StoredAdapter>;
+  adapters: AdaptersRepository;
+  health: AdapterHealthRepository;
   healthTimer?: NodeJS.Timeout;
   checking?: Promise<unknown>;
 }>;
@@ -51,15 +52,17 @@ export async function create(this: AdaptersService, ctx: Ctx<"create">) {
     tags: [...new Set(ctx.params.tags ?? [])],
     properties: {
       ...properties,
-      ...(settings !== undefined && { properties: sealCredentials(this.secretKey, settings) as any }),
+      ...(settings !== undefined && {
+        properties: sealCredentials(this.secretKey, settings) as Record<string, unknown>,
+      }),
     },
     ...(loggerProps !== undefined && { loggerProps }),
     isEncrypted: holdsCredentials(settings),
     ...(model !== undefined && { model }),
     _meta: { created: now, updated: now, createdBy: ctx.meta.caller?.accountId ?? "system" },
   };
-  const stored = await this.adapters().insert(doc);
-  await checkSoon(this, name);
+  const stored = await this.adapters.insert(doc);
+  await this.health.checkSoon(name);
   return { status: "OK", message: `Adapter '${name}' created`, data: toAdapter(stored) };
 }
 
@@ -87,43 +90,35 @@ export async function update(this: AdaptersService, ctx: Ctx<"update">) {
     );
   const settings = properties.properties;
   checkHeaders(settings);
-  const collection = this.adapters().collection;
   for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
-    const stored = await collection.findOne({ name });
+    const stored = await this.adapters.find(name);
     if (!stored) throw new NotFoundError("Adapter", name);
     const sealed =
       settings === undefined
         ? undefined
         : (sealUpdate(this.secretKey, settings, stored.properties.properties) as Record<string, unknown>);
     const now = nowIso();
-    const set: Record<string, unknown> = {
-      type,
-      description: ctx.params.description ?? stored.description,
-      tags: ctx.params.tags ? [...new Set(ctx.params.tags)] : stored.tags,
-      properties: { ...properties, ...(sealed !== undefined && { properties: sealed }) },
-      isEncrypted: holdsCredentials(sealed),
-      "_meta.updated": now,
-      "_meta.updatedBy": ctx.meta.caller?.accountId ?? "system",
+    const change: AdapterChange = {
+      set: {
+        type,
+        description: ctx.params.description ?? stored.description,
+        tags: ctx.params.tags ? [...new Set(ctx.params.tags)] : stored.tags,
+        properties: { ...properties, ...(sealed !== undefined && { properties: sealed }) },
+        isEncrypted: holdsCredentials(sealed),
+        "_meta.updated": now,
+        "_meta.updatedBy": ctx.meta.caller?.accountId ?? "system",
+      },
+      unset: {},
     };
-    const unset: Record<string, ""> = {};
-    if (loggerProps !== undefined) set.loggerProps = loggerProps;
-    else unset.loggerProps = "";
-    if (model !== undefined) set.model = model;
-    else unset.model = "";
-    const doc = await collection.findOneAndUpdate(
-      { _id: stored._id, "_meta.updated": stored._meta.updated, generation: stored.generation ?? null },
-      { $set: set, $unset: unset, $inc: { generation: 1 } },
-    );
+    if (loggerProps !== undefined) change.set.loggerProps = loggerProps;
+    else change.unset.loggerProps = "";
+    if (model !== undefined) change.set.model = model;
+    else change.unset.model = "";
+    const doc = await this.adapters.updateIfUnchanged(stored, change);
     if (!doc) continue;
     dropPool(name);
     resetCircuit(name);
-    await this.store
-      .collection(HEALTH)
-      .updateOne(
-        { _id: name },
-        { $set: { nextCheckAt: 0 }, $unset: { connection: "", failures: "" } },
-        { upsert: true },
-      );
+    await this.health.reset(name);
     return { status: "OK", message: `Adapter '${name}' updated`, data: toAdapter(doc) };
   }
   throw new ConflictError(`Adapter '${name}' changed while it was being updated; send the update again`, {
@@ -137,7 +132,7 @@ export async function update(this: AdaptersService, ctx: Ctx<"update">) {
  * package_id, state, connection), with the health reads' query (`equals`/`equalsField`, paging, sort).
  */
 export async function list(this: AdaptersService, ctx: Ctx<"list">) {
-  const docs = await this.adapters().list();
+  const docs = await this.adapters.list();
   const byName = new Map(docs.map((d) => [d.name, d]));
   const page = healthPage(await healthEntries(this, docs), ctx.params);
   return {
@@ -148,14 +143,14 @@ export async function list(this: AdaptersService, ctx: Ctx<"list">) {
 
 /** The adapter with its lifecycle `state` and the last check's `connection` (docs/orchestrator.md#health). */
 export async function get(this: AdaptersService, ctx: Ctx<"get">) {
-  const doc = await this.adapters().get(ctx.params.name);
+  const doc = await this.adapters.get(ctx.params.name);
   const [health] = await healthEntries(this, [doc]);
   return { ...toAdapter(doc), state: health.state, connection: health.connection };
 }
 
 export async function remove(this: AdaptersService, ctx: Ctx<"delete">) {
-  const doc = await this.adapters().remove(ctx.params.name);
-  await this.store.collection(HEALTH).deleteOne({ _id: doc.name });
+  const doc = await this.adapters.remove(ctx.params.name);
+  await this.health.remove(doc.name);
   dropPool(doc.name);
   resetCircuit(doc.name);
   const event: AdapterDeletedEvent = { name: doc.name, id: doc._id };

@@ -12,7 +12,6 @@ import type { HandlerContext } from "../../shared/service";
 import { nowIso } from "../../shared/text";
 import type { StoredAdapter } from "./documents";
 import type { AdaptersService } from "./handlers";
-import { checkSoon } from "./health/checks";
 import { resetCircuit } from "./orchestrator/breaker";
 import { dropPool } from "./orchestrator/connections";
 
@@ -29,14 +28,10 @@ export function assertRunning(doc: StoredAdapter): void {
 async function setState(
   service: AdaptersService,
   name: string,
-  update: Record<string, unknown>,
+  state: "RUNNING" | "STOPPED",
+  restart = false,
 ): Promise<StoredAdapter> {
-  const doc = await service
-    .adapters()
-    .collection.findOneAndUpdate(
-      { name },
-      { ...update, $set: { ...(update.$set as object), "_meta.updated": nowIso() } },
-    );
+  const doc = await service.adapters.setState(name, state, restart, nowIso());
   if (!doc) throw new NotFoundError("Adapter", name);
   return doc;
 }
@@ -48,22 +43,22 @@ const answer = (doc: StoredAdapter, message: string) => ({
 });
 
 export async function stop(this: AdaptersService, ctx: Ctx<"stop">) {
-  const doc = await setState(this, ctx.params.name, { $set: { state: "STOPPED" } });
+  const doc = await setState(this, ctx.params.name, "STOPPED");
   dropPool(doc.name);
   return answer(doc, `Adapter '${doc.name}' stopped`);
 }
 
 export async function start(this: AdaptersService, ctx: Ctx<"start">) {
-  const doc = await setState(this, ctx.params.name, { $set: { state: "RUNNING" } });
+  const doc = await setState(this, ctx.params.name, "RUNNING");
   resetCircuit(doc.name);
-  await checkSoon(this, doc.name);
+  await this.health.checkSoon(doc.name);
   return answer(doc, `Adapter '${doc.name}' started`);
 }
 
 export async function restart(this: AdaptersService, ctx: Ctx<"restart">) {
-  const doc = await setState(this, ctx.params.name, { $set: { state: "RUNNING" }, $inc: { generation: 1 } });
+  const doc = await setState(this, ctx.params.name, "RUNNING", true);
   dropPool(doc.name);
   resetCircuit(doc.name);
-  await checkSoon(this, doc.name);
+  await this.health.checkSoon(doc.name);
   return answer(doc, `Adapter '${doc.name}' restarted`);
 }

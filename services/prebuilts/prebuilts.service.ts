@@ -3,19 +3,14 @@
  * the platform fetches prebuilt artifacts from. `config.credentials.token` is stored encrypted and
  * answered only in that stored form.
  *
- * Collection `repository_configs`, `name` unique:
- *   { _id, name, description, tags, config: <Repository configuration, token sealed>,
- *     _meta: {created, updated, createdBy} }
+ * Its collection: ./repository-configs.repository.ts.
  */
 import { prebuilts as contract } from "../../shared/contracts/prebuilts";
-import type { RepositoryConfig } from "../../shared/contracts/resources";
-import { ensureNameIndex, namedDocuments } from "../../shared/named-documents";
 import { configOf } from "../../shared/runtime";
 import { loadKey } from "../../shared/secrets";
 import { contractActions, storeMixin, typedService } from "../../shared/service";
 import { createConfig, deleteConfig, getConfig, listConfigs, type PrebuiltsService } from "./handlers";
-
-const COLLECTION = "repository_configs";
+import { RepositoryConfigsRepository } from "./repository-configs.repository";
 
 export default typedService<PrebuiltsService>({
   name: contract.name,
@@ -28,17 +23,12 @@ export default typedService<PrebuiltsService>({
     deleteConfig,
   }),
 
-  methods: {
-    configs(this: PrebuiltsService) {
-      return namedDocuments<RepositoryConfig>(this.store, COLLECTION, "Repository configuration");
-    },
-  },
-
   created() {
     this.secretKey = loadKey(configOf(this.broker));
   },
 
   async started() {
-    await ensureNameIndex(this.store, COLLECTION);
+    this.configs = new RepositoryConfigsRepository(this.store);
+    await this.configs.ensureIndexes();
   },
 });

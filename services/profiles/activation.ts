@@ -12,39 +12,24 @@
  *  - two replicas activating at once may write the same number; the tie rule picks one, and the
  *    loser sees it is not active and writes again, higher. The last activation to finish wins.
  */
-import type { Collection } from "../../shared/store/types";
 import { ConflictError, NotFoundError } from "../../shared/errors";
 import { nowIso } from "../../shared/text";
 import type { StoredProfile } from "./documents";
-
-export const ACTIVE_ORDER = { activation: -1, "_meta.created": 1, _id: 1 } as const;
+import type { ProfilesRepository } from "./profiles.repository";
 
 /** The activation of a profile that may not become active without an admin activating it. */
 export const INACTIVE = -1;
 
-export async function activeProfile(profiles: Collection<StoredProfile>): Promise<StoredProfile | null> {
-  const [top] = await profiles.find({ activation: { $gte: 0 } }, { sort: ACTIVE_ORDER, limit: 1 });
-  return top ?? null;
-}
-
 const MAX_ATTEMPTS = 8;
 
 /** Makes `id` the active profile; answers it. 404 when it does not exist. */
-export async function activate(profiles: Collection<StoredProfile>, id: string): Promise<StoredProfile> {
+export async function activate(profiles: ProfilesRepository, id: string): Promise<StoredProfile> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const current = await activeProfile(profiles);
+    const current = await profiles.active();
     if (current?._id === id) return current;
-    const updated = await profiles.findOneAndUpdate(
-      { _id: id },
-      {
-        $set: {
-          activation: (current?.activation ?? 0) + 1,
-          "_meta.updated": nowIso(),
-        },
-      },
-    );
+    const updated = await profiles.setActivation(id, (current?.activation ?? 0) + 1, nowIso());
     if (!updated) throw new NotFoundError("Profile", id);
-    const now = await activeProfile(profiles);
+    const now = await profiles.active();
     if (now?._id === id) return updated;
     // Another activation landed with the same or a higher number: go again above it.
   }

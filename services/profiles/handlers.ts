@@ -10,17 +10,17 @@ import {
 } from "../../shared/contracts/profiles";
 import { propsToJsonSchema } from "../../shared/contracts/schema";
 import { ConflictError } from "../../shared/errors";
-import type { NamedDocuments } from "../../shared/named-documents";
 import { sealPointers } from "../../shared/pointers";
 import type { HandlerContext, PlatformService } from "../../shared/service";
 import { nowIso } from "../../shared/text";
-import { activate as activateProfile, activeProfile, INACTIVE } from "./activation";
+import { activate as activateProfile, INACTIVE } from "./activation";
 import { toPackage, toProfile, type StoredProfile } from "./documents";
+import type { ProfilesRepository } from "./profiles.repository";
 
 /** `this` of the profiles service: what profiles.service.ts adds to a platform service. */
 export type ProfilesService = PlatformService<{
   secretKey: Buffer;
-  profiles(): NamedDocuments<StoredProfile>;
+  profiles: ProfilesRepository;
 }>;
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
@@ -67,10 +67,10 @@ export async function create(this: ProfilesService, ctx: Ctx<"create">) {
     activation: isAdmin(ctx.meta.caller) ? 0 : INACTIVE,
     _meta: { created: now, updated: now, createdBy: ctx.meta.caller?.accountId ?? "system" },
   };
-  const profiles = this.profiles();
+  const profiles = this.profiles;
   await profiles.insert(doc);
   // An admin's first profile becomes active by being first (./activation.ts); say so.
-  const active = (await activeProfile(profiles.collection))?._id === doc._id;
+  const active = (await profiles.active())?._id === doc._id;
   if (active) announce(this, doc);
   return {
     status: "OK",
@@ -79,40 +79,49 @@ export async function create(this: ProfilesService, ctx: Ctx<"create">) {
   };
 }
 
+/**
+ * GET /profiles in the real product's shape: `{results: [{metadata: {isActive, activeSync}, profile}],
+ * total}`. `activeSync` says the running platform applies the profile as stored: the active one
+ * takes effect on every replica when it changes (profiles.activated), with no restart to wait for,
+ * so it is the active profile's `isActive` (docs/catalog.md#the-active-profile).
+ */
 export async function list(this: ProfilesService) {
-  const profiles = this.profiles();
-  const docs = await profiles.list();
-  const active = await activeProfile(profiles.collection);
-  return docs.map((doc) => toProfile(doc, doc._id === active?._id));
+  const profiles = this.profiles;
+  const [docs, active] = await Promise.all([profiles.list(), profiles.active()]);
+  const results = docs.map((doc) => {
+    const isActive = doc._id === active?._id;
+    return { metadata: { isActive, activeSync: isActive }, profile: toProfile(doc, isActive) };
+  });
+  return { results, total: results.length };
 }
 
 export async function get(this: ProfilesService, ctx: Ctx<"get">) {
-  const profiles = this.profiles();
+  const profiles = this.profiles;
   const doc = await profiles.get(ctx.params.id);
-  const active = await activeProfile(profiles.collection);
+  const active = await profiles.active();
   return toProfile(doc, doc._id === active?._id);
 }
 
 export async function activate(this: ProfilesService, ctx: Ctx<"activate">) {
-  const doc = await activateProfile(this.profiles().collection, ctx.params.id);
+  const doc = await activateProfile(this.profiles, ctx.params.id);
   announce(this, doc);
   return { status: "OK", message: `Profile '${doc._id}' is active`, data: toProfile(doc, true) };
 }
 
 export async function remove(this: ProfilesService, ctx: Ctx<"delete">) {
-  const profiles = this.profiles();
-  const active = await activeProfile(profiles.collection);
+  const profiles = this.profiles;
+  const active = await profiles.active();
   if (active?._id === ctx.params.id) {
     throw new ConflictError(`Profile '${ctx.params.id}' is the active profile; activate another one first`);
   }
   await profiles.remove(ctx.params.id);
   // An activation of this profile may have raced the check above: say which one is active now.
-  const now = await activeProfile(profiles.collection);
+  const now = await profiles.active();
   if (now && now._id !== active?._id) announce(this, now);
   return { status: "OK", message: `Profile '${ctx.params.id}' deleted` };
 }
 
 export async function active(this: ProfilesService) {
-  const doc = await activeProfile(this.profiles().collection);
+  const doc = await this.profiles.active();
   return doc ? toProfile(doc, true) : null;
 }

@@ -5,18 +5,15 @@
  * Both read `profiles.active` and listen to `profiles.activated`, which this service broadcasts
  * whenever the active profile may have changed.
  *
- * Collection `profiles` (layout in ./documents.ts); which one is active: ./activation.ts;
+ * Collection `profiles`: ./profiles.repository.ts; which one is active: ./activation.ts;
  * the actions: ./handlers.ts.
  */
 import { profiles as contract } from "../../shared/contracts/profiles";
-import { ensureNameIndex, namedDocuments } from "../../shared/named-documents";
 import { configOf } from "../../shared/runtime";
 import { loadKey } from "../../shared/secrets";
 import { contractActions, storeMixin, typedService } from "../../shared/service";
-import type { StoredProfile } from "./documents";
 import { activate, active, create, get, list, remove, schema, type ProfilesService } from "./handlers";
-
-const COLLECTION = "profiles";
+import { ProfilesRepository } from "./profiles.repository";
 
 export default typedService<ProfilesService>({
   name: contract.name,
@@ -32,19 +29,12 @@ export default typedService<ProfilesService>({
     active,
   }),
 
-  methods: {
-    /** Keyed by `_id` (the profile id); `name` mirrors it for search and is unique too. */
-    profiles(this: ProfilesService) {
-      return namedDocuments<StoredProfile>(this.store, COLLECTION, "Profile", "_id");
-    },
-  },
-
   created() {
     this.secretKey = loadKey(configOf(this.broker));
   },
 
   async started() {
-    await ensureNameIndex(this.store, COLLECTION);
-    await this.store.collection(COLLECTION).createIndex({ keys: { activation: -1 } });
+    this.profiles = new ProfilesRepository(this.store);
+    await this.profiles.ensureIndexes();
   },
 });

@@ -4,7 +4,7 @@
  * must exist (asked of accounts); its interval must be at least the scheduler's floor.
  */
 import type { Context } from "moleculer";
-import type { Automation, AutomationRun, Caller } from "../../shared/contracts/resources";
+import type { Automation, Caller } from "../../shared/contracts/resources";
 import { checkGroupsExist } from "../../shared/groups";
 import { assertOwnGroups } from "../../shared/job-visibility";
 import { intervalMs, scheduler as contract } from "../../shared/contracts/scheduler";
@@ -13,11 +13,15 @@ import { DuplicateKeyError } from "../../shared/store/types";
 import { pageLimit } from "../../shared/paging";
 import type { HandlerContext, PlatformMeta, PlatformService } from "../../shared/service";
 import { nowIso } from "../../shared/text";
-import { AUTOMATIONS, onTick, RUNS, TRIGGERS, type TickResult } from "./firing";
+import type { NewAutomation } from "./new-automation";
+import { onTick, type TickResult } from "./firing";
+import type { AutomationRunsRepository } from "./automation-runs.repository";
+import type { AutomationTriggersRepository } from "./automation-triggers.repository";
+import type { AutomationsRepository } from "./automations.repository";
 import { iso, preview, soonerDueTime } from "./schedule";
 import type { DueTimer } from "./timers";
 import { SCHEDULE_CHANGED_EVENT, type ScheduleChangedEvent } from "../../shared/contracts/events";
-import { mayReadAutomation, readableFilter, writableFilter, within, writeRefusal } from "./gbac";
+import { mayReadAutomation, readableFilter, writableFilter, writeRefusal } from "./gbac";
 import { callAsPlatform } from "../../shared/authorization";
 
 export interface SchedulerLimits {
@@ -41,6 +45,10 @@ export type SchedulerService = PlatformService<{
   /** The live scheduler replicas (node ids, sorted): each arms timers for its share. */
   replicas: string[];
   ticking?: Promise<TickResult>;
+  /** The collections (each built in `started`). */
+  automations: AutomationsRepository;
+  runs: AutomationRunsRepository;
+  triggers: AutomationTriggersRepository;
 }>;
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
@@ -132,7 +140,7 @@ export async function createAutomation(this: SchedulerService, ctx: Ctx<"createA
   const componentId = await checkReferences.call(this, ctx, p, "");
   const by = ctx.meta.caller?.accountId ?? "system";
   const now = nowIso();
-  const automation: Omit<Automation, "_id"> = {
+  const automation: NewAutomation = {
     name: p.name,
     description: p.description ?? "",
     workflow: p.workflow,
@@ -153,20 +161,23 @@ export async function createAutomation(this: SchedulerService, ctx: Ctx<"createA
     last_updated: now,
     last_updated_by: by,
   };
-  const created = await uniqueName(p.name, () =>
-    this.store.collection<Automation>(AUTOMATIONS).insertOne(automation),
-  );
+  const created = await uniqueName(p.name, () => this.automations.insert(automation));
   announceSchedule.call(this, created);
   return answer(created);
 }
 
+/** The project's list shape, `{results, total, skip, limit}` (docs/compatibility.md#list-shapes), by name. */
 export async function listAutomations(this: SchedulerService, ctx: Ctx<"listAutomations">) {
   const skip = ctx.params.skip ?? 0;
   const limit = pageLimit(ctx.params.limit);
-  const found = await this.store
-    .collection<Automation>(AUTOMATIONS)
-    .find(within({}, readableFilter(ctx.meta.caller)), { sort: { name: 1 }, skip, limit });
-  return found.map(answer);
+  const { found, total } = await this.automations.page(
+    {},
+    readableFilter(ctx.meta.caller),
+    { name: 1 },
+    skip,
+    limit,
+  );
+  return { results: found.map(answer), total, skip, limit };
 }
 
 export async function getAutomation(this: SchedulerService, ctx: Ctx<"getAutomation">) {
@@ -197,12 +208,7 @@ export async function listRuns(this: SchedulerService, ctx: Ctx<"listRuns">) {
   await loadReadable.call(this, ctx.params.id, ctx.meta.caller);
   const skip = ctx.params.skip ?? 0;
   const limit = pageLimit(ctx.params.limit);
-  const runs = this.store.collection<AutomationRun>(RUNS);
-  const filter = { automationId: ctx.params.id };
-  const [results, total] = await Promise.all([
-    runs.find(filter, { sort: { dueAt: -1 }, skip, limit }),
-    runs.count(filter),
-  ]);
+  const { results, total } = await this.runs.pageOfAutomation(ctx.params.id, skip, limit);
   return { results, total, skip, limit };
 }
 
@@ -244,16 +250,14 @@ export async function removeAutomation(
   id: string,
   caller: Caller | undefined,
 ): Promise<Automation> {
-  const gone = await this.store
-    .collection<Automation>(AUTOMATIONS)
-    .findOneAndDelete(within({ _id: id }, writableFilter(caller)));
+  const gone = await this.automations.removeIfAllowed(id, writableFilter(caller));
   if (!gone) throw await refusedWrite.call(this, id, caller);
-  await this.store.collection(TRIGGERS).deleteMany({ actionId: id });
+  await this.triggers.removeOfAutomation(id);
   return gone;
 }
 
 export async function load(this: SchedulerService, id: string): Promise<Automation> {
-  const automation = await this.store.collection<Automation>(AUTOMATIONS).findOne({ _id: id });
+  const automation = await this.automations.byId(id);
   if (!automation) throw new NotFoundError("Automation", id);
   return automation;
 }
@@ -275,7 +279,7 @@ export async function loadWritable(
   id: string,
   caller: Caller | undefined,
 ): Promise<Automation> {
-  const automation = await this.store.collection<Automation>(AUTOMATIONS).findOne({ _id: id });
+  const automation = await this.automations.byId(id);
   const refused = writeRefusal(caller, automation, id);
   if (refused) throw refused;
   return automation!;
@@ -283,7 +287,7 @@ export async function loadWritable(
 
 /** Why a guarded write matched nothing: the automation is gone or hidden (404), or read-only (403). */
 async function refusedWrite(this: SchedulerService, id: string, caller: Caller | undefined): Promise<Error> {
-  const automation = await this.store.collection<Automation>(AUTOMATIONS).findOne({ _id: id });
+  const automation = await this.automations.byId(id);
   return writeRefusal(caller, automation, id) ?? new NotFoundError("Automation", id);
 }
 
@@ -299,7 +303,6 @@ export async function edit(
   fields: Editable,
 ): Promise<Automation> {
   const caller = (ctx.meta as PlatformMeta).caller;
-  const automations = this.store.collection<Automation>(AUTOMATIONS);
   const set: Record<string, unknown> = {
     ...fields,
     last_updated: nowIso(),
@@ -311,28 +314,28 @@ export async function edit(
   const newInterval = fields.repeatInterval !== undefined && fields.nextRunAt === undefined;
   let updated: Automation | null = null;
   for (let attempt = 1; !updated; attempt++) {
-    let filter = within({ _id: id }, writableFilter(caller));
+    // undefined: no compare-and-set on the due time.
+    let dueTimeRead: string | null | undefined;
     if (newInterval) {
-      const current = await automations.findOne({ _id: id });
+      const current = await this.automations.byId(id);
       const sooner = current && soonerDueTime(current, fields.repeatInterval!, this.clock());
       if (sooner) {
         set.nextRunAt = sooner;
-        filter = within({ _id: id, nextRunAt: current.nextRunAt }, writableFilter(caller));
+        dueTimeRead = current.nextRunAt;
       } else delete set.nextRunAt;
     }
-    updated = await uniqueName(fields.name, () => automations.findOneAndUpdate(filter, { $set: set }));
+    updated = await uniqueName(fields.name, () =>
+      this.automations.setIfAllowed(id, writableFilter(caller), set, dueTimeRead),
+    );
     if (updated) break;
-    const refused = writeRefusal(caller, await automations.findOne({ _id: id }), id);
+    const refused = writeRefusal(caller, await this.automations.byId(id), id);
     if (refused || !newInterval) throw refused ?? new NotFoundError("Automation", id);
     // Allowed, but the due time moved under this edit (a pass advanced it): read it again.
     if (attempt >= 5) throw new ConflictError(`Automation ${id} kept changing during this update; try again`);
   }
   if (fields.nextRunAt !== undefined || fields.repeatInterval !== undefined || fields.disabled !== undefined)
     announceSchedule.call(this, updated);
-  if (fields.disabled !== undefined)
-    await this.store
-      .collection(TRIGGERS)
-      .updateMany({ actionId: id, type: "schedule" }, { $set: { enabled: !fields.disabled } });
+  if (fields.disabled !== undefined) await this.triggers.showScheduleEnabled(id, !fields.disabled);
   return updated;
 }
 
@@ -353,16 +356,6 @@ export async function uniqueName<T>(name: string | undefined, write: () => Promi
  */
 export async function workflowUsers(this: SchedulerService, ctx: Ctx<"workflowUsers">) {
   const { name, id } = ctx.params;
-  const filter = id === undefined ? { workflow: name } : { $or: [{ workflow: name }, { componentId: id }] };
-  const automations = this.store.collection<Automation>(AUTOMATIONS);
-  const [total, first] = await Promise.all([
-    automations.count(filter),
-    automations.find(filter, {
-      sort: { name: 1, _id: 1 },
-      limit: ctx.params.limit ?? 10,
-      projection: { _id: 1, name: 1 },
-      readOnly: true,
-    }),
-  ]);
+  const { total, first } = await this.automations.runningWorkflow(name, id, ctx.params.limit ?? 10);
   return { total, automations: first.map((a) => ({ _id: a._id, name: a.name })) };
 }

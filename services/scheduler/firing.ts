@@ -10,21 +10,16 @@
  * by compare-and-set on the due time it had, so no slot is advanced twice or skipped.
  */
 import { count, observe } from "../../shared/observability/metrics";
-import { ObjectId } from "mongodb";
 import type { Automation, AutomationRun } from "../../shared/contracts/resources";
 import { intervalMs } from "../../shared/contracts/scheduler";
 import { dueTimeProblem } from "../../shared/contracts/schedule-bounds";
-import { DuplicateKeyError } from "../../shared/store/types";
 import { iso, nextDueAfter, everyMs, slotDecision } from "./schedule";
 import type { SchedulerService } from "./automations";
 import { asCaller, callAsPlatform, PLATFORM_META } from "../../shared/authorization";
 import type { CallingOptions } from "moleculer";
 import type { DueWindow } from "./timers";
-
-export const AUTOMATIONS = "automations";
-export const RUNS = "automation_runs";
-/** The automations' triggers (/operations-manager/triggers); a schedule trigger mirrors its automation's schedule. */
-export const TRIGGERS = "automation_triggers";
+import { slotId } from "./automation-runs.repository";
+import type { RunFields } from "./automations.repository";
 
 export interface TickResult {
   started: number;
@@ -34,29 +29,14 @@ export interface TickResult {
 
 type Outcome = keyof TickResult | "none";
 
-export const slotId = (automationId: string, dueAt: string) => `${automationId}@${dueAt}`;
-
 /**
  * Every automation due at `now`, a page at a time, oldest due time first (ties by `_id`): the pass
  * reaches each one however many are due, and one that stays due cannot hide those behind it.
  */
 async function* duePages(this: SchedulerService, now: number): AsyncGenerator<Automation[]> {
-  const automations = this.store.collection<Automation>(AUTOMATIONS);
-  const due = { disabled: false, nextRunAt: { $ne: null, $lte: iso(now) } };
   let after: Automation | undefined;
   for (;;) {
-    const page = await automations.find(
-      after
-        ? {
-            ...due,
-            $or: [
-              { nextRunAt: { $gt: after.nextRunAt } },
-              { nextRunAt: after.nextRunAt, _id: { $gt: after._id } },
-            ],
-          }
-        : due,
-      { sort: { nextRunAt: 1, _id: 1 }, limit: this.limits.batch },
-    );
+    const page = await this.automations.duePage(now, after, this.limits.batch);
     if (page.length > 0) yield page;
     if (page.length < this.limits.batch) return;
     after = page[page.length - 1];
@@ -79,9 +59,7 @@ export async function onTick(this: SchedulerService, now: number, orphans = true
 
 /** Claimed slots whose lease ran out before `now`, taken over (a page of them). */
 async function resumeOrphans(this: SchedulerService, now: number): Promise<Outcome[]> {
-  const expired = await this.store
-    .collection<AutomationRun>(RUNS)
-    .find({ state: "claimed", leaseUntil: { $lt: now } }, { limit: this.limits.batch });
+  const expired = await this.runs.expiredClaims(now, this.limits.batch);
   const outcomes: Outcome[] = [];
   for (const run of expired) outcomes.push(await resumeClaim.call(this, run, now));
   return outcomes;
@@ -115,14 +93,7 @@ export async function fireDue(this: SchedulerService, ids: string[], now: number
   };
   if (orphans) (await resumeOrphans.call(this, now)).forEach(tally);
   if (ids.length === 0) return result;
-  const due = await this.store.collection<Automation>(AUTOMATIONS).find(
-    {
-      _id: { $in: ids.slice(0, this.limits.batch) },
-      disabled: false,
-      nextRunAt: { $ne: null, $lte: iso(now) },
-    },
-    { sort: { nextRunAt: 1, _id: 1 } },
-  );
+  const due = await this.automations.dueAmong(ids.slice(0, this.limits.batch), now);
   (await firePage.call(this, due, now)).forEach(tally);
   return result;
 }
@@ -135,16 +106,9 @@ export async function fireDue(this: SchedulerService, ids: string[], now: number
  * shows it off.
  */
 async function haltSchedule(this: SchedulerService, automation: Automation, reason: string): Promise<void> {
-  const halted = await this.store
-    .collection<Automation>(AUTOMATIONS)
-    .updateOne(
-      { _id: automation._id, nextRunAt: automation.nextRunAt, disabled: false },
-      { $set: { disabled: true, lastError: `The schedule was disabled: ${reason}` } },
-    );
-  if (halted.modifiedCount === 0) return;
-  await this.store
-    .collection(TRIGGERS)
-    .updateMany({ actionId: automation._id, type: "schedule" }, { $set: { enabled: false } });
+  const lastError = `The schedule was disabled: ${reason}`;
+  if (!(await this.automations.halt(automation._id, automation.nextRunAt, lastError))) return;
+  await this.triggers.showScheduleEnabled(automation._id, false);
   this.logger.warn(`automation ${automation._id}: schedule disabled: ${reason}`);
 }
 
@@ -156,7 +120,6 @@ async function fireSlot(this: SchedulerService, automation: Automation, now: num
     await haltSchedule.call(this, automation, `its due time '${dueAt}' ${problem}`);
     return "failed";
   }
-  const runs = this.store.collection<AutomationRun>(RUNS);
   const decision = slotDecision(Date.parse(dueAt), now, {
     missedRuns: automation.missedRuns ?? "once",
     catchUpMs: automation.catchUpWindow ? intervalMs(automation.catchUpWindow) : null,
@@ -167,21 +130,18 @@ async function fireSlot(this: SchedulerService, automation: Automation, now: num
     automationId: automation._id,
     dueAt,
     state: decision.fire ? "claimed" : "skipped",
-    jobId: decision.fire ? new ObjectId().toHexString() : null,
+    jobId: decision.fire ? this.runs.newJobId() : null,
     startedAt: null,
     reason: decision.fire ? null : decision.reason,
     claimedBy: this.broker.nodeID,
     leaseUntil: now + this.limits.claimTtlMs,
   };
-  try {
-    await runs.insertOne(claim);
-  } catch (err) {
-    if (!(err instanceof DuplicateKeyError)) throw err;
+  if (!(await this.runs.claim(claim))) {
     // Someone else has this slot. A fresh slot is theirs to finish; an older one may be finished
     // by a claimer that did not live to advance the automation: advancing here is the same
     // compare-and-set they would have made.
     if (now - Date.parse(dueAt) < this.limits.claimTtlMs) return "none";
-    const existing = await runs.findOne({ _id: claim._id });
+    const existing = await this.runs.byId(claim._id);
     if (existing && existing.state !== "claimed") await advance.call(this, automation, dueAt, now, existing);
     return "none";
   }
@@ -195,14 +155,9 @@ async function fireSlot(this: SchedulerService, automation: Automation, now: num
 
 /** A claim whose owner stopped before finishing it: take it over (compare-and-set on the lease). */
 async function resumeClaim(this: SchedulerService, run: AutomationRun, now: number): Promise<Outcome> {
-  const taken = await this.store
-    .collection<AutomationRun>(RUNS)
-    .findOneAndUpdate(
-      { _id: run._id, state: "claimed", leaseUntil: run.leaseUntil },
-      { $set: { claimedBy: this.broker.nodeID, leaseUntil: now + this.limits.claimTtlMs } },
-    );
+  const taken = await this.runs.takeOver(run, this.broker.nodeID, now + this.limits.claimTtlMs);
   if (!taken) return "none";
-  const automation = await this.store.collection<Automation>(AUTOMATIONS).findOne({ _id: run.automationId });
+  const automation = await this.automations.byId(run.automationId);
   if (!automation) {
     await finishRun.call(this, taken, { state: "skipped", reason: "the automation was deleted" });
     count(this.broker, "schedulerSkips", { reason: "deleted" });
@@ -289,9 +244,7 @@ async function finishRun(
   run: AutomationRun,
   change: Partial<AutomationRun>,
 ): Promise<AutomationRun> {
-  const done = await this.store
-    .collection<AutomationRun>(RUNS)
-    .findOneAndUpdate({ _id: run._id, state: "claimed" }, { $set: change });
+  const done = await this.runs.finish(run, change);
   return done ?? { ...run, ...change };
 }
 
@@ -307,7 +260,6 @@ async function advance(
   now: number,
   run: AutomationRun,
 ): Promise<void> {
-  const automations = this.store.collection<Automation>(AUTOMATIONS);
   const next = nextDueAfter(Date.parse(dueAt), everyMs(automation.repeatInterval), now);
   if (next !== null && dueTimeProblem(next, now)) {
     // The slot's run is recorded; then the schedule stops (its reason the last word in lastError)
@@ -321,17 +273,19 @@ async function advance(
   }
   // One write moves it on and records the run; when the compare-and-set misses (an edit or another
   // replica's advance came first), the run is recorded on its own.
-  const moved = await automations.updateOne(
-    { _id: automation._id, nextRunAt: dueAt },
-    { $set: { nextRunAt: next === null ? null : iso(next), ...runFields(run) } },
+  const moved = await this.automations.advance(
+    automation._id,
+    dueAt,
+    next === null ? null : iso(next),
+    runFields(run),
   );
-  if (moved.modifiedCount === 0) return recordRun.call(this, automation, run);
+  if (!moved) return recordRun.call(this, automation, run);
   // This replica's timer knows the next due time without reading it back.
   if (next !== null && !automation.disabled) this.dueTimer?.hint(next, automation._id);
 }
 
 /** What a run leaves on its automation. */
-function runFields(run: AutomationRun): Partial<Automation> {
+function runFields(run: AutomationRun): RunFields {
   if (run.state === "started") return { lastRunAt: run.startedAt, lastJobId: run.jobId, lastError: null };
   if (run.state === "failed") return { lastError: run.reason };
   return {};
@@ -340,8 +294,7 @@ function runFields(run: AutomationRun): Partial<Automation> {
 /** What the run did, on the automation, whatever became of nextRunAt meanwhile. */
 async function recordRun(this: SchedulerService, automation: Automation, run: AutomationRun): Promise<void> {
   const fields = runFields(run);
-  if (Object.keys(fields).length > 0)
-    await this.store.collection<Automation>(AUTOMATIONS).updateOne({ _id: automation._id }, { $set: fields });
+  if (Object.keys(fields).length > 0) await this.automations.recordRun(automation._id, fields);
 }
 
 /**
@@ -349,23 +302,15 @@ async function recordRun(this: SchedulerService, automation: Automation, run: Au
  * lease of a claimed slot: only `nextRunAt` is read, on the (disabled, nextRunAt) index.
  */
 export async function dueWindow(this: SchedulerService, after: number, limit: number): Promise<DueWindow> {
-  const nextRunAt = Number.isFinite(after) ? { $ne: null, $gt: iso(after) } : { $ne: null };
-  const [due, claimed] = await Promise.all([
-    this.store
-      .collection<Automation>(AUTOMATIONS)
-      .find(
-        { disabled: false, nextRunAt },
-        { sort: { nextRunAt: 1, _id: 1 }, limit, projection: { nextRunAt: 1 } },
-      ),
-    this.store
-      .collection<AutomationRun>(RUNS)
-      .find({ state: "claimed" }, { sort: { leaseUntil: 1 }, limit: 1, projection: { leaseUntil: 1 } }),
+  const [due, leaseUntil] = await Promise.all([
+    this.automations.dueTimesAfter(after, limit),
+    this.runs.earliestLease(),
   ]);
   return {
     entries: due
       .map((a) => ({ at: Date.parse(a.nextRunAt!), id: a._id }))
       .filter((e) => Number.isFinite(e.at)),
     full: due.length === limit,
-    leaseUntil: claimed[0]?.leaseUntil ?? null,
+    leaseUntil,
   };
 }

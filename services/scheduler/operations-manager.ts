@@ -20,9 +20,8 @@ import {
   type Editable,
   type SchedulerService,
 } from "./automations";
-import { AUTOMATIONS } from "./firing";
 import { readListQuery } from "./list-query";
-import { readableFilter, within } from "./gbac";
+import { readableFilter } from "./gbac";
 import type { Filter } from "../../shared/store/types";
 import { callAsPlatform } from "../../shared/authorization";
 
@@ -100,9 +99,7 @@ export async function omCreateAutomation(this: SchedulerService, ctx: Ctx<"omCre
     groups: fields.groups ?? [...new Set(ctx.meta.caller?.groupIds ?? [])],
     readGroups: fields.readGroups ?? [],
   });
-  const created = await uniqueName(ctx.params.name, () =>
-    this.store.collection<Automation>(AUTOMATIONS).insertOne(automation),
-  );
+  const created = await uniqueName(ctx.params.name, () => this.automations.insert(automation));
   return itemEnvelope("Successfully created automation", omView(created));
 }
 
@@ -115,12 +112,13 @@ export async function omListAutomations(this: SchedulerService, ctx: Ctx<"omList
     delete where.componentType;
     if (wanted !== "workflows") where._id = { $in: [] };
   }
-  const automations = this.store.collection<Automation>(AUTOMATIONS);
-  const visible = within(where, readableFilter(ctx.meta.caller));
-  const [found, total] = await Promise.all([
-    automations.find(visible, { sort, skip, limit }),
-    automations.count(visible),
-  ]);
+  const { found, total } = await this.automations.page(
+    where,
+    readableFilter(ctx.meta.caller),
+    sort,
+    skip,
+    limit,
+  );
   return pageEnvelope("Successfully retrieved automations", found.map(omView), { skip, limit, total });
 }
 

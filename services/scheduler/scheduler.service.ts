@@ -5,12 +5,8 @@
  * replica fires a slot is settled in the store (firing.ts), never in a process, so any number of
  * replicas fire each due time exactly once.
  *
- * Collections:
- *   automations      { _id, name (unique), workflow, variables, groups, nextRunAt, repeatInterval,
- *                      disabled, missedRuns, catchUpWindow, overlap, lastRunAt, lastJobId, lastError, ... }
- *   automation_runs  { _id: "<automation id>@<due time>", automationId, dueAt, state, jobId, ... }
- *   automation_triggers { _id, name (unique per automation), type, enabled, actionId, routeKey (unique),
- *                      scheduleKey (unique: one schedule trigger per automation), ... } (triggers.ts)
+ * Collections: automations (./automations.repository.ts), automation_runs
+ * (./automation-runs.repository.ts), automation_triggers (./automation-triggers.repository.ts).
  */
 import type { Context } from "moleculer";
 import { SCHEDULE_CHANGED_EVENT, type ScheduleChangedEvent } from "../../shared/contracts/events";
@@ -30,7 +26,10 @@ import {
   workflowUsers,
   type SchedulerService,
 } from "./automations";
-import { AUTOMATIONS, dueWindow, fireDue, RUNS, TRIGGERS } from "./firing";
+import { AutomationRunsRepository } from "./automation-runs.repository";
+import { AutomationTriggersRepository } from "./automation-triggers.repository";
+import { AutomationsRepository } from "./automations.repository";
+import { dueWindow, fireDue } from "./firing";
 import { releaseGroup } from "./group-release";
 import { DueTimer, owns } from "./timers";
 import {
@@ -111,22 +110,10 @@ export default typedService<SchedulerService>({
   },
 
   async started() {
-    await this.store.collection(AUTOMATIONS).createIndex({ keys: { name: 1 }, unique: true });
-    await this.store.collection(AUTOMATIONS).createIndex({ keys: { disabled: 1, nextRunAt: 1 } });
-    await this.store.collection(RUNS).createIndex({ keys: { automationId: 1, dueAt: -1 } });
-    await this.store.collection(RUNS).createIndex({ keys: { state: 1, leaseUntil: 1 } });
-    // The atomic uniqueness of triggers: a name per automation, a route, one schedule per automation.
-    const triggers = this.store.collection(TRIGGERS);
-    await triggers.createIndex({ keys: { actionId: 1, name: 1 }, unique: true });
-    await triggers.createIndex({ keys: { routeKey: 1 }, unique: true });
-    await triggers.createIndex({ keys: { scheduleKey: 1 }, unique: true });
-    // Lists and group-based access: triggers by name, automations a group may write or read.
-    await triggers.createIndex({ keys: { name: 1, _id: 1 } });
-    await this.store.collection(AUTOMATIONS).createIndex({ keys: { groups: 1 } });
-    await this.store.collection(AUTOMATIONS).createIndex({ keys: { readGroups: 1 } });
-    // The automations that run a workflow (by name or id): a workflow's delete asks.
-    await this.store.collection(AUTOMATIONS).createIndex({ keys: { workflow: 1 } });
-    await this.store.collection(AUTOMATIONS).createIndex({ keys: { componentId: 1 } });
+    this.automations = new AutomationsRepository(this.store);
+    this.runs = new AutomationRunsRepository(this.store);
+    this.triggers = new AutomationTriggersRepository(this.store);
+    for (const repository of [this.automations, this.runs, this.triggers]) await repository.ensureIndexes();
     if (this.limits.timers) {
       this.dueTimer = new DueTimer({
         clock: () => this.clock(),

@@ -7,14 +7,13 @@
  */
 import type { Context } from "moleculer";
 import { call } from "../../shared/contracts";
-import type { Automation } from "../../shared/contracts/resources";
 import { scheduler as contract } from "../../shared/contracts/scheduler";
 import { itemEnvelope } from "../../shared/envelope";
 import { ConflictError, invalidField, NotFoundError } from "../../shared/errors";
 import type { HandlerContext, PlatformMeta } from "../../shared/service";
 import type { SchedulerService } from "./automations";
-import { AUTOMATIONS, TRIGGERS } from "./firing";
-import { guardedTrigger, loadTrigger, type TriggerDoc } from "./triggers";
+import type { TriggerDoc } from "./automation-triggers.repository";
+import { guardedTrigger, loadTrigger } from "./triggers";
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
 
@@ -28,7 +27,7 @@ async function start(
   // Running is a write: only the automation's write groups may (./gbac.ts); hidden reads as absent.
   await guardedTrigger.call(this, trigger, (ctx.meta as PlatformMeta).caller, true, hidden);
   if (!trigger.enabled) throw new ConflictError(`Trigger '${trigger.name}' is disabled`);
-  const automation = await this.store.collection<Automation>(AUTOMATIONS).findOne({ _id: trigger.actionId });
+  const automation = await this.automations.byId(trigger.actionId);
   if (!automation) throw new NotFoundError("Automation", trigger.actionId);
   if (!automation.workflow)
     throw invalidField(
@@ -45,17 +44,13 @@ async function start(
       ...(automation.groups.length ? { groups: automation.groups } : {}),
     },
   });
-  await this.store
-    .collection(TRIGGERS)
-    .updateOne({ _id: trigger._id }, { $set: { lastExecuted: this.clock() } });
+  await this.triggers.markExecuted(trigger._id, this.clock());
   return itemEnvelope("Successfully started job", job);
 }
 
 export async function runEndpointTrigger(this: SchedulerService, ctx: Ctx<"runEndpointTrigger">) {
   const { routeName, input } = ctx.params;
-  const trigger = await this.store
-    .collection<TriggerDoc>(TRIGGERS)
-    .findOne({ routeKey: `route:${routeName}` });
+  const trigger = await this.triggers.byRoute(routeName);
   const absent = () => new NotFoundError("Endpoint trigger", routeName);
   if (!trigger) throw absent();
   return start.call(this, ctx, trigger, input, absent);

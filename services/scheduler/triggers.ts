@@ -4,10 +4,10 @@
  * schedule (nextRunAt from firstRunAt, repeatInterval, disabled, missed-run policy), which the one
  * firing loop (firing.ts) fires exactly once per due time, with the one run history; its answers
  * read that schedule back. Uniqueness is in the store, never read-then-write: a name per automation,
- * a route name, and one schedule trigger per automation are unique index keys (docs/scheduler.md#triggers).
+ * a route name, and one schedule trigger per automation are unique index keys
+ * (./automation-triggers.repository.ts, docs/scheduler.md#triggers).
  */
 import { intervalProblem } from "../../shared/contracts/schedule-bounds";
-import { ObjectId } from "mongodb";
 import type { Automation, Caller, Trigger } from "../../shared/contracts/resources";
 import { scheduler as contract } from "../../shared/contracts/scheduler";
 import { itemEnvelope, pageEnvelope } from "../../shared/envelope";
@@ -16,15 +16,12 @@ import type { HandlerContext } from "../../shared/service";
 import { DuplicateKeyError } from "../../shared/store/types";
 import { nowIso } from "../../shared/text";
 import { edit, type Editable, type SchedulerService } from "./automations";
-import { AUTOMATIONS, TRIGGERS } from "./firing";
+import { routeKeyOf, type TriggerDoc } from "./automation-triggers.repository";
 import { readListQuery } from "./list-query";
 import { mayReadAutomation, readableFilter, within, writeRefusal } from "./gbac";
 import { everyMs, iso } from "./schedule";
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
-
-/** Stored: the answer's members and the unique keys (a route; one schedule per automation). */
-export type TriggerDoc = Omit<Trigger, "nextRunAt"> & { routeKey: string; scheduleKey: string };
 
 type Body = Partial<Omit<Trigger, "_id">>;
 
@@ -129,12 +126,12 @@ function view(doc: TriggerDoc, automation: Automation | null | undefined): Trigg
 async function automationsOf(this: SchedulerService, docs: TriggerDoc[]) {
   const ids = [...new Set(docs.filter((d) => d.type === "schedule").map((d) => d.actionId))];
   if (ids.length === 0) return new Map<string, Automation>();
-  const found = await this.store.collection<Automation>(AUTOMATIONS).find({ _id: { $in: ids } });
+  const found = await this.automations.byIds(ids);
   return new Map(found.map((a) => [a._id, a]));
 }
 
 export async function loadTrigger(this: SchedulerService, id: string): Promise<TriggerDoc> {
-  const doc = await this.store.collection<TriggerDoc>(TRIGGERS).findOne({ _id: id });
+  const doc = await this.triggers.byId(id);
   if (!doc) throw new NotFoundError("Trigger", id);
   return doc;
 }
@@ -150,13 +147,12 @@ const unknownAutomation = (id: string) =>
 
 export async function createTrigger(this: SchedulerService, ctx: Ctx<"createTrigger">) {
   const p = ctx.params as Body & { type: Trigger["type"]; actionId: string; name: string };
-  const automations = this.store.collection<Automation>(AUTOMATIONS);
   // A trigger starts its automation's jobs: only its write groups may add one (./gbac.ts).
-  const target = await automations.findOne({ _id: p.actionId });
+  const target = await this.automations.byId(p.actionId);
   if (!target || !mayReadAutomation(ctx.meta.caller, target)) throw unknownAutomation(p.actionId);
   const refused = writeRefusal(ctx.meta.caller, target, p.actionId);
   if (refused) throw refused;
-  const _id = new ObjectId().toHexString();
+  const _id = this.triggers.newId();
   const by = ctx.meta.caller?.accountId ?? "system";
   const now = nowIso();
   const doc: TriggerDoc = {
@@ -173,18 +169,17 @@ export async function createTrigger(this: SchedulerService, ctx: Ctx<"createTrig
     lastUpdated: now,
     lastUpdatedBy: by,
     ...typeMembers.call(this, p.type, p, true),
-    routeKey: p.type === "endpoint" ? `route:${p.routeName}` : `id:${_id}`,
+    routeKey: p.type === "endpoint" ? routeKeyOf(p.routeName!) : `id:${_id}`,
     scheduleKey: p.type === "schedule" ? `schedule:${p.actionId}` : `id:${_id}`,
   };
-  const triggers = this.store.collection<TriggerDoc>(TRIGGERS);
-  await triggers.insertOne(doc).catch((err) => conflict(err, doc));
+  await this.triggers.insert(doc).catch((err) => conflict(err, doc));
   // The automation may have been deleted meanwhile: then this trigger goes too (and answers 400).
   const automation =
     doc.type === "schedule"
       ? await edit.call(this, ctx, doc.actionId, scheduleOf(doc)).catch(unlessGone)
-      : await automations.findOne({ _id: doc.actionId });
+      : await this.automations.byId(doc.actionId);
   if (!automation) {
-    await triggers.deleteOne({ _id });
+    await this.triggers.remove(_id);
     throw unknownAutomation(doc.actionId);
   }
   return itemEnvelope("Successfully created trigger", view(doc, automation));
@@ -195,12 +190,8 @@ export async function listTriggers(this: SchedulerService, ctx: Ctx<"listTrigger
   const where = { ...filter };
   if (ctx.params.enabled !== undefined) where.enabled = ctx.params.enabled;
   if (ctx.params.actionId !== undefined) where.actionId = ctx.params.actionId;
-  const triggers = this.store.collection<TriggerDoc>(TRIGGERS);
   const visible = within(where, await readableTriggers.call(this, ctx.meta.caller));
-  const [found, total] = await Promise.all([
-    triggers.find(visible, { sort, skip, limit }),
-    triggers.count(visible),
-  ]);
+  const { found, total } = await this.triggers.page(visible, sort, skip, limit);
   const automations = await automationsOf.call(this, found);
   const data = found.map((t) => view(t, automations.get(t.actionId)));
   return pageEnvelope("Successfully retrieved triggers", data, { skip, limit, total });
@@ -210,8 +201,7 @@ export async function listTriggers(this: SchedulerService, ctx: Ctx<"listTrigger
 async function readableTriggers(this: SchedulerService, caller: Caller | undefined) {
   const scope = readableFilter(caller);
   if (!scope) return undefined;
-  const ids = await this.store.collection<Automation>(AUTOMATIONS).find(scope, { projection: { _id: 1 } });
-  return { actionId: { $in: ids.map((a) => a._id) } };
+  return { actionId: { $in: await this.automations.idsIn(scope) } };
 }
 
 /**
@@ -225,7 +215,7 @@ export async function guardedTrigger(
   write: boolean,
   hidden: () => Error = () => new NotFoundError("Trigger", doc._id),
 ): Promise<TriggerDoc> {
-  const automation = await this.store.collection<Automation>(AUTOMATIONS).findOne({ _id: doc.actionId });
+  const automation = await this.automations.byId(doc.actionId);
   if (automation && !mayReadAutomation(caller, automation)) throw hidden();
   if (write && automation) {
     const refused = writeRefusal(caller, automation, automation._id);
@@ -264,14 +254,13 @@ export async function updateTrigger(this: SchedulerService, ctx: Ctx<"updateTrig
   for (const key of ["name", "description", "enabled"] as const)
     if (rest[key] !== undefined) set[key] = rest[key];
   Object.assign(set, typeMembers.call(this, current.type, rest, false));
-  if (typeof set.routeName === "string") set.routeKey = `route:${set.routeName}`;
+  if (typeof set.routeName === "string") set.routeKey = routeKeyOf(set.routeName);
   if (Object.keys(set).length === 0)
     throw invalidField("name", "Give at least one member of the trigger to change", "required");
   set.lastUpdated = nowIso();
   set.lastUpdatedBy = ctx.meta.caller?.accountId ?? "system";
-  const updated = await this.store
-    .collection<TriggerDoc>(TRIGGERS)
-    .findOneAndUpdate({ _id: id }, { $set: set })
+  const updated = await this.triggers
+    .update(id, set)
     .catch((err) => conflict(err, { ...current, ...(set as Body) }));
   if (!updated) throw new NotFoundError("Trigger", id);
   let automation: Automation | null = null;
@@ -279,14 +268,14 @@ export async function updateTrigger(this: SchedulerService, ctx: Ctx<"updateTrig
     const schedule = scheduleOf(set as Body);
     automation = Object.keys(schedule).length
       ? await edit.call(this, ctx, updated.actionId, schedule).catch(unlessGone)
-      : await this.store.collection<Automation>(AUTOMATIONS).findOne({ _id: updated.actionId });
+      : await this.automations.byId(updated.actionId);
   }
   return itemEnvelope("Successfully updated trigger", view(updated, automation));
 }
 
 export async function deleteTrigger(this: SchedulerService, ctx: Ctx<"deleteTrigger">) {
   await guardedTrigger.call(this, await loadTrigger.call(this, ctx.params.id), ctx.meta.caller, true);
-  const gone = await this.store.collection<TriggerDoc>(TRIGGERS).findOneAndDelete({ _id: ctx.params.id });
+  const gone = await this.triggers.remove(ctx.params.id);
   if (!gone) throw new NotFoundError("Trigger", ctx.params.id);
   // Its schedule stops: the automation keeps no due time (it may itself be gone: nothing to stop).
   if (gone.type === "schedule")

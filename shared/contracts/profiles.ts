@@ -296,7 +296,14 @@ export const profiles = defineService("profiles", {
   },
   list: {
     params: {},
-    result: returns(arrayOf(profileSchema)),
+    result: returns(
+      shape({
+        results: arrayOf(
+          shape({ metadata: shape({ isActive: bool, activeSync: bool }), profile: profileSchema }),
+        ),
+        total: integer,
+      }),
+    ),
     http: { method: "GET", path: "/profiles", access: SUPPORT_READ, summary: "List profiles" },
   },
   get: {

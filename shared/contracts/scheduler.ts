@@ -177,7 +177,9 @@ export const scheduler = defineService("scheduler", {
   },
   listAutomations: {
     params: { skip: int(0), limit: int(1) },
-    result: returns(arrayOf(automationSchema)),
+    result: returns(
+      shape({ results: arrayOf(automationSchema), total: integer, skip: integer, limit: integer }),
+    ),
     http: {
       method: "GET",
       path: "/automation_catalog/automations",

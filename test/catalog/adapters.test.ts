@@ -147,6 +147,33 @@ describeInBothShapes("adapters", (platform) => {
       expect(reply.body.data.properties.properties).toEqual({ database: "platform" });
     });
 
+    test("the Adapter as read is accepted back: its answer-only members are ignored, answered from the settings", async () => {
+      // profiling, virtual and isEncrypted describe the stored settings (docs/catalog.md#adapters-operation-19):
+      // a client that resends an adapter as it read it is not refused, and cannot make them lie.
+      const reply = await admin.post("/adapters", {
+        properties: {
+          name: "as-read",
+          type: "Application",
+          properties: { id: "as-read", type: "NSO", properties: { host: "10.0.0.9" } },
+          isEncrypted: true,
+          model: "@platform/adapter-nso",
+          profiling: true,
+          virtual: true,
+        },
+      });
+      expect(reply.status).toBe(200);
+      expect(reply.body.data).toEqual(
+        expect.objectContaining({
+          name: "as-read",
+          model: "@platform/adapter-nso",
+          isEncrypted: false,
+          profiling: false,
+          virtual: false,
+        }),
+      );
+      expect((await admin.delete("/adapters/as-read")).status).toBe(200);
+    });
+
     test("a duplicate name is a 409 and changes nothing", async () => {
       const reply = await admin.post("/adapters", {
         properties: { ...NSO, type: "Other", properties: { ...NSO.properties, type: "Other" } },

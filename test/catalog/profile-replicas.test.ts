@@ -66,7 +66,9 @@ describe("profiles with two replicas (over NATS)", () => {
     );
     expect(results.map((r) => r.data.id)).toEqual(ids);
 
-    const listed = (await admin.get("/profiles")).body.filter((p: { active: boolean }) => p.active);
+    const listed = (await admin.get("/profiles")).body.results
+      .map((r: { profile: { active: boolean } }) => r.profile)
+      .filter((p: { active: boolean }) => p.active);
     expect(listed).toHaveLength(1);
     const winner = listed[0].id;
     for (const nodeID of replicas) expect((await activeOn(nodeID))!.id).toBe(winner);

@@ -187,13 +187,17 @@ describeInBothShapes("profiles", (platform) => {
     operator = tracked(await clientWithRoles(platform(), admin, ["operator"]), seen);
   });
 
-  const ids = (reply: Reply) => reply.body.map((p: { id: string }) => p.id);
+  /** GET /profiles's profiles: `{results: [{metadata, profile}], total}`, as the real product lists them. */
+  const listed = (reply: Reply) => reply.body.results.map((r: { profile: any }) => r.profile);
+  const ids = (reply: Reply) => listed(reply).map((p: { id: string }) => p.id);
   const activeOf = (reply: Reply) =>
-    reply.body.filter((p: { active: boolean }) => p.active).map((p: any) => p.id);
+    listed(reply)
+      .filter((p: { active: boolean }) => p.active)
+      .map((p: any) => p.id);
 
   describe("before any profile exists", () => {
     test("the list is empty, nothing is active, logins keep older sessions", async () => {
-      expect((await admin.get("/profiles")).body).toEqual([]);
+      expect((await admin.get("/profiles")).body).toEqual({ results: [], total: 0 });
       expect(await call(platform().broker, "profiles.active", {})).toBeNull();
       const user = await clientWithRoles(platform(), admin, ["apiread"]);
       const first = await login(
@@ -214,7 +218,15 @@ describeInBothShapes("profiles", (platform) => {
       expect(reply.status).toBe(200);
       expect(reply.body.data.metadata.active).toBe(false);
       expect(await call(platform().broker, "profiles.active", {})).toBeNull();
-      expect((await admin.get("/profiles")).body.map((p: { active: boolean }) => p.active)).toEqual([false]);
+      expect((await admin.get("/profiles")).body).toEqual({
+        results: [
+          {
+            metadata: { isActive: false, activeSync: false },
+            profile: expect.objectContaining({ id: "early-bird", active: false }),
+          },
+        ],
+        total: 1,
+      });
       expect((await admin.delete("/profiles/early-bird")).status).toBe(200);
     });
 
@@ -427,8 +439,15 @@ describeInBothShapes("profiles", (platform) => {
       const reply = await writer.get("/profiles");
       expect(reply.status).toBe(200);
       expect(ids(reply)).toEqual(["copycat", "production", "staging"]);
+      expect(reply.body.total).toBe(3);
       expect(activeOf(reply)).toEqual(["production"]);
-      const production = reply.body.find((p: { id: string }) => p.id === "production");
+      // The real product's metadata says which one is active (and applied: activeSync).
+      expect(reply.body.results.map((r: { metadata: unknown }) => r.metadata)).toEqual([
+        { isActive: false, activeSync: false },
+        { isActive: true, activeSync: true },
+        { isActive: false, activeSync: false },
+      ]);
+      const production = listed(reply).find((p: { id: string }) => p.id === "production");
       expect(withoutSecrets(production)).toEqual({
         ...withoutSecrets(FULL),
         tags: ["0123456789abcdef01234567"],
@@ -561,6 +580,22 @@ describeInBothShapes("profiles", (platform) => {
       expectError(await admin.delete("/profiles/a%20b"), 400, "VALIDATION_ERROR");
       expect(ids(await admin.get("/profiles"))).toEqual(["production", "staging"]);
     });
+  });
+
+  test("a profile as read is accepted back as a new one: its answer-only members (active, tags, _meta) are dropped", async () => {
+    const read = (await admin.get("/profiles/staging")).body;
+    expect(read).toEqual(
+      expect.objectContaining({ active: false, tags: expect.any(Array), _meta: expect.any(Object) }),
+    );
+    const reply = await admin.post("/profiles", { properties: { ...read, id: "staging-copy" } });
+    expect(reply.status).toBe(200);
+    const stored = reply.body.data.bundles[0].data;
+    expect(stored.id).toBe("staging-copy");
+    for (const member of ["active", "tags", "_meta"]) expect(stored).not.toHaveProperty(member);
+    expect((await admin.get("/profiles/staging-copy")).body).toEqual(
+      expect.objectContaining({ id: "staging-copy", active: false, tags: [] }),
+    );
+    expect((await admin.delete("/profiles/staging-copy")).status).toBe(200);
   });
 
   test("no reply of this suite carries a plaintext secret", () => {

@@ -28,11 +28,8 @@ const STILL_DIFFERENT: Record<string, string> = {
   "GET /configuration_manager/configs": "configuration: golden config trees, a plain array",
   "GET /configuration_manager/compliance_reports/batches/{batchId}/reports": "configuration: a plain array",
   "GET /workflow_builder/workflows": "workflows: a plain array",
-  "GET /automation_catalog/automations": "scheduler: a plain array",
   "GET /operations-manager/tasks":
     "engine: a plain array; the real product serves this path (a Task search), shape to check",
-  "GET /profiles":
-    "profiles: a plain array; the real product answers {results: [{metadata, profile}], total}",
 };
 
 type Schema = Record<string, any>;

@@ -128,14 +128,16 @@ test("PUT /adapters/:name/properties moves the running adapter: new target at on
 
 test("a read's sealed password resent as it was keeps it; a new one replaces it; null removes it", async () => {
   const read = (await api.get("/adapters/nso-lab")).body;
+  // The adapter resent whole, as read: its answer-only members (_id, state, connection, profiling,
+  // virtual, isEncrypted, _meta...) are ignored.
   const resent = await api.put("/adapters/nso-lab/properties", {
     properties: {
-      name: read.name,
-      type: read.type,
+      ...read,
       properties: { ...read.properties, properties: { ...read.properties.properties, timeout: 2000 } },
     },
   });
   expect(resent.status).toBe(200);
+  expect(resent.body.data).toMatchObject({ virtual: false, isEncrypted: true });
   expect(resent.body.data.properties.properties.password).toBe(read.properties.properties.password);
   expect(await query("nso-lab")).toMatchObject({ status: 200, auth: basic("nso", "first-secret-1") });
 

@@ -124,11 +124,11 @@ test("a stored record that cannot be rendered is answered with an error marker; 
   const list = await admin.get("/automation_catalog/automations?limit=1000");
   expect(list.status).toBe(200);
   for (const p of poisoned) {
-    const answered = list.body.find((a: any) => a._id === p._id);
+    const answered = list.body.results.find((a: any) => a._id === p._id);
     expect(answered).toMatchObject({ name: p.name, preview: [] });
     expect(answered.renderError).toMatch(/cannot be rendered/);
   }
-  const good = list.body.find((a: any) => a.name === "at-the-bounds");
+  const good = list.body.results.find((a: any) => a.name === "at-the-bounds");
   expect(good.renderError).toBeUndefined();
   expect(good.preview).toHaveLength(10);
 

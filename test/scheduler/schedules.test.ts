@@ -107,9 +107,27 @@ describe("automations", () => {
       expect(JSON.stringify(error)).not.toMatch(/stack/);
     }
     const list = await admin.get("/automation_catalog/automations?limit=1000");
-    expect(list.body.map((a: { name: string }) => a.name)).not.toEqual(
+    expect(list.body.results.map((a: { name: string }) => a.name)).not.toEqual(
       expect.arrayContaining(["x1", "x2", "x3"]),
     );
+  });
+
+  test("GET /automation_catalog/automations pages by name: {results, total, skip, limit}", async () => {
+    await create({ name: "Paged b" });
+    await create({ name: "Paged a" });
+    const all = (await admin.get("/automation_catalog/automations?limit=1000")).body;
+    expect(all).toEqual({ results: expect.any(Array), total: all.results.length, skip: 0, limit: 1000 });
+    const names = all.results.map((a: { name: string }) => a.name);
+    expect(names).toEqual([...names].sort());
+    const at = names.indexOf("Paged a");
+    const page = (await admin.get(`/automation_catalog/automations?skip=${at}&limit=2`)).body;
+    expect(page).toEqual({
+      results: [expect.objectContaining({ name: "Paged a" }), expect.objectContaining({ name: "Paged b" })],
+      total: all.total,
+      skip: at,
+      limit: 2,
+    });
+    expect(page.results[0].preview).toEqual(expect.any(Array));
   });
 
   test("a taken name is 409; an unknown id is 404; delete stops the schedule", async () => {

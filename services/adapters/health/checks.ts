@@ -6,35 +6,20 @@
  * outcome is stored, so every replica answers the same. Adapter types with nothing to check say
  * so (`NOT_CHECKED` and a reason) instead of reporting green.
  *
- * Collection `adapter_health`: { _id: adapter name, nextCheckAt (epoch ms), connection: {state,
- *   lastCheck, lastSuccess, lastError, latencyMs}, failures (in a row) }
+ * Collection `adapter_health`: ./adapter-health.repository.ts.
  */
 import type { AdapterHealth } from "../../../shared/contracts/resources";
 import { gauge } from "../../../shared/observability/metrics";
-import { DuplicateKeyError } from "../../../shared/store/types";
 import { nowIso } from "../../../shared/text";
 import type { StoredAdapter } from "../documents";
 import type { AdaptersService } from "../handlers";
 import { recordSuccess } from "../orchestrator/breaker";
 import { probe } from "../orchestrator/proxy";
 import { isOrchestrator, targetOf } from "../orchestrator/target";
+import type { HealthDoc } from "./adapter-health.repository";
 
-export const HEALTH = "adapter_health";
 /** Failed checks in a row after which an adapter's state is DEAD (it stays checked, and recovers). */
 export const DEAD_AFTER = 3;
-
-export interface HealthDoc {
-  _id: string;
-  nextCheckAt: number;
-  failures?: number;
-  connection?: {
-    state: "ONLINE" | "OFFLINE";
-    lastCheck: string;
-    lastSuccess: string | null;
-    lastError: string | null;
-    latencyMs: number | null;
-  };
-}
 
 export const isInventory = (doc: StoredAdapter) => String(doc.properties.type).toLowerCase() === "inventory";
 
@@ -45,16 +30,8 @@ function notChecked(doc: StoredAdapter): string | undefined {
   return `the platform has no connection check for adapter type '${doc.properties.type}'`;
 }
 
-/** Asks for a check on the next pass of any replica. */
-export async function checkSoon(service: AdaptersService, name: string): Promise<void> {
-  await service.store
-    .collection<HealthDoc>(HEALTH)
-    .updateOne({ _id: name }, { $set: { nextCheckAt: 0 } }, { upsert: true });
-}
-
 /** Checks one adapter now and stores the outcome. */
 export async function runCheck(service: AdaptersService, doc: StoredAdapter): Promise<HealthDoc> {
-  const health = service.store.collection<HealthDoc>(HEALTH);
   const started = Date.now();
   let error: string | null = null;
   let latencyMs: number | null = null;
@@ -70,54 +47,15 @@ export async function runCheck(service: AdaptersService, doc: StoredAdapter): Pr
     error = String(err?.message ?? err);
   }
   const now = nowIso();
-  const update = error
-    ? {
-        $set: {
-          "connection.state": "OFFLINE",
-          "connection.lastCheck": now,
-          "connection.lastError": error,
-          "connection.latencyMs": latencyMs,
-        },
-        $inc: { failures: 1 },
-      }
-    : {
-        $set: {
-          "connection.state": "ONLINE",
-          "connection.lastCheck": now,
-          "connection.lastSuccess": now,
-          "connection.lastError": null,
-          "connection.latencyMs": latencyMs,
-          failures: 0,
-        },
-      };
-  return (await health.findOneAndUpdate({ _id: doc.name }, update, { upsert: true }))!;
-}
-
-/**
- * Claims the adapter's due check for this replica: true when this replica won it. The claim moves
- * `nextCheckAt` one interval on, so a replica that dies mid-check costs one interval, no more.
- */
-async function claimCheck(service: AdaptersService, name: string, intervalMs: number, now: number) {
-  const health = service.store.collection<HealthDoc>(HEALTH);
-  const next = now + intervalMs;
-  if (
-    await health.findOneAndUpdate({ _id: name, nextCheckAt: { $lte: now } }, { $set: { nextCheckAt: next } })
-  )
-    return true;
-  if (await health.findOne({ _id: name }, { projection: { _id: 1 } })) return false;
-  try {
-    await health.insertOne({ _id: name, nextCheckAt: next });
-    return true;
-  } catch (err) {
-    if (err instanceof DuplicateKeyError) return false;
-    throw err;
-  }
+  return error
+    ? service.health.recordFailure(doc.name, now, error, latencyMs)
+    : service.health.recordSuccess(doc.name, now, latencyMs);
 }
 
 /** One pass of this replica's timer: every running orchestrator adapter whose check is due. */
 export async function healthPass(service: AdaptersService): Promise<void> {
   const now = Date.now();
-  const docs = await service.adapters().collection.find({ state: { $ne: "STOPPED" } }, { limit: 1000 });
+  const docs = await service.adapters.notStopped(1000);
   const due: StoredAdapter[] = [];
   for (const doc of docs) {
     if (!isOrchestrator(doc)) continue;
@@ -127,7 +65,9 @@ export async function healthPass(service: AdaptersService): Promise<void> {
     } catch {
       intervalMs = 60_000; // no host: checked (and found OFFLINE) at the default pace
     }
-    if (await claimCheck(service, doc.name, intervalMs, now)) due.push(doc);
+    // The claim moves `nextCheckAt` one interval on, so a replica that dies mid-check costs one
+    // interval, no more.
+    if (await service.health.claimCheck(doc.name, now, now + intervalMs)) due.push(doc);
   }
   await Promise.all(due.map((doc) => runCheck(service, doc)));
   await reportUp(service, docs.filter(isOrchestrator));
@@ -136,9 +76,7 @@ export async function healthPass(service: AdaptersService): Promise<void> {
 /** Every replica reports every orchestrator adapter's last check, so any scrape sees them all. */
 async function reportUp(service: AdaptersService, docs: StoredAdapter[]): Promise<void> {
   if (!service.broker.isMetricsEnabled() || docs.length === 0) return;
-  const checks = await service.store
-    .collection<HealthDoc>(HEALTH)
-    .find({ _id: { $in: docs.map((d) => d.name) } });
+  const checks = await service.health.ofAdapters(docs.map((d) => d.name));
   for (const check of checks)
     if (check.connection)
       gauge(service.broker, "adapterUp", check.connection.state === "ONLINE" ? 1 : 0, { adapter: check._id });

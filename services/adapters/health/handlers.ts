@@ -10,7 +10,7 @@ import type { HandlerContext } from "../../../shared/service";
 import type { StoredAdapter } from "../documents";
 import type { AdaptersService } from "../handlers";
 import { isOrchestrator } from "../orchestrator/target";
-import { HEALTH, healthOf, runCheck, type HealthDoc } from "./checks";
+import { healthOf, runCheck } from "./checks";
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
 
@@ -19,24 +19,22 @@ export async function healthEntries(
   service: AdaptersService,
   docs: StoredAdapter[],
 ): Promise<AdapterHealth[]> {
-  const checks = await service.store
-    .collection<HealthDoc>(HEALTH)
-    .find({ _id: { $in: docs.map((d) => d.name) } });
+  const checks = await service.health.ofAdapters(docs.map((d) => d.name));
   const byName = new Map(checks.map((c) => [c._id, c]));
   return docs.map((doc) => healthOf(doc, byName.get(doc.name)));
 }
 
 export async function healthList(this: AdaptersService, ctx: Ctx<"healthList">) {
-  return healthPage(await healthEntries(this, await this.adapters().list()), ctx.params);
+  return healthPage(await healthEntries(this, await this.adapters.list()), ctx.params);
 }
 
 export async function healthGet(this: AdaptersService, ctx: Ctx<"healthGet">) {
-  const [entry] = await healthEntries(this, [await this.adapters().get(ctx.params.name)]);
+  const [entry] = await healthEntries(this, [await this.adapters.get(ctx.params.name)]);
   return { results: [entry], total: 1 };
 }
 
 export async function checkHealth(this: AdaptersService, ctx: Ctx<"checkHealth">) {
-  const doc = await this.adapters().get(ctx.params.name);
+  const doc = await this.adapters.get(ctx.params.name);
   if (doc.state !== "STOPPED" && isOrchestrator(doc)) await runCheck(this, doc);
   return (await healthEntries(this, [doc]))[0];
 }

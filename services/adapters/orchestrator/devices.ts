@@ -97,8 +97,8 @@ export async function deviceSources(
 ): Promise<DeviceSource[]> {
   const { entity } = ctx.params;
   if (entity === undefined)
-    return (await this.adapters().list()).map(sourceOf).filter((s): s is DeviceSource => !!s);
-  const source = sourceOf(await this.adapters().get(entity));
+    return (await this.adapters.list()).map(sourceOf).filter((s): s is DeviceSource => !!s);
+  const source = sourceOf(await this.adapters.get(entity));
   if (!source)
     throw invalidField(
       "options.entity",

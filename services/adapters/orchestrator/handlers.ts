@@ -14,7 +14,7 @@ type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contra
 
 /** The target of a running orchestrator adapter: 404 unknown, 400 another type, 503 stopped. */
 export async function runningTarget(service: AdaptersService, name: string): Promise<Target> {
-  const doc = await service.adapters().get(name);
+  const doc = await service.adapters.get(name);
   const target = targetOf(doc, service.secretKey);
   assertRunning(doc);
   target.onUpstream = (outcome, ms) =>
