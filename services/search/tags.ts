@@ -3,7 +3,7 @@
  * `tags` array (./searchable.repository.ts). Names are unique regardless of case, so "BGP" and
  * "bgp" cannot both exist and confuse a search.
  */
-import type { ObjectTags, Tag } from "../../shared/contracts/search";
+import type { ObjectTags, Tag, TagAnswer } from "../../shared/contracts/search";
 import { ConflictError, NotFoundError } from "../../shared/errors";
 import { page, pageLimit, type Page } from "../../shared/paging";
 import { DuplicateKeyError } from "../../shared/store/types";
@@ -16,11 +16,11 @@ export async function createTag(
   tags: TagsRepository,
   input: { name: string; description?: string },
   createdBy: string | undefined,
-): Promise<Tag> {
+): Promise<TagAnswer> {
   const description = input.description ?? "";
   try {
     const stored = await tags.create(input.name, description, createdBy ?? null, nowIso());
-    return { _id: stored._id, name: input.name, description };
+    return withId({ _id: stored._id, name: input.name, description });
   } catch (err) {
     if (err instanceof DuplicateKeyError) throw new ConflictError(`Tag '${input.name}' already exists`);
     throw err;
@@ -28,10 +28,15 @@ export async function createTag(
 }
 
 /** A page of tags by name, in the project's list shape (docs/compatibility.md#list-shapes). */
-export async function listTags(tags: TagsRepository, skip = 0, requested?: number): Promise<Page<Tag>> {
+export async function listTags(tags: TagsRepository, skip = 0, requested?: number): Promise<Page<TagAnswer>> {
   const limit = pageLimit(requested);
   const { results, total } = await tags.page(skip, limit);
-  return page(results, total, skip, limit);
+  return page(results.map(withId), total, skip, limit);
+}
+
+/** A tag as the tag routes answer it: `id` beside `_id` (docs/compatibility.md#the-id-member). */
+function withId(tag: Tag): TagAnswer {
+  return { id: tag._id, ...tag };
 }
 
 /**
@@ -97,6 +102,6 @@ async function setTags(
   return {
     collection: collection.collectionName,
     objectId: target.objectId,
-    tags: expandTags(ids, await tags.byIds(ids)),
+    tags: expandTags(ids, await tags.byIds(ids)).map(withId),
   };
 }
