@@ -4,10 +4,11 @@
  * parsed when stored only to refuse what no parser could read (over the line or depth bounds).
  */
 import { invalidField, NotFoundError } from "../../shared/errors";
-import { pageLimit } from "../../shared/paging";
+import { page, pageLimit } from "../../shared/paging";
 import { nowIso } from "../../shared/text";
 import { MAX_CONFIG_LINES } from "./config-tree";
 import { timeRange } from "./lists";
+import { withId } from "./answers";
 import type { BackupQuery } from "./backups.repository";
 import type { ConfigurationService, Ctx } from "./types";
 
@@ -18,13 +19,13 @@ export async function createBackup(this: ConfigurationService, ctx: Ctx<"createB
     throw invalidField("config", `A backup holds at most ${MAX_CONFIG_LINES} lines.`, "count");
   const stored = await this.backups.create({ deviceName, description, config, timestamp: nowIso() });
   const { config: _text, ...summary } = stored;
-  return { ...summary, lines };
+  return { ...withId(summary), lines };
 }
 
 export async function getBackup(this: ConfigurationService, ctx: Ctx<"getBackup">) {
   const backup = await this.backups.byId(ctx.params.id);
   if (!backup) throw new NotFoundError("Backup", ctx.params.id);
-  return backup;
+  return withId(backup);
 }
 
 /**
@@ -41,7 +42,7 @@ export async function listBackups(this: ConfigurationService, ctx: Ctx<"listBack
   if (treeId) query.devices = await this.nodes.devicesOfTree(treeId, version);
   if (batchId) query.ids = await this.batches.backupIdsOf(batchId);
   const { results, total } = await this.backups.page(query, skip, limit);
-  return { results, total, skip, limit };
+  return page(results.map(withId), total, skip, limit);
 }
 
 /**

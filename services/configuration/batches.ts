@@ -9,22 +9,26 @@
  */
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { invalidField, NotFoundError } from "../../shared/errors";
-import { pageLimit } from "../../shared/paging";
+import { page, pageLimit } from "../../shared/paging";
 import { nowIso } from "../../shared/text";
 import { PoolClosedError } from "../../shared/worker-pool";
 import { latestBackups } from "./backups";
+import { withId } from "./answers";
 import { checker, type Checker } from "./check";
 import { unreadable } from "./evaluation";
 import { nodeChain, requireVersion, ROOT_NODE } from "./trees";
 import type { StoredBatch } from "./batches.repository";
-import type { NewReport, StoredReport } from "./reports.repository";
+import type { NewReport } from "./reports.repository";
 import type { ConfigurationService, Ctx } from "./types";
 
 type Target = StoredBatch["targets"][number];
 const ZERO = { errors: 0, warnings: 0, infos: 0, passes: 0 };
 
 export async function runCompliance(this: ConfigurationService, ctx: Ctx<"runCompliance">) {
-  const { treeId, version, nodePath = ROOT_NODE, devices, backups } = ctx.params;
+  const { treeId, version, nodePath = ROOT_NODE, backups, deviceName } = ctx.params;
+  // A Compliance history entry's `deviceName` names one device more (docs/compatibility.md).
+  const devices =
+    deviceName === undefined ? ctx.params.devices : [...new Set([...(ctx.params.devices ?? []), deviceName])];
   await requireVersion.call(this, treeId, version);
   await nodeChain.call(this, treeId, version, nodePath, true);
   const targets = await targetsOf.call(this, treeId, version, nodePath, devices, backups);
@@ -226,7 +230,7 @@ export async function getBatch(this: ConfigurationService, ctx: Ctx<"getBatch">)
   const batch = await this.batches.byId(ctx.params.batchId);
   if (!batch) throw new NotFoundError("Compliance batch", ctx.params.batchId);
   const { targets, claimedBy: _c, leaseUntil: _l, ...rest } = batch;
-  return { ...rest, devices: targets.length };
+  return { ...withId(rest), devices: targets.length };
 }
 
 /** A stored report as answered: `id` for `_id`, as the spec's history entries name it. */
@@ -238,8 +242,14 @@ export function asReport<T extends { _id: string }>(doc: T): Omit<T, "_id"> & { 
 export async function listBatchReports(this: ConfigurationService, ctx: Ctx<"listBatchReports">) {
   const { batchId, skip = 0, limit } = ctx.params;
   if (!(await this.batches.exists(batchId))) throw new NotFoundError("Compliance batch", batchId);
-  const { results } = await this.reports.pageOfBatch(batchId, skip, pageLimit(limit));
-  return results.map((r: StoredReport) => asReport(r));
+  const size = pageLimit(limit);
+  const { results, total } = await this.reports.pageOfBatch(batchId, skip, size);
+  return page(
+    results.map((r) => asReport(r)),
+    total,
+    skip,
+    size,
+  );
 }
 
 export async function getReport(this: ConfigurationService, ctx: Ctx<"getReport">) {

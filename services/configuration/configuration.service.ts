@@ -32,6 +32,7 @@ import {
   getTree,
   listTrees,
   setNode,
+  updateVersion,
 } from "./trees";
 import { BackupsRepository } from "./backups.repository";
 import { BatchesRepository } from "./batches.repository";
@@ -58,6 +59,7 @@ export default typedService<ConfigurationService>({
     getTree,
     deleteTree,
     createVersion,
+    updateVersion,
     setNode,
     getNode,
     deleteNode,

@@ -12,6 +12,7 @@ import { escapeRegex, nowIso } from "../../shared/text";
 import { userRegex, type UserRegex } from "../../shared/user-regex";
 import { DuplicateKeyError, type Sort } from "../../shared/store/types";
 import { parseBraces, parseIndented, type ConfigLine } from "./config-tree";
+import { withId } from "./answers";
 import type { ParserChanges } from "./parsers.repository";
 import type { ConfigurationService, Ctx } from "./types";
 
@@ -100,15 +101,17 @@ export async function createParser(this: ConfigurationService, ctx: Ctx<"createP
   const chain = await chainOf.call(this, template);
   const now = nowIso();
   try {
-    return await this.parsers.create({
-      name,
-      template,
-      lexRules,
-      builtIn: false,
-      style: chain[chain.length - 1].style,
-      created: now,
-      lastUpdated: now,
-    });
+    return withId(
+      await this.parsers.create({
+        name,
+        template,
+        lexRules,
+        builtIn: false,
+        style: chain[chain.length - 1].style,
+        created: now,
+        lastUpdated: now,
+      }),
+    );
   } catch (err) {
     if (err instanceof DuplicateKeyError) throw new ConflictError(`Config parser '${name}' already exists`);
     throw err;
@@ -122,7 +125,7 @@ async function findParser(this: ConfigurationService, name: string): Promise<Par
 }
 
 export async function getParser(this: ConfigurationService, ctx: Ctx<"getParser">) {
-  return findParser.call(this, ctx.params.name);
+  return withId(await findParser.call(this, ctx.params.name));
 }
 
 export async function updateParser(this: ConfigurationService, ctx: Ctx<"updateParser">) {
@@ -138,7 +141,7 @@ export async function updateParser(this: ConfigurationService, ctx: Ctx<"updateP
   }
   const updated = await this.parsers.updateUserParser(name, changes);
   if (!updated) throw new NotFoundError("Config parser", name);
-  return updated;
+  return withId(updated);
 }
 
 export async function deleteParser(this: ConfigurationService, ctx: Ctx<"deleteParser">) {
@@ -171,7 +174,7 @@ export async function listParsers(this: ConfigurationService, ctx: Ctx<"listPars
     if (dir === 1 || dir === -1) order[key === "date" ? "lastUpdated" : "name"] = dir;
   }
   if (!("name" in order)) order.name = 1;
-  return this.parsers.page(namePattern, order, start, pageLimit(limit));
+  return (await this.parsers.page(namePattern, order, start, pageLimit(limit))).map(withId);
 }
 
 /** A parser as plain data: its built-in style and the comment rules of its chain (a worker rebuilds it). */

@@ -5,9 +5,10 @@
  * index (409 from the insert itself); a version is added by compare-and-set on the tree's version list.
  */
 import { ConflictError, invalidField, NotFoundError } from "../../shared/errors";
-import { pageLimit } from "../../shared/paging";
+import { MAX_PAGE_SIZE, pageLimit } from "../../shared/paging";
 import { nowIso } from "../../shared/text";
 import { DuplicateKeyError } from "../../shared/store/types";
+import { withId } from "./answers";
 import { ancestorPaths } from "./inherit";
 import { defaultParserFor } from "./parsers";
 import { checkedSpecs, nodeView } from "./spec-check";
@@ -29,7 +30,7 @@ export async function findTree(this: ConfigurationService, treeId: string): Prom
 
 /** A tree as answered: `id` beside `_id` (the spec's export entry and the real product's clients read `id`). */
 export function treeAnswer<T extends StoredTree>(tree: T): T & { id: string } {
-  return { id: tree._id, ...tree };
+  return withId(tree);
 }
 
 function assertVersion(tree: StoredTree, version: string): void {
@@ -74,7 +75,12 @@ function emptyNode(treeId: string, version: string, path: string, now: string): 
 }
 
 export async function listTrees(this: ConfigurationService, ctx: Ctx<"listTrees">) {
-  const trees = await this.trees.pageByName(ctx.params.skip ?? 0, pageLimit(ctx.params.limit));
+  // Without a `limit`, every tree up to the largest page: the real product answers all of them,
+  // and itential-mcp finds a tree by name in this list (docs/compatibility.md#list-shapes).
+  const trees = await this.trees.pageByName(
+    ctx.params.skip ?? 0,
+    pageLimit(ctx.params.limit ?? MAX_PAGE_SIZE),
+  );
   return trees.map(treeAnswer);
 }
 
@@ -93,6 +99,31 @@ export async function deleteTree(this: ConfigurationService, ctx: Ctx<"deleteTre
   if (!tree) throw new NotFoundError("Golden config tree", ctx.params.treeId);
   await this.nodes.removeTree(tree._id);
   return { status: "OK", message: `Golden config tree '${tree.name}' deleted` };
+}
+
+/**
+ * `PUT /configuration_manager/configs/:treeId/:version`: the real product's update of a version's
+ * properties, as itential-mcp sends it after a create (`{name: "initial", variables}`). A version's
+ * variables are its root node's (every node inherits them), so `variables` replace those, in one
+ * upsert of the root. `name` is taken when it is the version's own: renaming a version would move
+ * every node of it, which no client we read asks for, so another name is a 400, not a silent no-op.
+ */
+export async function updateVersion(this: ConfigurationService, ctx: Ctx<"updateVersion">) {
+  const { treeId, version, name } = ctx.params;
+  if (name !== undefined && name !== version)
+    throw invalidField(
+      "name",
+      `Renaming a version is not served: 'name' must be the version's own name ('${version}').`,
+      "rename",
+    );
+  const variables = ctx.params.variables === undefined ? undefined : checkVariables(ctx.params.variables);
+  const tree = await requireVersion.call(this, treeId, version);
+  if (variables) {
+    const now = nowIso();
+    await this.nodes.put(treeId, version, ROOT_NODE, { variables, lastUpdated: now });
+    await this.trees.touch(treeId, now);
+  }
+  return { status: "success", message: `Golden config tree '${tree.name}' version '${version}' updated` };
 }
 
 export async function createVersion(this: ConfigurationService, ctx: Ctx<"createVersion">) {
@@ -168,7 +199,7 @@ export async function setNode(this: ConfigurationService, ctx: Ctx<"setNode">) {
   if (devices) changes.devices = devices;
   const node = await this.nodes.put(treeId, version, nodePath, changes);
   await this.trees.touch(treeId, now);
-  return { ...node, config: checked?.config ?? specToText(node.spec) };
+  return { ...withId(node), config: checked?.config ?? specToText(node.spec) };
 }
 
 /**
@@ -199,7 +230,7 @@ export async function getNode(this: ConfigurationService, ctx: Ctx<"getNode">) {
     this,
     chain.map((n) => ({ path: n.path, spec: n.spec, variables: n.variables })),
   );
-  return { ...chain[chain.length - 1], config: view.config, effective: view.effective };
+  return { ...withId(chain[chain.length - 1]), config: view.config, effective: view.effective };
 }
 
 export async function deleteNode(this: ConfigurationService, ctx: Ctx<"deleteNode">) {
