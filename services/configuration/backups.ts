@@ -3,30 +3,29 @@
  * an id. Compliance reads a device's latest backup unless the caller names backups. The text is
  * parsed when stored only to refuse what no parser could read (over the line or depth bounds).
  */
-import type { Backup, ComplianceBatch, TreeNode } from "../../shared/contracts/configuration";
 import { invalidField, NotFoundError } from "../../shared/errors";
-import { pageLimit } from "../../shared/paging";
+import { page, pageLimit } from "../../shared/paging";
 import { nowIso } from "../../shared/text";
 import { MAX_CONFIG_LINES } from "./config-tree";
 import { timeRange } from "./lists";
-import { BACKUPS, BATCHES, NODES, type ConfigurationService, type Ctx } from "./types";
+import { withId } from "./answers";
+import type { BackupQuery } from "./backups.repository";
+import type { ConfigurationService, Ctx } from "./types";
 
 export async function createBackup(this: ConfigurationService, ctx: Ctx<"createBackup">) {
   const { deviceName, config, description = "" } = ctx.params;
   const lines = config.split("\n").length;
   if (lines > MAX_CONFIG_LINES)
     throw invalidField("config", `A backup holds at most ${MAX_CONFIG_LINES} lines.`, "count");
-  const stored = await this.store
-    .collection<Backup>(BACKUPS)
-    .insertOne({ deviceName, description, config, timestamp: nowIso() });
+  const stored = await this.backups.create({ deviceName, description, config, timestamp: nowIso() });
   const { config: _text, ...summary } = stored;
-  return { ...summary, lines };
+  return { ...withId(summary), lines };
 }
 
 export async function getBackup(this: ConfigurationService, ctx: Ctx<"getBackup">) {
-  const backup = await this.store.collection<Backup>(BACKUPS).findOne({ _id: ctx.params.id });
+  const backup = await this.backups.byId(ctx.params.id);
   if (!backup) throw new NotFoundError("Backup", ctx.params.id);
-  return backup;
+  return withId(backup);
 }
 
 /**
@@ -38,37 +37,12 @@ export async function getBackup(this: ConfigurationService, ctx: Ctx<"getBackup"
 export async function listBackups(this: ConfigurationService, ctx: Ctx<"listBackups">) {
   const { deviceName, treeId, version, batchId, from, to, skip = 0 } = ctx.params;
   const limit = pageLimit(ctx.params.limit);
-  const filter: Record<string, unknown> = {};
-  const and: Record<string, unknown>[] = [];
-  if (deviceName) filter.deviceName = deviceName;
-  if (treeId) {
-    const nodes = await this.store
-      .collection<TreeNode>(NODES)
-      .find({ treeId, ...(version && { version }) }, { projection: { devices: 1 } });
-    and.push({ deviceName: { $in: [...new Set(nodes.flatMap((n) => n.devices))] } });
-  }
-  if (batchId) {
-    const batch = await this.store
-      .collection<ComplianceBatch>(BATCHES)
-      .findOne({ _id: batchId }, { projection: { targets: 1 } });
-    const ids = (batch?.targets ?? []).flatMap((t) => (t.backupId ? [t.backupId] : []));
-    filter._id = { $in: ids };
-  }
-  const timestamp = timeRange(from, to);
-  if (timestamp) filter.timestamp = timestamp;
-  if (and.length > 0) filter.$and = and;
-  const backups = this.store.collection<Backup>(BACKUPS);
-  const [results, total] = await Promise.all([
-    backups.find(filter, {
-      sort: { timestamp: -1, _id: -1 },
-      skip,
-      limit,
-      projection: { config: 0 },
-      readOnly: true,
-    }),
-    backups.count(filter),
-  ]);
-  return { results, total, skip, limit };
+  const query: BackupQuery = { timestamp: timeRange(from, to) };
+  if (deviceName) query.deviceName = deviceName;
+  if (treeId) query.devices = await this.nodes.devicesOfTree(treeId, version);
+  if (batchId) query.ids = await this.batches.backupIdsOf(batchId);
+  const { results, total } = await this.backups.page(query, skip, limit);
+  return page(results.map(withId), total, skip, limit);
 }
 
 /**
@@ -80,9 +54,7 @@ export async function latestBackups(
   this: ConfigurationService,
   devices: string[],
 ): Promise<Map<string, string>> {
-  const found = await this.store
-    .collection<Backup>(BACKUPS)
-    .find({ deviceName: { $in: devices } }, { projection: { _id: 1, deviceName: 1, timestamp: 1 } });
+  const found = await this.backups.stampsOf(devices);
   const latest = new Map<string, { _id: string; timestamp: string }>();
   for (const backup of found) {
     const best = latest.get(backup.deviceName);

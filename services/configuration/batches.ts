@@ -8,32 +8,31 @@
  * at `done`, and a report the dead replica had already written is kept, not written twice.
  */
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
-import type {
-  Backup,
-  ComplianceBatch,
-  ComplianceReport,
-  TreeNode,
-} from "../../shared/contracts/configuration";
 import { invalidField, NotFoundError } from "../../shared/errors";
-import { pageLimit } from "../../shared/paging";
+import { page, pageLimit } from "../../shared/paging";
 import { nowIso } from "../../shared/text";
-import { DuplicateKeyError } from "../../shared/store/types";
 import { PoolClosedError } from "../../shared/worker-pool";
 import { latestBackups } from "./backups";
+import { withId } from "./answers";
 import { checker, type Checker } from "./check";
 import { unreadable } from "./evaluation";
 import { nodeChain, requireVersion, ROOT_NODE } from "./trees";
-import { BACKUPS, BATCHES, NODES, REPORTS, type ConfigurationService, type Ctx } from "./types";
+import type { StoredBatch } from "./batches.repository";
+import type { NewReport } from "./reports.repository";
+import type { ConfigurationService, Ctx } from "./types";
 
-type Target = ComplianceBatch["targets"][number];
+type Target = StoredBatch["targets"][number];
 const ZERO = { errors: 0, warnings: 0, infos: 0, passes: 0 };
 
 export async function runCompliance(this: ConfigurationService, ctx: Ctx<"runCompliance">) {
-  const { treeId, version, nodePath = ROOT_NODE, devices, backups } = ctx.params;
+  const { treeId, version, nodePath = ROOT_NODE, backups, deviceName } = ctx.params;
+  // A Compliance history entry's `deviceName` names one device more (docs/compatibility.md).
+  const devices =
+    deviceName === undefined ? ctx.params.devices : [...new Set([...(ctx.params.devices ?? []), deviceName])];
   await requireVersion.call(this, treeId, version);
   await nodeChain.call(this, treeId, version, nodePath, true);
   const targets = await targetsOf.call(this, treeId, version, nodePath, devices, backups);
-  const batch = await this.store.collection<ComplianceBatch>(BATCHES).insertOne({
+  const batch = await this.batches.create({
     treeId,
     version,
     nodePath,
@@ -69,9 +68,7 @@ async function targetsOf(
 ): Promise<Target[]> {
   const targets = new Map<string, Target>();
   for (const id of new Set(backupIds ?? [])) {
-    const backup = await this.store
-      .collection<Backup>(BACKUPS)
-      .findOne({ _id: id }, { projection: { config: 0 } });
+    const backup = await this.backups.summaryById(id);
     if (!backup) throw new NotFoundError("Backup", id);
     targets.set(backup.deviceName, { deviceName: backup.deviceName, nodePath, backupId: id });
   }
@@ -107,9 +104,7 @@ async function assignedDevices(
   version: string,
   nodePath: string,
 ) {
-  const nodes = await this.store
-    .collection<TreeNode>(NODES)
-    .find({ treeId, version }, { projection: { path: 1, devices: 1 }, sort: { path: 1 } });
+  const nodes = await this.nodes.assignments(treeId, version);
   return nodes
     .filter((n) => n.path === nodePath || n.path.startsWith(`${nodePath}/`))
     .flatMap((n) => n.devices.map((deviceName) => ({ deviceName, nodePath: n.path })));
@@ -139,13 +134,7 @@ export async function sweep(this: ConfigurationService): Promise<{ batches: numb
   let batches = 0;
   while (!leaving(this)) {
     const now = this.clock();
-    const claimed = await this.store
-      .collection<ComplianceBatch>(BATCHES)
-      .findOneAndUpdate(
-        { state: { $in: ["queued", "running"] }, leaseUntil: { $lt: now } },
-        { $set: { state: "running", claimedBy: this.broker.nodeID, leaseUntil: now + this.limits.leaseMs } },
-        { sort: { created: 1 } },
-      );
+    const claimed = await this.batches.claimNext(this.broker.nodeID, now, now + this.limits.leaseMs);
     if (!claimed) break;
     batches++;
     await runBatch.call(this, claimed);
@@ -153,16 +142,13 @@ export async function sweep(this: ConfigurationService): Promise<{ batches: numb
   return { batches };
 }
 
-async function runBatch(this: ConfigurationService, batch: ComplianceBatch): Promise<void> {
-  const batches = this.store.collection<ComplianceBatch>(BATCHES);
+async function runBatch(this: ConfigurationService, batch: StoredBatch): Promise<void> {
+  const me = this.broker.nodeID;
   let check: Checker;
   try {
     check = await checker.call(this, batch.treeId, batch.version);
   } catch (err) {
-    await batches.updateOne(
-      { _id: batch._id, claimedBy: this.broker.nodeID },
-      { $set: { state: "error", error: (err as Error).message, finished: nowIso() } },
-    );
+    await this.batches.fail(batch._id, me, (err as Error).message, nowIso());
     return;
   }
   const size = this.limits.chunk;
@@ -177,10 +163,10 @@ async function runBatch(this: ConfigurationService, batch: ComplianceBatch): Pro
   for (let done = batch.done; done < batch.targets.length;) {
     if (leaving(this)) {
       // Handing the batch back at once: another replica (or this one restarted) resumes at `done`.
-      await batches.updateOne({ _id: batch._id, claimedBy: this.broker.nodeID }, { $set: { leaseUntil: 0 } });
+      await this.batches.handBack(batch._id, me);
       return;
     }
-    let reports: Omit<ComplianceReport, "id">[];
+    let reports: NewReport[];
     try {
       reports = await ahead!;
     } catch (err) {
@@ -189,36 +175,33 @@ async function runBatch(this: ConfigurationService, batch: ComplianceBatch): Pro
     }
     const next = done + reports.length;
     ahead = next < batch.targets.length && !leaving(this) ? evaluate(next) : undefined;
-    await storeReports.call(this, reports);
+    await this.reports.storeChunk(reports);
     const totals = { ...ZERO };
     for (const r of reports)
       for (const k of Object.keys(ZERO) as (keyof typeof ZERO)[]) totals[k] += r.totals[k];
-    const advanced = await batches.findOneAndUpdate(
-      { _id: batch._id, claimedBy: this.broker.nodeID, done },
-      {
-        $set: { done: next, leaseUntil: this.clock() + this.limits.leaseMs },
-        $inc: Object.fromEntries(Object.entries(totals).map(([k, v]) => [`totals.${k}`, v])),
-      },
+    const advanced = await this.batches.advance(
+      batch._id,
+      me,
+      done,
+      next,
+      totals,
+      this.clock() + this.limits.leaseMs,
     );
     if (!advanced) return; // our lease ran out and another replica took the batch over
     done = next;
     await yieldToEventLoop();
   }
-  await batches.updateOne(
-    { _id: batch._id, claimedBy: this.broker.nodeID },
-    { $set: { state: "complete", finished: nowIso() } },
-  );
+  await this.batches.complete(batch._id, me, nowIso());
 }
 
 async function checkChunk(
   this: ConfigurationService,
-  batch: ComplianceBatch,
+  batch: StoredBatch,
   check: Checker,
   chunk: Target[],
-): Promise<Omit<ComplianceReport, "id">[]> {
+): Promise<NewReport[]> {
   const ids = chunk.flatMap((t) => (t.backupId === null ? [] : [t.backupId]));
-  const backups =
-    ids.length > 0 ? await this.store.collection<Backup>(BACKUPS).find({ _id: { $in: ids } }) : [];
+  const backups = await this.backups.byIds(ids);
   const byId = new Map(backups.map((b) => [b._id, b]));
   // Every device of the chunk at once: the pool runs as many as it has workers, the rest queue.
   const results = await Promise.all(
@@ -243,51 +226,34 @@ async function checkChunk(
   }));
 }
 
-/** Inserts a chunk's reports; those a dead claimer already wrote (same batch and device) stay as they are. */
-async function storeReports(
-  this: ConfigurationService,
-  reports: Omit<ComplianceReport, "id">[],
-): Promise<void> {
-  const collection = this.store.collection(REPORTS);
-  try {
-    await collection.insertMany(reports);
-  } catch (err) {
-    if (!(err instanceof DuplicateKeyError)) throw err;
-    for (const report of reports) {
-      try {
-        await collection.insertOne(report);
-      } catch (inner) {
-        if (!(inner instanceof DuplicateKeyError)) throw inner;
-      }
-    }
-  }
-}
-
 export async function getBatch(this: ConfigurationService, ctx: Ctx<"getBatch">) {
-  const batch = await this.store.collection<ComplianceBatch>(BATCHES).findOne({ _id: ctx.params.batchId });
+  const batch = await this.batches.byId(ctx.params.batchId);
   if (!batch) throw new NotFoundError("Compliance batch", ctx.params.batchId);
   const { targets, claimedBy: _c, leaseUntil: _l, ...rest } = batch;
-  return { ...rest, devices: targets.length };
+  return { ...withId(rest), devices: targets.length };
 }
 
 /** A stored report as answered: `id` for `_id`, as the spec's history entries name it. */
-export function asReport(doc: Record<string, any>): ComplianceReport {
+export function asReport<T extends { _id: string }>(doc: T): Omit<T, "_id"> & { id: string } {
   const { _id, ...rest } = doc;
-  return { id: _id, ...rest } as ComplianceReport;
+  return { id: _id, ...rest };
 }
 
 export async function listBatchReports(this: ConfigurationService, ctx: Ctx<"listBatchReports">) {
   const { batchId, skip = 0, limit } = ctx.params;
-  if (!(await this.store.collection(BATCHES).findOne({ _id: batchId }, { projection: { _id: 1 } })))
-    throw new NotFoundError("Compliance batch", batchId);
-  const docs = await this.store
-    .collection(REPORTS)
-    .find({ batchId }, { sort: { deviceName: 1 }, skip, limit: pageLimit(limit) });
-  return docs.map(asReport);
+  if (!(await this.batches.exists(batchId))) throw new NotFoundError("Compliance batch", batchId);
+  const size = pageLimit(limit);
+  const { results, total } = await this.reports.pageOfBatch(batchId, skip, size);
+  return page(
+    results.map((r) => asReport(r)),
+    total,
+    skip,
+    size,
+  );
 }
 
 export async function getReport(this: ConfigurationService, ctx: Ctx<"getReport">) {
-  const doc = await this.store.collection(REPORTS).findOne({ _id: ctx.params.id });
+  const doc = await this.reports.byId(ctx.params.id);
   if (!doc) throw new NotFoundError("Compliance report", ctx.params.id);
   return asReport(doc);
 }

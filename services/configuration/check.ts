@@ -6,7 +6,6 @@
  * (COMPLIANCE_BUDGET_MS) is reported unreadable with the reason. Batches and the
  * `checkCompliance` task share it.
  */
-import type { Backup, GoldenConfigTree, TreeNode } from "../../shared/contracts/configuration";
 import { NotFoundError } from "../../shared/errors";
 import { PoolClosedError } from "../../shared/worker-pool";
 import {
@@ -19,7 +18,10 @@ import {
 } from "./evaluation";
 import { parserShape } from "./parsers";
 import { nodeChain, requireVersion } from "./trees";
-import { BACKUPS, type ConfigurationService } from "./types";
+import type { StoredBackup } from "./backups.repository";
+import type { StoredNode } from "./nodes.repository";
+import type { StoredTree } from "./trees.repository";
+import type { ConfigurationService } from "./types";
 
 export type { DeviceResult } from "./evaluation";
 
@@ -30,7 +32,7 @@ export interface SpecRef {
 }
 
 export interface Checker {
-  tree: GoldenConfigTree;
+  tree: StoredTree;
   /** What a node's devices are checked against (read once per node per checker). */
   specOf(nodePath: string): Promise<SpecRef>;
   /** One device's config text against a node's spec. */
@@ -49,7 +51,7 @@ export async function checker(this: ConfigurationService, treeId: string, versio
     let spec = specs.get(nodePath);
     if (!spec) {
       // Read-only: a spec of 10,000 lines is not copied on the shared loop, only sent to the workers.
-      spec = nodeChain.call(this, treeId, version, nodePath, true).then((chain: TreeNode[]) => ({
+      spec = nodeChain.call(this, treeId, version, nodePath, true).then((chain: StoredNode[]) => ({
         key: `${id}:${nodePath}`,
         spec: { parser, chain: chain.map(({ path, spec, variables }) => ({ path, spec, variables })) },
       }));
@@ -81,8 +83,8 @@ export async function checker(this: ConfigurationService, treeId: string, versio
   return { tree, specOf, check };
 }
 
-export async function loadBackup(this: ConfigurationService, id: string): Promise<Backup> {
-  const backup = await this.store.collection<Backup>(BACKUPS).findOne({ _id: id });
+export async function loadBackup(this: ConfigurationService, id: string): Promise<StoredBackup> {
+  const backup = await this.backups.byId(id);
   if (!backup) throw new NotFoundError("Backup", id);
   return backup;
 }

@@ -3,6 +3,8 @@
  * operations 6, 9, 11; docs/configuration-manager.md). Every replica runs the same batch worker on a
  * timer; which replica runs a batch is settled by a lease in the store (batches.ts), so any number of
  * replicas share the work and a dead replica's batch resumes elsewhere.
+ *
+ * Its collections: one repository each (./types.ts lists them).
  */
 import { configuration as contract } from "../../shared/contracts/configuration";
 import { configOf } from "../../shared/runtime";
@@ -30,8 +32,15 @@ import {
   getTree,
   listTrees,
   setNode,
+  updateVersion,
 } from "./trees";
-import { BACKUPS, BATCHES, NODES, PARSERS, REPORTS, TREES, type ConfigurationService } from "./types";
+import { BackupsRepository } from "./backups.repository";
+import { BatchesRepository } from "./batches.repository";
+import { NodesRepository } from "./nodes.repository";
+import { ParsersRepository } from "./parsers.repository";
+import { ReportsRepository } from "./reports.repository";
+import { TreesRepository } from "./trees.repository";
+import type { ConfigurationService } from "./types";
 
 export default typedService<ConfigurationService>({
   name: contract.name,
@@ -50,6 +59,7 @@ export default typedService<ConfigurationService>({
     getTree,
     deleteTree,
     createVersion,
+    updateVersion,
     setNode,
     getNode,
     deleteNode,
@@ -73,22 +83,14 @@ export default typedService<ConfigurationService>({
   },
 
   async started() {
-    const index = (name: string, keys: Record<string, 1 | -1>, unique = false) =>
-      this.store.collection(name).createIndex({ keys, unique });
-    await index(PARSERS, { name: 1 }, true);
-    await index(TREES, { name: 1 }, true);
-    await index(TREES, { parser: 1 }); // a parser's delete: does a tree use it?
-    await index(NODES, { treeId: 1, version: 1, path: 1 }, true);
-    // The lists' queries (backups.ts, history.ts): newest first, by device, tree, batch or time.
-    await index(BACKUPS, { deviceName: 1, timestamp: -1 });
-    await index(BACKUPS, { timestamp: -1 });
-    await index(BATCHES, { state: 1, leaseUntil: 1 });
-    await index(REPORTS, { batchId: 1, deviceName: 1 }, true);
-    await index(REPORTS, { timestamp: -1 });
-    await index(REPORTS, { deviceName: 1, timestamp: -1 });
-    await index(REPORTS, { treeId: 1, version: 1, timestamp: -1 });
-    await index(REPORTS, { batchId: 1, timestamp: -1 });
-    await index(REPORTS, { nodePath: 1, timestamp: -1 });
+    this.parsers = new ParsersRepository(this.store);
+    this.trees = new TreesRepository(this.store);
+    this.nodes = new NodesRepository(this.store);
+    this.backups = new BackupsRepository(this.store);
+    this.batches = new BatchesRepository(this.store);
+    this.reports = new ReportsRepository(this.store);
+    for (const repository of [this.parsers, this.trees, this.nodes, this.backups, this.batches, this.reports])
+      await repository.ensureIndexes();
     await seedBuiltInParsers.call(this);
     this.stopping = false;
     // Threads start when the first device is checked; an idle replica runs none.

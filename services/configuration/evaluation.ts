@@ -4,19 +4,18 @@
  * in a worker thread (evaluation-worker.ts, the pool of configuration.service.ts) or inline, and
  * what crosses to a worker is plain data: the parser's shape and the node chain (DeviceSpec).
  */
-import type { TreeNode } from "../../shared/contracts/configuration";
 import { compileSpec, type CompiledLine } from "./compile-spec";
 import { evaluate, type ComplianceIssue, type Evaluation } from "./compliance";
 import { ConfigParseError } from "./config-tree";
 import { effectiveOf } from "./inherit";
 import { readerOf, type ConfigReader, type ParserShape } from "./parsers";
 import { renderRemediation } from "./remediation";
-import type { SpecLine } from "./spec-model";
+import type { StoredNode } from "./nodes.repository";
 
 /** What a device is checked against, as plain data: the parser and the node's chain, root first. */
 export interface DeviceSpec {
   parser: ParserShape;
-  chain: Pick<TreeNode, "path" | "spec" | "variables">[];
+  chain: Pick<StoredNode, "path" | "spec" | "variables">[];
 }
 
 /** A DeviceSpec made ready once for every device checked against it. */
@@ -30,7 +29,7 @@ export interface DeviceResult extends Omit<Evaluation, "remedies"> {
 }
 
 export function prepareSpec(spec: DeviceSpec): PreparedSpec {
-  const effective = effectiveOf(spec.chain.map((n) => ({ ...n, spec: n.spec as unknown as SpecLine[] })));
+  const effective = effectiveOf(spec.chain);
   return { reader: readerOf(spec.parser), compiled: compileSpec(effective.spec, effective.variables) };
 }
 

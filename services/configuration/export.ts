@@ -6,7 +6,7 @@
  * writes anything, gives the trees new ids, and undoes its own writes if one of them fails (a taken
  * name answers 409), so a refused import leaves nothing behind.
  */
-import type { GoldenConfigTree, TreeExportEntry, TreeNode } from "../../shared/contracts/configuration";
+import type { TreeExportEntry } from "../../shared/contracts/configuration";
 import { ConflictError, invalidField } from "../../shared/errors";
 import { nowIso } from "../../shared/text";
 import { DuplicateKeyError } from "../../shared/store/types";
@@ -15,13 +15,13 @@ import { checkedSpecs, type SpecInput } from "./spec-check";
 import { checkVariables } from "./spec-model";
 import { checkNodePathNames, checkNotReserved, checkTreeBounds } from "./tree-bounds";
 import { findTree, ROOT_NODE } from "./trees";
-import { NODES, PARSERS, TREES, type ConfigurationService, type Ctx } from "./types";
+import type { NewNode } from "./nodes.repository";
+import type { StoredTree } from "./trees.repository";
+import type { ConfigurationService, Ctx } from "./types";
 
 export async function exportGoldenConfig(this: ConfigurationService, ctx: Ctx<"exportGoldenConfig">) {
   const tree = await findTree.call(this, ctx.params.treeId);
-  const nodes = await this.store
-    .collection<TreeNode>(NODES)
-    .find({ treeId: tree._id }, { sort: { version: 1, path: 1 } });
+  const nodes = await this.nodes.allOfTree(tree._id);
   const entry: TreeExportEntry = {
     id: tree._id,
     name: tree.name,
@@ -49,8 +49,8 @@ const DEVICE = /^\S{1,256}$/;
 const MAX_NODES = 5000;
 
 type Prepared = {
-  tree: Omit<GoldenConfigTree, "_id">;
-  nodes: Omit<TreeNode, "_id" | "treeId">[];
+  tree: Omit<StoredTree, "_id">;
+  nodes: Omit<NewNode, "treeId">[];
   /** Each node's spec as sent, checked after every other field (checkedSpecs: off the loop when heavy). */
   specs: SpecInput[];
 };
@@ -103,7 +103,7 @@ function prepareEntry(raw: Record<string, any>, at: string, now: string, parsers
     return {
       version,
       path,
-      spec: [] as TreeNode["spec"], // the checked spec, once every entry is read (importGoldenConfig)
+      spec: [] as NewNode["spec"], // the checked spec, once every entry is read (importGoldenConfig)
       variables: checkVariables(n.variables, `${where}.variables`),
       devices: [
         ...new Set(devices.map((d: unknown, k: number) => text(d, DEVICE, `${where}.devices[${k}]`))),
@@ -164,9 +164,7 @@ function prepareEntry(raw: Record<string, any>, at: string, now: string, parsers
 
 export async function importGoldenConfig(this: ConfigurationService, ctx: Ctx<"importGoldenConfig">) {
   const now = nowIso();
-  const parsers = new Set(
-    (await this.store.collection(PARSERS).find({}, { projection: { name: 1 } })).map((p) => String(p.name)),
-  );
+  const parsers = new Set(await this.parsers.names());
   const prepared = ctx.params.data.map((raw: Record<string, any>, i: number) =>
     prepareEntry(raw, `data[${i}]`, now, parsers),
   );
@@ -179,21 +177,18 @@ export async function importGoldenConfig(this: ConfigurationService, ctx: Ctx<"i
   );
   let next = 0;
   for (const entry of prepared)
-    for (let j = 0; j < entry.specs.length; j++)
-      entry.nodes[j].spec = checked[next++].spec as unknown as TreeNode["spec"];
-  const trees = this.store.collection<GoldenConfigTree>(TREES);
-  const nodes = this.store.collection<TreeNode>(NODES);
-  const created: GoldenConfigTree[] = [];
+    for (let j = 0; j < entry.specs.length; j++) entry.nodes[j].spec = checked[next++].spec;
+  const created: StoredTree[] = [];
   try {
     for (const entry of prepared) {
-      const tree = await trees.insertOne(entry.tree);
+      const tree = await this.trees.create(entry.tree);
       created.push(tree);
-      await nodes.insertMany(entry.nodes.map((n) => ({ ...n, treeId: tree._id })));
+      await this.nodes.createAll(entry.nodes.map((n) => ({ ...n, treeId: tree._id })));
     }
   } catch (err) {
     for (const tree of created) {
-      await nodes.deleteMany({ treeId: tree._id });
-      await trees.deleteOne({ _id: tree._id });
+      await this.nodes.removeTree(tree._id);
+      await this.trees.removeById(tree._id);
     }
     if (err instanceof DuplicateKeyError)
       throw new ConflictError(

@@ -12,7 +12,9 @@ import { escapeRegex, nowIso } from "../../shared/text";
 import { userRegex, type UserRegex } from "../../shared/user-regex";
 import { DuplicateKeyError, type Sort } from "../../shared/store/types";
 import { parseBraces, parseIndented, type ConfigLine } from "./config-tree";
-import { PARSERS, TREES, type ConfigurationService, type Ctx } from "./types";
+import { withId } from "./answers";
+import type { ParserChanges } from "./parsers.repository";
+import type { ConfigurationService, Ctx } from "./types";
 
 const IOS_RULES: [string, string][] = [
   ["^\\s*!.*$", "comment"],
@@ -45,11 +47,10 @@ const MAX_TEMPLATE_DEPTH = 8;
 
 /** Stores the built-ins once; every replica tries, the unique name index keeps one of each. */
 export async function seedBuiltInParsers(this: ConfigurationService): Promise<void> {
-  const parsers = this.store.collection<ParserRecord>(PARSERS);
   const created = nowIso();
   for (const builtIn of BUILT_IN_PARSERS) {
     try {
-      await parsers.insertOne({ ...builtIn, template: null, builtIn: true, created, lastUpdated: created });
+      await this.parsers.create({ ...builtIn, template: null, builtIn: true, created, lastUpdated: created });
     } catch (err) {
       if (!(err instanceof DuplicateKeyError)) throw err;
     }
@@ -81,13 +82,12 @@ function checkLexRules(rules: string[][] | undefined): [string, string][] {
 
 /** The template chain of `template` (its built-in last): 400 naming `template` when it is absent or cyclic. */
 async function chainOf(this: ConfigurationService, template: string, self?: string): Promise<ParserRecord[]> {
-  const parsers = this.store.collection<ParserRecord>(PARSERS);
   const chain: ParserRecord[] = [];
   for (let name: string | null = template; name !== null;) {
     if (name === self) throw invalidField("template", `Parser '${self}' cannot extend itself.`, "cycle");
     if (chain.length > MAX_TEMPLATE_DEPTH)
       throw invalidField("template", `Parsers stack at most ${MAX_TEMPLATE_DEPTH} templates.`, "depth");
-    const parser: ParserRecord | null = await parsers.findOne({ name });
+    const parser: ParserRecord | null = await this.parsers.byName(name);
     if (!parser) throw invalidField("template", `Template parser '${name}' does not exist.`, "notFound");
     chain.push(parser);
     name = parser.template;
@@ -101,15 +101,17 @@ export async function createParser(this: ConfigurationService, ctx: Ctx<"createP
   const chain = await chainOf.call(this, template);
   const now = nowIso();
   try {
-    return await this.store.collection<ParserRecord>(PARSERS).insertOne({
-      name,
-      template,
-      lexRules,
-      builtIn: false,
-      style: chain[chain.length - 1].style,
-      created: now,
-      lastUpdated: now,
-    });
+    return withId(
+      await this.parsers.create({
+        name,
+        template,
+        lexRules,
+        builtIn: false,
+        style: chain[chain.length - 1].style,
+        created: now,
+        lastUpdated: now,
+      }),
+    );
   } catch (err) {
     if (err instanceof DuplicateKeyError) throw new ConflictError(`Config parser '${name}' already exists`);
     throw err;
@@ -117,43 +119,41 @@ export async function createParser(this: ConfigurationService, ctx: Ctx<"createP
 }
 
 async function findParser(this: ConfigurationService, name: string): Promise<ParserRecord> {
-  const parser = await this.store.collection<ParserRecord>(PARSERS).findOne({ name });
+  const parser = await this.parsers.byName(name);
   if (!parser) throw new NotFoundError("Config parser", name);
   return parser;
 }
 
 export async function getParser(this: ConfigurationService, ctx: Ctx<"getParser">) {
-  return findParser.call(this, ctx.params.name);
+  return withId(await findParser.call(this, ctx.params.name));
 }
 
 export async function updateParser(this: ConfigurationService, ctx: Ctx<"updateParser">) {
   const { name, template } = ctx.params;
   const current = await findParser.call(this, name);
   if (current.builtIn) throw new ConflictError(`Config parser '${name}' is built in and cannot be changed`);
-  const changes: Partial<ParserRecord> = { lastUpdated: nowIso() };
+  const changes: ParserChanges = { lastUpdated: nowIso() };
   if (ctx.params.lexRules) changes.lexRules = checkLexRules(ctx.params.lexRules);
   if (template !== undefined) {
     const chain = await chainOf.call(this, template, name);
     changes.template = template;
     changes.style = chain[chain.length - 1].style;
   }
-  const updated = await this.store
-    .collection<ParserRecord>(PARSERS)
-    .findOneAndUpdate({ name, builtIn: false }, { $set: changes });
+  const updated = await this.parsers.updateUserParser(name, changes);
   if (!updated) throw new NotFoundError("Config parser", name);
-  return updated;
+  return withId(updated);
 }
 
 export async function deleteParser(this: ConfigurationService, ctx: Ctx<"deleteParser">) {
   const { name } = ctx.params;
   const current = await findParser.call(this, name);
   if (current.builtIn) throw new ConflictError(`Config parser '${name}' is built in and cannot be deleted`);
-  const usedBy = await this.store.collection(TREES).findOne({ parser: name });
+  const usedBy = await this.trees.usingParser(name);
   if (usedBy)
     throw new ConflictError(`Config parser '${name}' is used by golden config tree '${usedBy.name}'`);
-  const extendedBy = await this.store.collection<ParserRecord>(PARSERS).findOne({ template: name });
+  const extendedBy = await this.parsers.extending(name);
   if (extendedBy) throw new ConflictError(`Config parser '${name}' is the template of '${extendedBy.name}'`);
-  await this.store.collection(PARSERS).deleteOne({ name, builtIn: false });
+  await this.parsers.removeUserParser(name);
   return { status: "OK", message: `Config parser '${name}' deleted` };
 }
 
@@ -164,21 +164,17 @@ export async function deleteParser(this: ConfigurationService, ctx: Ctx<"deleteP
  */
 export async function listParsers(this: ConfigurationService, ctx: Ctx<"listParsers">) {
   const { start = 0, limit, regex = false, filter, sort } = ctx.params.options ?? {};
-  const query: Record<string, unknown> = {};
-  if (filter?.name) {
-    const source = regex
+  const namePattern = !filter?.name
+    ? undefined
+    : regex
       ? userRegex(filter.name, "options.filter.name", "i").source
       : escapeRegex(filter.name);
-    query.name = { $regex: source, $options: "i" };
-  }
   const order: Sort = {};
   for (const [key, dir] of Object.entries(sort ?? {})) {
     if (dir === 1 || dir === -1) order[key === "date" ? "lastUpdated" : "name"] = dir;
   }
   if (!("name" in order)) order.name = 1;
-  return this.store
-    .collection<ParserRecord>(PARSERS)
-    .find(query, { sort: order, skip: start, limit: pageLimit(limit) });
+  return (await this.parsers.page(namePattern, order, start, pageLimit(limit))).map(withId);
 }
 
 /** A parser as plain data: its built-in style and the comment rules of its chain (a worker rebuilds it). */

@@ -4,34 +4,36 @@
  * root `base`, each with a config spec, variables and the devices assigned to it. Names are unique by
  * index (409 from the insert itself); a version is added by compare-and-set on the tree's version list.
  */
-import type { GoldenConfigTree, ParserRecord, TreeNode } from "../../shared/contracts/configuration";
 import { ConflictError, invalidField, NotFoundError } from "../../shared/errors";
-import { pageLimit } from "../../shared/paging";
+import { MAX_PAGE_SIZE, pageLimit } from "../../shared/paging";
 import { nowIso } from "../../shared/text";
 import { DuplicateKeyError } from "../../shared/store/types";
+import { withId } from "./answers";
 import { ancestorPaths } from "./inherit";
 import { defaultParserFor } from "./parsers";
 import { checkedSpecs, nodeView } from "./spec-check";
 import { checkVariables, type SpecLine } from "./spec-model";
 import { specToText } from "./spec-text";
 import { checkNodePathNames, checkNotReserved, checkTreeBounds } from "./tree-bounds";
-import { NODES, PARSERS, TREES, type ConfigurationService, type Ctx } from "./types";
+import type { NewNode, NodeChanges, StoredNode } from "./nodes.repository";
+import type { StoredTree } from "./trees.repository";
+import type { ConfigurationService, Ctx } from "./types";
 
 export const ROOT_NODE = "base";
 export const FIRST_VERSION = "initial";
 
-export async function findTree(this: ConfigurationService, treeId: string): Promise<GoldenConfigTree> {
-  const tree = await this.store.collection<GoldenConfigTree>(TREES).findOne({ _id: treeId });
+export async function findTree(this: ConfigurationService, treeId: string): Promise<StoredTree> {
+  const tree = await this.trees.byId(treeId);
   if (!tree) throw new NotFoundError("Golden config tree", treeId);
   return tree;
 }
 
 /** A tree as answered: `id` beside `_id` (the spec's export entry and the real product's clients read `id`). */
-export function treeAnswer<T extends GoldenConfigTree>(tree: T): T & { id: string } {
-  return { id: tree._id, ...tree };
+export function treeAnswer<T extends StoredTree>(tree: T): T & { id: string } {
+  return withId(tree);
 }
 
-function assertVersion(tree: GoldenConfigTree, version: string): void {
+function assertVersion(tree: StoredTree, version: string): void {
   if (!tree.versions.includes(version))
     throw new NotFoundError(`Golden config tree '${tree.name}' version`, version);
 }
@@ -45,12 +47,12 @@ export async function requireVersion(this: ConfigurationService, treeId: string,
 export async function createTree(this: ConfigurationService, ctx: Ctx<"createTree">) {
   const { name, deviceType, description = "" } = ctx.params;
   const parser = ctx.params.parser ?? defaultParserFor(deviceType);
-  if (!(await this.store.collection<ParserRecord>(PARSERS).findOne({ name: parser })))
+  if (!(await this.parsers.byName(parser)))
     throw invalidField("parser", `Config parser '${parser}' does not exist.`, "notFound");
   const now = nowIso();
-  let tree: GoldenConfigTree;
+  let tree: StoredTree;
   try {
-    tree = await this.store.collection<GoldenConfigTree>(TREES).insertOne({
+    tree = await this.trees.create({
       name,
       deviceType,
       parser,
@@ -64,29 +66,27 @@ export async function createTree(this: ConfigurationService, ctx: Ctx<"createTre
       throw new ConflictError(`Golden config tree '${name}' already exists`);
     throw err;
   }
-  await this.store.collection<TreeNode>(NODES).insertOne(emptyNode(tree._id, FIRST_VERSION, ROOT_NODE, now));
+  await this.nodes.create(emptyNode(tree._id, FIRST_VERSION, ROOT_NODE, now));
   return treeAnswer(tree);
 }
 
-function emptyNode(treeId: string, version: string, path: string, now: string): Omit<TreeNode, "_id"> {
+function emptyNode(treeId: string, version: string, path: string, now: string): NewNode {
   return { treeId, version, path, spec: [], variables: {}, devices: [], created: now, lastUpdated: now };
 }
 
 export async function listTrees(this: ConfigurationService, ctx: Ctx<"listTrees">) {
-  const trees = await this.store
-    .collection<GoldenConfigTree>(TREES)
-    .find(
-      {},
-      { sort: { name: 1 }, skip: ctx.params.skip ?? 0, limit: pageLimit(ctx.params.limit), readOnly: true },
-    );
+  // Without a `limit`, every tree up to the largest page: the real product answers all of them,
+  // and itential-mcp finds a tree by name in this list (docs/compatibility.md#list-shapes).
+  const trees = await this.trees.pageByName(
+    ctx.params.skip ?? 0,
+    pageLimit(ctx.params.limit ?? MAX_PAGE_SIZE),
+  );
   return trees.map(treeAnswer);
 }
 
 export async function getTree(this: ConfigurationService, ctx: Ctx<"getTree">) {
   const tree = await findTree.call(this, ctx.params.treeId);
-  const nodes = await this.store
-    .collection<TreeNode>(NODES)
-    .find({ treeId: tree._id }, { sort: { path: 1 }, projection: { version: 1, path: 1, devices: 1 } });
+  const nodes = await this.nodes.outlineOfTree(tree._id);
   // A Map, then own members: no version name reaches an object's prototype.
   const byVersion = new Map<string, { path: string; devices: string[] }[]>();
   for (const version of tree.versions) byVersion.set(version, []);
@@ -95,12 +95,35 @@ export async function getTree(this: ConfigurationService, ctx: Ctx<"getTree">) {
 }
 
 export async function deleteTree(this: ConfigurationService, ctx: Ctx<"deleteTree">) {
-  const tree = await this.store
-    .collection<GoldenConfigTree>(TREES)
-    .findOneAndDelete({ _id: ctx.params.treeId });
+  const tree = await this.trees.removeById(ctx.params.treeId);
   if (!tree) throw new NotFoundError("Golden config tree", ctx.params.treeId);
-  await this.store.collection(NODES).deleteMany({ treeId: tree._id });
+  await this.nodes.removeTree(tree._id);
   return { status: "OK", message: `Golden config tree '${tree.name}' deleted` };
+}
+
+/**
+ * `PUT /configuration_manager/configs/:treeId/:version`: the real product's update of a version's
+ * properties, as itential-mcp sends it after a create (`{name: "initial", variables}`). A version's
+ * variables are its root node's (every node inherits them), so `variables` replace those, in one
+ * upsert of the root. `name` is taken when it is the version's own: renaming a version would move
+ * every node of it, which no client we read asks for, so another name is a 400, not a silent no-op.
+ */
+export async function updateVersion(this: ConfigurationService, ctx: Ctx<"updateVersion">) {
+  const { treeId, version, name } = ctx.params;
+  if (name !== undefined && name !== version)
+    throw invalidField(
+      "name",
+      `Renaming a version is not served: 'name' must be the version's own name ('${version}').`,
+      "rename",
+    );
+  const variables = ctx.params.variables === undefined ? undefined : checkVariables(ctx.params.variables);
+  const tree = await requireVersion.call(this, treeId, version);
+  if (variables) {
+    const now = nowIso();
+    await this.nodes.put(treeId, version, ROOT_NODE, { variables, lastUpdated: now });
+    await this.trees.touch(treeId, now);
+  }
+  return { status: "success", message: `Golden config tree '${tree.name}' version '${version}' updated` };
 }
 
 export async function createVersion(this: ConfigurationService, ctx: Ctx<"createVersion">) {
@@ -111,25 +134,21 @@ export async function createVersion(this: ConfigurationService, ctx: Ctx<"create
   if (!tree.versions.includes(base))
     throw invalidField("base", `Golden config tree '${tree.name}' has no version '${base}'.`, "notFound");
   checkTreeBounds({ versions: tree.versions.length + 1 }, { versions: "version", nodes: "version" });
-  const trees = this.store.collection<GoldenConfigTree>(TREES);
   const now = nowIso();
-  const updated = await trees.findOneAndUpdate(
-    { _id: treeId, versions: { $ne: version } },
-    { $push: { versions: version }, $set: { lastUpdated: now } },
-  );
+  const updated = await this.trees.addVersion(treeId, version, now);
   if (!updated) {
     await findTree.call(this, treeId); // deleted meanwhile -> 404
     throw new ConflictError(`Golden config tree '${tree.name}' already has version '${version}'`);
   }
-  const nodes = this.store.collection<TreeNode>(NODES);
   try {
-    const source = await nodes.find({ treeId, version: base });
-    const clones = source.map(({ _id, ...node }) => ({ ...node, version, created: now, lastUpdated: now }));
-    if (clones.length > 0) await nodes.insertMany(clones);
+    const source = await this.nodes.allOfVersion(treeId, base);
+    await this.nodes.createAll(
+      source.map(({ _id, ...node }) => ({ ...node, version, created: now, lastUpdated: now })),
+    );
   } catch (err) {
     // No half-made version: its nodes and its name go again.
-    await nodes.deleteMany({ treeId, version });
-    await trees.updateOne({ _id: treeId }, { $pull: { versions: version } });
+    await this.nodes.removeVersion(treeId, version);
+    await this.trees.removeVersion(treeId, version);
     throw err;
   }
   return treeAnswer(updated);
@@ -159,37 +178,28 @@ export async function setNode(this: ConfigurationService, ctx: Ctx<"setNode">) {
   const variables = ctx.params.variables === undefined ? undefined : checkVariables(ctx.params.variables);
   const devices = ctx.params.devices === undefined ? undefined : [...new Set(ctx.params.devices)];
   await requireVersion.call(this, treeId, version);
-  const nodes = this.store.collection<TreeNode>(NODES);
   const parentPath = nodePath.split("/").slice(0, -1).join("/");
-  if (parentPath && !(await nodes.findOne({ treeId, version, path: parentPath })))
+  if (parentPath && !(await this.nodes.exists(treeId, version, parentPath)))
     throw invalidField(
       "nodePath",
       `Node '${parentPath}' does not exist: create the parent first.`,
       "notFound",
     );
   // A new node makes one more; replacing one leaves the count as it is.
-  if (!(await nodes.findOne({ treeId, version, path: nodePath }, { projection: { _id: 1 } })))
+  if (!(await this.nodes.exists(treeId, version, nodePath)))
     checkTreeBounds(
-      { versions: 1, nodes: { version, count: (await nodes.count({ treeId, version })) + 1 } },
+      { versions: 1, nodes: { version, count: (await this.nodes.countOfVersion(treeId, version)) + 1 } },
       { versions: "version", nodes: "nodePath" },
     );
   const now = nowIso();
-  const changes: Partial<TreeNode> = { lastUpdated: now };
-  if (checked) changes.spec = checked.spec as unknown as TreeNode["spec"];
+  // What the request sets; a new node starts empty in the rest (nodes.repository.ts#put).
+  const changes: NodeChanges = { lastUpdated: now };
+  if (checked) changes.spec = checked.spec;
   if (variables) changes.variables = variables;
   if (devices) changes.devices = devices;
-  // A new node starts empty; what the request sets is in $set, the rest of an empty node on insert.
-  const onInsert: Record<string, unknown> = { created: now };
-  if (!checked) onInsert.spec = [];
-  if (!variables) onInsert.variables = {};
-  if (!devices) onInsert.devices = [];
-  const node = await nodes.findOneAndUpdate(
-    { treeId, version, path: nodePath },
-    { $set: changes, $setOnInsert: onInsert },
-    { upsert: true },
-  );
-  await this.store.collection(TREES).updateOne({ _id: treeId }, { $set: { lastUpdated: now } });
-  return { ...node!, config: checked?.config ?? specToText(node!.spec as unknown as SpecLine[]) };
+  const node = await this.nodes.put(treeId, version, nodePath, changes);
+  await this.trees.touch(treeId, now);
+  return { ...withId(node), config: checked?.config ?? specToText(node.spec) };
 }
 
 /**
@@ -204,13 +214,11 @@ export async function nodeChain(
   readOnly = false,
 ) {
   const paths = ancestorPaths(path);
-  const found = await this.store
-    .collection<TreeNode>(NODES)
-    .find({ treeId, version, path: { $in: paths } }, { readOnly });
+  const found = await this.nodes.atPaths(treeId, version, paths, readOnly);
   const byPath = new Map(found.map((n) => [n.path, n]));
   if (!byPath.has(path))
     throw new NotFoundError(`Node of golden config tree '${treeId}' version '${version}'`, path);
-  return paths.map((p) => byPath.get(p)).filter((n): n is TreeNode => n !== undefined);
+  return paths.map((p) => byPath.get(p)).filter((n): n is StoredNode => n !== undefined);
 }
 
 export async function getNode(this: ConfigurationService, ctx: Ctx<"getNode">) {
@@ -220,13 +228,9 @@ export async function getNode(this: ConfigurationService, ctx: Ctx<"getNode">) {
   const chain = await nodeChain.call(this, treeId, version, nodePath, true);
   const view = await nodeView.call(
     this,
-    chain.map((n) => ({ path: n.path, spec: n.spec as unknown as SpecLine[], variables: n.variables })),
+    chain.map((n) => ({ path: n.path, spec: n.spec, variables: n.variables })),
   );
-  return {
-    ...chain[chain.length - 1],
-    config: view.config,
-    effective: { ...view.effective, spec: view.effective.spec as unknown as Record<string, any>[] },
-  };
+  return { ...withId(chain[chain.length - 1]), config: view.config, effective: view.effective };
 }
 
 export async function deleteNode(this: ConfigurationService, ctx: Ctx<"deleteNode">) {
@@ -234,11 +238,7 @@ export async function deleteNode(this: ConfigurationService, ctx: Ctx<"deleteNod
   if (nodePath === ROOT_NODE)
     throw invalidField("nodePath", "The root node 'base' cannot be deleted.", "root");
   await requireVersion.call(this, treeId, version);
-  const nodes = this.store.collection<TreeNode>(NODES);
-  const removed = await nodes.findOneAndDelete({ treeId, version, path: nodePath });
-  if (!removed)
+  if (!(await this.nodes.removeWithDescendants(treeId, version, nodePath)))
     throw new NotFoundError(`Node of golden config tree '${treeId}' version '${version}'`, nodePath);
-  const under = await nodes.find({ treeId, version }, { projection: { path: 1 } });
-  for (const n of under) if (n.path.startsWith(`${nodePath}/`)) await nodes.deleteOne({ _id: n._id });
   return { status: "OK", message: `Node '${nodePath}' deleted` };
 }

@@ -2,29 +2,26 @@
  * What the configuration service adds to a platform service, and its collections, in one place so
  * every handler file types `this` the same way (docs/architecture.md#the-shape-of-a-service).
  *
- * Collections:
- *   config_parsers      { _id, name (unique), template, lexRules, builtIn, style, created, lastUpdated }
- *   config_trees        { _id, name (unique), deviceType, parser, description, versions, created, lastUpdated }
- *   config_nodes        { _id, treeId, version, path, spec, variables, devices, ... } unique (treeId, version, path)
- *   config_backups      { _id, deviceName, description, config, timestamp } by (deviceName, timestamp), timestamp
- *   compliance_batches  { _id, treeId, version, nodePath, state, targets, done, totals, claimedBy, leaseUntil, ... }
- *   compliance_reports  { _id, batchId, treeId, version, nodePath, deviceName, backupId, timestamp, totals,
- *                         score, compliant, issues, remediation } unique (batchId, deviceName); by timestamp,
- *                         (deviceName|batchId, timestamp), (treeId, version, timestamp); backupId null: no backup
+ * Collections: one repository each (docs/architecture.md#repositories), built in `started`:
+ *   config_parsers      ./parsers.repository.ts
+ *   config_trees        ./trees.repository.ts
+ *   config_nodes        ./nodes.repository.ts
+ *   config_backups      ./backups.repository.ts
+ *   compliance_batches  ./batches.repository.ts
+ *   compliance_reports  ./reports.repository.ts
  */
 import type { configuration as contract } from "../../shared/contracts/configuration";
 import type { HandlerContext, PlatformService } from "../../shared/service";
 import type { WorkerPool } from "../../shared/worker-pool";
+import type { BackupsRepository } from "./backups.repository";
+import type { BatchesRepository } from "./batches.repository";
+import type { NodesRepository } from "./nodes.repository";
+import type { ParsersRepository } from "./parsers.repository";
+import type { ReportsRepository } from "./reports.repository";
+import type { TreesRepository } from "./trees.repository";
 import type { DeviceResult } from "./evaluation";
 import type { NodeLike } from "./inherit";
 import type { NodeView, SpecInput, SpecOutcome } from "./spec-check";
-
-export const PARSERS = "config_parsers";
-export const TREES = "config_trees";
-export const NODES = "config_nodes";
-export const BACKUPS = "config_backups";
-export const BATCHES = "compliance_batches";
-export const REPORTS = "compliance_reports";
 
 export interface ComplianceLimits {
   /** How often each replica looks for batches to run (queued, or a dead replica's). */
@@ -42,6 +39,12 @@ export interface ComplianceLimits {
 }
 
 export type ConfigurationService = PlatformService<{
+  parsers: ParsersRepository;
+  trees: TreesRepository;
+  nodes: NodesRepository;
+  backups: BackupsRepository;
+  batches: BatchesRepository;
+  reports: ReportsRepository;
   limits: ComplianceLimits;
   clock: () => number;
   timer?: NodeJS.Timeout;

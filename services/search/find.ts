@@ -7,9 +7,11 @@
  */
 import { DEFAULT_PAGE_SIZE, type Tag } from "../../shared/contracts/search";
 import type { SearchResultGroup } from "../../shared/contracts/resources";
-import { SEARCHABLES, type Searchable, type SearchDoc } from "../../shared/search-registry";
-import type { Filter, Projection, Store } from "../../shared/store/types";
+import type { SearchDoc } from "../../shared/search-registry";
+import type { Filter } from "../../shared/store/types";
 import { escapeRegex } from "../../shared/text";
+import type { SearchableCollection } from "./searchable.repository";
+import type { TagsRepository } from "./tags.repository";
 
 /**
  * How many matches of a collection are read (as `_id` and name) to be counted, sorted and paged
@@ -26,81 +28,55 @@ export interface FindInput {
 }
 
 interface Match {
-  entry: Searchable;
+  collection: SearchableCollection;
   count: number;
   page: SearchDoc[];
 }
 
-export async function findEverywhere(store: Store, input: FindInput): Promise<SearchResultGroup[]> {
+export async function findEverywhere(
+  tags: TagsRepository,
+  searchables: readonly SearchableCollection[],
+  input: FindInput,
+): Promise<SearchResultGroup[]> {
   const text = input.text.trim();
   const limit = input.nPerPage ?? DEFAULT_PAGE_SIZE;
   // Pages count from 1, as people count them; 0 is the first page too (clients that count from 0).
   const skip = Math.max(0, (input.pageNumber ?? 1) - 1) * limit;
   // The text is data: escaped, so `.*(` or `$where` match only themselves.
   const regex = text === "" ? undefined : { $regex: escapeRegex(text), $options: "i" };
-  const tagIds = regex ? await matchingTagIds(store, regex) : [];
+  const tagIds = regex ? await tags.idsNamed(regex) : [];
   const matches = await Promise.all(
-    SEARCHABLES.map(async (entry) => ({
-      entry,
-      ...(await searchCollection(store, entry, textFilter(entry, regex, tagIds), skip, limit)),
+    searchables.map(async (collection) => ({
+      collection,
+      ...(await searchCollection(collection, collection.filterFor(regex, tagIds), skip, limit)),
     })),
   );
   const found = matches.filter((m) => m.count > 0);
-  const tags = await tagsById(
-    store,
-    found.flatMap((m) => m.page.flatMap(tagIdsOf)),
-  );
-  return found.map((m) => toGroup(m, tags));
-}
-
-/** `_id`s of the tags whose name matches. */
-async function matchingTagIds(store: Store, regex: Filter): Promise<string[]> {
-  const tags = await store.collection("tags").find({ name: regex }, { projection: { _id: 1 } });
-  return tags.map((t) => t._id as string);
-}
-
-/** No text: everything. Otherwise any text field matches, or any tag whose name matches. */
-export function textFilter(entry: Searchable, regex: Filter | undefined, tagIds: string[]): Filter {
-  if (!regex) return {};
-  const clauses: Filter[] = entry.textFields.map((field) => ({ [field]: regex }));
-  // Only when some tag matched: an empty `$in` branch would still cost a test per document.
-  if (tagIds.length > 0) clauses.push({ tags: { $in: tagIds } });
-  return clauses.length === 1 ? clauses[0] : { $or: clauses };
+  const named = await tags.byIds(found.flatMap((m) => m.page.flatMap(tagIdsOf)));
+  return found.map((m) => toGroup(m, named));
 }
 
 async function searchCollection(
-  store: Store,
-  entry: Searchable,
+  collection: SearchableCollection,
   filter: Filter,
   skip: number,
   limit: number,
 ): Promise<{ count: number; page: SearchDoc[] }> {
-  const collection = store.collection<SearchDoc>(entry.collection);
-  const projection: Projection = { _id: 1, [entry.nameField]: 1, [entry.descriptionField]: 1, tags: 1 };
   // No filter (empty text): the store counts without a scan, and reading everything would be a copy.
-  const cap = store.backend === "embedded" && Object.keys(filter).length > 0 ? Infinity : READ_ALL_UP_TO;
+  const cap = collection.inProcess && Object.keys(filter).length > 0 ? Infinity : READ_ALL_UP_TO;
   // Unsorted with a limit, the scan stops at the first cap + 1 matches.
-  const head = await collection.find(filter, {
-    projection: { _id: 1, [entry.nameField]: 1 },
-    ...(cap !== Infinity && { limit: cap + 1 }),
-  });
+  const head = await collection.names(filter, cap === Infinity ? undefined : cap);
   if (head.length <= cap) {
     const ids = head
-      .sort(byName(entry.nameField))
+      .sort(byName(collection.entry.nameField))
       .slice(skip, skip + limit)
       .map((d) => d._id);
     if (ids.length === 0) return { count: head.length, page: [] };
-    // By `_id`: a direct lookup, no scan. One deleted meanwhile is simply left out.
-    const docs = new Map(
-      (await collection.find({ _id: { $in: ids } }, { projection })).map((d) => [d._id, d]),
-    );
+    // One deleted meanwhile is simply left out.
+    const docs = new Map((await collection.results(ids)).map((d) => [d._id, d]));
     return { count: head.length, page: ids.flatMap((id) => docs.get(id) ?? []) };
   }
-  const [page, count] = await Promise.all([
-    collection.find(filter, { projection, sort: { [entry.nameField]: 1, _id: 1 }, skip, limit }),
-    collection.count(filter),
-  ]);
-  return { count, page };
+  return collection.page(filter, skip, limit);
 }
 
 /**
@@ -124,16 +100,6 @@ function tagIdsOf(doc: SearchDoc): string[] {
   return Array.isArray(doc.tags) ? doc.tags.filter((t): t is string => typeof t === "string") : [];
 }
 
-/** The named tags, by `_id`; ids of tags that no longer exist are simply absent. */
-export async function tagsById(store: Store, ids: string[]): Promise<Map<string, Tag>> {
-  const unique = [...new Set(ids)];
-  if (unique.length === 0) return new Map();
-  const tags = await store
-    .collection<Tag>("tags")
-    .find({ _id: { $in: unique } }, { projection: { _id: 1, name: 1, description: 1 } });
-  return new Map(tags.map((t) => [t._id, { _id: t._id, name: t.name, description: t.description ?? "" }]));
-}
-
 /** An object's tags in its own order, expanded; unknown ids left out. */
 export function expandTags(ids: string[], tags: Map<string, Tag>): Tag[] {
   return [...new Set(ids)].flatMap((id) => {
@@ -150,7 +116,8 @@ const asText = (value: unknown): string =>
       ? String(value)
       : "";
 
-function toGroup({ entry, count, page }: Match, tags: Map<string, Tag>): SearchResultGroup {
+function toGroup({ collection, count, page }: Match, tags: Map<string, Tag>): SearchResultGroup {
+  const entry = collection.entry;
   return {
     label: entry.label,
     type: entry.type,

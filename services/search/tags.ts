@@ -1,36 +1,26 @@
 /**
- * Tags: documents in `tags` ({_id, name, description}); an object carries the `_id`s of its tags in
- * its `tags` array. Names are unique regardless of case (`nameKey`, the lower-cased name, holds the
- * unique index), so "BGP" and "bgp" cannot both exist and confuse a search.
+ * Tags: documents in `tags` (./tags.repository.ts); an object carries the `_id`s of its tags in its
+ * `tags` array (./searchable.repository.ts). Names are unique regardless of case, so "BGP" and
+ * "bgp" cannot both exist and confuse a search.
  */
-import type { ObjectTags, Tag } from "../../shared/contracts/search";
+import type { ObjectTags, Tag, TagAnswer } from "../../shared/contracts/search";
 import { ConflictError, NotFoundError } from "../../shared/errors";
-import { SEARCHABLES, searchableOf } from "../../shared/search-registry";
-import { DuplicateKeyError, type Store } from "../../shared/store/types";
-import { nowIso } from "../../shared/text";
 import { page, pageLimit, type Page } from "../../shared/paging";
-import { expandTags, tagsById } from "./find";
-
-const TAG_FIELDS = { _id: 1, name: 1, description: 1 } as const;
-
-export async function ensureTagIndexes(store: Store): Promise<void> {
-  await store.collection("tags").createIndex({ keys: { nameKey: 1 }, unique: true });
-}
+import { DuplicateKeyError } from "../../shared/store/types";
+import { nowIso } from "../../shared/text";
+import { expandTags } from "./find";
+import type { SearchableCollection } from "./searchable.repository";
+import type { TagsRepository } from "./tags.repository";
 
 export async function createTag(
-  store: Store,
+  tags: TagsRepository,
   input: { name: string; description?: string },
   createdBy: string | undefined,
-): Promise<Tag> {
-  const tag = { name: input.name, description: input.description ?? "" };
+): Promise<TagAnswer> {
+  const description = input.description ?? "";
   try {
-    const stored = await store.collection("tags").insertOne({
-      ...tag,
-      nameKey: input.name.toLowerCase(),
-      created: nowIso(),
-      createdBy: createdBy ?? null,
-    });
-    return { _id: stored._id, ...tag };
+    const stored = await tags.create(input.name, description, createdBy ?? null, nowIso());
+    return withId({ _id: stored._id, name: input.name, description });
   } catch (err) {
     if (err instanceof DuplicateKeyError) throw new ConflictError(`Tag '${input.name}' already exists`);
     throw err;
@@ -38,33 +28,30 @@ export async function createTag(
 }
 
 /** A page of tags by name, in the project's list shape (docs/compatibility.md#list-shapes). */
-export async function listTags(store: Store, skip = 0, requested?: number): Promise<Page<Tag>> {
+export async function listTags(tags: TagsRepository, skip = 0, requested?: number): Promise<Page<TagAnswer>> {
   const limit = pageLimit(requested);
-  const collection = store.collection<Tag>("tags");
-  const [tags, total] = await Promise.all([
-    collection.find({}, { projection: TAG_FIELDS, sort: { nameKey: 1, _id: 1 }, skip, limit }),
-    collection.count({}),
-  ]);
-  return page(
-    tags.map((t) => ({ _id: t._id, name: t.name, description: t.description ?? "" })),
-    total,
-    skip,
-    limit,
-  );
+  const { results, total } = await tags.page(skip, limit);
+  return page(results.map(withId), total, skip, limit);
+}
+
+/** A tag as the tag routes answer it: `id` beside `_id` (docs/compatibility.md#the-id-member). */
+function withId(tag: Tag): TagAnswer {
+  return { id: tag._id, ...tag };
 }
 
 /**
  * Deletes the tag, then pulls its id from every searchable collection. Should a pull fail half way,
  * the leftover ids name no tag: search and attach answers leave unknown ids out.
  */
-export async function deleteTag(store: Store, id: string): Promise<{ status: string; message: string }> {
-  const tag = await store.collection("tags").findOneAndDelete({ _id: id });
+export async function deleteTag(
+  tags: TagsRepository,
+  searchables: readonly SearchableCollection[],
+  id: string,
+): Promise<{ status: string; message: string }> {
+  const tag = await tags.removeById(id);
   if (!tag) throw new NotFoundError("Tag", id);
   let detached = 0;
-  for (const { collection } of SEARCHABLES) {
-    const result = await store.collection(collection).updateMany({ tags: id }, { $pull: { tags: id } });
-    detached += result.modifiedCount;
-  }
+  for (const collection of searchables) detached += await collection.removeTagEverywhere(id);
   return { status: "OK", message: `Tag '${tag.name}' deleted; detached from ${detached} object(s)` };
 }
 
@@ -75,40 +62,46 @@ export interface TagTarget {
 }
 
 /** Adds the tag to the object's `tags` (once). Unknown tag or object: 404, nothing written. */
-export async function attachTag(store: Store, target: TagTarget): Promise<ObjectTags> {
-  const tag = await store.collection("tags").findOne({ _id: target.tagId }, { projection: { _id: 1 } });
-  if (!tag) throw new NotFoundError("Tag", target.tagId);
-  return setTags(store, target, { $addToSet: { tags: target.tagId } }, true);
+export async function attachTag(
+  tags: TagsRepository,
+  collection: SearchableCollection,
+  target: TagTarget,
+): Promise<ObjectTags> {
+  if (!(await tags.exists(target.tagId))) throw new NotFoundError("Tag", target.tagId);
+  return setTags(tags, collection, target, true);
 }
 
 /** Removes the tag from the object's `tags`; removing one it does not carry changes nothing. */
-export async function detachTag(store: Store, target: TagTarget): Promise<ObjectTags> {
-  return setTags(store, target, { $pull: { tags: target.tagId } }, false);
+export async function detachTag(
+  tags: TagsRepository,
+  collection: SearchableCollection,
+  target: TagTarget,
+): Promise<ObjectTags> {
+  return setTags(tags, collection, target, false);
 }
 
 async function setTags(
-  store: Store,
+  tags: TagsRepository,
+  collection: SearchableCollection,
   target: TagTarget,
-  update: Record<string, unknown>,
   adding: boolean,
 ): Promise<ObjectTags> {
-  const entry = searchableOf(target.collection)!; // the contract's enum allows registry names only
-  const collection = store.collection(entry.collection);
-  const doc = await collection.findOne({ _id: target.objectId }, { projection: { _id: 1, tags: 1 } });
-  if (!doc) throw new NotFoundError(entry.noun, target.objectId);
+  const { noun } = collection.entry;
+  const doc = await collection.tagsOf(target.objectId);
+  if (!doc) throw new NotFoundError(noun, target.objectId);
   if (!Array.isArray(doc.tags)) {
     // Nothing to detach; and an object written without a tags list starts from an empty one.
-    if (!adding) return { collection: entry.collection, objectId: target.objectId, tags: [] };
-    await collection.updateOne({ _id: target.objectId }, { $set: { tags: [] } });
+    if (!adding) return { collection: collection.collectionName, objectId: target.objectId, tags: [] };
+    await collection.startTags(target.objectId);
   }
-  const after = await collection.findOneAndUpdate({ _id: target.objectId }, update, {
-    projection: { _id: 1, tags: 1 },
-  });
-  if (!after) throw new NotFoundError(entry.noun, target.objectId); // deleted meanwhile
+  const after = adding
+    ? await collection.addTag(target.objectId, target.tagId)
+    : await collection.removeTag(target.objectId, target.tagId);
+  if (!after) throw new NotFoundError(noun, target.objectId); // deleted meanwhile
   const ids = (after.tags as unknown[]).filter((t): t is string => typeof t === "string");
   return {
-    collection: entry.collection,
+    collection: collection.collectionName,
     objectId: target.objectId,
-    tags: expandTags(ids, await tagsById(store, ids)),
+    tags: expandTags(ids, await tags.byIds(ids)).map(withId),
   };
 }

@@ -69,9 +69,15 @@ const lexRules = {
 const specLines = { type: "array", items: { type: "object" }, max: 10_000, optional: true } as const;
 const variables = { type: "object", optional: true } as const;
 
+/**
+ * Every object answered with its `_id` also carries it as `id` (docs/compatibility.md#the-id-member):
+ * the spec's export and history entries name an object's id `id`, and the real product's clients
+ * read `id`. Stored documents have `_id` only; the answer schemas add `id`.
+ */
 const parserRecordSchema = named(
   "ParserRecord",
   shape({
+    id: str,
     _id: str,
     name: str,
     template: nullable(str),
@@ -83,9 +89,11 @@ const parserRecordSchema = named(
     lastUpdated: str,
   }),
 );
-export type ParserRecord = Omit<InferRule<typeof parserRecordSchema>, "lexRules"> & {
+/** A parser as stored (the answer without its `id`). */
+export type ParserRecord = Omit<InferRule<typeof parserRecordSchema>, "id" | "lexRules"> & {
   lexRules: [string, string][];
 };
+export type ParserAnswer = ParserRecord & { id: string };
 
 const goldenConfigTreeProps = {
   _id: str,
@@ -126,11 +134,12 @@ const backupProps = {
   config: str,
   timestamp: str,
 } as const;
-const backupSchema = shape(backupProps);
-export type Backup = InferRule<typeof backupSchema>;
+const backupSchema = shape({ id: str, ...backupProps });
+/** A backup as stored (the answer without its `id`). */
+export type Backup = Omit<InferRule<typeof backupSchema>, "id">;
 /** A backup as its list answers it: everything but the config text (`GET .../backups/:id` has it). */
 const { config: _configText, ...backupSummaryProps } = backupProps;
-const backupSummarySchema = named("BackupSummary", shape(backupSummaryProps));
+const backupSummarySchema = named("BackupSummary", shape({ id: str, ...backupSummaryProps }));
 
 const complianceState = oneOf("queued", "running", "complete", "error");
 const totals = shape({ errors: integer, warnings: integer, infos: integer, passes: integer });
@@ -252,7 +261,7 @@ export const configuration = defineService("configuration", {
         },
       },
     },
-    result: returnsAs<ParserRecord[]>(arrayOf(parserRecordSchema)),
+    result: returnsAs<ParserAnswer[]>(arrayOf(parserRecordSchema)),
     http: {
       method: "GET",
       path: "/configuration_manager/configurations/parser",
@@ -265,7 +274,7 @@ export const configuration = defineService("configuration", {
   createParser: {
     idempotent: "keyed",
     params: { name, description: { type: "string", max: 4096, optional: true }, ...parserMembers },
-    result: returnsAs<ParserRecord>(parserRecordSchema),
+    result: returnsAs<ParserAnswer>(parserRecordSchema),
     http: {
       method: "POST",
       path: "/configuration_manager/configurations/parser",
@@ -275,7 +284,7 @@ export const configuration = defineService("configuration", {
   },
   getParser: {
     params: { name },
-    result: returnsAs<ParserRecord>(parserRecordSchema),
+    result: returnsAs<ParserAnswer>(parserRecordSchema),
     http: {
       method: "GET",
       path: "/configuration_manager/configurations/parser/:name",
@@ -286,7 +295,7 @@ export const configuration = defineService("configuration", {
   updateParser: {
     idempotent: "keyed",
     params: { name, ...parserMembers },
-    result: returnsAs<ParserRecord>(parserRecordSchema),
+    result: returnsAs<ParserAnswer>(parserRecordSchema),
     http: {
       method: "PUT",
       path: "/configuration_manager/configurations/parser/:name",
@@ -353,8 +362,11 @@ export const configuration = defineService("configuration", {
       method: "GET",
       path: "/configuration_manager/configs",
       access: SUPPORT_READ,
-      summary: "List golden config trees",
+      summary: "List golden config trees: a plain array, as the real product answers and itential-mcp reads",
     },
+    description:
+      "Every tree by name, up to 1000 (`skip` and `limit` page further): the real product answers a plain array " +
+      "of all trees, and itential-mcp reads it as one and finds a tree by name in it (docs/compatibility.md#list-shapes).",
   },
   getTree: {
     params: { treeId: objectId },
@@ -382,6 +394,27 @@ export const configuration = defineService("configuration", {
       summary: "Delete a golden config tree, its versions and nodes",
     },
   },
+  updateVersion: {
+    // A PUT: the version's variables become what the body says, however often it runs.
+    idempotent: "repeatable",
+    params: {
+      treeId: objectId,
+      version: versionName,
+      name: { ...versionName, optional: true },
+      variables,
+    },
+    result: returns(messageSchema),
+    http: {
+      method: "PUT",
+      path: "/configuration_manager/configs/:treeId/:version",
+      access: SUPPORT_WRITE,
+      summary: "Update a tree version's properties: its variables (those of its root node 'base')",
+    },
+    description:
+      "The real product's 'Update properties of a Golden Config tree version', as itential-mcp calls it after a " +
+      "create (`{name: 'initial', variables}`). `variables` replace the root node's, which every node of the " +
+      "version inherits; `name`, when sent, must be the version's own (renaming a version is not served: 400).",
+  },
   createVersion: {
     idempotent: "keyed",
     params: { treeId: objectId, version: versionName, base: { ...versionName, optional: true } },
@@ -406,7 +439,7 @@ export const configuration = defineService("configuration", {
       variables,
       devices: deviceList,
     },
-    result: returns(shape({ ...treeNodeProps, config: str })),
+    result: returns(shape({ id: str, ...treeNodeProps, config: str })),
     http: {
       method: "PUT",
       path: "/configuration_manager/configs/:treeId/versions/:version/nodes",
@@ -419,6 +452,7 @@ export const configuration = defineService("configuration", {
     params: { treeId: objectId, version: versionName, nodePath },
     result: returns(
       shape({
+        id: str,
         ...treeNodeProps,
         config: str,
         effective: shape({ spec: arrayOf(anyObj), config: str, variables: recordOf(str) }),
@@ -451,6 +485,7 @@ export const configuration = defineService("configuration", {
     },
     result: returns(
       shape({
+        id: str,
         _id: str,
         deviceName: str,
         description: str,
@@ -518,6 +553,8 @@ export const configuration = defineService("configuration", {
       version: versionName,
       nodePath: { ...nodePath, optional: true },
       devices: deviceList,
+      /** The Compliance history entry's own `deviceName`: one more device to check (its other members are read-only, ignored). */
+      deviceName: { ...deviceName, optional: true },
       backups: { type: "array", items: objectId, max: 10_000, optional: true },
     },
     result: returns(shape({ batchId: str, devices: integer, withoutBackup: integer })),
@@ -551,7 +588,7 @@ export const configuration = defineService("configuration", {
   },
   getBatch: {
     params: { batchId: objectId },
-    result: returns(shape({ ...complianceBatchProps, devices: integer })),
+    result: returns(shape({ id: str, ...complianceBatchProps, devices: integer })),
     http: {
       method: "GET",
       path: "/configuration_manager/compliance_reports/batches/:batchId",
@@ -561,12 +598,12 @@ export const configuration = defineService("configuration", {
   },
   listBatchReports: {
     params: { batchId: objectId, skip: int(0), limit: int(1) },
-    result: returns(arrayOf(complianceReportSchema)),
+    result: returns(page(complianceReportSchema)),
     http: {
       method: "GET",
       path: "/configuration_manager/compliance_reports/batches/:batchId/reports",
       access: SUPPORT_READ,
-      summary: "The device reports of a batch (issues and remediation included), by device name",
+      summary: "A page of a batch's device reports (issues and remediation included), by device name",
     },
   },
   getReport: {

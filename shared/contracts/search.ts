@@ -8,8 +8,14 @@ import { defineService, SUPPORT_READ, SUPPORT_WRITE } from "./define";
 import { arrayOf, int, integer, named, objectId, returns, shape, str, type InferRule } from "./schema";
 import { messageSchema, searchResultGroupSchema } from "./resources";
 
-const tagSchema = named("Tag", shape({ _id: str, name: str, description: str }));
-export type Tag = InferRule<typeof tagSchema>;
+/**
+ * A tag as the tag routes answer it: `id` beside `_id` (docs/compatibility.md#the-id-member). A
+ * search result's tags are the spec's `{_id, name, description}` exactly (operation 12).
+ */
+const tagSchema = named("Tag", shape({ id: str, _id: str, name: str, description: str }));
+export type TagAnswer = InferRule<typeof tagSchema>;
+/** A tag as a search result carries it (spec operation 12). */
+export type Tag = Omit<TagAnswer, "id">;
 
 /** The tags of one object after an attach or detach, expanded. */
 const objectTagsSchema = shape({ collection: str, objectId: str, tags: arrayOf(tagSchema) });

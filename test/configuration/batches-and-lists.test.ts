@@ -92,9 +92,9 @@ describe("a batch checks what it can", () => {
     const batch = await waitForBatch(batchId);
     expect(batch).toMatchObject({ state: "complete", done: 3, devices: 3, error: null });
 
-    const reports = await ok(
-      admin.get(`/configuration_manager/compliance_reports/batches/${batchId}/reports`),
-    );
+    const reports = (
+      await ok(admin.get(`/configuration_manager/compliance_reports/batches/${batchId}/reports`))
+    ).results;
     expect(reports.map((r: any) => r.deviceName)).toEqual(TREE_DEVICES);
     const [missing, ...checked] = reports;
     expect(missing).toMatchObject({ backupId: null, compliant: false, score: 0, remediation: "" });
@@ -144,9 +144,9 @@ describe("a batch checks what it can", () => {
       }),
     );
     expect(await waitForBatch(goneBatchId)).toMatchObject({ state: "complete", done: 2 });
-    const reports = await ok(
-      admin.get(`/configuration_manager/compliance_reports/batches/${goneBatchId}/reports`),
-    );
+    const reports = (
+      await ok(admin.get(`/configuration_manager/compliance_reports/batches/${goneBatchId}/reports`))
+    ).results;
     expect(reports[0]).toMatchObject({ deviceName: "sw-br-02", backupId: b.b4 });
     expect(reports[0].totals.passes).toBeGreaterThan(0);
     expect(reports[1]).toMatchObject({ deviceName: "sw-br-03", compliant: false });
@@ -202,7 +202,13 @@ describe("GET /configuration_manager/backups", () => {
     const page = await ok(reader.get("/configuration_manager/backups"));
     expect(page).toMatchObject({ total: 4, skip: 0, limit: 25 });
     expect(page.results.map((r: any) => r._id)).toEqual([b.b4, b.b3, b.b2, b.b1]);
-    expect(Object.keys(page.results[0]).sort()).toEqual(["_id", "description", "deviceName", "timestamp"]);
+    expect(Object.keys(page.results[0]).sort()).toEqual([
+      "_id",
+      "description",
+      "deviceName",
+      "id",
+      "timestamp",
+    ]);
     expect(await ok(reader.get("/configuration_manager/backups?limit=2"))).toMatchObject({
       total: 4,
       skip: 0,

@@ -311,9 +311,9 @@ describe("golden config trees, compliance, history, export", () => {
     expect(batch).toMatchObject({ state: "complete", done: 3, devices: 3, nodePath: "base/dc1" });
     expect(batch.totals).toMatchObject({ errors: 1, warnings: 1, infos: 0 });
 
-    const reports = await ok(
-      admin.get(`/configuration_manager/compliance_reports/batches/${run.batchId}/reports`),
-    );
+    const reports = (
+      await ok(admin.get(`/configuration_manager/compliance_reports/batches/${run.batchId}/reports`))
+    ).results;
     expect(reports.map((r: any) => [r.deviceName, r.nodePath, r.compliant])).toEqual([
       ["edge-rtr1", "base/dc1/edge", true],
       ["edge-rtr2", "base/dc1/edge", false],

@@ -25,8 +25,6 @@ const STILL_DIFFERENT: Record<string, string> = {
   "GET /user-management/groups":
     "accounts: a plain array kept for its early clients; /authorization/groups pages",
   "GET /user-management/service-accounts": "accounts: {results, total} without skip and limit",
-  "GET /configuration_manager/configs": "configuration: golden config trees, a plain array",
-  "GET /configuration_manager/compliance_reports/batches/{batchId}/reports": "configuration: a plain array",
   "GET /workflow_builder/workflows": "workflows: a plain array",
   "GET /operations-manager/tasks":
     "engine: a plain array; the real product serves this path (a Task search), shape to check",

@@ -476,6 +476,7 @@ async function scenario(admin: Client): Promise<void> {
     devices: ["edge-rtr1"],
   });
   await admin.put(`${base}/versions/initial/nodes`, { nodePath: "base/dc1", config: "hostname x\n" });
+  await admin.put(`${base}/initial`, { name: "initial", variables: { site: "dc1" } });
   await admin.get(`${base}/versions/initial/node?nodePath=base`);
   await admin.post(`${base}/versions`, { version: "v2", base: "initial" });
   await admin.delete(`${base}/versions/v2/node?nodePath=base/dc1`);
@@ -494,9 +495,9 @@ async function scenario(admin: Client): Promise<void> {
     await new Promise((r) => setTimeout(r, 50));
   }
   await admin.get(`/configuration_manager/compliance_reports/batches/${run.batchId}`);
-  const reports = await ok(
-    admin.get(`/configuration_manager/compliance_reports/batches/${run.batchId}/reports`),
-  );
+  const reports = (
+    await ok(admin.get(`/configuration_manager/compliance_reports/batches/${run.batchId}/reports`))
+  ).results;
   await admin.get(`/configuration_manager/compliance_reports/${reports[0].id}`);
   await admin.get(`/configuration_manager/compliance_reports?batchId=${run.batchId}`);
   await admin.post("/configuration_manager/compliance_reports/history/backups", {

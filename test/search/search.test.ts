@@ -97,11 +97,16 @@ describeInBothShapes("search", (platform) => {
   const createTag = async (name: string, description?: string) => {
     const reply = await admin.post("/search/tags", { name, description });
     expect(reply.status).toBe(200);
-    return reply.body as { _id: string; name: string; description: string };
+    // The tag routes answer `id` beside `_id`; a search result's tags carry the spec's members only.
+    const { id, ...tag } = reply.body as { id: string; _id: string; name: string; description: string };
+    expect(id).toBe(tag._id);
+    return tag;
   };
   const tagsOf = (collection: string, _id: string) =>
     withStore(platform(), async (store) => (await store.collection(collection).findOne({ _id }))?.tags);
   let coreTag: { _id: string; name: string; description: string };
+  /** A tag as the tag routes answer it: `id` beside `_id` (docs/compatibility.md#the-id-member). */
+  const answered = (tag: { _id: string }) => ({ id: tag._id, ...tag });
 
   beforeAll(async () => {
     admin = client(platform().baseUrl, await login(platform().baseUrl));
@@ -396,7 +401,7 @@ describeInBothShapes("search", (platform) => {
         skip: 0,
         limit: 25,
       });
-      expect(list.body.results).toEqual(expect.arrayContaining([tag, coreTag]));
+      expect(list.body.results).toEqual(expect.arrayContaining([answered(tag), answered(coreTag)]));
       const names = list.body.results.map((t: { name: string }) => t.name.toLowerCase());
       expect(names).toEqual([...names].sort());
       expect(
@@ -442,9 +447,13 @@ describeInBothShapes("search", (platform) => {
 
       const attached = await admin.post("/search/tags/attach", target);
       expect(attached.status).toBe(200);
-      expect(attached.body).toEqual({ collection: "profiles", objectId: target.objectId, tags: [tag] });
+      expect(attached.body).toEqual({
+        collection: "profiles",
+        objectId: target.objectId,
+        tags: [answered(tag)],
+      });
       // Attaching again changes nothing.
-      expect((await admin.post("/search/tags/attach", target)).body.tags).toEqual([tag]);
+      expect((await admin.post("/search/tags/attach", target)).body.tags).toEqual([answered(tag)]);
       expect(await tagsOf("profiles", target.objectId)).toEqual([tag._id]);
       const groups = byType(await find("QUARTERLY"));
       expect(Object.keys(groups)).toEqual(["profiles"]);
@@ -465,7 +474,7 @@ describeInBothShapes("search", (platform) => {
       const target = { collection: "repository_configs", objectId: "f00000000000000000000001" };
       await admin.post("/search/tags/attach", { ...target, tagId: first._id });
       const reply = await admin.post("/search/tags/attach", { ...target, tagId: second._id });
-      expect(reply.body.tags).toEqual([first, second]);
+      expect(reply.body.tags).toEqual([answered(first), answered(second)]);
       expect(byType(await find("order t")).repository_configs.results[0].tags).toEqual([first, second]);
     });
 

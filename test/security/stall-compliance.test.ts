@@ -86,9 +86,9 @@ async function runBatch(treeId: string, device: string) {
   for (;;) {
     const batch = await ok(admin.get(`/configuration_manager/compliance_reports/batches/${run.batchId}`));
     if (batch.state === "complete" || batch.state === "error") {
-      const reports = await ok(
-        admin.get(`/configuration_manager/compliance_reports/batches/${run.batchId}/reports`),
-      );
+      const reports = (
+        await ok(admin.get(`/configuration_manager/compliance_reports/batches/${run.batchId}/reports`))
+      ).results;
       return { batch, reports };
     }
     await new Promise((r) => setTimeout(r, 50));
