@@ -5,7 +5,7 @@
  */
 import type { Tag } from "../../shared/contracts/search";
 import { index, Repository } from "../../shared/store/repository";
-import type { Filter } from "../../shared/store/types";
+import type { Condition } from "../../shared/store/types";
 
 export interface StoredTag {
   _id: string;
@@ -57,7 +57,7 @@ export class TagsRepository extends Repository<StoredTag> {
    * The `_id`s of the tags whose name matches `regex` (a `$regex` condition). Tags are few by
    * nature (people name them), so the match reads them all.
    */
-  async idsNamed(regex: Filter): Promise<string[]> {
+  async idsNamed(regex: Condition<string>): Promise<string[]> {
     return (await this.docs.find({ name: regex }, { projection: { _id: 1 } })).map((t) => t._id);
   }
 
