@@ -24,7 +24,7 @@ import {
   removeGroupMember,
   updateGroup,
 } from "./group-lifecycle";
-import { createGroup, groupsPage, listGroups } from "./groups";
+import { createGroup, groupsPage, listGroups, pageGroups } from "./groups";
 import { createRole, deleteRole, getRole, listMethods, listRoles, updateRole } from "./custom-roles";
 import {
   createServiceAccount,
@@ -73,6 +73,7 @@ export default typedService<AccountsService>({
     changePassword,
     createGroup,
     listGroups,
+    pageGroups,
     groupsPage,
     createServiceAccount,
     listServiceAccounts,

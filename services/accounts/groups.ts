@@ -5,6 +5,7 @@
 import type { accounts as contract } from "../../shared/contracts/accounts";
 import type { Group } from "../../shared/contracts/resources";
 import { BadRequestError, ConflictError } from "../../shared/errors";
+import { page, pageLimit } from "../../shared/paging";
 import type { HandlerContext } from "../../shared/service";
 import { DuplicateKeyError } from "../../shared/store/types";
 import { nowIso } from "../../shared/text";
@@ -35,8 +36,17 @@ export async function createGroup(this: AccountsService, ctx: Ctx<"createGroup">
   }
 }
 
+/** Every group, by name: the internal action other services' group checks ask (shared/groups.ts). */
 export async function listGroups(this: AccountsService) {
   return this.groups.all();
+}
+
+/** GET /user-management/groups: a page of groups by name, in the project's list shape. */
+export async function pageGroups(this: AccountsService, ctx: Ctx<"pageGroups">) {
+  const skip = ctx.params.skip ?? 0;
+  const limit = pageLimit(ctx.params.limit);
+  const { results, total } = await this.groups.page({}, { name: 1 }, skip, limit);
+  return page(results, total, skip, limit);
 }
 
 /** GET /authorization/groups: the accounts list's query over groups, answering `{results, total}`. */

@@ -19,11 +19,6 @@ export class ServiceAccountsRepository extends Repository<ServiceAccount> {
     return this.docs.findOne({ _id: id });
   }
 
-  /** Every one, by name. */
-  allByName(): Promise<ServiceAccount[]> {
-    return this.docs.find({}, { sort: { name: 1 } });
-  }
-
   /** A page of them by name. */
   async page(skip: number, limit: number): Promise<{ results: ServiceAccount[]; total: number }> {
     const [results, total] = await Promise.all([

@@ -11,6 +11,7 @@ import { randomBytes } from "node:crypto";
 import type { accounts as contract } from "../../shared/contracts/accounts";
 import type { ServiceAccount } from "../../shared/contracts/resources";
 import { ConflictError, NotFoundError, UnauthorizedError } from "../../shared/errors";
+import { page, pageLimit } from "../../shared/paging";
 import type { HandlerContext } from "../../shared/service";
 import { DuplicateKeyError } from "../../shared/store/types";
 import { nowIso } from "../../shared/text";
@@ -59,9 +60,11 @@ export async function createServiceAccount(this: AccountsService, ctx: Ctx<"crea
   return { ...account, clientSecret: secret };
 }
 
-export async function listServiceAccounts(this: AccountsService) {
-  const results = await this.serviceAccounts.allByName();
-  return { results, total: results.length };
+export async function listServiceAccounts(this: AccountsService, ctx: Ctx<"listServiceAccounts">) {
+  const skip = ctx.params.skip ?? 0;
+  const limit = pageLimit(ctx.params.limit);
+  const { results, total } = await this.serviceAccounts.page(skip, limit);
+  return page(results, total, skip, limit);
 }
 
 export async function deleteServiceAccount(this: AccountsService, ctx: Ctx<"deleteServiceAccount">) {

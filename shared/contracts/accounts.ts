@@ -301,9 +301,21 @@ export const accounts = defineService("accounts", {
     http: { method: "POST", path: "/user-management/groups", access: ADMIN, summary: "Create a group" },
   },
   listGroups: {
+    access: "internal",
     params: {},
     result: returns(arrayOf(groupSchema)),
-    http: { method: "GET", path: "/user-management/groups", access: ADMIN, summary: "List groups" },
+    description:
+      "Every group by name, in one answer: the other services' group checks (shared/groups.ts) and the health probes. GET /user-management/groups pages them (pageGroups).",
+  },
+  pageGroups: {
+    params: { skip: int(0), limit: int(1) },
+    result: returns(shape({ results: arrayOf(groupSchema), total: integer, skip: integer, limit: integer })),
+    http: {
+      method: "GET",
+      path: "/user-management/groups",
+      access: ADMIN,
+      summary: "A page of groups by name, {results, total, skip, limit}",
+    },
   },
   groupsPage: {
     params: {
@@ -495,13 +507,15 @@ export const accounts = defineService("accounts", {
     },
   },
   listServiceAccounts: {
-    params: {},
-    result: returns(shape({ results: arrayOf(serviceAccountSchema), total: integer })),
+    params: { skip: int(0), limit: int(1) },
+    result: returns(
+      shape({ results: arrayOf(serviceAccountSchema), total: integer, skip: integer, limit: integer }),
+    ),
     http: {
       method: "GET",
       path: "/user-management/service-accounts",
       access: ADMIN,
-      summary: "List service accounts (never their secrets)",
+      summary: "A page of service accounts by name, {results, total, skip, limit} (never their secrets)",
     },
   },
   deleteServiceAccount: {
