@@ -13,7 +13,9 @@ export type StoredAccount = Account & { _rev?: number };
 export type NewAccount = Omit<StoredAccount, "_id">;
 
 /** What an account's update may change. */
-export type AccountChanges = Partial<Pick<Account, "inactive" | "email" | "assignedRoles" | "memberOf">>;
+export type AccountChanges = Partial<
+  Pick<Account, "inactive" | "email" | "firstname" | "assignedRoles" | "memberOf">
+>;
 
 const ACCOUNT_FIELDS = [
   "_id",

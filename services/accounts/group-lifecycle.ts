@@ -95,6 +95,13 @@ export async function updateGroup(this: AccountsService, ctx: Ctx<"updateGroup">
   // Compare-and-set on the hidden revision: the parents are checked against the group as written.
   for (let attempt = 0; attempt < CAS_ATTEMPTS && !updated; attempt++) {
     const current = await findGroup(this, groupId);
+    // The resource's own field, as a client sends the group back: its current value only.
+    if (updates.name !== undefined && updates.name !== current.name)
+      throw invalidField(
+        "updates.name",
+        `A group's name cannot change (child groups name it in their memberOf); send '${current.name}' or leave it out`,
+        "immutable",
+      );
     const set: GroupChanges = {};
     if (updates.description !== undefined) set.description = updates.description;
     if (updates.inactive !== undefined) set.inactive = updates.inactive;

@@ -21,8 +21,8 @@ export class GroupsRepository extends Repository<StoredGroup> {
   readonly indexes = [index({ name: 1 }, { unique: true })];
 
   /**
-   * Group ids are UUIDs, not ObjectId text: every group stored so far has one, and other services
-   * keep group ids on their objects (workflows, jobs, automations, forms), so the form stays.
+   * Group ids are UUIDs, not ObjectId text: the spec's Group has them (DECISIONS.md section 4, "form
+   * ids and group ids are UUIDs"), and so has every group stored so far.
    */
   override newId(): string {
     return randomUUID();

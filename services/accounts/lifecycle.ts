@@ -16,7 +16,7 @@
 import type { accounts as contract } from "../../shared/contracts/accounts";
 import { ACCOUNTS_CHANGED_EVENT, type AccountsChangedEvent } from "../../shared/contracts/events";
 import type { Account } from "../../shared/contracts/resources";
-import { ConflictError, NotFoundError } from "../../shared/errors";
+import { ConflictError, NotFoundError, invalidField } from "../../shared/errors";
 import type { HandlerContext } from "../../shared/service";
 import { nowIso } from "../../shared/text";
 import type { AccountChanges, StoredAccount } from "./accounts.repository";
@@ -59,6 +59,7 @@ export async function updateAccount(this: AccountsService, ctx: Ctx<"updateAccou
   const set: AccountChanges = {};
   if (updates.inactive !== undefined) set.inactive = updates.inactive;
   if (updates.email !== undefined) set.email = updates.email;
+  if (updates.firstname !== undefined) set.firstname = updates.firstname;
   if (updates.assignedRoles)
     set.assignedRoles = await roleNamesOf(this, updates.assignedRoles, "updates.assignedRoles");
   if (updates.memberOf) {
@@ -76,6 +77,13 @@ export async function updateAccount(this: AccountsService, ctx: Ctx<"updateAccou
   let updated: Account | null = null;
   for (let attempt = 0; attempt < CAS_ATTEMPTS && !updated; attempt++) {
     const current = await findAccount(this, accountId);
+    // The resource's own field, as a client sends the account back: its current value only.
+    if (updates.username !== undefined && updates.username !== current.username)
+      throw invalidField(
+        "updates.username",
+        `An account's username cannot change (it signs in with it); send '${current.username}' or leave it out`,
+        "immutable",
+      );
     updated = await this.accounts.updateAtRevision(accountId, current._rev, set, nowIso(), changedBy(ctx));
   }
   if (!updated) throw new ConflictError(`Account '${accountId}' kept changing; try again`, { accountId });

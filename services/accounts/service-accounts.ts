@@ -43,7 +43,7 @@ export async function createServiceAccount(this: AccountsService, ctx: Ctx<"crea
     name: ctx.params.name,
     description: ctx.params.description ?? "",
     memberOf,
-    inactive: false,
+    inactive: ctx.params.inactive ?? false,
     createdBy: caller.accountId,
     _meta: { created: now, updated: now },
   };

@@ -353,7 +353,19 @@ export const accounts = defineService("accounts", {
         type: "object",
         strict: "remove",
         minProps: 1,
-        props: { inactive: optBool, email, assignedRoles: roleRefs, memberOf: groupRefs },
+        props: {
+          inactive: optBool,
+          email,
+          assignedRoles: roleRefs,
+          memberOf: groupRefs,
+          firstname: { type: "string", max: 256, optional: true },
+          username: {
+            ...username,
+            optional: true,
+            description:
+              "The Account's own field, taken as sent back: its current value only (a username cannot change)",
+          },
+        },
       },
     },
     result: returns(accountEnvelope),
@@ -362,7 +374,7 @@ export const accounts = defineService("accounts", {
       path: "/authorization/accounts/:accountId",
       access: ADMIN,
       summary:
-        "Update an account: inactive (deactivating ends its sessions at once), email, assignedRoles, memberOf (the lists are replaced)",
+        "Update an account: inactive (deactivating ends its sessions at once), email, firstname, assignedRoles, memberOf (the lists are replaced)",
     },
   },
   deleteAccount: {
@@ -435,6 +447,12 @@ export const accounts = defineService("accounts", {
           inactive: optBool,
           memberOf: groupRefs,
           assignedRoles: roleRefs,
+          name: {
+            ...groupName,
+            optional: true,
+            description:
+              "The Group's own field, taken as sent back: its current value only (a group's name cannot change)",
+          },
         },
       },
     },
@@ -497,6 +515,11 @@ export const accounts = defineService("accounts", {
       description: { type: "string", max: 1024, optional: true },
       groups: groupList,
       memberOf,
+      inactive: {
+        ...optBool,
+        description:
+          "Created inactive: it gets no token (service accounts have no update: delete it and create another)",
+      },
     },
     result: returns(serviceAccountCreatedSchema),
     http: {
