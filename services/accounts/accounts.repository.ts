@@ -31,7 +31,7 @@ const ACCOUNT_FIELDS = [
   "last_updated_by",
 ];
 /** An account as answers show it (no `_rev`). Frozen: the embedded store compiles a frozen projection once. */
-export const accountProjection: Projection = Object.freeze(
+const accountProjection: Projection = Object.freeze(
   Object.fromEntries(ACCOUNT_FIELDS.map((f) => [f, 1 as const])),
 );
 

@@ -62,17 +62,6 @@ export async function openSession(
   return { token, expiresAt: session.expiresAt };
 }
 
-/**
- * Password guessing, per account across every gateway and replica (the count lives in the store):
- * after LOGIN_MAX_FAILURES failed sign-ins within LOGIN_FAILURE_WINDOW_MS, sign-in to that username
- * is refused (429) until the window ends. Unknown usernames are counted too, so the answer does not
- * tell which exist. The gateway also limits sign-ins per client address (LOGIN_RATE_LIMIT).
- *
- * A count is kept under a keyed hash of the username (failureId), never the typed text: a password
- * typed into the username box is not stored. Every replica holds the same platform key, so they
- * all count under the same id. Counts expire with their window (./login-failures.repository.ts).
- */
-
 /** The id a username's failures are counted under: HMAC-SHA256 under the platform key. */
 function failureId(service: AccountsService, username: string): string {
   return createHmac("sha256", service.secretKey).update(`login-failure:${username}`).digest("base64url");
@@ -96,6 +85,16 @@ export async function secretMatches(
   return false;
 }
 
+/**
+ * Password guessing, per account across every gateway and replica (the count lives in the store):
+ * after LOGIN_MAX_FAILURES failed sign-ins within LOGIN_FAILURE_WINDOW_MS, sign-in to that username
+ * is refused (429) until the window ends. Unknown usernames are counted too, so the answer does not
+ * tell which exist. The gateway also limits sign-ins per client address (LOGIN_RATE_LIMIT).
+ *
+ * A count is kept under a keyed hash of the username (failureId), never the typed text: a password
+ * typed into the username box is not stored. Every replica holds the same platform key, so they
+ * all count under the same id. Counts expire with their window (./login-failures.repository.ts).
+ */
 export async function refuseWhileLocked(service: AccountsService, username: string): Promise<void> {
   const { loginMaxFailures } = configOf(service.broker);
   const failures = await service.loginFailures.countNow(failureId(service, username), Date.now());
