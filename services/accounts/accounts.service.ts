@@ -1,17 +1,18 @@
 /**
  * accounts: accounts, groups, passwords and sessions (spec operation 4, docs/platform-rules.md#sign-in-and-roles).
  *
- * Collections: `accounts` (never holds a password), `account_credentials` (the scrypt hashes, read
- * only here), `groups`, `roles` (custom roles, ./custom-roles.ts), and `sessions` keyed by the session id of the token (shared/session-id.ts),
- * so the store never holds a usable token. Every replica reads sessions from the store: any gateway
- * accepts any token. `login_failures` counts failed sign-ins under a keyed hash of the username
- * (./sessions.ts). Handlers: ./sessions.ts (sign-in and out), ./accounts.ts, ./groups.ts.
+ * Its collections, each with its repository (docs/architecture.md#repositories): `accounts`
+ * (never holds a password), `account_credentials` (the scrypt hashes, read only here), `groups`,
+ * `service_accounts`, `roles` (custom roles), `sessions` keyed by the session id of the token
+ * (shared/session-id.ts), so the store never holds a usable token, and `login_failures` (failed
+ * sign-ins under a keyed hash of the username). Handlers: ./sessions.ts (sign-in and out),
+ * ./accounts.ts, ./groups.ts, ./lifecycle.ts, ./group-lifecycle.ts, ./service-accounts.ts,
+ * ./custom-roles.ts.
  */
 import { accounts as contract } from "../../shared/contracts/accounts";
 import { configOf } from "../../shared/runtime";
 import { loadKey } from "../../shared/secrets";
 import { contractActions, storeMixin, typedService, type PlatformService } from "../../shared/service";
-import type { Store } from "../../shared/store/types";
 import { changePassword, create, list, setPassword } from "./accounts";
 import { ensureBootstrapAdmin } from "./bootstrap";
 import { deleteAccount, forceLogout, getAccount, updateAccount } from "./lifecycle";
@@ -23,16 +24,8 @@ import {
   removeGroupMember,
   updateGroup,
 } from "./group-lifecycle";
-import { createGroup, groupsPage, listGroups } from "./groups";
-import {
-  createRole,
-  deleteRole,
-  getRole,
-  listMethods,
-  listRoles,
-  ROLES_COLLECTION,
-  updateRole,
-} from "./custom-roles";
+import { createGroup, groupsPage, listGroups, pageGroups } from "./groups";
+import { createRole, deleteRole, getRole, listMethods, listRoles, updateRole } from "./custom-roles";
 import {
   createServiceAccount,
   deleteServiceAccount,
@@ -40,35 +33,27 @@ import {
   rotateServiceAccountSecret,
   token,
 } from "./service-accounts";
-import {
-  authenticate,
-  authenticateBasic,
-  login,
-  logout,
-  myTtl,
-  refreshCaller,
-  ensureFailureExpiry,
-  SERVICE_ACCOUNTS,
-  whoami,
-} from "./sessions";
+import { authenticate, authenticateBasic, login, logout, myTtl, refreshCaller, whoami } from "./sessions";
+import { AccountsRepository } from "./accounts.repository";
+import { CredentialsRepository } from "./credentials.repository";
+import { GroupsRepository } from "./groups.repository";
+import { LoginFailuresRepository } from "./login-failures.repository";
+import { RolesRepository } from "./roles.repository";
+import { ServiceAccountsRepository } from "./service-accounts.repository";
+import { SessionsRepository } from "./sessions.repository";
 
-/** `this` of the accounts service: a platform service with its session sweep timer. */
-export type AccountsService = PlatformService<{ sweepTimer?: NodeJS.Timeout; secretKey: Buffer }>;
-
-async function ensureIndexes(store: Store): Promise<void> {
-  await store.collection("accounts").createIndex({ keys: { username: 1 }, unique: true });
-  await store.collection("groups").createIndex({ keys: { name: 1 }, unique: true });
-  await store.collection(SERVICE_ACCOUNTS).createIndex({ keys: { name: 1 }, unique: true });
-  await store.collection(ROLES_COLLECTION).createIndex({ keys: { name: 1 }, unique: true });
-  await store.collection("sessions").createIndex({ keys: { accountId: 1 } });
-  await store.collection("sessions").createIndex({ keys: { expiresAt: 1 } });
-  // Operation 4's list: each field it may filter or sort on (ACCOUNT_QUERY_FIELDS, ..._SORT_FIELDS),
-  // and a group's members (the list by groupId, a group's delete).
-  await store.collection("accounts").createIndex({ keys: { firstname: 1, _id: 1 } });
-  await store.collection("accounts").createIndex({ keys: { provenance: 1, _id: 1 } });
-  await store.collection("accounts").createIndex({ keys: { "memberOf.groupId": 1 } });
-  await store.collection("accounts").createIndex({ keys: { assignedRoles: 1 } }); // a custom role's delete
-}
+/** `this` of the accounts service: its repositories, the failure counts' key and the session sweep timer. */
+export type AccountsService = PlatformService<{
+  sweepTimer?: NodeJS.Timeout;
+  secretKey: Buffer;
+  accounts: AccountsRepository;
+  credentials: CredentialsRepository;
+  groups: GroupsRepository;
+  serviceAccounts: ServiceAccountsRepository;
+  roles: RolesRepository;
+  sessions: SessionsRepository;
+  loginFailures: LoginFailuresRepository;
+}>;
 
 export default typedService<AccountsService>({
   name: contract.name,
@@ -88,6 +73,7 @@ export default typedService<AccountsService>({
     changePassword,
     createGroup,
     listGroups,
+    pageGroups,
     groupsPage,
     createServiceAccount,
     listServiceAccounts,
@@ -118,14 +104,28 @@ export default typedService<AccountsService>({
   },
 
   async started() {
-    await ensureIndexes(this.store);
-    await ensureFailureExpiry(this);
-    await ensureBootstrapAdmin(this.store, configOf(this.broker), this.logger);
+    this.accounts = new AccountsRepository(this.store);
+    this.credentials = new CredentialsRepository(this.store);
+    this.groups = new GroupsRepository(this.store);
+    this.serviceAccounts = new ServiceAccountsRepository(this.store);
+    this.roles = new RolesRepository(this.store);
+    this.sessions = new SessionsRepository(this.store);
+    this.loginFailures = new LoginFailuresRepository(this.store);
+    for (const repository of [
+      this.accounts,
+      this.credentials,
+      this.groups,
+      this.serviceAccounts,
+      this.roles,
+      this.sessions,
+      this.loginFailures,
+    ])
+      await repository.ensureIndexes();
+    await ensureBootstrapAdmin(this, configOf(this.broker));
     // Expired sessions are refused on read already; this only keeps the collection small.
     this.sweepTimer = setInterval(() => {
-      this.store
-        .collection("sessions")
-        .deleteMany({ expiresAt: { $lt: Date.now() } })
+      this.sessions
+        .sweepExpired(Date.now())
         .catch((err: Error) => this.logger.warn(`session sweep failed: ${err.message}`));
     }, 60_000);
     this.sweepTimer.unref();

@@ -4,64 +4,58 @@
  * <DATA_DIR>/admin-password (mode 0600). Replicas starting together race on unique indexes, so
  * exactly one creates each document. An existing admin's password is never changed here.
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import type { Service } from "moleculer";
 import type { PlatformConfig } from "../../shared/config";
-import { DuplicateKeyError, type Store } from "../../shared/store/types";
+import { DuplicateKeyError } from "../../shared/store/types";
 import { nowIso } from "../../shared/text";
+import type { AccountsService } from "./accounts.service";
 import { hashPassword } from "./passwords";
 
-async function insertIfAbsent(store: Store, collection: string, doc: Record<string, any>): Promise<boolean> {
+/** Runs the insert; another replica that inserted the same unique key first is no failure. */
+async function unlessTaken(insert: () => Promise<unknown>): Promise<void> {
   try {
-    await store.collection(collection).insertOne(doc);
-    return true;
+    await insert();
   } catch (err) {
-    if (err instanceof DuplicateKeyError) return false;
-    throw err;
+    if (!(err instanceof DuplicateKeyError)) throw err;
   }
 }
 
-export async function ensureBootstrapAdmin(
-  store: Store,
-  config: PlatformConfig,
-  logger: Service["logger"],
-): Promise<void> {
+export async function ensureBootstrapAdmin(service: AccountsService, config: PlatformConfig): Promise<void> {
+  const { accounts, groups, credentials, logger } = service;
   const now = nowIso();
-  await insertIfAbsent(store, "groups", {
-    _id: randomUUID(),
-    provenance: "local",
-    name: "admins",
-    description: "Platform administrators",
-    memberOf: [],
-    assignedRoles: ["admin"],
-    inactive: false,
-    _meta: { created: now, updated: now },
-  });
-  if (await store.collection("accounts").findOne({ username: "admin" })) return;
+  await unlessTaken(() =>
+    groups.insert({
+      provenance: "local",
+      name: "admins",
+      description: "Platform administrators",
+      memberOf: [],
+      assignedRoles: ["admin"],
+      inactive: false,
+      _meta: { created: now, updated: now },
+    }),
+  );
+  if (await accounts.byUsername("admin")) return;
 
-  const admins = await store.collection("groups").findOne({ name: "admins" });
+  const admins = await groups.byName("admins");
   const password = config.adminPassword ?? randomBytes(18).toString("base64url");
-  const account = {
-    provenance: "local",
-    username: "admin",
-    firstname: "Administrator",
-    memberOf: [{ groupId: admins!._id, aaaManaged: true }],
-    lastLogin: null,
-    inactive: false,
-    _meta: { created: now, updated: now },
-  };
-  let created;
+  let account;
   try {
-    created = await store.collection("accounts").insertOne(account);
+    account = await accounts.insert({
+      provenance: "local",
+      username: "admin",
+      firstname: "Administrator",
+      memberOf: [{ groupId: admins!._id, aaaManaged: true }],
+      lastLogin: null,
+      inactive: false,
+      _meta: { created: now, updated: now },
+    });
   } catch (err) {
     if (err instanceof DuplicateKeyError) return; // another replica won the race
     throw err;
   }
-  await store
-    .collection("account_credentials")
-    .insertOne({ _id: created._id, hash: await hashPassword(password), updated: now });
+  await credentials.insert(account._id, await hashPassword(password), now);
   if (config.adminPassword) {
     logger.info("Created account 'admin' with the password from ADMIN_PASSWORD");
     return;

@@ -6,7 +6,6 @@
  * Groups and accounts are assigned roles by name (`assignedRoles`); a caller's custom roles become the `methods`
  * the authorization check reads. Custom roles live in `roles`, unique by name.
  */
-import { randomBytes } from "node:crypto";
 import { contracts } from "../../shared/contracts";
 import type { accounts as contract } from "../../shared/contracts/accounts";
 import { ROLES, type ActionAccess } from "../../shared/contracts/define";
@@ -17,10 +16,10 @@ import type { HandlerContext } from "../../shared/service";
 import { DuplicateKeyError } from "../../shared/store/types";
 import { nowIso } from "../../shared/text";
 import type { AccountsService } from "./accounts.service";
+import type { RoleChanges } from "./roles.repository";
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
 
-export const ROLES_COLLECTION = "roles";
 const BUILT_IN: ReadonlySet<string> = new Set(ROLES);
 
 /** Every contract action a role may allow: routed or a workflow task, not public, not internal-only. */
@@ -78,7 +77,7 @@ const views = (list: { path: string; provenance?: string }[] | undefined) =>
 
 async function findRole(service: AccountsService, roleId: string): Promise<CustomRole> {
   if (BUILT_IN.has(roleId)) return builtIn(roleId);
-  const role = await service.store.collection<CustomRole>(ROLES_COLLECTION).findOne({ _id: roleId });
+  const role = await service.roles.byId(roleId);
   if (!role) throw new NotFoundError("Role", roleId);
   return role;
 }
@@ -91,15 +90,12 @@ function refuseBuiltIn(roleId: string): void {
 export async function listRoles(this: AccountsService, ctx: Ctx<"listRoles">) {
   const skip = ctx.params.skip ?? 0;
   const limit = pageLimit(ctx.params.limit);
-  const custom = this.store.collection<CustomRole>(ROLES_COLLECTION);
   const builtIns = ROLES.map(builtIn);
   const customSkip = Math.max(0, skip - builtIns.length);
   const shown = builtIns.slice(skip, skip + limit);
   const [page, count] = await Promise.all([
-    shown.length < limit
-      ? custom.find({}, { sort: { name: 1 }, skip: customSkip, limit: limit - shown.length })
-      : Promise.resolve([]),
-    custom.count({}),
+    shown.length < limit ? this.roles.page(customSkip, limit - shown.length) : Promise.resolve([]),
+    this.roles.count(),
   ]);
   return { results: [...shown, ...page], total: builtIns.length + count };
 }
@@ -113,8 +109,7 @@ export async function createRole(this: AccountsService, ctx: Ctx<"createRole">) 
   if (BUILT_IN.has(name))
     throw invalidField("role.name", `'${name}' is a built-in role's name`, "builtInRole");
   const now = nowIso();
-  const role: CustomRole = {
-    _id: randomBytes(12).toString("hex"),
+  const fields = {
     provenance: "Custom",
     name,
     description,
@@ -122,8 +117,9 @@ export async function createRole(this: AccountsService, ctx: Ctx<"createRole">) 
     allowedViews: views(allowedViews),
     _meta: { created: now, updated: now },
   };
+  let role: CustomRole;
   try {
-    await this.store.collection(ROLES_COLLECTION).insertOne(role);
+    role = await this.roles.insert(fields);
   } catch (err) {
     if (err instanceof DuplicateKeyError) throw new ConflictError(`Role '${name}' already exists`);
     throw err;
@@ -134,14 +130,12 @@ export async function createRole(this: AccountsService, ctx: Ctx<"createRole">) 
 export async function updateRole(this: AccountsService, ctx: Ctx<"updateRole">) {
   const { roleId, updates } = ctx.params;
   refuseBuiltIn(roleId);
-  const set: Record<string, unknown> = { "_meta.updated": nowIso() };
-  if (updates.description !== undefined) set.description = updates.description;
+  const changes: RoleChanges = {};
+  if (updates.description !== undefined) changes.description = updates.description;
   if (updates.allowedMethods !== undefined)
-    set.allowedMethods = checkedMethods(updates.allowedMethods, "updates.allowedMethods");
-  if (updates.allowedViews !== undefined) set.allowedViews = views(updates.allowedViews);
-  const updated = await this.store
-    .collection<CustomRole>(ROLES_COLLECTION)
-    .findOneAndUpdate({ _id: roleId }, { $set: set });
+    changes.allowedMethods = checkedMethods(updates.allowedMethods, "updates.allowedMethods");
+  if (updates.allowedViews !== undefined) changes.allowedViews = views(updates.allowedViews);
+  const updated = await this.roles.update(roleId, changes, nowIso());
   if (!updated) throw new NotFoundError("Role", roleId);
   return { status: "OK", message: "Role updated", data: updated };
 }
@@ -150,12 +144,10 @@ export async function updateRole(this: AccountsService, ctx: Ctx<"updateRole">) 
 export async function deleteRole(this: AccountsService, ctx: Ctx<"deleteRole">) {
   const { roleId } = ctx.params;
   refuseBuiltIn(roleId);
-  const gone = await this.store.collection<CustomRole>(ROLES_COLLECTION).findOneAndDelete({ _id: roleId });
+  const gone = await this.roles.remove(roleId);
   if (!gone) throw new NotFoundError("Role", roleId);
-  for (const holders of ["groups", "accounts"])
-    await this.store
-      .collection(holders)
-      .updateMany({ assignedRoles: gone.name }, { $pull: { assignedRoles: gone.name } });
+  await this.groups.dropRole(gone.name);
+  await this.accounts.dropRole(gone.name);
   return { status: "OK", message: `Role '${gone.name}' deleted` };
 }
 
@@ -168,10 +160,7 @@ export async function listMethods(this: AccountsService) {
 export async function checkAssignedRoles(service: AccountsService, names: string[], field: string) {
   const custom = names.filter((n) => !BUILT_IN.has(n));
   if (custom.length === 0) return;
-  const found = await service.store
-    .collection<CustomRole>(ROLES_COLLECTION)
-    .find({ name: { $in: custom } }, { projection: { name: 1 } });
-  const known = new Set(found.map((r) => r.name));
+  const known = await service.roles.existingNames(custom);
   const missing = custom.filter((n) => !known.has(n));
   if (missing.length > 0)
     throw new BadRequestError(
@@ -183,10 +172,8 @@ export async function checkAssignedRoles(service: AccountsService, names: string
 /** The actions (`service.action`) the custom roles of these names allow. */
 export async function methodsOf(service: AccountsService, customNames: string[]): Promise<string[]> {
   if (customNames.length === 0) return [];
-  const roles = await service.store
-    .collection<CustomRole>(ROLES_COLLECTION)
-    .find({ name: { $in: customNames } }, { projection: { allowedMethods: 1 } });
-  return [...new Set(roles.flatMap((r) => (r.allowedMethods ?? []).map(key)))].sort();
+  const allowed = await service.roles.allowedMethodsOf(customNames);
+  return [...new Set(allowed.map(key))].sort();
 }
 
 export const isBuiltInRole = (name: string) => BUILT_IN.has(name);
@@ -201,13 +188,7 @@ export async function roleNamesOf(
   field: string,
 ): Promise<string[]> {
   const ids = refs.flatMap((r) => (typeof r === "string" || BUILT_IN.has(r.roleId) ? [] : [r.roleId]));
-  const byId = new Map<string, string>();
-  if (ids.length > 0) {
-    const found = await service.store
-      .collection<CustomRole>(ROLES_COLLECTION)
-      .find({ _id: { $in: ids } }, { projection: { name: 1 } });
-    for (const r of found) byId.set(r._id, r.name);
-  }
+  const byId = ids.length > 0 ? await service.roles.namesById(ids) : new Map<string, string>();
   // A roleId that is no custom role's id may still be a role's name (ours are named).
   const names = refs.map((r) => (typeof r === "string" ? r : (byId.get(r.roleId) ?? r.roleId)));
   await checkAssignedRoles(service, names, field);

@@ -15,39 +15,36 @@
  * only this group between the check and the delete keeps the id of a group that no longer exists:
  * only admins pass it (fail closed), and the delete's answer says so.
  */
-import { randomUUID } from "node:crypto";
 import { callAsPlatform } from "../../shared/authorization";
 import type { accounts as contract } from "../../shared/contracts/accounts";
-import type { Group } from "../../shared/contracts/resources";
+import type { Account, Group } from "../../shared/contracts/resources";
 import { ConflictError, NotFoundError, invalidField } from "../../shared/errors";
 import { isActionAvailable, type HandlerContext } from "../../shared/service";
-import { DuplicateKeyError, type Doc } from "../../shared/store/types";
+import { DuplicateKeyError } from "../../shared/store/types";
 import { nowIso } from "../../shared/text";
 import type { AccountsService } from "./accounts.service";
 import { roleNamesOf } from "./custom-roles";
 import { groupsByNameOrId } from "./groups";
+import type { GroupChanges, StoredGroup } from "./groups.repository";
 import { announce, changedBy, refOf } from "./lifecycle";
-import { SERVICE_ACCOUNTS } from "./sessions";
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
 
 const CAS_ATTEMPTS = 5;
-/** The hidden revision the compare-and-set writes turn on: never part of an answer. */
-const GROUP_PROJECTION = Object.freeze({ _rev: 0 as const });
-
 /** The services that keep group ids on their objects, asked through their `releaseGroup` action. */
 const OWNERS = ["engine.releaseGroup", "scheduler.releaseGroup"] as const;
 
-async function findGroup(service: AccountsService, ref: string): Promise<Doc> {
-  const group = await service.store.collection("groups").findOne({ $or: [{ _id: ref }, { name: ref }] });
+async function findGroup(service: AccountsService, ref: string): Promise<StoredGroup> {
+  const group = await service.groups.byIdOrName(ref);
   if (!group) throw new NotFoundError("Group", ref);
   return group;
 }
 
-const strip = (g: Doc) => {
+/** A group as answers show it: without its hidden revision. */
+const strip = (g: StoredGroup): Group => {
   const { _rev, ...rest } = g;
   void _rev;
-  return rest as Group;
+  return rest;
 };
 
 export async function getGroup(this: AccountsService, ctx: Ctx<"getGroup">) {
@@ -59,7 +56,7 @@ async function parentNames(
   service: AccountsService,
   refs: readonly (string | { groupId: string })[],
   field: string,
-  self?: Doc,
+  self?: StoredGroup,
 ): Promise<string[]> {
   const parents = await groupsByNameOrId(service, [...new Set(refs.map(refOf))], field);
   if (self && parents.some((g) => g._id === self._id))
@@ -71,8 +68,7 @@ async function parentNames(
 export async function createAuthorizationGroup(this: AccountsService, ctx: Ctx<"createAuthorizationGroup">) {
   const { name, description = "", memberOf = [], assignedRoles = [], inactive = false } = ctx.params.group;
   const now = nowIso();
-  const group: Group = {
-    _id: randomUUID(),
+  const fields = {
     provenance: "local",
     name,
     description,
@@ -81,8 +77,9 @@ export async function createAuthorizationGroup(this: AccountsService, ctx: Ctx<"
     inactive,
     _meta: { created: now, updated: now },
   };
+  let group: Group;
   try {
-    await this.store.collection("groups").insertOne(group);
+    group = await this.groups.insert(fields);
   } catch (err) {
     if (err instanceof DuplicateKeyError) throw new ConflictError(`Group '${name}' already exists`);
     throw err;
@@ -93,13 +90,19 @@ export async function createAuthorizationGroup(this: AccountsService, ctx: Ctx<"
 
 export async function updateGroup(this: AccountsService, ctx: Ctx<"updateGroup">) {
   const { groupId, updates } = ctx.params;
-  const groups = this.store.collection("groups");
-  let updated: Doc | null = null;
+  let updated: Group | null = null;
   let fields: string[] = [];
   // Compare-and-set on the hidden revision: the parents are checked against the group as written.
   for (let attempt = 0; attempt < CAS_ATTEMPTS && !updated; attempt++) {
     const current = await findGroup(this, groupId);
-    const set: Record<string, unknown> = {};
+    // The resource's own field, as a client sends the group back: its current value only.
+    if (updates.name !== undefined && updates.name !== current.name)
+      throw invalidField(
+        "updates.name",
+        `A group's name cannot change (child groups name it in their memberOf); send '${current.name}' or leave it out`,
+        "immutable",
+      );
+    const set: GroupChanges = {};
     if (updates.description !== undefined) set.description = updates.description;
     if (updates.inactive !== undefined) set.inactive = updates.inactive;
     if (updates.memberOf)
@@ -107,11 +110,7 @@ export async function updateGroup(this: AccountsService, ctx: Ctx<"updateGroup">
     if (updates.assignedRoles)
       set.assignedRoles = await roleNamesOf(this, updates.assignedRoles, "updates.assignedRoles");
     fields = Object.keys(set);
-    updated = await groups.findOneAndUpdate(
-      { _id: current._id, _rev: current._rev ?? { $exists: false } },
-      { $set: { ...set, "_meta.updated": nowIso(), last_updated_by: changedBy(ctx) }, $inc: { _rev: 1 } },
-      { projection: GROUP_PROJECTION },
-    );
+    updated = await this.groups.updateAtRevision(current._id, current._rev, set, nowIso(), changedBy(ctx));
   }
   if (!updated) throw new ConflictError(`Group '${groupId}' kept changing; try again`, { groupId });
   announce(this, {
@@ -123,17 +122,16 @@ export async function updateGroup(this: AccountsService, ctx: Ctx<"updateGroup">
     all: true,
     by: changedBy(ctx),
   });
-  return { status: "OK", message: `Group '${updated.name}' updated`, data: updated as Group };
+  return { status: "OK", message: `Group '${updated.name}' updated`, data: updated };
 }
 
 /** The accounts named by id or username; an unknown one is a 400 on `field`. */
-async function accountsByIdOrName(service: AccountsService, refs: string[], field: string): Promise<Doc[]> {
-  const found = await service.store
-    .collection("accounts")
-    .find(
-      { $or: [{ _id: { $in: refs } }, { username: { $in: refs } }] },
-      { projection: { _id: 1, username: 1 } },
-    );
+async function accountsByIdOrName(
+  service: AccountsService,
+  refs: string[],
+  field: string,
+): Promise<Pick<Account, "_id" | "username">[]> {
+  const found = await service.accounts.refsByIdOrUsername(refs);
   const missing = refs.filter((r) => !found.some((a) => a._id === r || a.username === r));
   if (missing.length > 0)
     throw invalidField(field, `Unknown account(s): ${missing.join(", ")}`, "unknownAccount");
@@ -149,20 +147,10 @@ export async function addGroupMembers(this: AccountsService, ctx: Ctx<"addGroupM
   const group = await findGroup(this, ctx.params.groupId);
   const members = await accountsByIdOrName(this, [...new Set(ctx.params.accounts)], "accounts");
   const ids = members.map((a) => a._id);
-  const entry = { groupId: group._id, aaaManaged: true };
-  const changed = await this.store.collection("accounts").updateMany(
-    { _id: { $in: ids }, "memberOf.groupId": { $ne: group._id } },
-    {
-      $push: { memberOf: entry },
-      $set: { "_meta.updated": nowIso(), last_updated_by: changedBy(ctx) },
-      $inc: { _rev: 1 },
-    },
-  );
+  const joined = await this.accounts.joinGroup(ids, group._id, nowIso(), changedBy(ctx));
   // A delete of the group that ran meanwhile could not see these: take them out again.
-  if (!(await this.store.collection("groups").findOne({ _id: group._id }))) {
-    await this.store
-      .collection("accounts")
-      .updateMany({ "memberOf.groupId": group._id }, { $pull: { memberOf: { groupId: group._id } } });
+  if (!(await this.groups.exists(group._id))) {
+    await this.accounts.undoJoins(group._id);
     throw new NotFoundError("Group", ctx.params.groupId);
   }
   announce(this, {
@@ -173,7 +161,7 @@ export async function addGroupMembers(this: AccountsService, ctx: Ctx<"addGroupM
     accountIds: ids,
     by: changedBy(ctx),
   });
-  return { status: "OK", message: `${changed.modifiedCount} account(s) joined '${group.name}'` };
+  return { status: "OK", message: `${joined} account(s) joined '${group.name}'` };
 }
 
 /** DELETE /authorization/groups/:groupId/members/:accountId (ours): one atomic $pull. */
@@ -182,15 +170,7 @@ export async function removeGroupMember(this: AccountsService, ctx: Ctx<"removeG
   const [account] = await accountsByIdOrName(this, [ctx.params.accountId], "accountId").catch(() => {
     throw new NotFoundError("Account", ctx.params.accountId);
   });
-  const changed = await this.store.collection("accounts").updateOne(
-    { _id: account!._id, "memberOf.groupId": group._id },
-    {
-      $pull: { memberOf: { groupId: group._id } },
-      $set: { "_meta.updated": nowIso(), last_updated_by: changedBy(ctx) },
-      $inc: { _rev: 1 },
-    },
-  );
-  if (changed.matchedCount === 0)
+  if (!(await this.accounts.leaveGroup(account!._id, group._id, nowIso(), changedBy(ctx))))
     throw new NotFoundError(`Membership of '${account!.username}' in group`, group.name);
   announce(this, {
     kind: "group",
@@ -226,23 +206,12 @@ export async function deleteGroup(this: AccountsService, ctx: Ctx<"deleteGroup">
       { groupId: group._id, objects: check.sole.slice(0, 100) },
     );
   // Gone first: from here on no new reference to it passes the other services' group checks.
-  if (!(await this.store.collection("groups").findOneAndDelete({ _id: group._id })))
-    throw new NotFoundError("Group", ctx.params.groupId);
+  if (!(await this.groups.remove(group._id))) throw new NotFoundError("Group", ctx.params.groupId);
   const now = nowIso();
   const by = changedBy(ctx);
-  const left = { $pull: { memberOf: { groupId: group._id } }, $set: { "_meta.updated": now } };
-  const accounts = await this.store
-    .collection("accounts")
-    .updateMany({ "memberOf.groupId": group._id }, { ...left, $inc: { _rev: 1 } });
-  await this.store.collection(SERVICE_ACCOUNTS).updateMany({ "memberOf.groupId": group._id }, left);
-  const children = await this.store.collection("groups").updateMany(
-    { memberOf: group.name },
-    {
-      $pull: { memberOf: group.name },
-      $set: { "_meta.updated": now, last_updated_by: by },
-      $inc: { _rev: 1 },
-    },
-  );
+  const accounts = await this.accounts.leaveDeletedGroup(group._id, now);
+  await this.serviceAccounts.leaveDeletedGroup(group._id, now);
+  const children = await this.groups.dropParent(group.name, now, by);
   const released = await release(ctx, this, group._id, true);
   if (released.sole.length > 0)
     this.logger.warn(
@@ -252,7 +221,7 @@ export async function deleteGroup(this: AccountsService, ctx: Ctx<"deleteGroup">
   return {
     status: "OK",
     message:
-      `Group '${group.name}' deleted: it left ${accounts.modifiedCount} account(s), ${children.modifiedCount} group(s) and ${released.released} object(s)` +
+      `Group '${group.name}' deleted: it left ${accounts} account(s), ${children} group(s) and ${released.released} object(s)` +
       (released.sole.length > 0
         ? `; ${released.sole.length} object(s) named only it meanwhile and are now open to admins only`
         : ""),

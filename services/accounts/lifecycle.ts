@@ -16,14 +16,14 @@
 import type { accounts as contract } from "../../shared/contracts/accounts";
 import { ACCOUNTS_CHANGED_EVENT, type AccountsChangedEvent } from "../../shared/contracts/events";
 import type { Account } from "../../shared/contracts/resources";
-import { ConflictError, NotFoundError } from "../../shared/errors";
+import { ConflictError, NotFoundError, invalidField } from "../../shared/errors";
 import type { HandlerContext } from "../../shared/service";
-import type { Doc } from "../../shared/store/types";
 import { nowIso } from "../../shared/text";
+import type { AccountChanges, StoredAccount } from "./accounts.repository";
 import type { AccountsService } from "./accounts.service";
 import { roleNamesOf } from "./custom-roles";
 import { groupsByNameOrId } from "./groups";
-import { accountProjection, revokeSessions } from "./sessions";
+import { revokeSessions } from "./sessions";
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
 
@@ -42,25 +42,24 @@ export function announce(service: AccountsService, event: AccountsChangedEvent):
 /** A `groupId` reference: a plain name or id, or the resource's own `{groupId}` entry. */
 export const refOf = (r: string | { groupId: string }) => (typeof r === "string" ? r : r.groupId);
 
-async function findAccount(service: AccountsService, accountId: string): Promise<Doc> {
-  const account = await service.store.collection("accounts").findOne({ _id: accountId });
+async function findAccount(service: AccountsService, accountId: string): Promise<StoredAccount> {
+  const account = await service.accounts.byId(accountId);
   if (!account) throw new NotFoundError("Account", accountId);
   return account;
 }
 
 export async function getAccount(this: AccountsService, ctx: Ctx<"getAccount">) {
-  const account = await this.store
-    .collection("accounts")
-    .findOne({ _id: ctx.params.accountId }, { projection: accountProjection });
+  const account = await this.accounts.shownById(ctx.params.accountId);
   if (!account) throw new NotFoundError("Account", ctx.params.accountId);
-  return account as Account;
+  return account;
 }
 
 export async function updateAccount(this: AccountsService, ctx: Ctx<"updateAccount">) {
   const { accountId, updates } = ctx.params;
-  const set: Record<string, unknown> = {};
+  const set: AccountChanges = {};
   if (updates.inactive !== undefined) set.inactive = updates.inactive;
   if (updates.email !== undefined) set.email = updates.email;
+  if (updates.firstname !== undefined) set.firstname = updates.firstname;
   if (updates.assignedRoles)
     set.assignedRoles = await roleNamesOf(this, updates.assignedRoles, "updates.assignedRoles");
   if (updates.memberOf) {
@@ -75,21 +74,20 @@ export async function updateAccount(this: AccountsService, ctx: Ctx<"updateAccou
   if (updates.inactive === true && ctx.meta.caller?.accountId === accountId)
     throw new ConflictError("You may not deactivate your own account", { accountId });
 
-  const accounts = this.store.collection("accounts");
-  let updated: Doc | null = null;
+  let updated: Account | null = null;
   for (let attempt = 0; attempt < CAS_ATTEMPTS && !updated; attempt++) {
     const current = await findAccount(this, accountId);
-    updated = await accounts.findOneAndUpdate(
-      { _id: accountId, _rev: current._rev ?? { $exists: false } },
-      {
-        $set: { ...set, "_meta.updated": nowIso(), last_updated_by: changedBy(ctx) },
-        $inc: { _rev: 1 },
-      },
-      { projection: accountProjection },
-    );
+    // The resource's own field, as a client sends the account back: its current value only.
+    if (updates.username !== undefined && updates.username !== current.username)
+      throw invalidField(
+        "updates.username",
+        `An account's username cannot change (it signs in with it); send '${current.username}' or leave it out`,
+        "immutable",
+      );
+    updated = await this.accounts.updateAtRevision(accountId, current._rev, set, nowIso(), changedBy(ctx));
   }
   if (!updated) throw new ConflictError(`Account '${accountId}' kept changing; try again`, { accountId });
-  if (set.memberOf) await dropVanishedGroups(this, accountId, set.memberOf as { groupId: string }[]);
+  if (set.memberOf) await dropVanishedGroups(this, accountId, set.memberOf);
 
   if (updates.inactive === true) await revokeSessions(this, { accountId });
   announce(this, {
@@ -100,7 +98,7 @@ export async function updateAccount(this: AccountsService, ctx: Ctx<"updateAccou
     accountIds: [accountId],
     by: changedBy(ctx),
   });
-  return { status: "OK", message: `Account '${updated.username}' updated`, data: updated as Account };
+  return { status: "OK", message: `Account '${updated.username}' updated`, data: updated };
 }
 
 /**
@@ -115,23 +113,18 @@ async function dropVanishedGroups(
 ): Promise<void> {
   if (memberOf.length === 0) return;
   const ids = memberOf.map((m) => m.groupId);
-  const still = await service.store
-    .collection("groups")
-    .find({ _id: { $in: ids } }, { projection: { _id: 1 } });
-  const gone = ids.filter((id) => !still.some((g) => g._id === id));
-  if (gone.length > 0)
-    await service.store
-      .collection("accounts")
-      .updateOne({ _id: accountId }, { $pull: { memberOf: { groupId: { $in: gone } } }, $inc: { _rev: 1 } });
+  const still = await service.groups.existing(ids);
+  const gone = ids.filter((id) => !still.has(id));
+  if (gone.length > 0) await service.accounts.dropGroups(accountId, gone);
 }
 
 export async function deleteAccount(this: AccountsService, ctx: Ctx<"deleteAccount">) {
   const { accountId } = ctx.params;
   if (ctx.meta.caller?.accountId === accountId)
     throw new ConflictError("You may not delete your own account", { accountId });
-  const account = await this.store.collection("accounts").findOneAndDelete({ _id: accountId });
+  const account = await this.accounts.remove(accountId);
   if (!account) throw new NotFoundError("Account", accountId);
-  await this.store.collection("account_credentials").deleteOne({ _id: accountId });
+  await this.credentials.remove(accountId);
   await revokeSessions(this, { accountId });
   announce(this, {
     kind: "account",
@@ -147,7 +140,7 @@ export async function deleteAccount(this: AccountsService, ctx: Ctx<"deleteAccou
 export async function forceLogout(this: AccountsService, ctx: Ctx<"forceLogout">) {
   const { accountId } = ctx.params;
   const account = await findAccount(this, accountId);
-  const ended = await this.store.collection("sessions").count({ accountId });
+  const ended = await this.sessions.countOfAccount(accountId);
   await revokeSessions(this, { accountId });
   announce(this, {
     kind: "account",

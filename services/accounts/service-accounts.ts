@@ -9,22 +9,16 @@
  */
 import { randomBytes } from "node:crypto";
 import type { accounts as contract } from "../../shared/contracts/accounts";
-import type { ServiceAccount, ServiceAccountCreated } from "../../shared/contracts/resources";
+import type { ServiceAccount } from "../../shared/contracts/resources";
 import { ConflictError, NotFoundError, UnauthorizedError } from "../../shared/errors";
+import { page, pageLimit } from "../../shared/paging";
 import type { HandlerContext } from "../../shared/service";
-import { DuplicateKeyError, newDocumentId } from "../../shared/store/types";
+import { DuplicateKeyError } from "../../shared/store/types";
 import { nowIso } from "../../shared/text";
 import type { AccountsService } from "./accounts.service";
 import { memberOfFromBody } from "./groups";
 import { hashPassword } from "./passwords";
-import {
-  openSession,
-  refuseWhileLocked,
-  requireCaller,
-  revokeSessions,
-  secretMatches,
-  SERVICE_ACCOUNTS,
-} from "./sessions";
+import { openSession, refuseWhileLocked, requireCaller, revokeSessions, secretMatches } from "./sessions";
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
 
@@ -42,23 +36,23 @@ export async function createServiceAccount(this: AccountsService, ctx: Ctx<"crea
   const hash = await hashPassword(secret);
   const now = nowIso();
   // The id is the client id: one value names the document and the OAuth client.
-  const id = newDocumentId();
+  const id = this.serviceAccounts.newId();
   const account: ServiceAccount = {
     _id: id,
     clientId: id,
     name: ctx.params.name,
     description: ctx.params.description ?? "",
     memberOf,
-    inactive: false,
+    inactive: ctx.params.inactive ?? false,
     createdBy: caller.accountId,
     _meta: { created: now, updated: now },
   };
   // The hash first: a service account is never visible without its credentials.
-  await this.store.collection("account_credentials").insertOne({ _id: id, hash, updated: now });
+  await this.credentials.insert(id, hash, now);
   try {
-    await this.store.collection(SERVICE_ACCOUNTS).insertOne(account);
+    await this.serviceAccounts.insert(account);
   } catch (err) {
-    await this.store.collection("account_credentials").deleteOne({ _id: id });
+    await this.credentials.remove(id);
     if (err instanceof DuplicateKeyError)
       throw new ConflictError(`Service account '${ctx.params.name}' already exists`);
     throw err;
@@ -66,18 +60,18 @@ export async function createServiceAccount(this: AccountsService, ctx: Ctx<"crea
   return { ...account, clientSecret: secret };
 }
 
-export async function listServiceAccounts(this: AccountsService) {
-  const results = (await this.store
-    .collection(SERVICE_ACCOUNTS)
-    .find({}, { sort: { name: 1 } })) as ServiceAccount[];
-  return { results, total: results.length };
+export async function listServiceAccounts(this: AccountsService, ctx: Ctx<"listServiceAccounts">) {
+  const skip = ctx.params.skip ?? 0;
+  const limit = pageLimit(ctx.params.limit);
+  const { results, total } = await this.serviceAccounts.page(skip, limit);
+  return page(results, total, skip, limit);
 }
 
 export async function deleteServiceAccount(this: AccountsService, ctx: Ctx<"deleteServiceAccount">) {
   const { clientId } = ctx.params;
-  const removed = await this.store.collection(SERVICE_ACCOUNTS).findOneAndDelete({ _id: clientId });
+  const removed = await this.serviceAccounts.remove(clientId);
   if (!removed) throw new NotFoundError("Service account", clientId);
-  await this.store.collection("account_credentials").deleteOne({ _id: clientId });
+  await this.credentials.remove(clientId);
   await revokeSessions(this, { accountId: clientId });
   return { status: "OK", message: `Service account '${removed.name}' deleted; its tokens ended` };
 }
@@ -87,24 +81,14 @@ export async function rotateServiceAccountSecret(
   ctx: Ctx<"rotateServiceAccountSecret">,
 ) {
   const { clientId } = ctx.params;
-  const account = (await this.store
-    .collection(SERVICE_ACCOUNTS)
-    .findOne({ _id: clientId })) as ServiceAccount | null;
+  const account = await this.serviceAccounts.byId(clientId);
   if (!account) throw new NotFoundError("Service account", clientId);
   const secret = newSecret();
   const now = nowIso();
-  await this.store
-    .collection("account_credentials")
-    .updateOne(
-      { _id: clientId },
-      { $set: { hash: await hashPassword(secret), updated: now } },
-      { upsert: true },
-    );
-  await this.store
-    .collection(SERVICE_ACCOUNTS)
-    .updateOne({ _id: clientId }, { $set: { "_meta.updated": now } });
+  await this.credentials.set(clientId, await hashPassword(secret), now);
+  await this.serviceAccounts.touch(clientId, now);
   await revokeSessions(this, { accountId: clientId });
-  return { ...account, clientSecret: secret } as ServiceAccountCreated;
+  return { ...account, clientSecret: secret };
 }
 
 /**
@@ -114,9 +98,7 @@ export async function rotateServiceAccountSecret(
 export async function token(this: AccountsService, ctx: Ctx<"token">) {
   const { client_id: clientId, client_secret: secret } = ctx.params;
   await refuseWhileLocked(this, failureKey(clientId));
-  const account = CLIENT_ID.test(clientId)
-    ? ((await this.store.collection(SERVICE_ACCOUNTS).findOne({ _id: clientId })) as ServiceAccount | null)
-    : null;
+  const account = CLIENT_ID.test(clientId) ? await this.serviceAccounts.byId(clientId) : null;
   if (!(await secretMatches(this, account, secret, failureKey(clientId))) || !account)
     throw new UnauthorizedError("Invalid client credentials");
   const { token: accessToken, expiresAt } = await openSession(this, account._id);

@@ -1,63 +1,36 @@
 /**
  * Sessions (spec operation 4): sign-in by password or token, sign-out, who am I. Sessions live in
- * `sessions` keyed by the token's session id (shared/session-id.ts); every replica reads them from
- * the store, so any gateway accepts any token.
+ * `sessions` keyed by the token's session id (./sessions.repository.ts); every replica reads them
+ * from the store, so any gateway accepts any token. Service accounts (./service-accounts.ts) sign
+ * in here too: by OAuth token, then as any session.
  */
 import { createHmac, randomBytes } from "node:crypto";
 import { callAsPlatform } from "../../shared/authorization";
 import type { accounts as contract } from "../../shared/contracts/accounts";
 import { Errors } from "moleculer";
 import { SESSIONS_REVOKED_EVENT } from "../../shared/contracts/events";
-import type { Account, Caller, Group, Profile } from "../../shared/contracts/resources";
+import type { Account, Caller, Profile, ServiceAccount } from "../../shared/contracts/resources";
 import { UnauthorizedError } from "../../shared/errors";
 import { configOf } from "../../shared/runtime";
 import { isActionAvailable, type HandlerContext, type PlatformMeta } from "../../shared/service";
 import { sessionIdOf } from "../../shared/session-id";
-import type { Doc, Projection } from "../../shared/store/types";
 import { nowIso } from "../../shared/text";
 import { decoyHash, verifyPassword } from "./passwords";
 import { resolveGroups } from "./roles";
 import { methodsOf } from "./custom-roles";
 import type { AccountsService } from "./accounts.service";
-
-/** Service accounts (./service-accounts.ts) sign in here too: by OAuth token, then as any session. */
-export const SERVICE_ACCOUNTS = "service_accounts";
-
-export interface Session {
-  _id: string;
-  accountId: string;
-  created: number;
-  expiresAt: number;
-}
+import type { StoredAccount } from "./accounts.repository";
+import type { SessionSelection } from "./sessions.repository";
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
 
-/** Sliding expiry is written at most this often per session, not on every request. */
 /** Sliding writes at most once a minute, and at least four times per session TTL (a short TTL still slides). */
 const slideGranularityMs = (ttl: number) => Math.min(60_000, Math.floor(ttl / 4));
-
-const ACCOUNT_FIELDS = [
-  "_id",
-  "provenance",
-  "username",
-  "firstname",
-  "memberOf",
-  "assignedRoles",
-  "lastLogin",
-  "inactive",
-  "email",
-  "_meta",
-  "last_updated_by",
-];
-// Frozen: the embedded store compiles a frozen projection once.
-export const accountProjection: Projection = Object.freeze(
-  Object.fromEntries(ACCOUNT_FIELDS.map((f) => [f, 1 as const])),
-);
 
 export async function login(this: AccountsService, ctx: Ctx<"login">) {
   const { username, password } = ctx.params.user;
   await refuseWhileLocked(this, username);
-  const account = await this.store.collection("accounts").findOne({ username });
+  const account = await this.accounts.byUsername(username);
   if (!(await secretMatches(this, account, password, username)) || !account)
     throw new UnauthorizedError("Invalid username or password");
 
@@ -65,7 +38,7 @@ export async function login(this: AccountsService, ctx: Ctx<"login">) {
   if (profile?.authenticationProps?.uniqueSession === true)
     await revokeSessions(this, { accountId: account._id });
   const opened = await openSession(this, account._id);
-  await this.store.collection("accounts").updateOne({ _id: account._id }, { $set: { lastLogin: nowIso() } });
+  await this.accounts.noteSignIn(account._id, nowIso());
   this.logger.info(`login: ${username}`);
   return opened;
 }
@@ -80,14 +53,36 @@ export async function openSession(
 ): Promise<{ token: string; expiresAt: number }> {
   const token = randomBytes(32).toString("base64url");
   const now = Date.now();
-  const session: Session = {
+  const session = await service.sessions.open({
     _id: sessionIdOf(token),
     accountId,
     created: now,
     expiresAt: now + ttlMs(service),
-  };
-  await service.store.collection("sessions").insertOne(session);
+  });
   return { token, expiresAt: session.expiresAt };
+}
+
+/** The id a username's failures are counted under: HMAC-SHA256 under the platform key. */
+function failureId(service: AccountsService, username: string): string {
+  return createHmac("sha256", service.secretKey).update(`login-failure:${username}`).digest("base64url");
+}
+
+/**
+ * Does `secret` match the stored hash of `holder` (an account or a service account), which must be
+ * active? An unknown holder is checked against the decoy hash, so the answer takes the same time.
+ * A mismatch counts toward the lock-out of `failureKey`.
+ */
+export async function secretMatches(
+  service: AccountsService,
+  holder: { _id: string; inactive: boolean } | null,
+  secret: string,
+  failureKey: string,
+): Promise<boolean> {
+  const credentials = holder ? await service.credentials.of(holder._id) : null;
+  const valid = await verifyPassword(secret, credentials?.hash ?? (await decoyHash()));
+  if (holder && credentials && valid && !holder.inactive) return true;
+  await countFailure(service, failureKey);
+  return false;
 }
 
 /**
@@ -98,49 +93,12 @@ export async function openSession(
  *
  * A count is kept under a keyed hash of the username (failureId), never the typed text: a password
  * typed into the username box is not stored. Every replica holds the same platform key, so they
- * all count under the same id. Each count carries `expireAt` (the end of its window) with an expiry
- * index on it, so the counts of random usernames go away with their window instead of piling up.
+ * all count under the same id. Counts expire with their window (./login-failures.repository.ts).
  */
-export const LOGIN_FAILURES = "login_failures";
-
-/** The id a username's failures are counted under: HMAC-SHA256 under the platform key. */
-function failureId(service: AccountsService, username: string): string {
-  return createHmac("sha256", service.secretKey).update(`login-failure:${username}`).digest("base64url");
-}
-
-/** The failure counts' expiry index; counts stored before it (keyed by the typed text) are dropped. */
-export async function ensureFailureExpiry(service: AccountsService): Promise<void> {
-  const failures = service.store.collection(LOGIN_FAILURES);
-  await failures.createIndex({ keys: { expireAt: 1 }, expireAfterSeconds: 0 });
-  await failures.deleteMany({ expireAt: { $exists: false } });
-}
-
-/**
- * Does `secret` match the stored hash of `holder` (an account or a service account), which must be
- * active? An unknown holder is checked against the decoy hash, so the answer takes the same time.
- * A mismatch counts toward the lock-out of `failureKey`.
- */
-export async function secretMatches(
-  service: AccountsService,
-  holder: Doc | null,
-  secret: string,
-  failureKey: string,
-): Promise<boolean> {
-  const credentials = holder
-    ? await service.store.collection("account_credentials").findOne({ _id: holder._id })
-    : null;
-  const valid = await verifyPassword(secret, credentials?.hash ?? (await decoyHash()));
-  if (holder && credentials && valid && !holder.inactive) return true;
-  await countFailure(service, failureKey);
-  return false;
-}
-
 export async function refuseWhileLocked(service: AccountsService, username: string): Promise<void> {
   const { loginMaxFailures } = configOf(service.broker);
-  const record = await service.store
-    .collection(LOGIN_FAILURES)
-    .findOne({ _id: failureId(service, username), until: { $gt: Date.now() } });
-  if (record && record.count >= loginMaxFailures)
+  const failures = await service.loginFailures.countNow(failureId(service, username), Date.now());
+  if (failures >= loginMaxFailures)
     throw new Errors.MoleculerClientError(
       "Too many failed sign-ins for this account; try again later",
       429,
@@ -149,66 +107,42 @@ export async function refuseWhileLocked(service: AccountsService, username: stri
 }
 
 async function countFailure(service: AccountsService, username: string): Promise<void> {
-  const now = Date.now();
-  const failures = service.store.collection(LOGIN_FAILURES);
-  const _id = failureId(service, username);
-  // One atomic write: a window that ran out starts again, otherwise the count goes up.
-  const counted = await failures.updateOne({ _id, until: { $gt: now } }, { $inc: { count: 1 } });
-  if (counted.matchedCount === 0) {
-    const until = now + configOf(service.broker).loginFailureWindowMs;
-    await failures.updateOne(
-      { _id },
-      { $set: { count: 1, until, expireAt: new Date(until) } },
-      { upsert: true },
-    );
-  }
+  const { loginFailureWindowMs } = configOf(service.broker);
+  await service.loginFailures.countOne(failureId(service, username), Date.now(), loginFailureWindowMs);
 }
 
 export async function logout(this: AccountsService, ctx: Ctx<"logout">) {
   const sessionId = ctx.meta.caller?.sessionId;
   if (!sessionId) return { status: "OK", message: "No session to end (Basic authentication)" };
-  await revokeSessions(this, { _id: sessionId });
+  await revokeSessions(this, { sessionId });
   return { status: "OK", message: "Logged out" };
 }
 
 export async function whoami(this: AccountsService, ctx: Ctx<"whoami">) {
   const caller = requireCaller(ctx.meta);
   const account =
-    (await this.store
-      .collection("accounts")
-      .findOne({ _id: caller.accountId }, { projection: accountProjection })) ??
+    (await this.accounts.shownById(caller.accountId)) ??
     (await serviceAccountAsAccount(this, caller.accountId));
   if (!account) throw new UnauthorizedError("Account no longer exists");
-  const groups = await this.store
-    .collection("groups")
-    .find({ _id: { $in: caller.groupIds } }, { projection: { _id: 1, name: 1 } });
-  return {
-    account: account as Account,
-    roles: caller.roles,
-    groups: groups as Pick<Group, "_id" | "name">[],
-  };
+  const groups = await this.groups.namesOf(caller.groupIds);
+  return { account, roles: caller.roles, groups };
 }
 
 export async function myTtl(this: AccountsService, ctx: Ctx<"myTtl">) {
   const caller = requireCaller(ctx.meta);
   if (!caller.sessionId) return 0;
-  const session = await this.store.collection<Session>("sessions").findOne({ _id: caller.sessionId });
+  const session = await this.sessions.byId(caller.sessionId);
   return session ? Math.max(0, Math.floor((session.expiresAt - Date.now()) / 1000)) : 0;
 }
 
 export async function authenticate(this: AccountsService, ctx: Ctx<"authenticate">) {
   const sessionId = sessionIdOf(ctx.params.token);
   const now = Date.now();
-  const sessions = this.store.collection<Session>("sessions");
-  let session = await sessions.findOne({ _id: sessionId, expiresAt: { $gt: now } });
+  let session = await this.sessions.live(sessionId, now);
   if (!session) throw new UnauthorizedError("Invalid or expired token");
   const expiresAt = now + ttlMs(this);
   if (expiresAt - session.expiresAt >= slideGranularityMs(ttlMs(this))) {
-    session =
-      (await sessions.findOneAndUpdate(
-        { _id: sessionId, expiresAt: { $gt: now } },
-        { $set: { expiresAt } },
-      )) ?? null;
+    session = await this.sessions.slide(sessionId, now, expiresAt);
     if (!session) throw new UnauthorizedError("Invalid or expired token");
   }
   return { ...(await callerOf(this, session.accountId)), sessionId, expiresAt: session.expiresAt };
@@ -217,9 +151,7 @@ export async function authenticate(this: AccountsService, ctx: Ctx<"authenticate
 export async function refreshCaller(this: AccountsService, ctx: Ctx<"refreshCaller">) {
   const { accountId, sessionId } = ctx.params;
   if (sessionId) {
-    const session = await this.store
-      .collection<Session>("sessions")
-      .findOne({ _id: sessionId, accountId, expiresAt: { $gt: Date.now() } });
+    const session = await this.sessions.live(sessionId, Date.now(), accountId);
     if (!session) throw new UnauthorizedError("The session has ended");
     return { ...(await callerOf(this, accountId)), sessionId, expiresAt: session.expiresAt };
   }
@@ -227,10 +159,8 @@ export async function refreshCaller(this: AccountsService, ctx: Ctx<"refreshCall
 }
 
 export async function authenticateBasic(this: AccountsService, ctx: Ctx<"authenticateBasic">) {
-  const account = await this.store.collection("accounts").findOne({ username: ctx.params.username });
-  const credentials = account
-    ? await this.store.collection("account_credentials").findOne({ _id: account._id })
-    : null;
+  const account = await this.accounts.byUsername(ctx.params.username);
+  const credentials = account ? await this.credentials.of(account._id) : null;
   const valid = await verifyPassword(ctx.params.password, credentials?.hash ?? (await decoyHash()));
   if (!account || !credentials || !valid || account.inactive)
     throw new UnauthorizedError("Invalid username or password");
@@ -248,7 +178,7 @@ export function requireCaller(meta: PlatformMeta): Caller {
 
 /** whoami of a service account: its document in an account's shape (its name as the username). */
 async function serviceAccountAsAccount(service: AccountsService, id: string): Promise<Account | null> {
-  const sa = await service.store.collection(SERVICE_ACCOUNTS).findOne({ _id: id });
+  const sa = await service.serviceAccounts.byId(id);
   if (!sa) return null;
   return {
     _id: sa._id,
@@ -264,31 +194,26 @@ async function serviceAccountAsAccount(service: AccountsService, id: string): Pr
 
 /** The caller behind an id: an account, or else a service account (whose name stands for a username). */
 async function callerOf(service: AccountsService, accountId: string): Promise<Caller> {
-  const account =
-    (await service.store.collection("accounts").findOne({ _id: accountId })) ??
-    (await service.store.collection(SERVICE_ACCOUNTS).findOne({ _id: accountId }));
-  if (!account || account.inactive) throw new UnauthorizedError("Account is inactive or gone");
-  const groups = (await service.store.collection("groups").find({})) as Group[];
+  const holder: StoredAccount | ServiceAccount | null =
+    (await service.accounts.byId(accountId)) ?? (await service.serviceAccounts.byId(accountId));
+  if (!holder || holder.inactive) throw new UnauthorizedError("Account is inactive or gone");
   const { groupIds, roles, customRoles } = resolveGroups(
-    (account.memberOf ?? []).map((m: { groupId: string }) => m.groupId),
-    groups,
-    account.assignedRoles ?? [],
+    holder.memberOf.map((m) => m.groupId),
+    await service.groups.allForRights(),
+    "assignedRoles" in holder ? (holder.assignedRoles ?? []) : [],
   );
   const methods = await methodsOf(service, customRoles);
   // resolvedAt: the authorization middleware trusts these rights for AUTH_CACHE_MS (shared/authorization.ts).
   const resolvedAt = Date.now();
-  return { accountId, username: account.username ?? account.name, roles, groupIds, methods, resolvedAt };
+  const username = "username" in holder ? holder.username : holder.name;
+  return { accountId, username, roles, groupIds, methods, resolvedAt };
 }
 
-/** Deletes the matching sessions and tells every gateway to forget them now. */
-export async function revokeSessions(
-  service: AccountsService,
-  filter: Record<string, unknown>,
-): Promise<void> {
-  const sessions = service.store.collection<Session>("sessions");
-  const ids = (await sessions.find(filter, { projection: { _id: 1 } })).map((s) => s._id);
+/** Deletes the selected sessions and tells every gateway to forget them now. */
+export async function revokeSessions(service: AccountsService, selection: SessionSelection): Promise<void> {
+  const ids = await service.sessions.idsOf(selection);
   if (ids.length === 0) return;
-  await sessions.deleteMany({ _id: { $in: ids } });
+  await service.sessions.removeIds(ids);
   service.broker.broadcast(SESSIONS_REVOKED_EVENT, { sessionIds: ids });
 }
 

@@ -301,9 +301,21 @@ export const accounts = defineService("accounts", {
     http: { method: "POST", path: "/user-management/groups", access: ADMIN, summary: "Create a group" },
   },
   listGroups: {
+    access: "internal",
     params: {},
     result: returns(arrayOf(groupSchema)),
-    http: { method: "GET", path: "/user-management/groups", access: ADMIN, summary: "List groups" },
+    description:
+      "Every group by name, in one answer: the other services' group checks (shared/groups.ts) and the health probes. GET /user-management/groups pages them (pageGroups).",
+  },
+  pageGroups: {
+    params: { skip: int(0), limit: int(1) },
+    result: returns(shape({ results: arrayOf(groupSchema), total: integer, skip: integer, limit: integer })),
+    http: {
+      method: "GET",
+      path: "/user-management/groups",
+      access: ADMIN,
+      summary: "A page of groups by name, {results, total, skip, limit}",
+    },
   },
   groupsPage: {
     params: {
@@ -341,7 +353,19 @@ export const accounts = defineService("accounts", {
         type: "object",
         strict: "remove",
         minProps: 1,
-        props: { inactive: optBool, email, assignedRoles: roleRefs, memberOf: groupRefs },
+        props: {
+          inactive: optBool,
+          email,
+          assignedRoles: roleRefs,
+          memberOf: groupRefs,
+          firstname: { type: "string", max: 256, optional: true },
+          username: {
+            ...username,
+            optional: true,
+            description:
+              "The Account's own field, taken as sent back: its current value only (a username cannot change)",
+          },
+        },
       },
     },
     result: returns(accountEnvelope),
@@ -350,7 +374,7 @@ export const accounts = defineService("accounts", {
       path: "/authorization/accounts/:accountId",
       access: ADMIN,
       summary:
-        "Update an account: inactive (deactivating ends its sessions at once), email, assignedRoles, memberOf (the lists are replaced)",
+        "Update an account: inactive (deactivating ends its sessions at once), email, firstname, assignedRoles, memberOf (the lists are replaced)",
     },
   },
   deleteAccount: {
@@ -423,6 +447,12 @@ export const accounts = defineService("accounts", {
           inactive: optBool,
           memberOf: groupRefs,
           assignedRoles: roleRefs,
+          name: {
+            ...groupName,
+            optional: true,
+            description:
+              "The Group's own field, taken as sent back: its current value only (a group's name cannot change)",
+          },
         },
       },
     },
@@ -485,6 +515,11 @@ export const accounts = defineService("accounts", {
       description: { type: "string", max: 1024, optional: true },
       groups: groupList,
       memberOf,
+      inactive: {
+        ...optBool,
+        description:
+          "Created inactive: it gets no token (service accounts have no update: delete it and create another)",
+      },
     },
     result: returns(serviceAccountCreatedSchema),
     http: {
@@ -495,13 +530,15 @@ export const accounts = defineService("accounts", {
     },
   },
   listServiceAccounts: {
-    params: {},
-    result: returns(shape({ results: arrayOf(serviceAccountSchema), total: integer })),
+    params: { skip: int(0), limit: int(1) },
+    result: returns(
+      shape({ results: arrayOf(serviceAccountSchema), total: integer, skip: integer, limit: integer }),
+    ),
     http: {
       method: "GET",
       path: "/user-management/service-accounts",
       access: ADMIN,
-      summary: "List service accounts (never their secrets)",
+      summary: "A page of service accounts by name, {results, total, skip, limit} (never their secrets)",
     },
   },
   deleteServiceAccount: {

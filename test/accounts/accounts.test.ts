@@ -106,7 +106,7 @@ describe("operation 4: GET /user-management/accounts queryOptions", () => {
   });
 
   test("groupId", async () => {
-    const groups = (await admin.get("/user-management/groups")).body;
+    const groups = (await admin.get("/user-management/groups?limit=1000")).body.results;
     const netops = groups.find((g: { name: string }) => g.name === "netops");
     expect(names(await admin.get(`/user-management/accounts?groupId=${netops._id}`))).toEqual([
       "alice",
@@ -151,6 +151,18 @@ describe("accounts and groups", () => {
     );
     expectError(await admin.post("/user-management/groups", { name: "netops" }), 409, "CONFLICT");
     expect((await admin.get("/user-management/accounts?equals=alice")).body.total).toBe(1);
+  });
+
+  test("GET /user-management/groups pages by name: {results, total, skip, limit}", async () => {
+    const all = (await admin.get("/user-management/groups?limit=1000")).body;
+    const names = all.results.map((g: { name: string }) => g.name);
+    expect(names).toEqual([...names].sort());
+    expect(names).toEqual(expect.arrayContaining(["admins", "netops", "readers"]));
+    expect(all).toEqual(expect.objectContaining({ skip: 0, limit: 1000, total: names.length }));
+    const page = (await admin.get("/user-management/groups?skip=1&limit=2")).body;
+    expect(page).toEqual({ results: all.results.slice(1, 3), total: names.length, skip: 1, limit: 2 });
+    expect((await admin.get("/user-management/groups")).body.limit).toBe(25);
+    expectError(await admin.get("/user-management/groups?limit=0"), 400, "VALIDATION_ERROR");
   });
 
   test("an unknown group -> 400 naming it, and no account is created", async () => {

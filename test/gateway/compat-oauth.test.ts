@@ -191,3 +191,22 @@ test("service accounts are the admin's: other roles get 403, no credentials 401"
   expectError(await reader.post("/user-management/service-accounts", { name: "escalate" }), 403, "FORBIDDEN");
   expectError(await client(platform.baseUrl).get("/user-management/service-accounts"), 401, "UNAUTHORIZED");
 });
+
+test("GET /user-management/service-accounts pages by name: {results, total, skip, limit}", async () => {
+  for (const name of ["page-c", "page-a", "page-b"]) await createServiceAccount(name);
+  const all = (await admin.get("/user-management/service-accounts?limit=1000")).body;
+  const names = all.results.map((r: { name: string }) => r.name);
+  expect(names).toEqual([...names].sort());
+  expect(all).toEqual(expect.objectContaining({ skip: 0, limit: 1000, total: names.length }));
+  const start = names.indexOf("page-a");
+  const page = (await admin.get(`/user-management/service-accounts?skip=${start}&limit=2`)).body;
+  expect(page).toEqual({
+    results: all.results.slice(start, start + 2),
+    total: names.length,
+    skip: start,
+    limit: 2,
+  });
+  expect(page.results.map((r: { name: string }) => r.name)).toEqual(["page-a", "page-b"]);
+  expect((await admin.get("/user-management/service-accounts")).body.limit).toBe(25);
+  expectError(await admin.get("/user-management/service-accounts?limit=0"), 400, "VALIDATION_ERROR");
+});

@@ -35,7 +35,7 @@ test("a create sent twice with one key creates once and answers the first result
   expect(first.status).toBe(200);
   expect(again.status).toBe(200);
   expect(again.body).toEqual(first.body);
-  const groups = (await admin.get("/user-management/groups")).body as { name: string }[];
+  const groups = (await admin.get("/user-management/groups?limit=1000")).body.results as { name: string }[];
   expect(groups.filter((g) => g.name === "idem-group")).toHaveLength(1);
   // Without the key, the same body is a new request: the name is taken.
   expectError(await admin.post("/user-management/groups", { name: "idem-group" }), 409, "CONFLICT");
@@ -70,7 +70,7 @@ test("the same key with another body is 409 and creates nothing", async () => {
   );
   const other = await admin.post("/user-management/groups", { name: "idem-b" }, withKey("k-reuse"));
   expectError(other, 409, "CONFLICT");
-  const groups = (await admin.get("/user-management/groups")).body as { name: string }[];
+  const groups = (await admin.get("/user-management/groups?limit=1000")).body.results as { name: string }[];
   expect(groups.map((g) => g.name)).not.toContain("idem-b");
 });
 
@@ -93,7 +93,7 @@ test("a key is the caller's own: another account's request with it runs as its o
 test("a malformed key is 400 and changes nothing", async () => {
   const reply = await admin.post("/user-management/groups", { name: "idem-bad" }, withKey("x".repeat(256)));
   expect(expectError(reply, 400, "VALIDATION_ERROR").data[0].field).toBe("Idempotency-Key");
-  const groups = (await admin.get("/user-management/groups")).body as { name: string }[];
+  const groups = (await admin.get("/user-management/groups?limit=1000")).body.results as { name: string }[];
   expect(groups.map((g) => g.name)).not.toContain("idem-bad");
 });
 
@@ -113,7 +113,7 @@ describe("a replica that died after doing the work, before keeping its answer", 
     const again = await admin.post("/user-management/groups", { name: "idem-taken" }, withKey("k-take-1"));
     expect(again.status).toBe(200);
     expect(again.body._id).toBe(first.body._id);
-    const groups = (await admin.get("/user-management/groups")).body as { name: string }[];
+    const groups = (await admin.get("/user-management/groups?limit=1000")).body.results as { name: string }[];
     expect(groups.filter((g) => g.name === "idem-taken")).toHaveLength(1);
   });
 

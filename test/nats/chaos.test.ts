@@ -243,7 +243,9 @@ describe("chaos: replicas SIGKILLed in turn under a steady mix of requests", () 
     expect(requests).toBeGreaterThan(100);
 
     // Every acknowledged write is there, once.
-    const listedGroups = (await send("GET", "/user-management/groups")).body as { name: string }[];
+    const listedGroups = (await send("GET", "/user-management/groups?limit=1000")).body.results as {
+      name: string;
+    }[];
     const groupCount = new Map<string, number>();
     for (const g of listedGroups) groupCount.set(g.name, (groupCount.get(g.name) ?? 0) + 1);
     expect(groups.filter((g) => groupCount.get(g) !== 1)).toEqual([]);
