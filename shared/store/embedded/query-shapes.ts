@@ -32,7 +32,7 @@ export const SCANNED_COLLECTIONS: Record<string, string> = {
   adapter_health: "one document per configured adapter",
   profiles: "a handful of deployment profiles",
   config_parsers: "the built-in parsers plus the few a team adds",
-  custom_roles: "a few dozen custom roles",
+  roles: "a few dozen custom roles",
   groups: "a team's groups: dozens to hundreds",
   service_accounts: "a few API clients",
 };
