@@ -184,8 +184,9 @@ export class JobRepository extends Repository<RunJob> {
 
   /**
    * Manual tasks in `status`, newest first, of the jobs `scope` lets be seen (and job `jobId` only,
-   * when given). Jobs with a waiting task are found through their `waitingTasks` summary, so the
-   * common question reads only those jobs. A task's big outgoing values are put back.
+   * when given): a page of them and how many there are. Jobs with a waiting task are found through
+   * their `waitingTasks` summary, so the common question reads only those jobs. A task's big
+   * outgoing values are put back.
    */
   async manualTasks(q: {
     scope: Filter;
@@ -193,11 +194,11 @@ export class JobRepository extends Repository<RunJob> {
     status: "waiting" | "complete" | "canceled";
     skip: number;
     limit: number;
-  }): Promise<ManualTaskRow[]> {
+  }): Promise<{ rows: ManualTaskRow[]; total: number }> {
     const match: Filter = { ...q.scope };
     if (q.jobId) match._id = q.jobId;
     if (q.status === "waiting") match["waitingTasks.0"] = { $exists: true };
-    const rows = await this.docs.aggregate<ManualTaskRow>([
+    const [out] = await this.docs.aggregate<{ rows: ManualTaskRow[]; total: { n: number }[] }>([
       { $match: match },
       {
         $project: {
@@ -215,16 +216,24 @@ export class JobRepository extends Repository<RunJob> {
       },
       { $unwind: "$task" },
       { $match: { "task.v.type": "manual", "task.v.status": q.status } },
-      { $sort: { "task.v.start_time": -1, "job._id": -1, "task.k": 1 } },
-      { $skip: q.skip },
-      { $limit: q.limit },
+      {
+        $facet: {
+          rows: [
+            { $sort: { "task.v.start_time": -1, "job._id": -1, "task.k": 1 } },
+            { $skip: q.skip },
+            { $limit: q.limit },
+          ],
+          total: [{ $count: "n" }],
+        },
+      },
     ]);
+    const rows = out?.rows ?? [];
     await this.hydrate(
       rows
         .filter((row) => row.spilled?.length)
         .map((row) => ({ _id: row.job._id, tasks: { [row.task.k]: row.task.v }, spilled: row.spilled })),
     );
-    return rows;
+    return { rows, total: out?.total[0]?.n ?? 0 };
   }
 
   /**

@@ -58,6 +58,11 @@ export class WorkflowRepository extends Repository<RunnableWorkflow> {
     return ids.length === 0 ? Promise.resolve([]) : this.docs.find({ _id: { $in: ids } });
   }
 
+  /** How many workflows there are. */
+  countAll(): Promise<number> {
+    return this.docs.count({});
+  }
+
   /** By name, a page; shared with the store's read cache (the caller answers it as it is). */
   page(skip: number, limit: number): Promise<RunnableWorkflow[]> {
     return this.docs.find({}, { sort: { name: 1, _id: 1 }, skip, limit, readOnly: true });

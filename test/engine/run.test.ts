@@ -114,7 +114,9 @@ describe("jobs run workflows (in-process)", () => {
 
     const listed = await admin.get(`${TASKS}?job_id=${job._id}`);
     expect(listed.status).toBe(200);
-    expect(listed.body).toEqual([
+    // The project's page (docs/compatibility.md#list-shapes).
+    expect(listed.body).toMatchObject({ total: 1, skip: 0, limit: 25 });
+    expect(listed.body.results).toEqual([
       expect.objectContaining({
         id: "approve",
         job_id: job._id,
@@ -151,8 +153,8 @@ describe("jobs run workflows (in-process)", () => {
     expect(stored.status).toBe("complete");
     expect(stored.version).toBeGreaterThan(0);
     expect(stored.variables).toEqual(after.variables);
-    expect((await admin.get(`${TASKS}?job_id=${job._id}`)).body).toEqual([]);
-    expect((await admin.get(`${TASKS}?job_id=${job._id}&status=complete`)).body).toEqual([
+    expect((await admin.get(`${TASKS}?job_id=${job._id}`)).body.results).toEqual([]);
+    expect((await admin.get(`${TASKS}?job_id=${job._id}&status=complete`)).body.results).toEqual([
       expect.objectContaining({
         id: "approve",
         status: "complete",
@@ -561,8 +563,8 @@ describe("jobs run workflows (in-process)", () => {
     expect((await readJob(platform.broker, id)).status).toBe("canceled");
     expectError(await admin.post(`/operations-manager/jobs/${id}/cancel`), 409, "CONFLICT");
     expectError(await admin.post(FINISH, { job_id: id, task_id: "ok", task_data: {} }), 409, "CONFLICT");
-    expect((await admin.get(`${TASKS}?job_id=${id}`)).body).toEqual([]);
-    expect((await admin.get(`${TASKS}?job_id=${id}&status=canceled`)).body).toEqual([
+    expect((await admin.get(`${TASKS}?job_id=${id}`)).body.results).toEqual([]);
+    expect((await admin.get(`${TASKS}?job_id=${id}&status=canceled`)).body.results).toEqual([
       expect.objectContaining({ id: "ok", status: "canceled" }),
     ]);
     expectError(
@@ -711,11 +713,11 @@ describe("jobs run workflows (in-process)", () => {
     await createWorkflow(admin, platform.broker, chain("netops-approval", [["ok", manual("OK?")]]));
     const id = (await start("netops-approval", {}, { groups: [netops] })).body._id;
 
-    expect((await nina.get(`${TASKS}?job_id=${id}`)).body).toEqual([
+    expect((await nina.get(`${TASKS}?job_id=${id}`)).body.results).toEqual([
       expect.objectContaining({ id: "ok", job_id: id }),
     ]);
-    expect((await sam.get(`${TASKS}?job_id=${id}`)).body).toEqual([]);
-    expect((await sam.get(TASKS)).body.map((t: any) => t.job_id)).not.toContain(id);
+    expect((await sam.get(`${TASKS}?job_id=${id}`)).body.results).toEqual([]);
+    expect((await sam.get(TASKS)).body.results.map((t: any) => t.job_id)).not.toContain(id);
     expectError(await sam.post(FINISH, { job_id: id, task_id: "ok", task_data: {} }), 404, "NOT_FOUND");
     expectError(await sam.post(`/operations-manager/jobs/${id}/cancel`), 404, "NOT_FOUND");
     const done = await nina.post(FINISH, { job_id: id, task_id: "ok", task_data: { by: "nina" } });

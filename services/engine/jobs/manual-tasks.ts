@@ -1,6 +1,7 @@
 /**
  * GET /operations-manager/tasks: manual tasks (by default those waiting for a person), newest
- * first, filterable by job and status, with the group-based access of job reads. One aggregation
+ * first, filterable by job and status, with the group-based access of job reads, as the project's
+ * page `{results, total, skip, limit}` (docs/compatibility.md#list-shapes). One aggregation
  * (runs the same on every store backend); jobs with a waiting task are found through their
  * `waitingTasks` summary, so the common question reads only those jobs.
  */
@@ -8,7 +9,7 @@ import type { Caller } from "../../../shared/contracts/resources";
 import { jobAccessFilter } from "../../../shared/job-visibility";
 import type { JobRepository } from "../jobs.repository";
 import type { EngineCtx, EngineService } from "../types";
-import { pageLimit } from "../../../shared/paging";
+import { page, pageLimit } from "../../../shared/paging";
 
 export interface ManualTaskQuery {
   job_id?: string;
@@ -22,14 +23,16 @@ export async function manualTaskList(
   caller: Caller | undefined,
   query: ManualTaskQuery,
 ) {
-  const rows = await jobs.manualTasks({
+  const skip = query.skip ?? 0;
+  const limit = pageLimit(query.limit);
+  const { rows, total } = await jobs.manualTasks({
     scope: jobAccessFilter(caller),
     jobId: query.job_id,
     status: query.status ?? "waiting",
-    skip: query.skip ?? 0,
-    limit: pageLimit(query.limit),
+    skip,
+    limit,
   });
-  return rows.map(({ job, task }) => ({
+  const tasks = rows.map(({ job, task }) => ({
     id: task.k,
     job_id: job._id,
     name: task.v.name,
@@ -46,6 +49,7 @@ export async function manualTaskList(
     outgoing: task.v.outgoing ?? {},
     job,
   }));
+  return page(tasks, total, skip, limit);
 }
 
 /** GET /operations-manager/tasks. */

@@ -12,7 +12,7 @@ import { nowIso } from "../../../shared/text";
 import { validateGraph } from "./validation";
 import type { EngineCtx, EngineService } from "../types";
 import type { WorkflowDoc } from "../../../shared/contracts/engine-documents";
-import { pageLimit } from "../../../shared/paging";
+import { page, pageLimit } from "../../../shared/paging";
 import { callAsPlatform } from "../../../shared/authorization";
 import { checkSchemaPatterns } from "../run/input-schema";
 import type { WorkflowRepository } from "../workflows.repository";
@@ -82,7 +82,8 @@ export async function createWorkflow(this: EngineService, ctx: EngineCtx<"create
 export async function listWorkflows(this: EngineService, ctx: EngineCtx<"listWorkflows">) {
   const skip = ctx.params.skip ?? 0;
   const limit = pageLimit(ctx.params.limit);
-  return this.workflows.page(skip, limit);
+  const [found, total] = await Promise.all([this.workflows.page(skip, limit), this.workflows.countAll()]);
+  return page(found, total, skip, limit);
 }
 
 export async function getWorkflow(this: EngineService, ctx: EngineCtx<"getWorkflow">) {
