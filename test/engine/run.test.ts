@@ -65,6 +65,28 @@ describe("jobs run workflows (in-process)", () => {
     extra: Record<string, unknown> = {},
   ) => admin.post(START, { workflow, options: { variables, ...extra } });
 
+  test("the start answers the job itself, the read the same job in the real product's envelope", async () => {
+    // docs/compatibility.md#jobs, "Start versus read".
+    await createWorkflow(admin, platform.broker, chain("start-versus-read", [["ok", manual("OK?")]]));
+    // Spec operation 17 ("Response: job, a Job document"); itential-mcp's start_job reads its `_id`.
+    const started = await admin.post("/operations_manager/jobs/start", {
+      workflow: "start-versus-read",
+      options: {},
+    });
+    expect(started.status).toBe(200);
+    expect(started.body).toEqual(
+      expect.objectContaining({ _id: expect.any(String), name: "start-versus-read", status: "running" }),
+    );
+    expect(started.body).not.toHaveProperty("data");
+    // itential-mcp's describe_job and Itential.py's get_job read `data`.
+    const read = await admin.get(`/operations-manager/jobs/${started.body._id}`);
+    expect(read.body).toEqual({
+      message: expect.any(String),
+      data: expect.objectContaining({ _id: started.body._id, name: "start-versus-read" }),
+      metadata: {},
+    });
+  });
+
   test("manual task: start -> waiting -> finishTask -> complete, task_data as outgoing", async () => {
     await createWorkflow(
       admin,
