@@ -5,9 +5,14 @@
  */
 import type { engine } from "../../shared/contracts/engine";
 import type { HandlerContext, Handlers, PlatformService } from "../../shared/service";
+import type { JobRepository } from "./jobs.repository";
 import type { Runner } from "./run/runner";
+import type { WorkflowRepository } from "./workflows.repository";
 
 export type EngineService = PlatformService<{
+  /** The engine's collections (set when the service starts, before it takes calls). */
+  jobs: JobRepository;
+  workflows: WorkflowRepository;
   /** This replica's runner (set when the service starts, before it takes calls). */
   runner: Runner;
   cachedKey?: Buffer;

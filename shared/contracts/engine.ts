@@ -306,7 +306,10 @@ export const engine = defineService("engine", {
       skip: int(0),
       limit: int(1),
     },
-    result: returns(arrayOf(manualTaskSchema)),
+    // The project's page (docs/compatibility.md#list-shapes): the real product's answer here is not known.
+    result: returns(
+      shape({ results: arrayOf(manualTaskSchema), total: integer, skip: integer, limit: integer }),
+    ),
     http: {
       method: "GET",
       path: "/operations-manager/tasks",
@@ -372,7 +375,10 @@ export const engine = defineService("engine", {
   },
   listWorkflows: {
     params: { skip: int(0), limit: int(1) },
-    result: returns(arrayOf(workflowSchema)),
+    // The project's page (docs/compatibility.md#list-shapes): no client we read lists workflows here.
+    result: returns(
+      shape({ results: arrayOf(workflowSchema), total: integer, skip: integer, limit: integer }),
+    ),
     http: {
       method: "GET",
       path: "/workflow_builder/workflows",

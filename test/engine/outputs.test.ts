@@ -7,7 +7,9 @@
  */
 import type { Context } from "moleculer";
 import { JobStore } from "../../services/engine/run/jobs";
-import { CHUNK_CHARS, JobOutputs, SPILL_BYTES, spillWrite } from "../../services/engine/run/outputs";
+import { CHUNK_CHARS, SPILL_BYTES, spillWrite } from "../../services/engine/run/outputs";
+import { JobOutputRepository, type OutputChunk } from "../../services/engine/job-outputs.repository";
+import { JobRepository } from "../../services/engine/jobs.repository";
 import { finish, Step } from "../../services/engine/run/transitions";
 import { auto, chain, createWorkflow, op, readJob, waitForJob, withStore } from "../support/engine-fixtures";
 import { newJob } from "../support/engine-builders";
@@ -203,13 +205,14 @@ describe("bounded job documents", () => {
 
   test("a value is cut into chunks never inside a surrogate pair, and put back whole", async () => {
     await withStore(platform.broker, async (store) => {
-      const outputs = new JobOutputs(store);
+      const outputs = new JobOutputRepository(store);
+      const stored = store.collection<OutputChunk>("job_outputs");
       const jobId = `surrogates-${Date.now()}`;
       // The JSON text's high surrogate falls on the last place of the first chunk.
       const value = "a".repeat(CHUNK_CHARS - 2) + "\u{1F600}" + "b";
       const write = spillWrite(jobId, ["tasks", "t", "outgoing"], JSON.stringify(value));
       await outputs.write(jobId, [write]);
-      const chunks = await outputs.collection.find({ jobId }, { sort: { n: 1 } });
+      const chunks = await stored.find({ jobId }, { sort: { n: 1 } });
       expect(chunks.map((c) => c.text.length)).toEqual([CHUNK_CHARS - 1, 4]);
       const doc = { _id: jobId, tasks: { t: { outgoing: null } }, spilled: [write.entry] };
       await outputs.hydrate(doc);
@@ -220,8 +223,10 @@ describe("bounded job documents", () => {
 
   test("the job store writes a value before the job, replaces it, and removes it with the job", async () => {
     await withStore(platform.broker, async (store) => {
-      const jobs = new JobStore(store);
-      const outputs = new JobOutputs(store);
+      const jobs = new JobStore(new JobRepository(store));
+      const outputs = new JobOutputRepository(store);
+      // What the store holds, read as a test reads it (the repositories answer no raw chunks).
+      const chunksOf = store.collection<OutputChunk>("job_outputs");
       const job = newJob(
         chain("store-order", [["t1", auto("x", "y")]]),
         {},
@@ -230,13 +235,14 @@ describe("bounded job documents", () => {
       );
       await jobs.insert(job);
       const big = (fill: string) => ({ result: fill.repeat(SPILL_BYTES + 10) });
-      const step = () => new Step({ now: Date.now(), me: "test", budget: 0, claimTtlMs: 1000 });
+      const step = () =>
+        new Step({ now: Date.now(), me: "test", budget: 0, claimTtlMs: 1000, newJobId: () => "unused" });
 
       await jobs.update(job._id, (draft) => {
         draft.tasks.t1!.status = "running";
         finish(draft, "t1", { state: "success", outgoing: big("p") }, step());
       });
-      let chunks = await outputs.collection.find({ jobId: job._id });
+      let chunks = await chunksOf.find({ jobId: job._id });
       // 256 KiB and more of JSON: two chunks of at most 256 Ki characters.
       expect(chunks).toHaveLength(2);
       const stored = await readJob(platform.broker, job._id);
@@ -249,18 +255,18 @@ describe("bounded job documents", () => {
       await jobs.update(job._id, (draft) => {
         draft.description = "changed";
       });
-      expect(await outputs.collection.find({ jobId: job._id })).toEqual(chunks);
+      expect(await chunksOf.find({ jobId: job._id })).toEqual(chunks);
 
       // A new value: stored under a new reference; the one it replaces is removed.
       await jobs.update(job._id, (draft) => {
         draft.tasks.t1!.outgoing = big("q");
       });
-      chunks = await outputs.collection.find({ jobId: job._id });
+      chunks = await chunksOf.find({ jobId: job._id });
       expect(chunks).toHaveLength(2);
       expect(chunks.find((c: any) => c.n === 0)!.text.startsWith('{"result":"qqq')).toBe(true);
 
       // Another replica reads the job whole.
-      const fresh = await new JobStore(store).read(job._id);
+      const fresh = await new JobStore(new JobRepository(store)).read(job._id);
       expect(fresh!.tasks.t1!.outgoing).toEqual(big("q"));
 
       // A value written whose job write never happened (a crash in between) is removed with the job.
@@ -270,7 +276,7 @@ describe("bounded job documents", () => {
           text: "{}",
         },
       ]);
-      expect(await outputs.collection.count({ jobId: job._id })).toBe(3);
+      expect(await chunksOf.count({ jobId: job._id })).toBe(3);
       expect(await outputs.deleteForJob(job._id)).toBe(3);
     });
   });

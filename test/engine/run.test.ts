@@ -65,6 +65,28 @@ describe("jobs run workflows (in-process)", () => {
     extra: Record<string, unknown> = {},
   ) => admin.post(START, { workflow, options: { variables, ...extra } });
 
+  test("the start answers the job itself, the read the same job in the real product's envelope", async () => {
+    // docs/compatibility.md#jobs, "Start versus read".
+    await createWorkflow(admin, platform.broker, chain("start-versus-read", [["ok", manual("OK?")]]));
+    // Spec operation 17 ("Response: job, a Job document"); itential-mcp's start_job reads its `_id`.
+    const started = await admin.post("/operations_manager/jobs/start", {
+      workflow: "start-versus-read",
+      options: {},
+    });
+    expect(started.status).toBe(200);
+    expect(started.body).toEqual(
+      expect.objectContaining({ _id: expect.any(String), name: "start-versus-read", status: "running" }),
+    );
+    expect(started.body).not.toHaveProperty("data");
+    // itential-mcp's describe_job and Itential.py's get_job read `data`.
+    const read = await admin.get(`/operations-manager/jobs/${started.body._id}`);
+    expect(read.body).toEqual({
+      message: expect.any(String),
+      data: expect.objectContaining({ _id: started.body._id, name: "start-versus-read" }),
+      metadata: {},
+    });
+  });
+
   test("manual task: start -> waiting -> finishTask -> complete, task_data as outgoing", async () => {
     await createWorkflow(
       admin,
@@ -114,7 +136,9 @@ describe("jobs run workflows (in-process)", () => {
 
     const listed = await admin.get(`${TASKS}?job_id=${job._id}`);
     expect(listed.status).toBe(200);
-    expect(listed.body).toEqual([
+    // The project's page (docs/compatibility.md#list-shapes).
+    expect(listed.body).toMatchObject({ total: 1, skip: 0, limit: 25 });
+    expect(listed.body.results).toEqual([
       expect.objectContaining({
         id: "approve",
         job_id: job._id,
@@ -151,8 +175,8 @@ describe("jobs run workflows (in-process)", () => {
     expect(stored.status).toBe("complete");
     expect(stored.version).toBeGreaterThan(0);
     expect(stored.variables).toEqual(after.variables);
-    expect((await admin.get(`${TASKS}?job_id=${job._id}`)).body).toEqual([]);
-    expect((await admin.get(`${TASKS}?job_id=${job._id}&status=complete`)).body).toEqual([
+    expect((await admin.get(`${TASKS}?job_id=${job._id}`)).body.results).toEqual([]);
+    expect((await admin.get(`${TASKS}?job_id=${job._id}&status=complete`)).body.results).toEqual([
       expect.objectContaining({
         id: "approve",
         status: "complete",
@@ -561,8 +585,8 @@ describe("jobs run workflows (in-process)", () => {
     expect((await readJob(platform.broker, id)).status).toBe("canceled");
     expectError(await admin.post(`/operations-manager/jobs/${id}/cancel`), 409, "CONFLICT");
     expectError(await admin.post(FINISH, { job_id: id, task_id: "ok", task_data: {} }), 409, "CONFLICT");
-    expect((await admin.get(`${TASKS}?job_id=${id}`)).body).toEqual([]);
-    expect((await admin.get(`${TASKS}?job_id=${id}&status=canceled`)).body).toEqual([
+    expect((await admin.get(`${TASKS}?job_id=${id}`)).body.results).toEqual([]);
+    expect((await admin.get(`${TASKS}?job_id=${id}&status=canceled`)).body.results).toEqual([
       expect.objectContaining({ id: "ok", status: "canceled" }),
     ]);
     expectError(
@@ -711,11 +735,11 @@ describe("jobs run workflows (in-process)", () => {
     await createWorkflow(admin, platform.broker, chain("netops-approval", [["ok", manual("OK?")]]));
     const id = (await start("netops-approval", {}, { groups: [netops] })).body._id;
 
-    expect((await nina.get(`${TASKS}?job_id=${id}`)).body).toEqual([
+    expect((await nina.get(`${TASKS}?job_id=${id}`)).body.results).toEqual([
       expect.objectContaining({ id: "ok", job_id: id }),
     ]);
-    expect((await sam.get(`${TASKS}?job_id=${id}`)).body).toEqual([]);
-    expect((await sam.get(TASKS)).body.map((t: any) => t.job_id)).not.toContain(id);
+    expect((await sam.get(`${TASKS}?job_id=${id}`)).body.results).toEqual([]);
+    expect((await sam.get(TASKS)).body.results.map((t: any) => t.job_id)).not.toContain(id);
     expectError(await sam.post(FINISH, { job_id: id, task_id: "ok", task_data: {} }), 404, "NOT_FOUND");
     expectError(await sam.post(`/operations-manager/jobs/${id}/cancel`), 404, "NOT_FOUND");
     const done = await nina.post(FINISH, { job_id: id, task_id: "ok", task_data: { by: "nina" } });

@@ -139,13 +139,16 @@ describeInBothShapes("workflow definitions over HTTP", (platform) => {
       expect((await admin.post("/workflow_builder/workflows", { workflow: workflow(name) })).status).toBe(
         200,
       );
-    const all = (await reader.get("/workflow_builder/workflows?limit=1000")).body.map((w: any) => w.name);
+    const first = (await reader.get("/workflow_builder/workflows?limit=1000")).body;
+    // The project's page (docs/compatibility.md#list-shapes).
+    expect(first).toMatchObject({ skip: 0, limit: 1000, total: first.results.length });
+    const all = first.results.map((w: any) => w.name);
     const listed = all.filter((n: string) => n.startsWith("list-"));
     expect(listed).toEqual(["list-a", "list-b", "list-c"]);
     expect(all).toEqual([...all].sort());
     const start = all.indexOf("list-a");
     const page = await reader.get(`/workflow_builder/workflows?skip=${start + 1}&limit=1`);
-    expect(page.body.map((w: any) => w.name)).toEqual(["list-b"]);
+    expect(page.body.results.map((w: any) => w.name)).toEqual(["list-b"]);
   });
 
   test("PUT replaces the definition: fields left out are gone, _id and created stay", async () => {
@@ -382,7 +385,12 @@ describe("workflow actions through the broker", () => {
       workflow: workflow("bus-wf", { sla: 5 }) as any,
     });
     expect(replaced.sla).toBe(5);
-    expect(await call(broker, "engine.listWorkflows", {})).toEqual([replaced]);
+    expect(await call(broker, "engine.listWorkflows", {})).toEqual({
+      results: [replaced],
+      total: 1,
+      skip: 0,
+      limit: 25,
+    });
     expect(await call(broker, "engine.deleteWorkflow", { name: "bus-wf" })).toEqual({
       status: "OK",
       message: "Workflow 'bus-wf' deleted",

@@ -8,6 +8,7 @@ import { buildJob } from "../../services/engine/run/new-job";
 import { Step, settle, type StepContext } from "../../services/engine/run/transitions";
 import type { RunJob, RunTask } from "../../services/engine/run/types";
 import type { Transitions, WorkflowDoc, WorkflowTask } from "../../shared/contracts/engine-documents";
+import { newDocumentId } from "../../shared/store/types";
 
 // ------------------------------------------------------------------------------------ workflows
 
@@ -130,7 +131,14 @@ export function newJob(
 
 /** One write's step, as a replica makes it (runner.ts `context()`). */
 export function stepAt(now = T0, context: Partial<StepContext> = {}): Step {
-  return new Step({ now, me: ME, budget: 1000, claimTtlMs: CLAIM_TTL_MS, ...context });
+  return new Step({
+    now,
+    me: ME,
+    budget: 1000,
+    claimTtlMs: CLAIM_TTL_MS,
+    newJobId: newDocumentId,
+    ...context,
+  });
 }
 
 /** One write as the runner makes it: `change`, then settle; answers the change's result and the step. */

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { EmbeddedBackend } from "../../shared/store/embedded/backend";
+import { JobRepository } from "../../services/engine/jobs.repository";
 import { JobStore, writableTask } from "../../services/engine/run/jobs";
 import type { RunJob, RunTask } from "../../services/engine/run/types";
 
@@ -19,7 +20,7 @@ beforeEach(() => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "job-drafts-"));
   dirs.push(dir);
   backend = new EmbeddedBackend({ dataDir: dir });
-  jobs = new JobStore(backend);
+  jobs = new JobStore(new JobRepository(backend));
 });
 afterEach(async () => {
   await backend.close();

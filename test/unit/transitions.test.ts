@@ -126,8 +126,12 @@ describe("a new job (buildJob)", () => {
 
   test("a caller becomes the job's user, watcher and runAs", () => {
     const caller = { accountId: "acc-1", username: "ann", roles: ["operator" as const], groupIds: ["g1"] };
-    const job = buildJob(workflowDoc(oneAutomatic), { variables: {}, groups: ["g1"], caller }, T0);
-    expect(job._id).toMatch(/^[0-9a-f]{24}$/);
+    const job = buildJob(
+      workflowDoc(oneAutomatic),
+      { variables: {}, groups: ["g1"], caller, id: "job-1" },
+      T0,
+    );
+    expect(job._id).toBe("job-1");
     // The account's _id, as the real product's jobs carry it (docs/compatibility.md#jobs).
     expect(job.metrics.user).toBe("acc-1");
     expect(job.created_by).toBe("acc-1");

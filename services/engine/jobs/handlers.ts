@@ -15,12 +15,9 @@ import { itemEnvelope, pageEnvelope } from "../../../shared/envelope";
 import { NotFoundError } from "../../../shared/errors";
 import type { Filter } from "../../../shared/store/types";
 import type { EngineCtx, EngineService } from "../types";
-import type { WorkflowDoc } from "../../../shared/contracts/engine-documents";
 import { jobAccessFilter } from "../../../shared/job-visibility";
 import { jobStoreQuery, type Dereference, type JobQueryParameters } from "./query-builder";
-import { JOBS, WORKFLOWS } from "../collections";
 import { callAsPlatform } from "../../../shared/authorization";
-import { hydrateJobs } from "../run/outputs";
 
 /** The filter a caller's visibility adds; undefined when it sees every job. */
 export function visibilityScope(caller: Caller | undefined): Filter | undefined {
@@ -35,19 +32,8 @@ async function jobPage(
   scope: Filter | undefined,
 ): Promise<JobPage> {
   const query = jobStoreQuery(params, scope);
-  const jobs = service.store.collection(JOBS);
-  const [items, total] = await Promise.all([
-    jobs.find(query.filter, {
-      sort: query.sort,
-      skip: query.skip,
-      limit: query.limit,
-      ...(query.projection && { projection: query.projection }),
-      ...(query.scan && { scan: query.scan }),
-    }),
-    jobs.count(query.filter, query.scan ? { scan: query.scan } : {}),
-  ]);
-  // Outputs too big for their job document are put back (run/outputs.ts).
-  await hydrateJobs(service.store, items, !!query.projection);
+  // Outputs too big for their job document come back with it (run/outputs.ts).
+  const { items, total } = await service.jobs.page(query);
   const hints = [...query.hints, ...(await expand(service, ctx, items, query.dereference))];
   const { skip, limit } = query;
   return {
@@ -74,10 +60,7 @@ async function expand(
   if (fields.includes("workflow")) {
     const refs = items.map((j) => j.workflow).filter((w) => typeof w?._id === "string");
     const ids = [...new Set(refs.map((w) => w._id as string))];
-    const found =
-      ids.length === 0
-        ? []
-        : await service.store.collection<WorkflowDoc>(WORKFLOWS).find({ _id: { $in: ids } });
+    const found = await service.workflows.byIds(ids);
     const byId = new Map(found.map((w) => [w._id, w]));
     for (const job of items) {
       if (typeof job.workflow?._id !== "string") continue;

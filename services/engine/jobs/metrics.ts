@@ -1,8 +1,8 @@
 /**
  * Engine: task metrics (operation 8; docs/platform-rules.md#workflows-and-jobs). Daily buckets per workflow, computed
- * by one aggregation pipeline over `jobs` that both store backends run the same way (only $match,
- * $project, $group, $sort, $facet, $skip, $limit, $count and plain arithmetic/conditional/date
- * expressions, all in the store contract test's repertoire).
+ * by one aggregation pipeline over `jobs` (../jobs.repository.ts `dailyMetrics`) that both store
+ * backends run the same way (only $match, $project, $group, $sort, $facet, $skip, $limit, $count and
+ * plain arithmetic/conditional/date expressions, all in the store contract test's repertoire).
  *
  * A bucket is a UTC day of completions: a job counts on the day its `metrics.end_time` falls in.
  *   jobsComplete     jobs of the workflow with status `complete` that ended that day
@@ -22,27 +22,17 @@
  * `skip` and `limit` (default 25, at most 1000) page the result entries.
  */
 import { invalidField } from "../../../shared/errors";
-import type { Pipeline } from "../../../shared/store/types";
 import type { TaskMetricsResult } from "../../../shared/contracts/resources";
 import type { engine } from "../../../shared/contracts/engine";
 import type { Infer } from "../../../shared/contracts/schema";
 import type { EngineCtx, EngineService } from "../types";
-import { JOBS } from "../collections";
 import { pageLimit } from "../../../shared/paging";
-
-export const DAY_MS = 86_400_000;
+import { DAY_MS } from "../jobs.repository";
 
 type MetricsOptions = NonNullable<Infer<typeof engine.actions.taskMetrics.params>["queryOptions"]>;
 
-const runTime = { $subtract: ["$metrics.end_time", "$metrics.start_time"] };
-const slaMs = { $multiply: [{ $ifNull: ["$sla", 0] }, 1000] };
-
-/** The one pipeline: filter completed jobs, bucket by (workflow, day), gather per workflow, page. */
-export function metricsPipeline(options: MetricsOptions = {}): {
-  pipeline: Pipeline;
-  skip: number;
-  limit: number;
-} {
+/** The repository's question from the client's options (400 for a field without its value). */
+export function metricsQuery(options: MetricsOptions = {}) {
   if (options.greaterThanEqualsField !== undefined && options.greaterThanEquals === undefined)
     throw invalidField(
       "queryOptions.greaterThanEquals",
@@ -51,114 +41,24 @@ export function metricsPipeline(options: MetricsOptions = {}): {
     );
   if (options.equalsField !== undefined && options.equals === undefined)
     throw invalidField("queryOptions.equals", "equalsField needs equals", "required");
-
-  // A bucket starts at or after T exactly when its jobs ended at or after T rounded up to a day.
-  const since =
-    options.greaterThanEquals !== undefined ? Math.ceil(options.greaterThanEquals / DAY_MS) * DAY_MS : 0;
-  const match: Record<string, unknown> = {
-    status: "complete",
-    "metrics.end_time": { $gte: since },
-    "metrics.start_time": { $gte: 0 },
+  return {
+    // A bucket starts at or after T exactly when its jobs ended at or after T rounded up to a day.
+    since:
+      options.greaterThanEquals !== undefined ? Math.ceil(options.greaterThanEquals / DAY_MS) * DAY_MS : 0,
+    workflowName: options.equals,
+    sortBy:
+      options.sort === "metrics.startDate" ? ("metrics.startDate" as const) : ("workflow.name" as const),
+    order: options.order ?? 1,
+    skip: options.skip ?? 0,
+    limit: pageLimit(options.limit),
   };
-  if (options.equals !== undefined) match["workflow.name"] = options.equals;
-
-  const skip = options.skip ?? 0;
-  const limit = pageLimit(options.limit);
-  const order = options.order ?? 1;
-  const sort =
-    options.sort === "metrics.startDate"
-      ? { [order === 1 ? "first" : "last"]: order, _id: order }
-      : { "workflow.name": order, _id: order };
-
-  const pipeline: Pipeline = [
-    { $match: match },
-    {
-      $project: {
-        workflowId: "$workflow._id",
-        workflowName: "$workflow.name",
-        end: "$metrics.end_time",
-        day: { $subtract: ["$metrics.end_time", { $mod: ["$metrics.end_time", DAY_MS] }] },
-        run: runTime,
-        manual: { $ifNull: ["$metrics.manual_time", 0] },
-        pre: { $ifNull: ["$preAutomationTime", 0] },
-        missed: {
-          $cond: [{ $and: [{ $gt: [slaMs, 0] }, { $gt: [runTime, slaMs] }] }, 1, 0],
-        },
-      },
-    },
-    { $sort: { end: 1, _id: 1 } },
-    {
-      $group: {
-        _id: { workflow: "$workflowId", day: "$day" },
-        name: { $last: "$workflowName" },
-        pre: { $last: "$pre" },
-        lastEnd: { $max: "$end" },
-        jobsComplete: { $sum: 1 },
-        totalRunTime: { $sum: "$run" },
-        totalManualTime: { $sum: "$manual" },
-        slaTargetsMissed: { $sum: "$missed" },
-      },
-    },
-    { $sort: { "_id.day": 1, lastEnd: 1 } },
-    {
-      $group: {
-        _id: "$_id.workflow",
-        name: { $last: "$name" },
-        preAutomationTime: { $last: "$pre" },
-        first: { $min: "$_id.day" },
-        last: { $max: "$_id.day" },
-        metrics: {
-          $push: {
-            jobsComplete: "$jobsComplete",
-            totalRunTime: "$totalRunTime",
-            totalManualTime: "$totalManualTime",
-            slaTargetsMissed: "$slaTargetsMissed",
-            day: "$_id.day",
-          },
-        },
-      },
-    },
-    {
-      $project: {
-        _id: 1,
-        workflow: { name: "$name", _id: "$_id" },
-        metrics: 1,
-        preAutomationTime: 1,
-        first: 1,
-        last: 1,
-      },
-    },
-    {
-      $facet: {
-        total: [{ $count: "n" }],
-        page: [{ $sort: sort }, { $skip: skip }, { $limit: limit }],
-      },
-    },
-  ];
-  return { pipeline, skip, limit };
-}
-
-interface Bucket {
-  jobsComplete: number;
-  totalRunTime: number;
-  totalManualTime: number;
-  slaTargetsMissed: number;
-  day: number;
-}
-
-interface Entry {
-  _id: string;
-  workflow: { name: string; _id: string };
-  metrics: Bucket[];
-  preAutomationTime: number;
 }
 
 export async function taskMetrics(this: EngineService, ctx: EngineCtx<"taskMetrics">) {
-  const { pipeline, skip, limit } = metricsPipeline(ctx.params.queryOptions);
-  const [out] = await this.store
-    .collection(JOBS)
-    .aggregate<{ total: { n: number }[]; page: Entry[] }>(pipeline);
-  const results: TaskMetricsResult["results"] = (out?.page ?? []).map((entry) => ({
+  const query = metricsQuery(ctx.params.queryOptions);
+  const { skip, limit } = query;
+  const out = await this.jobs.dailyMetrics(query);
+  const results: TaskMetricsResult["results"] = out.page.map((entry) => ({
     _id: entry._id,
     workflow: { name: entry.workflow.name, _id: entry.workflow._id },
     // $push keeps the sorted order on both backends; sorting again costs nothing and guarantees it.
@@ -167,5 +67,5 @@ export async function taskMetrics(this: EngineService, ctx: EngineCtx<"taskMetri
       .map(({ day, ...sums }) => ({ ...sums, startDate: new Date(day).toISOString() })),
     preAutomationTime: entry.preAutomationTime,
   }));
-  return { results, skip, limit, total: out?.total[0]?.n ?? 0 };
+  return { results, skip, limit, total: out.total };
 }

@@ -30,7 +30,7 @@ export interface JobStoreQuery {
   hints: string[];
   /**
    * Set when the client chose the filter's fields or the sort (FindOptions.scan): no index plan
-   * foresees those. Without them a list is served by the jobs' indexes (engine/collections.ts).
+   * foresees those. Without them a list is served by the jobs' indexes (engine/jobs.repository.ts).
    */
   scan?: string;
 }

@@ -5,30 +5,20 @@
  * under the same group-based access as the job list: a job one may not see is a 404, like one that
  * does not exist. The client's query is checked by shared/client-filter.ts first.
  */
-import type { Job, JobOutput } from "../../../shared/contracts/resources";
-import { searchPage } from "../../../shared/client-filter";
+import type { JobOutput } from "../../../shared/contracts/resources";
 import { NotFoundError } from "../../../shared/errors";
 import type { EngineCtx, EngineService } from "../types";
-import { JOBS } from "../collections";
 import { visibilityScope } from "./handlers";
-import { JOB_HIDDEN_PATHS } from "./public-job";
-import { hydrateJobs } from "../run/outputs";
 
 async function visibleJob(service: EngineService, caller: Parameters<typeof visibilityScope>[0], id: string) {
-  const job = await service.store.collection(JOBS).findOne({ ...visibilityScope(caller), _id: id });
+  // Outputs too big for the job document come back with it (run/outputs.ts).
+  const job = await service.jobs.findVisible(id, visibilityScope(caller));
   if (!job) throw new NotFoundError("Job", id);
-  // Outputs too big for the job document are put back (run/outputs.ts).
-  await hydrateJobs(service.store, [job]);
-  return job as Job;
+  return job;
 }
 
 export async function searchJobs(this: EngineService, ctx: EngineCtx<"searchJobs">) {
-  const jobs = this.store.collection(JOBS);
-  const scope = visibilityScope(ctx.meta.caller);
-  const options = ctx.params.options ?? {};
-  const page = await searchPage<Job>(jobs, options, { _id: 1 }, scope, JOB_HIDDEN_PATHS);
-  await hydrateJobs(this.store, page.results as Record<string, any>[], !!options.fields);
-  return page;
+  return this.jobs.search(ctx.params.options ?? {}, visibilityScope(ctx.meta.caller));
 }
 
 export async function getJobDocument(this: EngineService, ctx: EngineCtx<"getJobDocument">) {
@@ -39,7 +29,7 @@ export async function getJobDocument(this: EngineService, ctx: EngineCtx<"getJob
 export async function jobOutput(this: EngineService, ctx: EngineCtx<"jobOutput">) {
   const job = await visibleJob(this, ctx.meta.caller, ctx.params.id);
   const tasks: JobOutput["tasks"] = {};
-  for (const [id, task] of Object.entries((job.tasks ?? {}) as Record<string, any>)) {
+  for (const [id, task] of Object.entries(job.tasks)) {
     if (!task) continue;
     tasks[id] = {
       name: task.name,

@@ -63,7 +63,7 @@ async function control(
   const failed: JobControlResult["metadata"]["failed"] = [];
   for (const id of jobIds) {
     try {
-      data.push(copyPlain(await changeJob(service, caller, id, what)) as unknown as Job);
+      data.push(copyPlain(await changeJob(service, caller, id, what)));
     } catch (err) {
       const e = err as { code?: number; message: string };
       // Anything but a client error (a store failure) is the request's failure, not this job's.

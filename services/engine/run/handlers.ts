@@ -13,11 +13,10 @@ import { loadKey } from "../../../shared/secrets";
 import { typedMixin } from "../../../shared/service";
 import type { EngineCtx, EngineService } from "../types";
 import { assertMayStart, assertOwnGroups, maySeeJob } from "../../../shared/job-visibility";
-import { ensureJobIndexes } from "../collections";
-import { ensureWorkflowIndexes } from "../workflows/handlers";
+import { JobRepository } from "../jobs.repository";
+import { WorkflowRepository } from "../workflows.repository";
 import { DISPATCH_EVENT, Runner } from "./runner";
 import { runnerSettings } from "./settings";
-import { JobOutputs } from "./outputs";
 import { loadWorkflow, prepareVariables } from "./start";
 import { checkGroupsExist } from "../../../shared/groups";
 import { buildJob } from "./new-job";
@@ -43,7 +42,7 @@ const runAs = (caller: Caller | undefined): RunJob["runAs"] =>
 export async function startJob(this: EngineService, ctx: EngineCtx<"startJob">) {
   const { workflow: name, options } = ctx.params;
   const caller = ctx.meta.caller;
-  const workflow = await loadWorkflow(this.store, name);
+  const workflow = await loadWorkflow(this.workflows, name);
   assertMayStart(caller, workflow);
   const variables = prepareVariables(workflow, options.variables ?? {}, () => this.secretKey());
   let groups = [...new Set(options.groups ?? workflow.groups ?? [])];
@@ -55,11 +54,12 @@ export async function startJob(this: EngineService, ctx: EngineCtx<"startJob">) 
   if (groups.length === 0 && caller) groups = [...caller.groupIds];
   // A start sent with a request id starts its job under an id made from it: a replica taking the
   // start over from a dead one answers the job the first one started (shared/keyed-inserts.ts).
-  const id = keyedDocumentId("job");
-  if (id && takingOver()) {
-    const existing = await this.runner.jobs.read(id);
+  const keyed = keyedDocumentId("job");
+  if (keyed && takingOver()) {
+    const existing = await this.runner.jobs.read(keyed);
     if (existing) return answer(existing);
   }
+  const id = keyed ?? this.jobs.newId();
   const job = buildJob(
     workflow,
     { id, description: options.description, type: options.type, variables, groups, caller: runAs(caller) },
@@ -74,7 +74,7 @@ export async function startScheduledJob(this: EngineService, ctx: EngineCtx<"sta
   const runner: Runner = this.runner;
   const existing = await runner.jobs.read(jobId);
   if (existing) return answer(existing);
-  const workflow = await loadWorkflow(this.store, name);
+  const workflow = await loadWorkflow(this.workflows, name);
   // Run as the automation's owner (services/scheduler/firing.ts runsAs), or as the platform.
   const caller = ctx.meta.caller;
   assertMayStart(caller, workflow);
@@ -155,18 +155,22 @@ export const executorMixin = typedMixin<EngineService>({
   },
 
   async started(this: EngineService) {
-    await ensureJobIndexes(this.store).catch((err: Error) =>
-      this.logger.warn(`engine: jobs index not created: ${err.message}`),
-    );
-    await ensureWorkflowIndexes(this.store);
+    this.jobs = new JobRepository(this.store);
+    this.workflows = new WorkflowRepository(this.store);
+    // A job index that cannot be created (a migration refused) slows reads; it stops nothing.
+    await this.jobs
+      .ensureIndexes()
+      .catch((err: Error) => this.logger.warn(`engine: jobs index not created: ${err.message}`));
+    await this.workflows.ensureIndexes();
     // Big task outputs live in their own collection (run/outputs.ts): its index finds a job's.
-    await new JobOutputs(this.store)
+    await this.jobs.outputs
       .ensureIndexes()
       .catch((err: Error) => this.logger.warn(`engine: job_outputs index not created: ${err.message}`));
     this.runner = new Runner({
       broker: this.broker,
       logger: this.logger,
-      store: this.store,
+      jobs: this.jobs,
+      workflows: this.workflows,
       secretKey: () => this.secretKey(),
       settings: runnerSettings(configOf(this.broker).engine),
     });

@@ -8,17 +8,19 @@
  * next step of a job it is running needs no read first. The cache only saves a read: a write from a
  * stale copy fails its compare-and-set, and a decision not to write (or to refuse) made on a cached
  * copy is always re-checked on a fresh read.
+ *
+ * The store's side (the reads, the insert, the compare-and-set itself) is ../jobs.repository.ts;
+ * this class decides what to write.
  */
 import { copyPlain, deepFreeze, setOwn } from "../../../shared/objects";
 import { parseFrozen } from "../../../shared/frozen-json";
-import type { Store } from "../../../shared/store/types";
 import { nowIso } from "../../../shared/text";
 import { JOB_CACHE_SIZE, MAX_WRITE_ATTEMPTS } from "./settings";
 import type { RunJob, RunTask, SpillRef } from "./types";
-import { JOBS } from "../collections";
+import type { JobOutputRepository } from "../job-outputs.repository";
+import type { JobRepository } from "../jobs.repository";
 import {
   ERROR_RECORDS_INLINE,
-  JobOutputs,
   MIN_SPILL_BYTES,
   OutputGoneError,
   spillThreshold,
@@ -39,20 +41,16 @@ export class JobStore {
   private readonly locks = new Map<string, Promise<void>>();
 
   /** The values too big for their job (./outputs.ts). */
-  readonly outputs: JobOutputs;
+  readonly outputs: JobOutputRepository;
 
-  constructor(private readonly store: Store) {
-    this.outputs = new JobOutputs(store);
-  }
-
-  get collection() {
-    return this.store.collection<RunJob>(JOBS);
+  constructor(private readonly jobs: JobRepository) {
+    this.outputs = jobs.outputs;
   }
 
   /** The stored job with its values put back (and it is remembered), or null. */
   async read(id: string): Promise<RunJob | null> {
     for (let attempt = 0; ; attempt++) {
-      const doc = await this.collection.findOne({ _id: id });
+      const doc = await this.jobs.findById(id);
       if (!doc) {
         this.cache.delete(id);
         return null;
@@ -76,7 +74,7 @@ export class JobStore {
     const text = JSON.stringify(job);
     if (text.length <= MIN_SPILL_BYTES || text.length <= spillThreshold(job)) {
       const doc = parseFrozen(text) as RunJob;
-      await this.collection.insertOne(doc);
+      await this.jobs.insert(doc);
       this.remember(doc);
       return;
     }
@@ -89,7 +87,7 @@ export class JobStore {
       await this.outputs.write(job._id, writes);
     }
     try {
-      await this.collection.insertOne(stored);
+      await this.jobs.insert(stored);
     } catch (err) {
       await this.outputs.drop(doc.spilled ?? []).catch(() => undefined);
       throw err;
@@ -146,11 +144,7 @@ export class JobStore {
         const { set, unset } = delta;
         draft.last_updated = set.last_updated = nowIso();
         draft.version = base.version + 1;
-        const written = await this.collection.updateOne(
-          { _id: id, version: base.version },
-          { $set: set, $inc: { version: 1 }, ...(unset && { $unset: unset }) },
-        );
-        if (written.matchedCount === 1) {
+        if (await this.jobs.compareAndSet(id, base.version, set, unset)) {
           this.remember(draft);
           if (spill && spill.superseded.length > 0) await this.dropQuietly(spill.superseded);
           return { before: base, job: draft, result, changed: true };
@@ -244,10 +238,11 @@ function samePlain(a: unknown, b: unknown): boolean {
  * until writableTask gives the draft its own copy of one.
  */
 function draftOf(base: RunJob): RunJob {
-  const draft = {} as Record<string, unknown>;
+  const draft: Partial<Record<keyof RunJob, unknown>> = {};
   for (const key of Object.keys(base) as (keyof RunJob)[])
     draft[key] = key === "tasks" ? { ...base.tasks } : copyPlain(base[key]);
-  return draft as unknown as RunJob;
+  // Every member of `base`, copied: a RunJob.
+  return draft as RunJob;
 }
 
 /**

@@ -1,14 +1,10 @@
 /** A new job: the document a workflow's run starts from, before its first step. */
 import { copyPlain } from "../../../shared/objects";
-import { ObjectId } from "mongodb";
 import type { WorkflowDoc } from "../../../shared/contracts/engine-documents";
 import { API_VERSION } from "../../../shared/version";
 import type { RunJob, RunTask } from "./types";
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-/** A fresh ObjectId text (job ids are chosen here so a child job's id can be written before it exists). */
-export const newJobId = () => new ObjectId().toHexString();
 
 export interface JobInput {
   description?: string;
@@ -18,7 +14,8 @@ export interface JobInput {
   caller?: RunJob["runAs"];
   parent?: RunJob["parent"];
   ancestors?: string[];
-  id?: string;
+  /** The job's id: the jobs repository's newId(), or one chosen before (a keyed start, a child job). */
+  id: string;
 }
 
 /** A new job document of `workflow`, before its first step. */
@@ -50,7 +47,7 @@ export function buildJob(
   const user = input.caller?.accountId ?? "system";
   const at = iso(now);
   return {
-    _id: input.id ?? newJobId(),
+    _id: input.id,
     type: input.type ?? "automation",
     name: workflow.name,
     description: input.description ?? workflow.description ?? "",

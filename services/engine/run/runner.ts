@@ -13,7 +13,9 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Logger, ServiceBroker } from "moleculer";
-import { DuplicateKeyError, type Store } from "../../../shared/store/types";
+import { DuplicateKeyError } from "../../../shared/store/types";
+import type { JobRepository } from "../jobs.repository";
+import type { WorkflowRepository } from "../workflows.repository";
 import { OperationError, childRequest } from "../operations";
 import { emitChanges } from "./events";
 import { JobStore } from "./jobs";
@@ -34,7 +36,6 @@ import {
 import type { ChildState, RunJob } from "./types";
 import { outgoingFromResult, resolveIncoming } from "./variables";
 import { copyPlain } from "../../../shared/objects";
-import { hydrateJobs } from "./outputs";
 import { callAsPlatform, PLATFORM_META } from "../../../shared/authorization";
 import { assertMayStart } from "../../../shared/job-visibility";
 
@@ -55,7 +56,8 @@ interface RunningTask {
 export interface RunnerHost {
   broker: ServiceBroker;
   logger: Logger;
-  store: Store;
+  jobs: JobRepository;
+  workflows: WorkflowRepository;
   /** The platform's encryption key (loaded on first use). */
   secretKey(): Buffer;
   /** Timings and limits from the broker's config (./settings.ts). */
@@ -73,7 +75,7 @@ export class Runner {
 
   constructor(private readonly host: RunnerHost) {
     this.me = `${host.broker.nodeID}/${randomUUID().slice(0, 8)}`;
-    this.jobs = new JobStore(host.store);
+    this.jobs = new JobStore(host.jobs);
     let told = false;
     this.jobs.onFullCopy = (err) => {
       if (host.settings.strictDrafts) throw err;
@@ -110,6 +112,7 @@ export class Runner {
       me: this.me,
       budget: this.budget,
       claimTtlMs: this.host.settings.claimTtlMs,
+      newJobId: () => this.host.jobs.newId(),
       children,
     };
   }
@@ -235,6 +238,8 @@ export class Runner {
    * such as the store's or password changes.
    */
   private assertTaskAction(action: string): void {
+    // Not a document: Moleculer's typings answer the registry's endpoint list without the action
+    // schema's own members (our `task`), so the list is read as what it holds.
     const list = this.broker.registry.getActionEndpoints(action) as unknown as
       { endpoints?: { action?: { task?: unknown } }[] } | undefined;
     const endpoints = list?.endpoints ?? [];
@@ -248,9 +253,8 @@ export class Runner {
     const childId = task.child!.jobId;
     try {
       const request = childRequest(copyPlain(resolveIncoming(job, task)));
-      const existing = await this.jobs.collection.findOne({ _id: childId }, { projection: { _id: 1 } });
-      if (!existing) {
-        const workflow = await loadWorkflow(this.host.store, request.workflow);
+      if (!(await this.host.jobs.exists(childId))) {
+        const workflow = await loadWorkflow(this.host.workflows, request.workflow);
         // A child starts as its parent's runAs: its workflow's groups apply to that account as it is now.
         if (job.runAs && workflow.groups?.length) {
           const current = await callAsPlatform(this.broker, "accounts.refreshCaller", {
@@ -350,11 +354,7 @@ export class Runner {
       t && t.status === "running" && t.child ? [t.child.jobId] : [],
     );
     if (ids.length === 0) return undefined;
-    const found = await this.jobs.collection.find(
-      { _id: { $in: ids } },
-      { projection: { _id: 1, status: 1, variables: 1, spilled: 1 } },
-    );
-    await hydrateJobs(this.host.store, found); // a child's big variables (./outputs.ts)
+    const found = await this.host.jobs.children(ids);
     const states = new Map<string, ChildState>(ids.map((id) => [id, { status: "", missing: true }]));
     for (const child of found) states.set(child._id, { status: child.status, variables: child.variables });
     return states;
@@ -379,11 +379,8 @@ export class Runner {
     if (this.sweeping || this.stopping) return 0;
     this.sweeping = true;
     try {
-      const due = await this.jobs.collection.find(
-        { status: "running", sweepAt: { $lte: Date.now() } },
-        { projection: { _id: 1 }, limit: SWEEP_BATCH },
-      );
-      const ids = due.map((d) => d._id).sort(() => Math.random() - 0.5);
+      const due = await this.host.jobs.dueForSweep(Date.now(), SWEEP_BATCH);
+      const ids = [...due].sort(() => Math.random() - 0.5);
       const workers = Array.from({ length: Math.min(SWEEP_CONCURRENCY, ids.length) }, async () => {
         for (let id = ids.pop(); id !== undefined; id = ids.pop()) await this.process(id);
       });

@@ -6,16 +6,12 @@
 import { copyPlain } from "../../../shared/objects";
 import { BadRequestError, NotFoundError, invalidField, type FieldError } from "../../../shared/errors";
 import { sealPointers } from "../../../shared/pointers";
-import type { Store } from "../../../shared/store/types";
-import type { WorkflowDoc } from "../../../shared/contracts/engine-documents";
 import { checkInput } from "./input-schema";
 import { END, START, TASK_ID_PATTERN } from "../../../shared/contracts/engine-documents";
-import { WORKFLOWS } from "../collections";
+import type { RunnableWorkflow, WorkflowRepository } from "../workflows.repository";
 
-export type RunnableWorkflow = WorkflowDoc & { decorators?: { type: string; pointer: string }[] };
-
-export async function loadWorkflow(store: Store, name: string): Promise<RunnableWorkflow> {
-  const workflow = await store.collection<RunnableWorkflow>(WORKFLOWS).findOne({ name });
+export async function loadWorkflow(workflows: WorkflowRepository, name: string): Promise<RunnableWorkflow> {
+  const workflow = await workflows.byName(name);
   if (!workflow) throw new NotFoundError("Workflow", name);
   checkRunnable(workflow);
   return workflow;

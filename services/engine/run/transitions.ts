@@ -37,7 +37,6 @@ import {
 } from "../operations";
 import type { OperationTask } from "../operations/names";
 import { CHILD_CHECK_MS, DISPATCH_GRACE_MS, MAX_INLINE_STEPS, MAX_ITERATIONS } from "./settings";
-import { newJobId } from "./new-job";
 import { errorRecord, failed, methodOf, pushError, type Outcome } from "./outcomes";
 import type { ChildState, RunJob, RunTask } from "./types";
 import { readTask, writableTask } from "./jobs";
@@ -63,6 +62,8 @@ export interface StepContext {
   budget: number;
   /** How long a claim holds without renewal (the broker's config, ./settings.ts). */
   claimTtlMs: number;
+  /** A new job's id (the jobs repository's newId): a childJob task's child gets it when the task is claimed. */
+  newJobId(): string;
   /** What is known of child jobs, by id (looked up before the write). */
   children?: Map<string, ChildState>;
 }
@@ -487,7 +488,7 @@ function claim(task: RunTask, id: string, step: Step): void {
   task.claim = { owner: step.ctx.me, until: step.now + step.ctx.claimTtlMs, run };
   delete task.wakeAt;
   if (task.type === "operation" && task.name === "childJob" && !task.child)
-    task.child = { jobId: newJobId() };
+    task.child = { jobId: step.ctx.newJobId() };
   step.claimed.push({ taskId: id, run });
   step.ctx.budget--;
 }

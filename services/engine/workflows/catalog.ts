@@ -92,6 +92,8 @@ function automaticEntry(action: RegistryAction): TaskCatalogEntry {
 }
 
 export function taskCatalog(broker: ServiceBroker): TaskCatalogEntry[] {
+  // Not a document: Moleculer's typings leave the action schema's own members (our `task`) out of
+  // the registry's list, so it is read as what it holds.
   const listed = broker.registry.getActionList({ onlyAvailable: true, skipInternal: true }) as unknown as {
     action?: RegistryAction;
   }[];

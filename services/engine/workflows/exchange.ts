@@ -6,14 +6,12 @@
  * exists is a 409 unless `overwrite` is set; then the definition replaces the existing one. The
  * workflow comes bare or wrapped as `{workflow: {...}}` (the real product's clients send that).
  */
-import type { Workflow, WorkflowExport } from "../../../shared/contracts/resources";
+import type { WorkflowExport } from "../../../shared/contracts/resources";
 import { ConflictError, invalidField } from "../../../shared/errors";
 import { DuplicateKeyError } from "../../../shared/store/types";
 import type { EngineCtx, EngineService } from "../types";
-import { WORKFLOWS } from "../collections";
 import {
   definition,
-  ensureWorkflowIndexes,
   findWorkflow,
   newWorkflowDoc,
   replaceDefinition,
@@ -26,7 +24,7 @@ export async function exportWorkflow(this: EngineService, ctx: EngineCtx<"export
   const name = ctx.params.name ?? ctx.params.options?.name;
   if (!name)
     throw invalidField("name", "Name the workflow to export: {name} or {options: {name}}", "required");
-  const stored = await findWorkflow(this.store, name);
+  const stored = await findWorkflow(this.workflows, name);
   const {
     _id: _ignoredId,
     created: _created,
@@ -67,11 +65,9 @@ function importedWorkflow(params: EngineCtx<"importWorkflow">["params"]): Workfl
 export async function importWorkflow(this: EngineService, ctx: EngineCtx<"importWorkflow">) {
   const overwrite = ctx.params.overwrite ?? false;
   const fields = definition(importedWorkflow(ctx.params));
-  await ensureWorkflowIndexes(this.store);
   const by = who(ctx);
-  const workflows = this.store.collection(WORKFLOWS);
   try {
-    return (await workflows.insertOne(newWorkflowDoc(fields, by))) as Workflow;
+    return await this.workflows.insert(newWorkflowDoc(fields, by));
   } catch (err) {
     if (!(err instanceof DuplicateKeyError)) throw err;
     if (!overwrite)
@@ -79,8 +75,8 @@ export async function importWorkflow(this: EngineService, ctx: EngineCtx<"import
         `Workflow '${fields.name}' already exists; import with overwrite to replace it`,
       );
   }
-  const replaced = await workflows.findOneAndUpdate({ name: fields.name }, replaceDefinition(fields, by));
+  const replaced = await this.workflows.replace(fields.name, replaceDefinition(fields, by));
   // Deleted between the insert and the replace: the name is free again.
   if (!replaced) throw new ConflictError(`Workflow '${fields.name}' changed meanwhile; import again`);
-  return replaced as Workflow;
+  return replaced;
 }

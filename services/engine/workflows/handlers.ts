@@ -1,40 +1,23 @@
 /**
- * Engine: workflow definitions (docs/platform-rules.md (#supporting-operations, #workflows-and-jobs)), collection `workflows`, unique by
- * `name`. Every write is checked as a graph first (./validation.ts), so a rejected call stores nothing.
+ * Engine: workflow definitions (docs/platform-rules.md (#supporting-operations, #workflows-and-jobs)), collection `workflows`
+ * (../workflows.repository.ts), unique by `name`. Every write is checked as a graph first (./validation.ts), so a rejected call stores nothing.
  * PUT replaces the whole definition (and may rename it); `_id`, `created` and `created_by` stay.
  * DELETE is refused (409) while an automation or a live job uses the workflow, unless forced.
  */
 import type { Infer } from "../../../shared/contracts/schema";
 import type { engine } from "../../../shared/contracts/engine";
-import type { Workflow } from "../../../shared/contracts/resources";
 import { ConflictError, NotFoundError } from "../../../shared/errors";
-import { DuplicateKeyError, type Store } from "../../../shared/store/types";
+import { DuplicateKeyError } from "../../../shared/store/types";
 import { nowIso } from "../../../shared/text";
 import { validateGraph } from "./validation";
 import type { EngineCtx, EngineService } from "../types";
 import type { WorkflowDoc } from "../../../shared/contracts/engine-documents";
-import { pageLimit } from "../../../shared/paging";
-import { JOBS, WORKFLOWS } from "../collections";
+import { page, pageLimit } from "../../../shared/paging";
 import { callAsPlatform } from "../../../shared/authorization";
 import { checkSchemaPatterns } from "../run/input-schema";
+import type { WorkflowRepository } from "../workflows.repository";
 
 export type WorkflowInput = Infer<typeof engine.actions.createWorkflow.params>["workflow"];
-
-/** The workflows' indexes, created once per store (at the engine's start, and before a first write). */
-const indexed = new WeakMap<Store, Promise<void>>();
-export function ensureWorkflowIndexes(store: Store): Promise<void> {
-  let done = indexed.get(store);
-  if (!done) {
-    done = store
-      .collection(WORKFLOWS)
-      .createIndex({ keys: { name: 1 }, unique: true })
-      // The workflows a group owns (group-based access, a group's delete).
-      .then(() => store.collection(WORKFLOWS).createIndex({ keys: { groups: 1 } }));
-    indexed.set(store, done);
-    done.catch(() => indexed.delete(store));
-  }
-  return done;
-}
 
 /** The stored definition's fields, from a validated request (unknown top-level members are dropped). */
 export function definition(
@@ -80,17 +63,16 @@ export function replaceDefinition(fields: Definition, by: string, now = nowIso()
 export const who = (ctx: { meta: { caller?: { username: string } } }) =>
   ctx.meta.caller?.username ?? "system";
 
-export async function findWorkflow(store: Store, name: string): Promise<WorkflowDoc> {
-  const doc = await store.collection<WorkflowDoc>(WORKFLOWS).findOne({ name });
+export async function findWorkflow(workflows: WorkflowRepository, name: string): Promise<WorkflowDoc> {
+  const doc = await workflows.byName(name);
   if (!doc) throw new NotFoundError("Workflow", name);
   return doc;
 }
 
 export async function createWorkflow(this: EngineService, ctx: EngineCtx<"createWorkflow">) {
   const fields = definition(ctx.params.workflow);
-  await ensureWorkflowIndexes(this.store);
   try {
-    return (await this.store.collection(WORKFLOWS).insertOne(newWorkflowDoc(fields, who(ctx)))) as Workflow;
+    return await this.workflows.insert(newWorkflowDoc(fields, who(ctx)));
   } catch (err) {
     if (err instanceof DuplicateKeyError) throw new ConflictError(`Workflow '${fields.name}' already exists`);
     throw err;
@@ -100,37 +82,33 @@ export async function createWorkflow(this: EngineService, ctx: EngineCtx<"create
 export async function listWorkflows(this: EngineService, ctx: EngineCtx<"listWorkflows">) {
   const skip = ctx.params.skip ?? 0;
   const limit = pageLimit(ctx.params.limit);
-  return (await this.store
-    .collection(WORKFLOWS)
-    .find({}, { sort: { name: 1, _id: 1 }, skip, limit, readOnly: true })) as Workflow[];
+  const [found, total] = await Promise.all([this.workflows.page(skip, limit), this.workflows.countAll()]);
+  return page(found, total, skip, limit);
 }
 
 export async function getWorkflow(this: EngineService, ctx: EngineCtx<"getWorkflow">) {
-  return (await findWorkflow(this.store, ctx.params.name)) as Workflow;
+  return findWorkflow(this.workflows, ctx.params.name);
 }
 
 export async function getWorkflowById(this: EngineService, ctx: EngineCtx<"getWorkflowById">) {
-  const doc = await this.store.collection(WORKFLOWS).findOne({ _id: ctx.params.id });
+  const doc = await this.workflows.byId(ctx.params.id);
   if (!doc) throw new NotFoundError("Workflow", ctx.params.id);
-  return doc as Workflow;
+  return doc;
 }
 
 export async function updateWorkflow(this: EngineService, ctx: EngineCtx<"updateWorkflow">) {
   const fields = definition(ctx.params.workflow);
-  await ensureWorkflowIndexes(this.store);
   if (fields.name !== ctx.params.name) await refuseRenameInUse(this, ctx, ctx.params.name);
   let updated: WorkflowDoc | null;
   try {
-    updated = await this.store
-      .collection<WorkflowDoc>(WORKFLOWS)
-      .findOneAndUpdate({ name: ctx.params.name }, replaceDefinition(fields, who(ctx)));
+    updated = await this.workflows.replace(ctx.params.name, replaceDefinition(fields, who(ctx)));
   } catch (err) {
     // Renaming onto another workflow's name.
     if (err instanceof DuplicateKeyError) throw new ConflictError(`Workflow '${fields.name}' already exists`);
     throw err;
   }
   if (!updated) throw new NotFoundError("Workflow", ctx.params.name);
-  return updated as Workflow;
+  return updated;
 }
 
 /**
@@ -139,7 +117,7 @@ export async function updateWorkflow(this: EngineService, ctx: EngineCtx<"update
  * their own copy and do not mind.
  */
 async function refuseRenameInUse(service: EngineService, ctx: EngineCtx<"updateWorkflow">, name: string) {
-  const doc = await findWorkflow(service.store, name);
+  const doc = await findWorkflow(service.workflows, name);
   const users = await callAsPlatform(ctx, "scheduler.workflowUsers", {
     name: doc.name,
     id: doc._id,
@@ -161,14 +139,11 @@ const USERS_NAMED = 10;
  * them) and its jobs that are running or paused. Each list names at most USERS_NAMED.
  */
 async function workflowUsers(service: EngineService, ctx: EngineCtx<"deleteWorkflow">, doc: WorkflowDoc) {
-  const filter = { "workflow._id": doc._id, status: { $in: LIVE_JOB_STATUSES } };
-  const jobsOf = service.store.collection(JOBS);
-  const [automations, jobCount, jobs] = await Promise.all([
+  const [automations, jobs] = await Promise.all([
     callAsPlatform(ctx, "scheduler.workflowUsers", { name: doc.name, id: doc._id, limit: USERS_NAMED }),
-    jobsOf.count(filter),
-    jobsOf.find(filter, { sort: { _id: 1 }, limit: USERS_NAMED, projection: { _id: 1 }, readOnly: true }),
+    service.jobs.ofWorkflow(doc._id, LIVE_JOB_STATUSES, USERS_NAMED),
   ]);
-  return { automations, jobs: { total: jobCount, ids: jobs.map((j) => j._id as string) } };
+  return { automations, jobs };
 }
 
 /**
@@ -180,7 +155,7 @@ async function workflowUsers(service: EngineService, ctx: EngineCtx<"deleteWorkf
  */
 export async function deleteWorkflow(this: EngineService, ctx: EngineCtx<"deleteWorkflow">) {
   const { name, force = false } = ctx.params;
-  const doc = await findWorkflow(this.store, name);
+  const doc = await findWorkflow(this.workflows, name);
   if (!force) {
     const users = await workflowUsers(this, ctx, doc);
     if (users.automations.total > 0 || users.jobs.total > 0) {
@@ -200,7 +175,7 @@ export async function deleteWorkflow(this: EngineService, ctx: EngineCtx<"delete
     }
   }
   // By _id: a workflow renamed or replaced since the read is not deleted in its place.
-  const deleted = await this.store.collection(WORKFLOWS).findOneAndDelete({ _id: doc._id, name });
+  const deleted = await this.workflows.removeExact(doc._id, name);
   if (!deleted) throw new NotFoundError("Workflow", name);
   return { status: "OK", message: `Workflow '${name}' deleted`, name };
 }

@@ -8,35 +8,29 @@
 import type { Context } from "moleculer";
 import type { Workflow } from "../../../shared/contracts/resources";
 import { isPlainObject } from "../../../shared/objects";
-import { searchPage } from "../../../shared/client-filter";
 import { pageLimit } from "../../../shared/paging";
-import type { Doc, Filter } from "../../../shared/store/types";
-import { escapeRegex } from "../../../shared/text";
+import type { Doc } from "../../../shared/store/types";
 import type { EngineCtx, EngineService } from "../types";
-import { WORKFLOWS } from "../collections";
 import { callAsPlatform } from "../../../shared/authorization";
 
 export async function searchWorkflows(this: EngineService, ctx: EngineCtx<"searchWorkflows">) {
-  return searchPage<Workflow>(this.store.collection(WORKFLOWS), ctx.params.options ?? {}, { name: 1 });
+  return this.workflows.search(ctx.params.options ?? {});
 }
 
 export async function studioWorkflows(this: EngineService, ctx: EngineCtx<"studioWorkflows">) {
   const p = ctx.params.options ?? {};
-  const clauses: Filter[] = [];
-  if (p.equals?.name !== undefined) clauses.push({ name: p.equals.name });
-  if (p.equals?._id !== undefined) clauses.push({ _id: p.equals._id });
-  if (p.contains?.name !== undefined)
-    clauses.push({ name: { $regex: escapeRegex(p.contains.name), $options: "i" } });
-  if (p["starts-with"]?.name !== undefined)
-    clauses.push({ name: { $regex: `^${escapeRegex(p["starts-with"].name)}`, $options: "i" } });
-  const filter = clauses.length === 0 ? {} : clauses.length === 1 ? clauses[0] : { $and: clauses };
   const skip = p.skip ?? 0;
   const limit = pageLimit(p.limit);
-  const workflows = this.store.collection(WORKFLOWS);
-  const [found, total] = await Promise.all([
-    workflows.find(filter, { sort: { [p.sort ?? "name"]: p.order ?? 1, _id: 1 }, skip, limit }),
-    workflows.count(filter),
-  ]);
+  const { found, total } = await this.workflows.studioPage({
+    equalsName: p.equals?.name,
+    equalsId: p.equals?._id,
+    containsName: p.contains?.name,
+    startsWithName: p["starts-with"]?.name,
+    sort: p.sort ?? "name",
+    order: p.order ?? 1,
+    skip,
+    limit,
+  });
   const expanded = await expandAccounts(ctx, found, listOf(p.expand));
   const items = expanded.map((w) => shape(w, listOf(p.include), listOf(p.exclude)));
   return { items: items as Workflow[], total, skip, limit };

@@ -157,6 +157,8 @@ function checkTask(id: string, raw: unknown, field: string, fail: Fail): Workflo
     // The two ends run nothing: they are markers, whatever type a client's editor wrote on them.
     task.name = typeof task.name === "string" && task.name !== "" ? task.name : id;
     delete task.app;
+    // A client's task, checked member by member into `task` (not a stored document): when every
+    // check passed it holds a WorkflowTask, which the checks, not the type system, established.
     return ok ? (task as unknown as WorkflowTask) : undefined;
   }
 
@@ -177,6 +179,7 @@ function checkTask(id: string, raw: unknown, field: string, fail: Fail): Workflo
     );
   }
   if (type !== "automatic") delete task.app;
+  // As above: what the checks established.
   return ok ? (task as unknown as WorkflowTask) : undefined;
 }
 
