@@ -86,7 +86,7 @@ function layerRules() {
  * repository (`*.repository.ts`) opens a collection of the store; handlers call its named methods.
  * The store service (services/store/) is the store itself, served over the bus.
  */
-const NOT_YET_REPOSITORIES = ["accounts", "configuration", "engine", "forms", "search"];
+const NOT_YET_REPOSITORIES = ["forms"];
 
 function repositoryRule() {
   return {
