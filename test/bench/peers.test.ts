@@ -12,7 +12,7 @@ import { Queue } from "bullmq";
 import { makeWorkerUtils } from "graphile-worker";
 import { STEPS, type PeerId } from "../../bench/peers/peers";
 import { nameOf, runBullDelayed, runPeer, type PeerSettings } from "../../bench/peers/run";
-import { serversFromEnv } from "../../bench/peers/servers";
+import { probePostgres, serversFromEnv } from "../../bench/peers/servers";
 
 const servers = serversFromEnv();
 
@@ -75,6 +75,12 @@ async function leftOver(peer: PeerId | "bullmq-delayed", name: string): Promise<
 }
 
 describe("bench:peers runs each peer", () => {
+  // As the bench does before a peer runs: the probe creates the database on a machine that never
+  // ran the bench (a fresh CI machine has the server, not the database).
+  beforeAll(async () => {
+    if (postgresUp) expect(await probePostgres(servers)).toMatchObject({ ok: true });
+  });
+
   const cases: [PeerId, boolean][] = [
     ["bullmq-chain", redisUp],
     ["bullmq-flow", redisUp],

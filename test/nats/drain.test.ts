@@ -96,10 +96,15 @@ describe("rolling restart: SIGTERM mid-stream loses nothing", () => {
   });
 
   async function listedGroups(): Promise<Set<string>> {
-    const res = await fetch(`${bases[1]}/user-management/groups`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    return new Set(((await res.json()) as { name: string }[]).map((g) => g.name));
+    const names = new Set<string>();
+    for (let skip = 0; ; skip += 1000) {
+      const res = await fetch(`${bases[1]}/user-management/groups?skip=${skip}&limit=1000`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const page = (await res.json()) as { results: { name: string }[]; total: number };
+      for (const g of page.results) names.add(g.name);
+      if (page.results.length === 0 || skip + page.results.length >= page.total) return names;
+    }
   }
 
   test("one of two accounts replicas: zero failed requests, zero lost writes", async () => {

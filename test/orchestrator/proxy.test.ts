@@ -45,7 +45,7 @@ beforeAll(async () => {
     password: PASSWORD,
   };
   for (const body of [
-    adapter("nso", { ...base, timeout: 500 }),
+    adapter("nso", { ...base, timeout: 1000 }),
     adapter("nso-one", { ...base, maxInFlight: 1, maxQueue: 0 }),
     adapter("nso-based", { ...base, base_path: "/restconf" }),
     adapter("down", { ...base, port: 1, timeout: 500 }),
@@ -105,7 +105,7 @@ describe("restQuery (operation 2)", () => {
     expectError(await query("down", "/x"), 502, "BAD_GATEWAY");
     expectError(await query("nso", "/close"), 502, "BAD_GATEWAY");
     const slow = expectError(await query("nso", "/slow"), 504, "TIMEOUT");
-    expect(slow.data).toEqual(expect.objectContaining({ adapter: "nso", timeoutMs: 500 }));
+    expect(slow.data).toEqual(expect.objectContaining({ adapter: "nso", timeoutMs: 1000 }));
   });
 
   test("past the in-flight limit and queue, a call is refused at once with 503", async () => {
