@@ -14,7 +14,9 @@
  *    on a live node, it waits for the answer (up to its own timeout, then 409), pinging that node
  *    so that its death is noticed here too; `running` on a node that has left the bus (killed
  *    mid-call), it takes the record over with a compare-and-set and runs the handler itself, and
- *    what the first attempt inserted is answered, not inserted again (shared/keyed-inserts.ts);
+ *    what the first attempt inserted is answered, not inserted again: the handler's inserts get
+ *    ids made from the record's `_id` and the `seed` its claim drew, the same in every run
+ *    (shared/keyed-inserts.ts);
  *  - the same id with other params is a client error (409), never another request's answer;
  *  - records expire after IDEMPOTENCY_TTL seconds (an index on `expiresAt`; each node sweeps the
  *    expired ones now and then, on any backend).
@@ -23,7 +25,7 @@
  * are not themselves deduplicated under it. Broker middleware, service side (`localAction`): one
  * mechanism for every marked action, no handler knows of it.
  */
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { Context, Middleware, ServiceBroker } from "moleculer";
 import { contracts } from "./contracts";
 import { ConflictError } from "./errors";
@@ -53,7 +55,9 @@ interface IdempotencyRecord {
   expiresAt: number;
   result?: unknown;
   meta?: Record<string, unknown>;
-  /** What the handler inserted, noted before each insert (shared/keyed-inserts.ts). */
+  /** Drawn by the claim: the handler's made ids come from it and `_id` (shared/keyed-inserts.ts). */
+  seed?: string;
+  /** What the handler inserted under ids of its own, noted before each insert (keyed-inserts.ts). */
   inserts?: InsertNote[];
 }
 
@@ -135,12 +139,13 @@ export function idempotencyMiddleware(writes: Set<string> = actionsMarked("keyed
           node: broker.nodeID,
           fingerprint,
           expiresAt: Date.now() + ttlMs,
+          seed: randomUUID(),
         });
 
-        const run = async (replay?: InsertNote[]): Promise<unknown> => {
+        const run = async (seed: string | undefined, replay?: InsertNote[]): Promise<unknown> => {
           let result: unknown;
           try {
-            result = await runKeyed({ recordId: _id, records: coll, replay, seen: new Map() }, () =>
+            result = await runKeyed({ recordId: _id, records: coll, seed, replay, seen: new Map() }, () =>
               handler(ctx),
             );
           } catch (err) {
@@ -161,8 +166,9 @@ export function idempotencyMiddleware(writes: Set<string> = actionsMarked("keyed
         let waits = 0;
         for (;;) {
           try {
-            await coll.insertOne(running());
-            return await run();
+            const claim = running();
+            await coll.insertOne(claim);
+            return await run(claim.seed);
           } catch (err) {
             if (!(err instanceof DuplicateKeyError)) throw err;
           }
@@ -188,7 +194,7 @@ export function idempotencyMiddleware(writes: Set<string> = actionsMarked("keyed
             );
             if (taken) {
               broker.logger.info(`'${action.name}': taking over a call whose node left mid-call`);
-              return run(taken.inserts ?? []);
+              return run(taken.seed, taken.inserts ?? []);
             }
             continue;
           }

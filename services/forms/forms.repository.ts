@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { FormDocument } from "../../shared/contracts/resources";
 import { ConflictError, NotFoundError } from "../../shared/errors";
+import { keyedUuid } from "../../shared/keyed-inserts";
 import { index, Repository } from "../../shared/store/repository";
 import { DuplicateKeyError } from "../../shared/store/types";
 
@@ -13,9 +14,13 @@ export class FormsRepository extends Repository<FormDocument> {
   /** One form per name; also serves the list (by name) and every lookup, which is by name. */
   readonly indexes = [index({ name: 1 }, { unique: true })];
 
-  /** A UUID: the ids forms have always had. */
+  /**
+   * A UUID (the ids forms have always had). In an idempotent create it is made from the request's
+   * key (shared/keyed-inserts.ts): a replica that takes a dead one's create over makes the same id
+   * and answers the form the first attempt stored, with no extra write to remember it.
+   */
   override newId(): string {
-    return randomUUID();
+    return keyedUuid("form") ?? randomUUID();
   }
 
   /** Stores a new form; 409 when its name is taken. */
