@@ -25,7 +25,7 @@
  * are not themselves deduplicated under it. Broker middleware, service side (`localAction`): one
  * mechanism for every marked action, no handler knows of it.
  */
-import { createHash, randomUUID } from "node:crypto";
+import { hash, randomUUID } from "node:crypto";
 import type { Context, Middleware, ServiceBroker } from "moleculer";
 import { contracts } from "./contracts";
 import { ConflictError } from "./errors";
@@ -73,19 +73,28 @@ export function actionsMarked(kind: "repeatable" | "keyed"): Set<string> {
   return out;
 }
 
-/** JSON with object members in key order: the same params give the same text whatever their order. */
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-  if (value && typeof value === "object")
-    return `{${Object.keys(value)
-      .sort()
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`)
-      .join(",")}}`;
-  return JSON.stringify(value) ?? "null";
+/**
+ * JSON with object members in key order: the same params give the same text whatever their order.
+ * Loops, not map/filter/join: it runs on every keyed call's params.
+ */
+export function stableJson(value: unknown): string {
+  if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) {
+    let text = "[";
+    for (let i = 0; i < value.length; i++) text += (i ? "," : "") + stableJson(value[i]);
+    return text + "]";
+  }
+  const record = value as Record<string, unknown>;
+  let text = "";
+  for (const key of Object.keys(record).sort()) {
+    if (record[key] === undefined) continue;
+    text += `${text ? "," : ""}${JSON.stringify(key)}:${stableJson(record[key])}`;
+  }
+  return `{${text}}`;
 }
 
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+/** One-shot `hash` (no Hash object per call): it runs twice on every keyed call. */
+const sha256 = (text: string) => hash("sha256", text);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Meta = Record<string, unknown> & { caller?: { accountId?: string } };

@@ -18,7 +18,7 @@
  * changes. The store of every service passes through here (shared/runtime.ts).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { newDocumentId, type Collection, type Doc, type Store } from "./store/types";
 
 /** Where idempotency records live (shared/idempotency.ts): never noted themselves. */
@@ -62,7 +62,7 @@ export function takingOver(): boolean {
 /** The hex digest every made id of the call under `label` comes from. */
 function madeDigest(call: KeyedCall, label: string): string {
   const base = call.seed === undefined ? call.recordId : `${call.recordId}\n${call.seed}`;
-  return createHash("sha256").update(`${base}\n${label}`).digest("hex");
+  return hash("sha256", `${base}\n${label}`);
 }
 
 function made(call: KeyedCall, id: string): string {
