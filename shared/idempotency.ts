@@ -1,8 +1,8 @@
 /**
  * Idempotent writes (docs/deployment.md#high-availability). A write whose contract says
  * `idempotent: "keyed"` runs at most once per request id: the gateway gives each call of such an
- * operation an id (the client's `Idempotency-Key`, else a fresh one) in `ctx.meta.idempotencyKey`,
- * and a repeat of the call with that id (the gateway's own retry on another replica after a node
+ * operation an id (the client's `Idempotency-Key`, else a fresh one once the call leaves its node:
+ * GENERATED_KEY_META) in `ctx.meta.idempotencyKey`, and a repeat of the call with that id (the gateway's own retry on another replica after a node
  * vanished, or a client sending the request again) answers the first result instead of doing it
  * again.
  *
@@ -36,6 +36,16 @@ import { IDEMPOTENCY_COLLECTION, runKeyed, type InsertNote } from "./keyed-inser
 export { IDEMPOTENCY_COLLECTION };
 /** The meta member the gateway sets (gateway/gateway.service.ts) and this middleware consumes. */
 export const IDEMPOTENCY_META = "idempotencyKey";
+/**
+ * A key the gateway made for a request that came without `Idempotency-Key`. It exists for one
+ * thing: the gateway's own retry of a call whose node left mid-call (shared/retry-left-node.ts),
+ * which only a call sent to another node can need. So it becomes the call's key (IDEMPOTENCY_META)
+ * when the call leaves this node (`remoteAction` below), a retry carrying it on; a call served on
+ * the gateway's own node runs without a record, as nobody can repeat it: nobody else knows the key,
+ * and a node that dies takes the gateway and the client's connection with it. A client's own key
+ * always gets its record, wherever the call runs.
+ */
+export const GENERATED_KEY_META = "idempotencyKeyIfSent";
 /** What a client may send as `Idempotency-Key`: visible ASCII, bounded. */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -128,10 +138,30 @@ export function idempotencyMiddleware(writes: Set<string> = actionsMarked("keyed
     created(b: ServiceBroker) {
       broker = b;
     },
+    /**
+     * A call of a marked action sent to another node takes the gateway's made key as its own, so
+     * that retry-left-node (registered before this middleware, so wrapped by it: it finds the key
+     * in the meta when the call fails) sends it again under that key, and the replica that runs
+     * it keeps a record.
+     */
+    remoteAction(handler: (ctx: Context) => Promise<unknown>, action: { name: string }) {
+      if (!writes.has(action.name)) return handler;
+      return function keyWhenSent(ctx: Context<unknown, Meta>): Promise<unknown> {
+        const made = ctx.meta[GENERATED_KEY_META];
+        if (made !== undefined) {
+          if (typeof ctx.meta[IDEMPOTENCY_META] !== "string" && typeof made === "string")
+            ctx.meta[IDEMPOTENCY_META] = made;
+          delete ctx.meta[GENERATED_KEY_META];
+        }
+        return handler(ctx);
+      };
+    },
     localAction(handler: (ctx: Context) => Promise<unknown>, action: { name: string; service?: unknown }) {
       if (!writes.has(action.name)) return handler;
       return async function oncePerRequestId(ctx: Context<unknown, Meta>): Promise<unknown> {
         const key = ctx.meta[IDEMPOTENCY_META];
+        // Served where the gateway made it: no repeat can come (GENERATED_KEY_META).
+        if (GENERATED_KEY_META in ctx.meta) delete ctx.meta[GENERATED_KEY_META];
         if (typeof key !== "string") return handler(ctx);
         // The handler's own calls are not repeats of this one.
         delete ctx.meta[IDEMPOTENCY_META];

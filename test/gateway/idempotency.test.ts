@@ -237,11 +237,21 @@ describe("form creates: ids made from the key instead of noted inserts", () => {
     expect(await formsNamed("idem-form-legacy")).toHaveLength(1);
   });
 
-  test("without a key each create is its own (the gateway's own key): a random UUID each", async () => {
+  test("without a key, served on the gateway's node: no record kept, a random UUID each", async () => {
+    const kept = () =>
+      withStore(platform.broker, (store) =>
+        store.collection("idempotency").count({ action: "forms.create" }),
+      );
+    const before = await kept();
     const a = await admin.post("/formbuilder/forms", form("idem-form-nokey-1"));
     const b = await admin.post("/formbuilder/forms", form("idem-form-nokey-2"));
     expect([a.status, b.status]).toEqual([200, 200]);
     expect(a.body._id).toMatch(UUID);
     expect(b.body._id).not.toBe(a.body._id);
+    // Nobody can repeat them (the gateway's key is used only once a call leaves its node:
+    // test/unit/idempotency-made-keys.test.ts); with a key, the record is there.
+    expect(await kept()).toBe(before);
+    expect((await admin.post("/formbuilder/forms", form("idem-form-key"), withKey("kf-7"))).status).toBe(200);
+    expect(await kept()).toBe(before + 1);
   });
 });
