@@ -9,6 +9,7 @@
  *   ours        the whole platform on one broker, GET /user-management/accounts?limit=10
  *   ours-nats   gateway here, store+accounts in `node dist/app/main.js` over NATS
  *   ours-write, floor-write   a form create through ours, and POST /floor on the floor (in-process)
+ *   ours-write-keyed   the form create with an Idempotency-Key of its own per request (in-process)
  * and (BENCH_TUNING=0 skips it) the NATS floor under each serializer x disableBalancer, then ours
  * over NATS with the best of them when that is not the default. Table on stdout, JSON in
  * bench/results/gateway.json.
@@ -146,6 +147,14 @@ async function ours(round: number): Promise<{ body: Buffer; type: string }> {
         { id: "ours-write", label: "ours, in-process, form create", round },
         `${base}/formbuilder/forms`,
         { Authorization: `Bearer ${token}`, ...JSON_BODY },
+        WRITE,
+      );
+    // A client's key always gets its record (shared/idempotency.ts): what a keyed create costs.
+    if (wanted("ours-write-keyed"))
+      await run(
+        { id: "ours-write-keyed", label: "ours, in-process, form create, keyed", round },
+        `${base}/formbuilder/forms`,
+        { Authorization: `Bearer ${token}`, ...JSON_BODY, "Idempotency-Key": "bench-[<id>]" },
         WRITE,
       );
     return page;

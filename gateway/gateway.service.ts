@@ -54,7 +54,7 @@ import { rateLimits } from "./rate-limit";
 import { assertParamsWithinBounds, assertWithinBounds } from "../shared/input-bounds";
 import { applySessionEffect } from "./session-cookie";
 import { API_VERSION } from "../shared/version";
-import { actionsMarked, IDEMPOTENCY_KEY, IDEMPOTENCY_META } from "../shared/idempotency";
+import { actionsMarked, GENERATED_KEY_META, IDEMPOTENCY_KEY, IDEMPOTENCY_META } from "../shared/idempotency";
 import { randomUUID } from "node:crypto";
 
 import { Errors } from "moleculer";
@@ -138,8 +138,13 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
         if (!mayCall(op.access, caller, op.action)) throw refusal(op.action, op.access);
         ctx.meta.caller = caller;
       }
-      // An idempotent write carries its request id, so a repeat answers its first result (shared/idempotency.ts).
-      if (idempotentWrites.has(op.action)) ctx.meta[IDEMPOTENCY_META] = idempotencyKey(req);
+      // An idempotent write carries its request id, so a repeat answers its first result
+      // (shared/idempotency.ts): the client's key, else one made here, used once the call leaves this node.
+      if (idempotentWrites.has(op.action)) {
+        const given = clientIdempotencyKey(req);
+        if (given !== undefined) ctx.meta[IDEMPOTENCY_META] = given;
+        else (ctx.meta as Record<string, unknown>)[GENERATED_KEY_META] = randomUUID();
+      }
       // Before anything crosses the bus: a value too deep for the bus would not even serialize.
       assertWithinBounds(req.body, config.inputLimits);
       req.$params = buildParams(op, req, alias.match(req.parsedUrl) || {});
@@ -362,10 +367,10 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
   });
 }
 
-/** The client's `Idempotency-Key` (400 when malformed), else a fresh one. */
-function idempotencyKey(req: IncomingMessage): string {
+/** The client's `Idempotency-Key` (400 when malformed), if it sent one. */
+function clientIdempotencyKey(req: IncomingMessage): string | undefined {
   const given = req.headers["idempotency-key"];
-  if (given === undefined) return randomUUID();
+  if (given === undefined) return undefined;
   if (typeof given !== "string" || !IDEMPOTENCY_KEY.test(given))
     throw invalidField("Idempotency-Key", "Idempotency-Key must be 1 to 255 visible ASCII characters");
   return given;

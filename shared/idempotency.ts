@@ -1,8 +1,8 @@
 /**
  * Idempotent writes (docs/deployment.md#high-availability). A write whose contract says
  * `idempotent: "keyed"` runs at most once per request id: the gateway gives each call of such an
- * operation an id (the client's `Idempotency-Key`, else a fresh one) in `ctx.meta.idempotencyKey`,
- * and a repeat of the call with that id (the gateway's own retry on another replica after a node
+ * operation an id (the client's `Idempotency-Key`, else a fresh one once the call leaves its node:
+ * GENERATED_KEY_META) in `ctx.meta.idempotencyKey`, and a repeat of the call with that id (the gateway's own retry on another replica after a node
  * vanished, or a client sending the request again) answers the first result instead of doing it
  * again.
  *
@@ -14,7 +14,9 @@
  *    on a live node, it waits for the answer (up to its own timeout, then 409), pinging that node
  *    so that its death is noticed here too; `running` on a node that has left the bus (killed
  *    mid-call), it takes the record over with a compare-and-set and runs the handler itself, and
- *    what the first attempt inserted is answered, not inserted again (shared/keyed-inserts.ts);
+ *    what the first attempt inserted is answered, not inserted again: the handler's inserts get
+ *    ids made from the record's `_id` and the `seed` its claim drew, the same in every run
+ *    (shared/keyed-inserts.ts);
  *  - the same id with other params is a client error (409), never another request's answer;
  *  - records expire after IDEMPOTENCY_TTL seconds (an index on `expiresAt`; each node sweeps the
  *    expired ones now and then, on any backend).
@@ -23,7 +25,7 @@
  * are not themselves deduplicated under it. Broker middleware, service side (`localAction`): one
  * mechanism for every marked action, no handler knows of it.
  */
-import { createHash } from "node:crypto";
+import { hash, randomUUID } from "node:crypto";
 import type { Context, Middleware, ServiceBroker } from "moleculer";
 import { contracts } from "./contracts";
 import { ConflictError } from "./errors";
@@ -34,6 +36,16 @@ import { IDEMPOTENCY_COLLECTION, runKeyed, type InsertNote } from "./keyed-inser
 export { IDEMPOTENCY_COLLECTION };
 /** The meta member the gateway sets (gateway/gateway.service.ts) and this middleware consumes. */
 export const IDEMPOTENCY_META = "idempotencyKey";
+/**
+ * A key the gateway made for a request that came without `Idempotency-Key`. It exists for one
+ * thing: the gateway's own retry of a call whose node left mid-call (shared/retry-left-node.ts),
+ * which only a call sent to another node can need. So it becomes the call's key (IDEMPOTENCY_META)
+ * when the call leaves this node (`remoteAction` below), a retry carrying it on; a call served on
+ * the gateway's own node runs without a record, as nobody can repeat it: nobody else knows the key,
+ * and a node that dies takes the gateway and the client's connection with it. A client's own key
+ * always gets its record, wherever the call runs.
+ */
+export const GENERATED_KEY_META = "idempotencyKeyIfSent";
 /** What a client may send as `Idempotency-Key`: visible ASCII, bounded. */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -53,7 +65,9 @@ interface IdempotencyRecord {
   expiresAt: number;
   result?: unknown;
   meta?: Record<string, unknown>;
-  /** What the handler inserted, noted before each insert (shared/keyed-inserts.ts). */
+  /** Drawn by the claim: the handler's made ids come from it and `_id` (shared/keyed-inserts.ts). */
+  seed?: string;
+  /** What the handler inserted under ids of its own, noted before each insert (keyed-inserts.ts). */
   inserts?: InsertNote[];
 }
 
@@ -69,19 +83,28 @@ export function actionsMarked(kind: "repeatable" | "keyed"): Set<string> {
   return out;
 }
 
-/** JSON with object members in key order: the same params give the same text whatever their order. */
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-  if (value && typeof value === "object")
-    return `{${Object.keys(value)
-      .sort()
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`)
-      .join(",")}}`;
-  return JSON.stringify(value) ?? "null";
+/**
+ * JSON with object members in key order: the same params give the same text whatever their order.
+ * Loops, not map/filter/join: it runs on every keyed call's params.
+ */
+export function stableJson(value: unknown): string {
+  if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) {
+    let text = "[";
+    for (let i = 0; i < value.length; i++) text += (i ? "," : "") + stableJson(value[i]);
+    return text + "]";
+  }
+  const record = value as Record<string, unknown>;
+  let text = "";
+  for (const key of Object.keys(record).sort()) {
+    if (record[key] === undefined) continue;
+    text += `${text ? "," : ""}${JSON.stringify(key)}:${stableJson(record[key])}`;
+  }
+  return `{${text}}`;
 }
 
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+/** One-shot `hash` (no Hash object per call): it runs twice on every keyed call. */
+const sha256 = (text: string) => hash("sha256", text);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Meta = Record<string, unknown> & { caller?: { accountId?: string } };
@@ -115,10 +138,30 @@ export function idempotencyMiddleware(writes: Set<string> = actionsMarked("keyed
     created(b: ServiceBroker) {
       broker = b;
     },
+    /**
+     * A call of a marked action sent to another node takes the gateway's made key as its own, so
+     * that retry-left-node (registered before this middleware, so wrapped by it: it finds the key
+     * in the meta when the call fails) sends it again under that key, and the replica that runs
+     * it keeps a record.
+     */
+    remoteAction(handler: (ctx: Context) => Promise<unknown>, action: { name: string }) {
+      if (!writes.has(action.name)) return handler;
+      return function keyWhenSent(ctx: Context<unknown, Meta>): Promise<unknown> {
+        const made = ctx.meta[GENERATED_KEY_META];
+        if (made !== undefined) {
+          if (typeof ctx.meta[IDEMPOTENCY_META] !== "string" && typeof made === "string")
+            ctx.meta[IDEMPOTENCY_META] = made;
+          delete ctx.meta[GENERATED_KEY_META];
+        }
+        return handler(ctx);
+      };
+    },
     localAction(handler: (ctx: Context) => Promise<unknown>, action: { name: string; service?: unknown }) {
       if (!writes.has(action.name)) return handler;
       return async function oncePerRequestId(ctx: Context<unknown, Meta>): Promise<unknown> {
         const key = ctx.meta[IDEMPOTENCY_META];
+        // Served where the gateway made it: no repeat can come (GENERATED_KEY_META).
+        if (GENERATED_KEY_META in ctx.meta) delete ctx.meta[GENERATED_KEY_META];
         if (typeof key !== "string") return handler(ctx);
         // The handler's own calls are not repeats of this one.
         delete ctx.meta[IDEMPOTENCY_META];
@@ -135,12 +178,13 @@ export function idempotencyMiddleware(writes: Set<string> = actionsMarked("keyed
           node: broker.nodeID,
           fingerprint,
           expiresAt: Date.now() + ttlMs,
+          seed: randomUUID(),
         });
 
-        const run = async (replay?: InsertNote[]): Promise<unknown> => {
+        const run = async (seed: string | undefined, replay?: InsertNote[]): Promise<unknown> => {
           let result: unknown;
           try {
-            result = await runKeyed({ recordId: _id, records: coll, replay, seen: new Map() }, () =>
+            result = await runKeyed({ recordId: _id, records: coll, seed, replay, seen: new Map() }, () =>
               handler(ctx),
             );
           } catch (err) {
@@ -161,8 +205,9 @@ export function idempotencyMiddleware(writes: Set<string> = actionsMarked("keyed
         let waits = 0;
         for (;;) {
           try {
-            await coll.insertOne(running());
-            return await run();
+            const claim = running();
+            await coll.insertOne(claim);
+            return await run(claim.seed);
           } catch (err) {
             if (!(err instanceof DuplicateKeyError)) throw err;
           }
@@ -188,7 +233,7 @@ export function idempotencyMiddleware(writes: Set<string> = actionsMarked("keyed
             );
             if (taken) {
               broker.logger.info(`'${action.name}': taking over a call whose node left mid-call`);
-              return run(taken.inserts ?? []);
+              return run(taken.seed, taken.inserts ?? []);
             }
             continue;
           }

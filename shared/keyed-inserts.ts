@@ -3,14 +3,22 @@
  * answer, the replica that takes the call over does not insert it again (shared/idempotency.ts).
  *
  * While a keyed call's handler runs (an AsyncLocalStorage scope the idempotency middleware opens),
- * every `insertOne` first notes `{collection, _id}` in the call's idempotency record, then inserts.
- * A takeover runs the handler again with the first attempt's notes: its n-th insert into a
- * collection whose n-th noted document exists answers that document instead of inserting (a create
- * answers what the first attempt created, instead of 409 or a second copy). Outside a keyed call
- * nothing changes. The store of every service passes through here (shared/runtime.ts).
+ * its inserts get ids that are the same in every run of the call: the n-th insert into a
+ * collection of a document without `_id` gets one made from the call's record (its `_id` and the
+ * `seed` the claim drew), and a handler with its own id scheme asks for one (keyedDocumentId). A
+ * takeover runs the handler again and so makes the same ids: an insert whose id is already stored
+ * answers that document instead of inserting it (a create answers what the first attempt
+ * created, instead of 409 or a second copy). Such an insert costs no extra write: the document
+ * itself, under its made id, proves it was made.
+ *
+ * A document inserted under an id of the handler's own choosing (not made here) is noted instead:
+ * `{collection, _id}` pushed to the call's record before the insert, and a takeover answers the
+ * n-th noted document of a collection for its n-th insert there. Records written before made ids
+ * existed carry such notes only, and are taken over the same way. Outside a keyed call nothing
+ * changes. The store of every service passes through here (shared/runtime.ts).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { newDocumentId, type Collection, type Doc, type Store } from "./store/types";
 
 /** Where idempotency records live (shared/idempotency.ts): never noted themselves. */
@@ -25,10 +33,19 @@ export interface KeyedCall {
   /** The idempotency record's `_id` and collection. */
   recordId: string;
   records: Collection;
+  /**
+   * The claim's random seed (in the record): made ids differ from those of an expired record of the
+   * same key. Absent in records written before it existed; their ids are made from recordId alone.
+   */
+  seed?: string;
   /** The first attempt's notes, when this run takes a dead node's call over. */
   replay?: InsertNote[];
-  /** Inserts so far in this run, per collection. */
+  /** Noted inserts so far in this run, per collection. */
   seen: Map<string, number>;
+  /** Id-less inserts so far in this run, per collection: the n-th gets the n-th made id. */
+  madeCount?: Map<string, number>;
+  /** Ids made in this run (keyedDocumentId, keyedUuid, id-less inserts): inserted without a note. */
+  made?: Set<string>;
 }
 
 const scope = new AsyncLocalStorage<KeyedCall>();
@@ -42,28 +59,58 @@ export function takingOver(): boolean {
   return scope.getStore()?.replay !== undefined;
 }
 
+/** The hex digest every made id of the call under `label` comes from. */
+function madeDigest(call: KeyedCall, label: string): string {
+  const base = call.seed === undefined ? call.recordId : `${call.recordId}\n${call.seed}`;
+  return hash("sha256", `${base}\n${label}`);
+}
+
+function made(call: KeyedCall, id: string): string {
+  (call.made ??= new Set()).add(id);
+  return id;
+}
+
+function nextOf(counts: Map<string, number>, collection: string): number {
+  const n = counts.get(collection) ?? 0;
+  counts.set(collection, n + 1);
+  return n;
+}
+
+/** The id of the call's n-th id-less insert into `collection`. */
+function madeInsertId(call: KeyedCall, collection: string): string {
+  const n = nextOf((call.madeCount ??= new Map()), collection);
+  return made(call, madeDigest(call, `insert\n${collection}\n${n}`).slice(0, 24));
+}
+
 function notingCollection(collection: Collection): Collection {
+  const name = collection.name;
+  const insertOne = async (doc: Doc) => {
+    const call = scope.getStore();
+    if (!call) return collection.insertOne(doc);
+    // Records from before made ids (no seed): every insert noted, as their first attempt did.
+    const own = call.seed === undefined || (doc._id !== undefined && !call.made?.has(doc._id));
+    if (!own) {
+      const id = doc._id ?? madeInsertId(call, name);
+      if (call.replay !== undefined) {
+        const existing = await collection.findOne({ _id: id });
+        if (existing) return existing;
+      }
+      return collection.insertOne(doc._id === id ? doc : { ...doc, _id: id });
+    }
+    const n = nextOf(call.seen, name);
+    const earlier = call.replay?.filter((note) => note.c === name)[n];
+    if (earlier) {
+      const existing = await collection.findOne({ _id: earlier.id });
+      if (existing) return existing;
+    }
+    const withId = doc._id === undefined ? { ...doc, _id: newDocumentId() } : doc;
+    await call.records.updateOne({ _id: call.recordId }, { $push: { inserts: { c: name, id: withId._id } } });
+    return collection.insertOne(withId);
+  };
   return new Proxy(collection, {
     get(target, prop, receiver) {
-      if (prop !== "insertOne" || target.name === IDEMPOTENCY_COLLECTION)
-        return Reflect.get(target, prop, receiver);
-      return async (doc: Doc) => {
-        const call = scope.getStore();
-        if (!call) return target.insertOne(doc);
-        const n = call.seen.get(target.name) ?? 0;
-        call.seen.set(target.name, n + 1);
-        const earlier = call.replay?.filter((note) => note.c === target.name)[n];
-        if (earlier) {
-          const existing = await target.findOne({ _id: earlier.id });
-          if (existing) return existing;
-        }
-        const withId = doc._id === undefined ? { ...doc, _id: newDocumentId() } : doc;
-        await call.records.updateOne(
-          { _id: call.recordId },
-          { $push: { inserts: { c: target.name, id: withId._id } } },
-        );
-        return target.insertOne(withId);
-      };
+      if (prop !== "insertOne" || name === IDEMPOTENCY_COLLECTION) return Reflect.get(target, prop, receiver);
+      return insertOne;
     },
   });
 }
@@ -86,10 +133,24 @@ export function notingKeyedInserts(store: Store): Store {
 /**
  * An id the same in every run of the keyed call (the first and a takeover), for a handler that
  * must find what a first attempt made under its own id (a started job); undefined outside one.
+ * A document inserted under it needs no note: a takeover finds it by this id.
  */
 export function keyedDocumentId(label: string): string | undefined {
   const call = scope.getStore();
-  return call
-    ? createHash("sha256").update(`${call.recordId}\n${label}`).digest("hex").slice(0, 24)
-    : undefined;
+  return call ? made(call, madeDigest(call, label).slice(0, 24)) : undefined;
+}
+
+/**
+ * keyedDocumentId in the form of a UUID (RFC 9562 version 8: its bits are ours), for documents
+ * whose ids are UUIDs (forms): undefined outside a keyed call.
+ */
+export function keyedUuid(label: string): string | undefined {
+  const call = scope.getStore();
+  if (!call) return undefined;
+  const h = madeDigest(call, label);
+  const variant = ((parseInt(h[16], 16) & 0x3) | 0x8).toString(16);
+  return made(
+    call,
+    `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`,
+  );
 }

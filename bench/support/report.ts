@@ -64,6 +64,7 @@ export function ratios(list: Scenario[], best?: BusTuning): Record<string, numbe
     "ours/floor, in-process": ratio(rps("ours"), rps("floor")),
     "ours/floor, NATS": ratio(rps("ours-nats"), rps(DEFAULT_ID)),
     "write ours/floor, in-process": ratio(rps("ours-write"), rps("floor-write")),
+    "keyed write ours/floor, in-process": ratio(rps("ours-write-keyed"), rps("floor-write")),
   };
   if (best && tuningId(best) !== DEFAULT_ID) {
     out["floor/bare, NATS tuned"] = ratio(rps(tuningId(best)), rps("bare"));
@@ -133,7 +134,7 @@ export function printReport(
   }
   console.log("");
   for (const [k, v] of Object.entries(r))
-    console.log(`${pad(k, 30)}${v === null ? "n/a" : `${v.toFixed(2)}x`}`);
+    console.log(`${pad(k, 36)}${v === null ? "n/a" : `${v.toFixed(2)}x`}`);
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
- * autocannon for creates: every request's body gets a fresh id in place of `[<id>]`, so each create
- * names a new resource (autocannon's own -I sends nothing in the version installed here). Runs as
+ * autocannon for creates: every request's body and header values get a fresh id in place of
+ * `[<id>]`, so each create names a new resource (and may carry a key of its own) (autocannon's own -I sends nothing in the version installed here). Runs as
  * its own process, like the CLI, and prints autocannon's JSON result on stdout.
  *   node write-load.js '{"url", "connections", "durationS", "headers", "method", "body"}'
  */
@@ -31,10 +31,17 @@ autocannon(
       {
         method: spec.method as "POST",
         headers: spec.headers,
-        setupRequest: (req: Record<string, unknown>) => ({
-          ...req,
-          body: spec.body.replace("[<id>]", `${prefix}-${n++}`),
-        }),
+        setupRequest: (req: Record<string, unknown>) => {
+          const id = `${prefix}-${n++}`;
+          return {
+            ...req,
+            // The same id in a header (an Idempotency-Key per create) as in the body.
+            headers: Object.fromEntries(
+              Object.entries(spec.headers).map(([k, v]) => [k, v.replace("[<id>]", id)]),
+            ),
+            body: spec.body.replace("[<id>]", id),
+          };
+        },
       },
     ],
   },

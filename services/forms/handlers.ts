@@ -2,25 +2,24 @@
  * The forms actions (spec operations 3 and 7): forms are named documents; their groups are checked
  * through `accounts.listGroups`, never read from the accounts service's collection.
  */
-import { randomUUID } from "node:crypto";
 import type { forms as contract } from "../../shared/contracts/forms";
 import type { FormDocument, Group } from "../../shared/contracts/resources";
 import { BadRequestError } from "../../shared/errors";
-import type { NamedDocuments } from "../../shared/named-documents";
 import type { HandlerContext, PlatformService } from "../../shared/service";
 import { nowIso } from "../../shared/text";
 import { resolveGroupRefs, toListItem } from "./documents";
+import type { FormsRepository } from "./forms.repository";
 import { depthOf, MAX_FORM_DEPTH, referenceOf, restoreContainers } from "./preserve";
 import { callAsPlatform } from "../../shared/authorization";
 
 /** `this` of the forms service: what forms.service.ts adds to a platform service. */
-export type FormsService = PlatformService<{ forms(): NamedDocuments<FormDocument> }>;
+export type FormsService = PlatformService<{ forms: FormsRepository }>;
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
 
 export async function list(this: FormsService, ctx: Ctx<"list">) {
   const [forms, groups] = await Promise.all([
-    this.forms().list(),
+    this.forms.list(),
     callAsPlatform(ctx, "accounts.listGroups", {}),
   ]);
   const byId = new Map(groups.map((g: Group) => [g._id, g]));
@@ -28,7 +27,7 @@ export async function list(this: FormsService, ctx: Ctx<"list">) {
 }
 
 export async function preserveFormData(this: FormsService, ctx: Ctx<"preserveFormData">) {
-  const form = await this.forms().get(ctx.params.form_name);
+  const form = await this.forms.get(ctx.params.form_name);
   return restoreContainers(
     referenceOf(form as unknown as Record<string, unknown>),
     ctx.params.data,
@@ -52,7 +51,7 @@ export async function create(this: FormsService, ctx: Ctx<"create">) {
   const by = ctx.meta.caller?.accountId ?? "system";
   const now = nowIso();
   const form: FormDocument = {
-    _id: randomUUID(),
+    _id: this.forms.newId(),
     name,
     description,
     tags: [...new Set(tags)],
@@ -64,14 +63,14 @@ export async function create(this: FormsService, ctx: Ctx<"create">) {
     last_updated: now,
     last_updated_by: by,
   };
-  return this.forms().insert(form);
+  return this.forms.insert(form);
 }
 
 export async function get(this: FormsService, ctx: Ctx<"get">) {
-  return this.forms().get(ctx.params.name);
+  return this.forms.get(ctx.params.name);
 }
 
 export async function remove(this: FormsService, ctx: Ctx<"delete">) {
-  await this.forms().remove(ctx.params.name);
+  await this.forms.remove(ctx.params.name);
   return { status: "OK", message: `Form '${ctx.params.name}' deleted` };
 }

@@ -136,3 +136,122 @@ describe("a replica that died after doing the work, before keeping its answer", 
     expect(repeat.body.status).toBe("complete");
   });
 });
+
+/**
+ * Form creates (the gateway bench's write): the form's id is made from the call's record (its key
+ * and the claim's seed, shared/keyed-inserts.ts), so no note of the insert is written, and a
+ * takeover finds the form by that id.
+ */
+describe("form creates: ids made from the key instead of noted inserts", () => {
+  const form = (name: string) => ({ name, children: [], elements: [], groups: [] });
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+  const formsNamed = async (name: string) =>
+    ((await admin.get("/service_catalog/GetForms")).body as { name: string; _id: string }[]).filter(
+      (f) => f.name === name,
+    );
+  /** The record of the newest keyed form create, changed by `update`. */
+  const changeRecord = (update: Record<string, unknown>) =>
+    withStore(platform.broker, async (store) => {
+      const records = store.collection("idempotency");
+      const [newest] = await records.find({ action: "forms.create" }, { sort: { expiresAt: -1 }, limit: 1 });
+      await records.updateOne({ _id: newest._id }, update);
+      return records.findOne({ _id: newest._id });
+    });
+  const removeForm = (id: string) =>
+    withStore(platform.broker, (store) => store.collection("forms").deleteOne({ _id: id }));
+
+  test("eight at once with one key create one form; all eight answer it", async () => {
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        admin.post("/formbuilder/forms", form("idem-form-race"), withKey("kf-1")),
+      ),
+    );
+    expect(replies.map((r) => r.status)).toEqual(Array(8).fill(200));
+    for (const r of replies) expect(r.body).toEqual(replies[0].body);
+    expect(replies[0].body._id).toMatch(UUID);
+    expect(await formsNamed("idem-form-race")).toHaveLength(1);
+  });
+
+  test("a replay after the first succeeded answers the same form; another body is 409 and creates nothing", async () => {
+    const first = await admin.post("/formbuilder/forms", form("idem-form-a"), withKey("kf-2"));
+    expect(first.status).toBe(200);
+    const again = await admin.post("/formbuilder/forms", form("idem-form-a"), withKey("kf-2"));
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expectError(
+      await admin.post("/formbuilder/forms", form("idem-form-b"), withKey("kf-2")),
+      409,
+      "CONFLICT",
+    );
+    expect(await formsNamed("idem-form-b")).toHaveLength(0);
+    expect(await formsNamed("idem-form-a")).toHaveLength(1);
+    // The create wrote no note of its insert: its id is made, not remembered.
+    const record = await changeRecord({ $set: {} });
+    expect(record).toMatchObject({ state: "done", seed: expect.any(String) });
+    expect(record).not.toHaveProperty("inserts");
+  });
+
+  test("taken over after the insert: answers the form the dead attempt stored, once", async () => {
+    const first = await admin.post("/formbuilder/forms", form("idem-form-taken"), withKey("kf-3"));
+    expect(first.status).toBe(200);
+    await changeRecord({ $set: { state: "running", node: "a-node-that-died" } });
+    const again = await admin.post("/formbuilder/forms", form("idem-form-taken"), withKey("kf-3"));
+    expect(again.status).toBe(200);
+    expect(again.body._id).toBe(first.body._id);
+    expect(await formsNamed("idem-form-taken")).toHaveLength(1);
+  });
+
+  test("taken over before the insert: the takeover stores the form under the same made id", async () => {
+    const first = await admin.post("/formbuilder/forms", form("idem-form-early"), withKey("kf-4"));
+    expect(first.status).toBe(200);
+    // As if the first attempt died before its insert: running on a dead node, no form.
+    await changeRecord({ $set: { state: "running", node: "a-node-that-died" } });
+    expect(await removeForm(first.body._id)).toBe(1);
+    const again = await admin.post("/formbuilder/forms", form("idem-form-early"), withKey("kf-4"));
+    expect(again.status).toBe(200);
+    expect(again.body._id).toBe(first.body._id);
+    expect(await formsNamed("idem-form-early")).toHaveLength(1);
+  });
+
+  test("a key whose record expired is a new request: a new form under a new id", async () => {
+    const first = await admin.post("/formbuilder/forms", form("idem-form-old"), withKey("kf-5"));
+    expect(first.status).toBe(200);
+    await changeRecord({ $set: { expiresAt: Date.now() - 1000 } });
+    const next = await admin.post("/formbuilder/forms", form("idem-form-new"), withKey("kf-5"));
+    expect(next.status).toBe(200);
+    expect(next.body._id).not.toBe(first.body._id);
+    expect(await formsNamed("idem-form-old")).toHaveLength(1);
+    expect(await formsNamed("idem-form-new")).toHaveLength(1);
+  });
+
+  test("a record from before made ids (notes, no seed) is taken over by its notes", async () => {
+    const first = await admin.post("/formbuilder/forms", form("idem-form-legacy"), withKey("kf-6"));
+    expect(first.status).toBe(200);
+    await changeRecord({
+      $set: { state: "running", node: "a-node-that-died", inserts: [{ c: "forms", id: first.body._id }] },
+      $unset: { seed: "" },
+    });
+    const again = await admin.post("/formbuilder/forms", form("idem-form-legacy"), withKey("kf-6"));
+    expect(again.status).toBe(200);
+    expect(again.body._id).toBe(first.body._id);
+    expect(await formsNamed("idem-form-legacy")).toHaveLength(1);
+  });
+
+  test("without a key, served on the gateway's node: no record kept, a random UUID each", async () => {
+    const kept = () =>
+      withStore(platform.broker, (store) =>
+        store.collection("idempotency").count({ action: "forms.create" }),
+      );
+    const before = await kept();
+    const a = await admin.post("/formbuilder/forms", form("idem-form-nokey-1"));
+    const b = await admin.post("/formbuilder/forms", form("idem-form-nokey-2"));
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(a.body._id).toMatch(UUID);
+    expect(b.body._id).not.toBe(a.body._id);
+    // Nobody can repeat them (the gateway's key is used only once a call leaves its node:
+    // test/unit/idempotency-made-keys.test.ts); with a key, the record is there.
+    expect(await kept()).toBe(before);
+    expect((await admin.post("/formbuilder/forms", form("idem-form-key"), withKey("kf-7"))).status).toBe(200);
+    expect(await kept()).toBe(before + 1);
+  });
+});

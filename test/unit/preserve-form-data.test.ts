@@ -179,14 +179,14 @@ describe("the preserveFormData handler", () => {
     elements: [],
     groups: [],
   };
-  /** The forms service as the handler sees it: only `forms().get`, over one stored form. */
+  /** The forms service as the handler sees it: only `forms.get`, over one stored form. */
   const service = {
-    forms: () => ({
+    forms: {
       get: async (name: string) => {
         if (name !== form.name) throw new NotFoundError("Form", name);
         return structuredClone(form);
       },
-    }),
+    },
   } as unknown as FormsService;
   const call = (params: { form_name: string; data: Record<string, unknown> }) =>
     preserveFormData.call(service, { params } as Parameters<typeof preserveFormData>[0]);

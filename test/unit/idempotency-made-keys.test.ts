@@ -1,0 +1,97 @@
+/**
+ * The gateway's own key (shared/idempotency.ts GENERATED_KEY_META): a request without
+ * `Idempotency-Key` gets a made key that becomes the call's key only when the call is sent to
+ * another node, where the gateway's retry (shared/retry-left-node.ts) may repeat it. Served on the
+ * gateway's node, the call keeps no record: nobody can repeat it. Two brokers over Moleculer's
+ * in-memory transporter, with the platform's two middlewares in the platform's order.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ServiceBroker, type Context } from "moleculer";
+import { GENERATED_KEY_META, IDEMPOTENCY_META, idempotencyMiddleware } from "../../shared/idempotency";
+import { keyedDocumentId, notingKeyedInserts } from "../../shared/keyed-inserts";
+import { retryLeftNodeMiddleware } from "../../shared/retry-left-node";
+import { openEmbeddedStore } from "../../shared/store";
+import type { Store } from "../../shared/store/types";
+
+const WRITES = new Set(["probe.make"]);
+let dir: string;
+let store: Store;
+const brokers: ServiceBroker[] = [];
+
+function broker(nodeID: string, withService: boolean): ServiceBroker {
+  const b = new ServiceBroker({
+    nodeID,
+    namespace: `made-keys-${process.pid}`,
+    transporter: "Fake",
+    logger: false,
+    middlewares: [retryLeftNodeMiddleware(new Set(), WRITES), idempotencyMiddleware(WRITES)],
+  });
+  if (withService)
+    b.createService({
+      name: "probe",
+      created() {
+        (this as unknown as { store: Store }).store = notingKeyedInserts(store);
+      },
+      actions: {
+        make(ctx: Context<unknown, Record<string, unknown>>) {
+          // Inside a keyed call made ids exist; the key itself never reaches the handler.
+          return {
+            keyed: keyedDocumentId("probe") !== undefined,
+            metaKeys: [IDEMPOTENCY_META, GENERATED_KEY_META].filter((k) => k in ctx.meta),
+          };
+        },
+      },
+    });
+  brokers.push(b);
+  return b;
+}
+
+const records = () => store.collection("idempotency").count({ action: "probe.make" });
+
+let local: ServiceBroker;
+let remoteCaller: ServiceBroker;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "made-keys-"));
+  store = await openEmbeddedStore(dir);
+  local = broker("with-probe", true);
+  remoteCaller = broker("gateway-only", false);
+  await Promise.all(brokers.map((b) => b.start()));
+  await remoteCaller.waitForServices("probe");
+});
+afterAll(async () => {
+  await Promise.all(brokers.map((b) => b.stop()));
+  await store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test("served on the node that made the key: no record, not keyed, the made key goes no further", async () => {
+  const before = await records();
+  const answer = await local.call("probe.make", {}, { meta: { [GENERATED_KEY_META]: "made-1" } });
+  expect(answer).toEqual({ keyed: false, metaKeys: [] });
+  expect(await records()).toBe(before);
+});
+
+test("sent to another node: the made key is the call's key there, with its record", async () => {
+  const before = await records();
+  const answer = await remoteCaller.call("probe.make", {}, { meta: { [GENERATED_KEY_META]: "made-2" } });
+  expect(answer).toEqual({ keyed: true, metaKeys: [] });
+  expect(await records()).toBe(before + 1);
+  // A repeat under that key (the gateway's retry) answers the kept answer, without running again.
+  const again = await remoteCaller.call("probe.make", {}, { meta: { [IDEMPOTENCY_META]: "made-2" } });
+  expect(again).toEqual(answer);
+  expect(await records()).toBe(before + 1);
+});
+
+test("a client's key is kept wherever the call runs, and wins over a made one", async () => {
+  const before = await records();
+  const answer = await local.call(
+    "probe.make",
+    {},
+    { meta: { [IDEMPOTENCY_META]: "client-1", [GENERATED_KEY_META]: "made-3" } },
+  );
+  expect(answer).toEqual({ keyed: true, metaKeys: [] });
+  expect(await records()).toBe(before + 1);
+});
