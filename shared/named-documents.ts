@@ -4,12 +4,11 @@
  * named resource answers the same way (docs/architecture.md).
  *
  * `NamedRepository` is the rule as a repository base class (docs/architecture.md#repositories): a
- * named collection's repository extends it and adds its own queries. `namedDocuments` is the same
- * rule for services that have no repository yet.
+ * named collection's repository extends it and adds its own queries.
  */
 import { ConflictError, NotFoundError } from "./errors";
 import { index, Repository, type DeclaredIndex } from "./store/repository";
-import { DuplicateKeyError, type Collection, type Doc, type Filter, type Store } from "./store/types";
+import { DuplicateKeyError, type Doc, type Filter } from "./store/types";
 
 /** The unique index on the name field; `name` is unique even where `_id` is the key (profiles). */
 export const NAME_INDEX = index({ name: 1 }, { unique: true });
@@ -61,58 +60,4 @@ export abstract class NamedRepository<T extends Doc> extends Repository<T> {
     if (!doc) throw new NotFoundError(this.label, name);
     return doc;
   }
-}
-
-export interface NamedDocuments<T extends Doc> {
-  readonly collection: Collection<T>;
-  /** Stores `doc`; ConflictError (409) when its name is taken. */
-  insert(doc: Omit<T, "_id"> | T): Promise<T>;
-  /** Every document, ordered by name. */
-  list(): Promise<T[]>;
-  /** The document named `name`; NotFoundError (404) when there is none. */
-  get(name: string): Promise<T>;
-  /** Deletes and returns the document named `name`; NotFoundError (404) when there is none. */
-  remove(name: string): Promise<T>;
-}
-
-/**
- * `label` names the resource in messages ("Adapter 'x' not found"); `key` is the field that holds
- * the name (`name`, or `_id` where the name is the id).
- */
-export function namedDocuments<T extends Doc>(
-  store: Store,
-  collectionName: string,
-  label: string,
-  key: "name" | "_id" = "name",
-): NamedDocuments<T> {
-  const collection = store.collection<T>(collectionName);
-  const nameOf = (doc: Omit<T, "_id"> | T) => String((doc as Doc)[key]);
-  return {
-    collection,
-    async insert(doc) {
-      try {
-        return await collection.insertOne(doc as T);
-      } catch (err) {
-        if (err instanceof DuplicateKeyError)
-          throw new ConflictError(`${label} '${nameOf(doc)}' already exists`);
-        throw err;
-      }
-    },
-    list: () => collection.find({}, { sort: { [key]: 1 } }),
-    async get(name) {
-      const doc = await collection.findOne({ [key]: name } as Filter<T>);
-      if (!doc) throw new NotFoundError(label, name);
-      return doc;
-    },
-    async remove(name) {
-      const doc = await collection.findOneAndDelete({ [key]: name } as Filter<T>);
-      if (!doc) throw new NotFoundError(label, name);
-      return doc;
-    },
-  };
-}
-
-/** The unique index on the name field (NAME_INDEX), for services without a repository yet. */
-export async function ensureNameIndex(store: Store, collectionName: string): Promise<void> {
-  await store.collection(collectionName).createIndex(NAME_INDEX);
 }

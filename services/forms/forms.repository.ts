@@ -1,18 +1,16 @@
 /**
  * Collection `forms`: one Form document (spec "Form document (form builder)") per form, `_id` a
  * UUID, `name` unique (the form's key in every request), plus `description` and `tags` for search.
+ * Insert (409 on a taken name), list by name, get and remove (404): NamedRepository's rule.
  */
 import { randomUUID } from "node:crypto";
 import type { FormDocument } from "../../shared/contracts/resources";
-import { ConflictError, NotFoundError } from "../../shared/errors";
 import { keyedUuid } from "../../shared/keyed-inserts";
-import { index, Repository } from "../../shared/store/repository";
-import { DuplicateKeyError } from "../../shared/store/types";
+import { NamedRepository } from "../../shared/named-documents";
 
-export class FormsRepository extends Repository<FormDocument> {
+export class FormsRepository extends NamedRepository<FormDocument> {
   readonly collectionName = "forms";
-  /** One form per name; also serves the list (by name) and every lookup, which is by name. */
-  readonly indexes = [index({ name: 1 }, { unique: true })];
+  readonly label = "Form";
 
   /**
    * A UUID (the ids forms have always had). In an idempotent create it is made from the request's
@@ -21,34 +19,5 @@ export class FormsRepository extends Repository<FormDocument> {
    */
   override newId(): string {
     return keyedUuid("form") ?? randomUUID();
-  }
-
-  /** Stores a new form; 409 when its name is taken. */
-  async insert(form: FormDocument): Promise<FormDocument> {
-    try {
-      return await this.docs.insertOne(form);
-    } catch (err) {
-      if (err instanceof DuplicateKeyError) throw new ConflictError(`Form '${form.name}' already exists`);
-      throw err;
-    }
-  }
-
-  /** Every form, by name. */
-  list(): Promise<FormDocument[]> {
-    return this.docs.find({}, { sort: { name: 1 } });
-  }
-
-  /** The form named `name`; 404 when there is none. */
-  async get(name: string): Promise<FormDocument> {
-    const form = await this.docs.findOne({ name });
-    if (!form) throw new NotFoundError("Form", name);
-    return form;
-  }
-
-  /** Deletes the form named `name`; 404 when there is none. */
-  async remove(name: string): Promise<FormDocument> {
-    const form = await this.docs.findOneAndDelete({ name });
-    if (!form) throw new NotFoundError("Form", name);
-    return form;
   }
 }

@@ -28,10 +28,7 @@ export async function list(this: FormsService, ctx: Ctx<"list">) {
 
 export async function preserveFormData(this: FormsService, ctx: Ctx<"preserveFormData">) {
   const form = await this.forms.get(ctx.params.form_name);
-  return restoreContainers(
-    referenceOf(form as unknown as Record<string, unknown>),
-    ctx.params.data,
-  ) as FormDocument;
+  return restoreContainers(referenceOf(form), ctx.params.data) as FormDocument;
 }
 
 export async function create(this: FormsService, ctx: Ctx<"create">) {

@@ -85,7 +85,7 @@ function containerOf(field: Json): Json[] | Record<string, Json> | undefined {
  * of the form (`children[]` with `properties.type` `array` or `object`) an empty container under
  * the field's `name` (or `key`) when the document has no member of that name.
  */
-export function referenceOf(form: Record<string, Json>): Record<string, Json> {
+export function referenceOf(form: { readonly children?: readonly Json[] }): Record<string, Json> {
   const values = new Map<string, Json>();
   for (const field of Array.isArray(form.children) ? form.children : []) {
     const container = containerOf(field);
@@ -94,7 +94,7 @@ export function referenceOf(form: Record<string, Json>): Record<string, Json> {
       values.set(name, container);
   }
   // fromEntries and spread define own properties, so a field named "__proto__" stays data.
-  return { ...Object.fromEntries(values), ...form };
+  return { ...Object.fromEntries(values), ...(form as Record<string, Json>) };
 }
 
 /** The nesting depth of a JSON value (a scalar is 0): forms deeper than a limit are refused. */
