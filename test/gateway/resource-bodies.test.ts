@@ -123,6 +123,39 @@ describe("workflows", () => {
   });
 });
 
+describe("a workflow as Itential.py's 2021.1 upload sends it", () => {
+  test("every member of its workflow model, unset ones null, users expanded: taken, read-only ones ignored", async () => {
+    const user = { provenance: "Local AAA", username: "bob", firstname: "Bob", inactive: false };
+    const exported = (await admin.post("/workflow_builder/export", { name: "Bodies" })).body;
+    // model_dump_to_import: the model's fields by alias, no `_id`, `errors`.
+    const reply = await admin.post("/workflow_builder/import", {
+      workflow: {
+        name: "Bodies upload",
+        type: "automation",
+        tasks: exported.tasks,
+        transitions: exported.transitions,
+        font_size: 12,
+        last_updated: OLD,
+        last_updated_by: user,
+        lastUpdatedVersion: null,
+        inputSchema: {},
+        outputSchema: {},
+        created: OLD,
+        created_by: user,
+        createdVersion: null,
+        canvasVersion: 3,
+        tags: null,
+        groups: null,
+      },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.name).toBe("Bodies upload");
+    expect(reply.body.created).not.toBe(OLD);
+    expect(reply.body.created_by).toBe("admin");
+    expect(reply.body).not.toHaveProperty("font_size");
+  });
+});
+
 describe("automations and triggers, as itential-mcp sends them", () => {
   let automationId: string;
   test("create_automation", async () => {
