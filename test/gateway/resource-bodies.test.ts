@@ -69,10 +69,12 @@ describe("forms", () => {
     expect(copy.body.elements).toEqual(read.elements);
   });
 
-  test("a form list item (GET /service_catalog/GetForms) posted back is taken too", async () => {
+  test("a form list item (GET /service_catalog/GetForms) posted back is taken too, its expanded groups by _id", async () => {
     const item = (await admin.get("/service_catalog/GetForms")).body.find((f: any) => f.name === "form-a");
-    const copy = await admin.post("/formbuilder/forms", { ...item, name: "form-c", groups: [] });
+    const copy = await admin.post("/formbuilder/forms", { ...item, name: "form-c" });
     expect(copy.status).toBe(200);
+    expect(item.groups[0]).toEqual(expect.objectContaining({ name: "admins" }));
+    expect(copy.body.groups).toEqual([item.groups[0]._id]);
     expect(copy.body).not.toHaveProperty("form_name");
     expect(copy.body).not.toHaveProperty("lastUpdated");
   });
@@ -228,5 +230,30 @@ describe("automations and triggers, as itential-mcp sends them", () => {
     });
     expect(copy.status).toBe(200);
     expect(copy.body.data._id).not.toBe(read._id);
+  });
+  test("a schedule trigger read back and sent to its PATCH; the due times it answers are not taken", async () => {
+    const created = await admin.post("/operations-manager/triggers", {
+      actionId: automationId,
+      actionType: "automations",
+      name: "mcp-schedule",
+      type: "schedule",
+      enabled: true,
+      firstRunAt: Date.now() + 3_600_000,
+      repeatUnit: "hour",
+      repeatFrequency: 1,
+      repeatInterval: 3_600_000,
+      processMissedRuns: "none",
+    });
+    expect(created.status).toBe(200);
+    const read = (await admin.get(`/operations-manager/triggers/${created.body.data._id}`)).body.data;
+    const patched = await admin.patch(`/operations-manager/triggers/${read._id}`, {
+      ...read,
+      description: "hourly",
+      lastExecuted: 1,
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data.description).toBe("hourly");
+    expect(patched.body.data.lastExecuted).toBe(read.lastExecuted);
+    expect(patched.body.data.nextRunAt).toBe(read.nextRunAt);
   });
 });
