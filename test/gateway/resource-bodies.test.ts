@@ -257,3 +257,39 @@ describe("automations and triggers, as itential-mcp sends them", () => {
     expect(patched.body.data.nextRunAt).toBe(read.nextRunAt);
   });
 });
+
+describe("members outside a resource's own and read-only ones", () => {
+  test("are dropped, not stored (docs/compatibility.md#request-bodies-and-the-resources-they-hold)", async () => {
+    const stray = { strayMember: "kept?" };
+    const form = await admin.post("/formbuilder/forms", { name: "form-stray", ...stray });
+    const read = (await admin.get("/workflow_builder/workflows/Bodies")).body;
+    const workflow = await admin.post("/workflow_builder/workflows", {
+      workflow: { ...read, name: "Bodies stray", ...stray },
+    });
+    const automation = await admin.post("/operations-manager/automations", {
+      name: "stray-auto",
+      componentType: "workflows",
+      componentId: workflowId,
+      ...stray,
+    });
+    const trigger = await admin.post("/operations-manager/triggers", {
+      name: "stray-trigger",
+      type: "manual",
+      actionType: "automations",
+      actionId: automation.body.data._id,
+      ...stray,
+    });
+    for (const [reply, doc] of [
+      [form, form.body],
+      [workflow, workflow.body],
+      [automation, automation.body.data],
+      [trigger, trigger.body.data],
+    ]) {
+      expect(reply.status).toBe(200);
+      expect(doc).not.toHaveProperty("strayMember");
+    }
+    expect((await admin.get("/workflow_builder/workflows/Bodies stray")).body).not.toHaveProperty(
+      "strayMember",
+    );
+  });
+});
