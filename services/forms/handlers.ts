@@ -32,7 +32,9 @@ export async function preserveFormData(this: FormsService, ctx: Ctx<"preserveFor
 }
 
 export async function create(this: FormsService, ctx: Ctx<"create">) {
-  const { name, children = [], elements = [], groups = [], description = "", tags = [] } = ctx.params;
+  const { name, children = [], elements = [], description = "", tags = [] } = ctx.params;
+  // A Group object (a form read from GetForms, whose groups are expanded) stands for its `_id`.
+  const groups = (ctx.params.groups ?? []).map((g) => (typeof g === "string" ? g : g._id));
   if (depthOf(children) > MAX_FORM_DEPTH || depthOf(elements) > MAX_FORM_DEPTH) {
     throw new BadRequestError(`A form nests at most ${MAX_FORM_DEPTH} levels`, [
       { field: "children", message: `Nested deeper than ${MAX_FORM_DEPTH} levels`, type: "depth" },

@@ -396,6 +396,8 @@ export const accounts = defineService("accounts", {
     http: {
       method: "POST",
       path: "/authorization/accounts/:accountId/logout",
+      // The real product's path (its Authorization reference: "Force a user to log out"; docs/compatibility.md).
+      aliases: [{ path: "/authorization/accounts/:accountId/forceLogout" }],
       access: ADMIN,
       summary:
         "Force an account to log out: every session it has ends at once (its next request answers 401)",

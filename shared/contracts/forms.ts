@@ -84,10 +84,21 @@ export const forms = defineService("forms", {
       elements: { type: "array", items: formElement, optional: true, max: 1000 },
       groups: {
         type: "array",
-        items: { type: "string", min: 1, max: 128 },
+        // A group id or name, or a Group as GET /service_catalog/GetForms answers it (spec 3 expands
+        // a form's groups): a form read from the list and posted back is taken, its groups by `_id`.
+        items: {
+          type: "multi",
+          rules: [
+            { type: "string", min: 1, max: 128 },
+            {
+              type: "object",
+              props: { _id: { type: "string", min: 1, max: 128 } },
+            },
+          ],
+        },
         optional: true,
         max: 100,
-        description: "Group ids (or names) that may use the form",
+        description: "Group ids (or names), or Group objects (their _id is taken), that may use the form",
       },
       description: { type: "string", max: 4096, optional: true },
       tags: tagIds,
