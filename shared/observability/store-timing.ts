@@ -5,7 +5,8 @@
  */
 import type { ServiceBroker } from "moleculer";
 import type { Collection, Store } from "../store/types";
-import { observe } from "./metrics";
+import { PLATFORM_METRICS } from "./metrics";
+import { metricOf, seriesOf, type Series } from "./series";
 
 const TIMED = new Set([
   "find",
@@ -23,20 +24,34 @@ const TIMED = new Set([
 ]);
 
 function timedCollection<T extends Collection>(collection: T, broker: ServiceBroker): T {
+  // Per operation, its two series (ok, error), bound on first use (./series.ts).
+  const bound = new Map<string, { ok: Series; error: Series } | undefined>();
+  const seriesFor = (operation: string) => {
+    let s = bound.get(operation);
+    if (!s) {
+      const metric = metricOf(broker, PLATFORM_METRICS.storeTime.name);
+      if (!metric) return undefined;
+      const labels = (outcome: string) => ({ operation, collection: collection.name, outcome });
+      bound.set(
+        operation,
+        (s = { ok: seriesOf(metric, labels("ok")), error: seriesOf(metric, labels("error")) }),
+      );
+    }
+    return s;
+  };
   return new Proxy(collection, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
       if (typeof prop !== "string" || !TIMED.has(prop) || typeof value !== "function") return value;
       return (...args: unknown[]) => {
         const started = performance.now();
-        const labels = (outcome: string) => ({ operation: prop, collection: target.name, outcome });
         return (value.apply(target, args) as Promise<unknown>).then(
           (result) => {
-            observe(broker, "storeTime", performance.now() - started, labels("ok"));
+            seriesFor(prop)?.ok.observe(performance.now() - started);
             return result;
           },
           (err: unknown) => {
-            observe(broker, "storeTime", performance.now() - started, labels("error"));
+            seriesFor(prop)?.error.observe(performance.now() - started);
             throw err;
           },
         );
