@@ -20,7 +20,14 @@ import {
   type Attributes,
 } from "@opentelemetry/api";
 import { NodeSDK, type NodeSDKConfiguration } from "@opentelemetry/sdk-node";
-import { TracerExporters, type BrokerOptions } from "moleculer";
+import * as moleculer from "moleculer";
+import {
+  TracerExporters,
+  type BrokerOptions,
+  type Context,
+  type Middleware,
+  type ServiceBroker,
+} from "moleculer";
 
 export function telemetryEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   const exporter = env.OTEL_TRACES_EXPORTER;
@@ -136,6 +143,50 @@ export function tracingOptions(enabled: boolean, sampleRate = 1): BrokerOptions[
     events: true,
     tags: { action: { params: false, meta: false }, event: { params: false, meta: false } },
   };
+}
+
+type Hook = (next: (...args: unknown[]) => unknown, def: unknown) => (...args: unknown[]) => unknown;
+
+/** What the tracer's sampling reads of a span: Moleculer's default priority, as its action spans have. */
+const UNSTARTED_SPAN = { priority: 5 };
+
+/**
+ * Moleculer's Tracing middleware, paid for by sampled requests only. Moleculer builds a span, its
+ * tags and a spot on the context's span stack for every action and event, sampled or not, and
+ * drops the unsampled ones at the exporter. Here the sampling decision comes first: the one the
+ * request carries (`ctx.tracing`, inherited by every child context and sent in every request
+ * packet, so a remote node keeps the caller's decision), or, at the request's root, the tracer's
+ * (`shouldSample`, the call Moleculer's span would make). Sampled, the call goes through
+ * Moleculer's middleware unchanged, so sampled spans are as they were; unsampled, straight to the
+ * handler, with `ctx.tracing = false` for its children.
+ */
+export function sampledTracingMiddleware(broker: ServiceBroker): Middleware {
+  // Moleculer exports its built-in middlewares without typings.
+  const builtins = (
+    moleculer as unknown as { Middlewares: Record<string, (b: ServiceBroker) => Record<string, Hook | null>> }
+  ).Middlewares;
+  const builtin = builtins.Tracing.call(broker, broker);
+  const tracer = (broker as unknown as { tracer: { shouldSample(span: unknown): boolean } }).tracer;
+  const sampled = (ctx: Context): boolean => {
+    if (ctx.tracing == null) ctx.tracing = tracer.shouldSample(UNSTARTED_SPAN);
+    return ctx.tracing;
+  };
+  const onlySampled = (hook: Hook | null | undefined): Hook | undefined =>
+    hook
+      ? (next, def) => {
+          const traced = hook.call(broker, next, def);
+          if (traced === next) return next;
+          // Actions and events (Moleculer 0.15) are called with the context alone.
+          return function sampledOnly(this: unknown, ctx: unknown) {
+            return sampled(ctx as Context) ? traced.call(this, ctx) : next.call(this, ctx);
+          };
+        }
+      : undefined;
+  return {
+    name: "Tracing",
+    localAction: onlySampled(builtin.localAction),
+    localEvent: onlySampled(builtin.localEvent),
+  } as unknown as Middleware;
 }
 
 /** Starts the SDK for this process (exporter, endpoint, sampling from OTEL_* variables). */

@@ -1,11 +1,13 @@
 /**
- * Moleculer's internal middlewares, in Moleculer's order, with "Metrics" replaced by one that
- * updates pre-bound series (./action-metrics.ts, docs/operations-guide.md#cost). The broker is built
- * with `internalMiddlewares: false` and this list after the platform's own middlewares, which is
- * where Moleculer puts its internal ones. test/observability/action-metrics.test.ts checks the
- * list against Moleculer's.
+ * Moleculer's internal middlewares, in Moleculer's order, with two of them replaced by versions
+ * that cost a request less (docs/operations-guide.md#cost): "Tracing" by one that skips unsampled
+ * requests (shared/telemetry.ts) and "Metrics" by one that updates pre-bound series
+ * (./action-metrics.ts). The broker is built with `internalMiddlewares: false` and this list after
+ * the platform's own middlewares, which is where Moleculer puts its internal ones.
+ * test/observability/action-metrics.test.ts checks the list against Moleculer's.
  */
 import type { Middleware, ServiceBroker } from "moleculer";
+import { sampledTracingMiddleware } from "../telemetry";
 import { actionMetricsMiddleware } from "./action-metrics";
 
 /** Moleculer 0.15's INTERNAL_MIDDLEWARES (moleculer/src/service-broker.js), hot reload aside. */
@@ -27,6 +29,7 @@ export const MOLECULER_INTERNAL_MIDDLEWARES = [
 ] as const;
 
 const REPLACED: Partial<Record<string, (broker: ServiceBroker) => Middleware>> = {
+  Tracing: sampledTracingMiddleware,
   Metrics: actionMetricsMiddleware,
 };
 

@@ -1,5 +1,5 @@
 /**
- * The platform's replacement for Moleculer's internal Metrics middleware
+ * The platform's replacements for Moleculer's internal Metrics and Tracing middlewares
  * (shared/observability/internal-middlewares.ts): the chain keeps Moleculer's order, and the
  * per-action metrics through pre-bound series give the /metrics text Moleculer's own middleware
  * gives for the same calls (local, nested, from another service, failing, remote callers aside).
