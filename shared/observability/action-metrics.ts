@@ -56,11 +56,13 @@ function actionHandler(
     s.active.add(1);
     levelSeries(ctx.level).add(1);
     const start = performance.now();
-    return next(ctx).then(
-      (res) => {
+    const answer = next(ctx);
+    // Measured beside the caller's chain, not in it: the caller gets the handler's own promise,
+    // one promise and one microtask fewer per call than Moleculer's `.then().catch()`.
+    answer.then(
+      () => {
         s.time.observe(performance.now() - start);
         s.active.add(-1);
-        return res;
       },
       (err: { name?: string; code?: unknown; type?: unknown } | undefined) => {
         s.time.observe(performance.now() - start);
@@ -75,9 +77,9 @@ function actionHandler(
           errorCode: err ? err.code : null,
           errorType: err ? err.type : null,
         } as never);
-        throw err;
       },
     );
+    return answer;
   };
 }
 

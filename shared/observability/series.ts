@@ -41,6 +41,20 @@ export interface MoleculerMetric {
   changed(value: unknown, labels: Labels | undefined): void;
 }
 
+/**
+ * The time an update stamps on its item: Moleculer reads the clock on every update (50-150 ns on
+ * the bench machine, about 16 updates a request). Nothing the platform exports shows it (the
+ * Prometheus text has no timestamps), so bound series read a clock that ticks once a second.
+ */
+let clock = 0;
+function now(): number {
+  if (clock === 0) {
+    clock = Date.now();
+    setInterval(() => (clock = Date.now()), 1000).unref();
+  }
+  return clock;
+}
+
 /** Where a histogram item's bucket counts really are, once a series has bound it. */
 const COUNTS = Symbol("bucketCounts");
 type BucketValues = Record<string, number> & { [COUNTS]?: Float64Array };
@@ -109,7 +123,7 @@ export class Series {
     // Moleculer's `set` leaves an unchanged item alone (timestamp included) and notifies nothing.
     if (by === 0) return;
     item.value += by;
-    item.timestamp = Date.now();
+    item.timestamp = now();
     this.metric.changed(item.value, this.labels);
   }
 
@@ -119,7 +133,7 @@ export class Series {
     if (!item) return this.keep(this.metric.set(value, this.labels));
     if (item.value == value) return;
     item.value = value;
-    item.timestamp = Date.now();
+    item.timestamp = now();
     this.metric.changed(value, this.labels);
   }
 
@@ -127,7 +141,7 @@ export class Series {
   observe(value: number): void {
     const item = this.bound();
     if (!item) return this.keep(this.metric.observe(value, this.labels));
-    item.timestamp = Date.now();
+    item.timestamp = now();
     item.sum += value;
     item.count++;
     item.lastValue = value;
