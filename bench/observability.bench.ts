@@ -4,11 +4,13 @@
  * The gateway read of `bench:gateway` (GET /user-management/accounts?limit=10, authenticated, the
  * whole platform on one broker in this process) in four set-ups, interleaved in each round, same load:
  *   off      METRICS_PORT=off, no tracing (bench:gateway's "ours")
- *   metrics  metrics on (scraped once a second), no tracing
+ *   metrics  metrics on (Prometheus reporter on a free port, scraped once a second as Prometheus
+ *            would, by another process: bench/support/scraper-node.ts), no tracing
  *   sampled  as `on` with TRACE_SAMPLE_RATE=0.1
- *   on       metrics on (Prometheus reporter on a free port, scraped once a second as Prometheus
- *         would) and tracing on, every request sampled, exported over OTLP/HTTP to a local
- *         receiver in another process
+ *   on       metrics on and tracing on, every request sampled, exported over OTLP/HTTP to a local
+ *            receiver in another process (bench/support/otlp-sink-node.ts)
+ * The scraper and the receiver stand in for Prometheus and a collector: their CPU is not counted
+ * as the server's (the server's work to answer them is).
  * Each judged by its best round (by req/s); the figure is the cost: server CPU per request against
  * `off`. Aims: metrics <= +5%, metrics + 10% traced <= +10%. Table on stdout, JSON in
  * bench/results/observability.json (observability-partial.json with BENCH_ONLY).
@@ -21,7 +23,8 @@ import fs from "node:fs";
 import path from "node:path";
 import type { ServiceBroker } from "moleculer";
 import { startTelemetry } from "../shared/telemetry";
-import { scratchSpace, spawnTracked, stopAllChildren } from "./support/children";
+import type { ChildProcess } from "node:child_process";
+import { scratchSpace, spawnTracked, stopAllChildren, waitExit } from "./support/children";
 import { intEnv } from "./support/env";
 import { measure, type LoadResult, type LoadSettings } from "./support/load";
 import { PAGE_PATH, httpUrl, platformEnv, seed, startPlatform } from "./support/platform";
@@ -36,7 +39,11 @@ const ROUNDS = intEnv("BENCH_ROUNDS", 3, 1);
 const ACCOUNTS = intEnv("BENCH_ACCOUNTS", 50, 10);
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(",")) : null;
 
-function startSink(): Promise<{ port: number; stats(): Promise<{ exports: number; bytes: number }> }> {
+function startSink(): Promise<{
+  port: number;
+  pid: number;
+  stats(): Promise<{ exports: number; bytes: number }>;
+}> {
   const child = spawnTracked(process.execPath, [path.join(__dirname, "support/otlp-sink-node.js")], {
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
@@ -44,6 +51,7 @@ function startSink(): Promise<{ port: number; stats(): Promise<{ exports: number
     child.once("message", (m: any) =>
       resolve({
         port: m.port,
+        pid: child.pid!,
         stats: () =>
           new Promise((answer) => {
             child.once("message", (s: any) => answer(s));
@@ -55,19 +63,32 @@ function startSink(): Promise<{ port: number; stats(): Promise<{ exports: number
   });
 }
 
+/** The OTLP receiver's pid: like the scraper, outside the platform (its CPU is not the server's). */
+let sinkPid = 0;
+
 async function scenario(env: Record<string, string>, scrape: boolean): Promise<LoadResult> {
   const broker: ServiceBroker = await startPlatform(env);
-  let scraper: NodeJS.Timeout | undefined;
+  let scraper: ChildProcess | undefined;
   try {
     const base = httpUrl(broker);
     const { token } = await seed(base, ACCOUNTS);
     if (scrape) {
       const port = (broker.metrics as any).reporter[0].server.address().port;
-      scraper = setInterval(() => void fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text()), 1000);
+      scraper = spawnTracked(
+        process.execPath,
+        [path.join(__dirname, "support/scraper-node.js"), `http://127.0.0.1:${port}/metrics`],
+        { stdio: ["ignore", "inherit", "inherit", "ipc"] },
+      );
     }
-    return await measure(base + PAGE_PATH, { Authorization: `Bearer ${token}` }, settings);
+    return await measure(base + PAGE_PATH, { Authorization: `Bearer ${token}` }, settings, undefined, () => [
+      sinkPid,
+      ...(scraper?.pid ? [scraper.pid] : []),
+    ]);
   } finally {
-    clearInterval(scraper);
+    if (scraper) {
+      scraper.kill();
+      await waitExit(scraper, 5000);
+    }
     await broker.stop();
   }
 }
@@ -85,6 +106,7 @@ const LABELS: Record<Scenario, string> = {
 async function main(): Promise<void> {
   const dataDir = scratchSpace("bench-observability-");
   const sink = await startSink();
+  sinkPid = sink.pid;
   const endpoint = `http://127.0.0.1:${sink.port}`;
   process.env.OTEL_EXPORTER_OTLP_ENDPOINT = endpoint;
   const sdk = startTelemetry("bench-observability");
