@@ -36,7 +36,7 @@ function processMs(pid: number): number | undefined {
  * pids of the servers a run measures besides its own processes: nats-server (the bus of the NATS
  * scenarios) by default; bench:peers adds redis-server and postgres.
  */
-function serverPids(names: string[]): number[] {
+export function serverPids(names: string[]): number[] {
   try {
     return fs
       .readdirSync("/proc")

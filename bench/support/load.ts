@@ -28,7 +28,7 @@ export interface LoadResult {
   /** CPU during the measured run: the whole machine's share, and that of processes outside the bench. */
   cpu: Omit<CpuShares, "byPid" | "natsPids"> & {
     /** CPU ms in the run by role: this process, server children, nats-server, autocannon. */
-    ms: { bench: number; children: number; natsServer: number; generator: number };
+    ms: { bench: number; children: number; natsServer: number; generator: number; outside: number };
   };
   /**
    * CPU time the servers spent per answered request, in µs: the bench process, its server children
@@ -97,6 +97,8 @@ export async function measure(
   headers: Record<string, string>,
   settings: LoadSettings,
   request?: LoadRequest,
+  /** Children standing in for systems outside the platform (a metrics scraper): not server CPU. */
+  outside: () => number[] = () => [],
 ): Promise<LoadResult> {
   if (settings.quietWaitS > 0) await waitQuiet(settings.quietWaitS * 1000);
   if (settings.warmupS > 0)
@@ -112,16 +114,19 @@ export async function measure(
     request,
   );
   const { byPid, natsPids, ...cpu } = watch.stop();
-  const cpuMs = { bench: 0, children: 0, natsServer: 0, generator: 0 };
+  const cpuMs = { bench: 0, children: 0, natsServer: 0, generator: 0, outside: 0 };
+  const outsidePids = outside();
   for (const [pid, ms] of Object.entries(byPid).map(([p, ms]) => [Number(p), ms])) {
     const role =
       pid === process.pid
         ? "bench"
         : pid === generator
           ? "generator"
-          : natsPids.includes(pid)
-            ? "natsServer"
-            : "children";
+          : outsidePids.includes(pid)
+            ? "outside"
+            : natsPids.includes(pid)
+              ? "natsServer"
+              : "children";
     cpuMs[role] += Math.round(ms);
   }
   const serverMs = cpuMs.bench + cpuMs.children + cpuMs.natsServer;

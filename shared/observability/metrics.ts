@@ -8,6 +8,7 @@
  */
 import type { BrokerOptions, ServiceBroker } from "moleculer";
 import { trackEventLoopLag } from "./event-loop-lag";
+import { metricOf, seriesOf } from "./series";
 
 /** Latency buckets in ms, from a cached read to a slow orchestrator. */
 const MS_BUCKETS = [1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000];
@@ -167,17 +168,25 @@ export function registerPlatformMetrics(broker: ServiceBroker): void {
 
 type Labels = Record<string, string | number>;
 
+/*
+ * Each update goes to its series through `seriesOf` (./series.ts): found by label values, no
+ * label string built, the series' item updated in place.
+ */
+
 /** Counts one (or `by`) of a platform counter; nothing when metrics are off. */
 export function count(broker: ServiceBroker, metric: PlatformMetric, labels?: Labels, by = 1): void {
-  if (broker.isMetricsEnabled()) broker.metrics.increment(PLATFORM_METRICS[metric].name, labels, by);
+  const m = metricOf(broker, PLATFORM_METRICS[metric].name);
+  if (m) seriesOf(m, labels).add(by);
 }
 
 /** Records one value of a platform histogram. */
 export function observe(broker: ServiceBroker, metric: PlatformMetric, value: number, labels?: Labels): void {
-  if (broker.isMetricsEnabled()) broker.metrics.observe(PLATFORM_METRICS[metric].name, value, labels);
+  const m = metricOf(broker, PLATFORM_METRICS[metric].name);
+  if (m) seriesOf(m, labels).observe(value);
 }
 
 /** Sets a platform gauge. */
 export function gauge(broker: ServiceBroker, metric: PlatformMetric, value: number, labels?: Labels): void {
-  if (broker.isMetricsEnabled()) broker.metrics.set(PLATFORM_METRICS[metric].name, value, labels);
+  const m = metricOf(broker, PLATFORM_METRICS[metric].name);
+  if (m) seriesOf(m, labels).set(value);
 }

@@ -1,0 +1,98 @@
+/**
+ * The platform's replacements for Moleculer's internal Metrics and Tracing middlewares
+ * (shared/observability/internal-middlewares.ts): the chain keeps Moleculer's order, and the
+ * per-action metrics through pre-bound series give the /metrics text Moleculer's own middleware
+ * gives for the same calls (local, nested, from another service, failing, remote callers aside).
+ */
+import { Errors, ServiceBroker, type BrokerOptions, type ServiceSchema } from "moleculer";
+import { brokerOptions } from "../../app/broker-options";
+import { loadConfig } from "../../shared/config";
+import {
+  MOLECULER_INTERNAL_MIDDLEWARES,
+  withInternalMiddlewares,
+} from "../../shared/observability/internal-middlewares";
+import { registerPlatformMetrics } from "../../shared/observability/metrics";
+
+const SERVICES: ServiceSchema[] = [
+  {
+    name: "inner",
+    actions: {
+      echo: (ctx) => ctx.params,
+      fail: () => {
+        throw new Errors.MoleculerClientError("nope", 409, "CONFLICT");
+      },
+    },
+  },
+  {
+    name: "outer",
+    version: 2,
+    actions: {
+      twice: async (ctx) => [await ctx.call("inner.echo", { a: 1 }), await ctx.call("inner.echo", { a: 2 })],
+      failing: (ctx) => ctx.call("inner.fail"),
+    },
+  },
+];
+
+async function started(options: BrokerOptions): Promise<ServiceBroker> {
+  const broker = new ServiceBroker({
+    nodeID: "metrics-node",
+    logger: false,
+    metrics: { enabled: true, reporter: [{ type: "Prometheus", options: { port: 0 } }] },
+    ...options,
+  });
+  registerPlatformMetrics(broker);
+  for (const schema of SERVICES) broker.createService(schema);
+  await broker.start();
+  return broker;
+}
+
+async function calls(broker: ServiceBroker): Promise<void> {
+  for (let i = 0; i < 3; i++) await broker.call("inner.echo", { i });
+  await broker.call("v2.outer.twice");
+  await broker.call("v2.outer.twice");
+  await expect(broker.call("inner.fail")).rejects.toThrow("nope");
+  await expect(broker.call("v2.outer.failing")).rejects.toThrow("nope");
+}
+
+/** The per-action lines of the scrape, but for latency values (the sums and buckets vary by run). */
+async function requestMetrics(broker: ServiceBroker): Promise<string[]> {
+  const reporter = (broker.metrics as any).reporter[0];
+  const text = await (await fetch(`http://127.0.0.1:${reporter.server.address().port}/metrics`)).text();
+  return text
+    .split("\n")
+    .filter((l) => /^(# (HELP|TYPE) )?moleculer_request_/.test(l))
+    .filter((l) => !/^moleculer_request_time_(sum|bucket\{(?!.*le="\+Inf"))/.test(l))
+    .sort();
+}
+
+test("pre-bound action metrics give the /metrics text of Moleculer's own middleware", async () => {
+  const stock = await started({});
+  const ours = await started({ internalMiddlewares: false, middlewares: withInternalMiddlewares([]) });
+  try {
+    await calls(stock);
+    await calls(ours);
+    const expected = await requestMetrics(stock);
+    // The sequence reaches every kind of line: callers, levels, errors, counts.
+    expect(expected.join("\n")).toMatch(
+      /moleculer_request_total\{.*action="inner.echo".*caller="v2.outer".*\} 4/,
+    );
+    expect(expected.join("\n")).toMatch(/moleculer_request_levels\{.*level="2".*\} 5/);
+    expect(expected.join("\n")).toMatch(/moleculer_request_error_total\{.*errorCode="409".*\}/);
+    expect(expected.join("\n")).toMatch(/moleculer_request_active\{.*action="v2.outer.twice".*\} 0/);
+    expect(await requestMetrics(ours)).toEqual(expected);
+  } finally {
+    await stock.stop();
+    await ours.stop();
+  }
+});
+
+test("the platform's broker has Moleculer's internal middlewares, in Moleculer's order, after its own", () => {
+  const names = (b: ServiceBroker) => ((b as any).middlewares.list as { name?: string }[]).map((m) => m.name);
+  const stock = new ServiceBroker({ logger: false });
+  const config = loadConfig({ DATA_DIR: "/nonexistent", LOG_LEVEL: "warn", METRICS_PORT: "off" });
+  const platform = new ServiceBroker({ ...brokerOptions(config), logger: false });
+  // Moleculer leaves out what is not configured (no cacher here): a subsequence of the full list.
+  expect(names(stock)).toEqual(MOLECULER_INTERNAL_MIDDLEWARES.filter((n) => names(stock).includes(n)));
+  expect(names(stock)).toEqual(expect.arrayContaining(["Tracing", "Metrics"]));
+  expect(names(platform).slice(-names(stock).length)).toEqual(names(stock));
+});
