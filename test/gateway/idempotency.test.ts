@@ -240,7 +240,9 @@ describe("form creates: ids made from the key instead of noted inserts", () => {
   test("without a key, served on the gateway's node: no record kept, a random UUID each", async () => {
     const kept = () =>
       withStore(platform.broker, (store) =>
-        store.collection("idempotency").count({ action: "forms.create" }),
+        store
+          .collection("idempotency")
+          .count({ action: "forms.create" }, { scan: "a test counting one action's records" }),
       );
     const before = await kept();
     const a = await admin.post("/formbuilder/forms", form("idem-form-nokey-1"));

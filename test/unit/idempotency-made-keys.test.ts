@@ -48,7 +48,10 @@ function broker(nodeID: string, withService: boolean): ServiceBroker {
   return b;
 }
 
-const records = () => store.collection("idempotency").count({ action: "probe.make" });
+const records = () =>
+  store
+    .collection("idempotency")
+    .count({ action: "probe.make" }, { scan: "a test counting one action's records" });
 
 let local: ServiceBroker;
 let remoteCaller: ServiceBroker;
