@@ -6,6 +6,7 @@
 import type { ServiceBroker } from "moleculer";
 import { ObjectId } from "mongodb";
 import { stopChild } from "../support/children";
+import { watchCpu } from "../support/cpu";
 import {
   ADMIN_PASSWORD,
   httpUrl,
@@ -41,7 +42,18 @@ export interface ScheduleResult {
   duplicates: number;
   missed: number;
   lag: Latency & { maxMs: number };
+  /**
+   * Where the lag goes (from each slot's run record; ours only): due -> the replica's timer fired
+   * (the claim's lease minus its length), fired -> job created (claim, engine start), created ->
+   * the run recorded as started (the start's reply back).
+   */
+  stages?: { fired: Latency; created: Latency; recorded: Latency };
+  /** CPU ms from seeding to the last fire, per process (ours only), and the share used by others. */
+  cpu?: { schedulersMs: number[]; engineMs: number; storeMs: number; othersShare: number | null };
 }
+
+/** The claim's lease length the replicas run with (the bench sets none: the default). */
+const CLAIM_TTL_MS = Number(process.env.SCHEDULER_CLAIM_TTL_MS) || 10_000;
 
 async function createWorkflow(broker: ServiceBroker): Promise<void> {
   const base = httpUrl(broker);
@@ -157,6 +169,9 @@ export async function runOurSchedules(
     await createWorkflow(broker);
     process.stdout.write(`- ${replicas} scheduler replica(s): seeding ${SCHEDULES} ... `);
     const due = await seed(broker, Date.now() + s.leadMs, s);
+    const cpu = watchCpu(() =>
+      [store, engine, ...schedulers].flatMap((c) => (c.pid === undefined ? [] : [c.pid])),
+    );
     process.stdout.write("firing ... ");
 
     const last = Math.max(...due.values());
@@ -167,6 +182,7 @@ export async function runOurSchedules(
       if (count >= SCHEDULES && Date.now() > last) break;
       await new Promise((r) => setTimeout(r, 500));
     }
+    const used = cpu.stop();
     await new Promise((r) => setTimeout(r, 2000)); // a late duplicate would show up here
     // Paged: one answer over the bus must stay under NATS's payload limit (1 MiB by default).
     const jobs: { automation: { _id: string }; created: string }[] = [];
@@ -189,6 +205,32 @@ export async function runOurSchedules(
       perAutomation.set(a, (perAutomation.get(a) ?? 0) + 1);
       lags.push(Date.parse(job.created) - due.get(a)!);
     }
+    const runs: { automationId: string; leaseUntil: number; startedAt: string | null; jobId: string }[] = [];
+    await withStore(broker, async (s) => {
+      for (let skip = 0; ; skip += 1000) {
+        const page = await s.collection("automation_runs").find(
+          {},
+          {
+            sort: { _id: 1 },
+            skip,
+            limit: 1000,
+            projection: { automationId: 1, leaseUntil: 1, startedAt: 1, jobId: 1 },
+          },
+        );
+        runs.push(...(page as typeof runs));
+        if (page.length < 1000) break;
+      }
+    });
+    const created = new Map(jobs.map((j) => [j.automation._id, Date.parse(j.created)]));
+    const [fired, made, recorded]: number[][] = [[], [], []];
+    for (const run of runs) {
+      const at = run.leaseUntil - CLAIM_TTL_MS;
+      const job = created.get(run.automationId);
+      fired.push(at - due.get(run.automationId)!);
+      if (job !== undefined) made.push(job - at);
+      if (job !== undefined && run.startedAt) recorded.push(Date.parse(run.startedAt) - job);
+    }
+    const ms = (c: { pid?: number }) => (c.pid === undefined ? 0 : (used.byPid[c.pid] ?? 0));
     const result: ScheduleResult = {
       id,
       replicas,
@@ -197,10 +239,25 @@ export async function runOurSchedules(
       duplicates: [...perAutomation.values()].filter((n) => n > 1).length,
       missed: [...due.keys()].filter((a) => !perAutomation.has(a)).length,
       lag: { ...latency(lags), maxMs: Math.max(...lags) },
+      stages: { fired: latency(fired), created: latency(made), recorded: latency(recorded) },
+      cpu: {
+        schedulersMs: schedulers.map(ms),
+        engineMs: ms(engine),
+        storeMs: ms(store),
+        othersShare: used.others,
+      },
     };
     console.log(
       `lag p50 ${result.lag.p50Ms} ms, p99 ${result.lag.p99Ms} ms, max ${result.lag.maxMs} ms; ` +
         `${result.duplicates} duplicate, ${result.missed} missed`,
+    );
+    const st = result.stages!;
+    const c = result.cpu!;
+    console.log(
+      `  stages p50/p99: due->fired ${st.fired.p50Ms}/${st.fired.p99Ms}, fired->job ${st.created.p50Ms}/` +
+        `${st.created.p99Ms}, job->recorded ${st.recorded.p50Ms}/${st.recorded.p99Ms} ms; CPU ms: ` +
+        `schedulers ${c.schedulersMs.join("+")}, engine ${c.engineMs}, store ${c.storeMs}; ` +
+        `others ${c.othersShare ?? "n/a"} of the machine`,
     );
     return result;
   } finally {

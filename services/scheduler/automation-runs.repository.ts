@@ -17,8 +17,11 @@ export class AutomationRunsRepository extends Repository<AutomationRun> {
   readonly indexes = [
     // An automation's run history, newest first.
     index({ automationId: 1, dueAt: -1 }),
-    // Claims whose lease ran out, and the earliest lease.
-    index({ state: 1, leaseUntil: 1 }),
+    // Claims whose lease ran out, and the earliest lease: both pin `state` to "claimed", held by the
+    // few slots in flight, so this index names them (the embedded store looks up an index only
+    // when every one of its fields is pinned: with `leaseUntil` in it, every window read and
+    // sweep scanned the whole run history, which only grows).
+    index({ state: 1 }),
   ];
 
   /**
