@@ -58,3 +58,38 @@ test("a unique key freed by one document can be taken by another, and a taken on
   await names.updateOne({ _id: "1" }, { $set: { note: "unrelated" } });
   await expect(names.insertOne({ _id: "3", name: "spine" })).rejects.toBeInstanceOf(DuplicateKeyError);
 });
+
+test("a write beside an indexed nested field keeps its entries; arrays and the field itself re-key", async () => {
+  const jobs = store.collection("jobs");
+  await jobs.createIndex({ keys: { "metrics.start_time": -1, _id: -1 } });
+  await jobs.createIndex({ keys: { "members.id": 1 } });
+  await jobs.createIndex({ keys: { "owner.name": 1 }, unique: true });
+  await jobs.insertMany([
+    { _id: "a", metrics: { start_time: 1, progress: 0 }, members: [{ id: "m1" }], owner: { name: "x" } },
+    { _id: "b", metrics: { start_time: 2, progress: 0 }, members: [{ id: "m2" }], owner: { name: "y" } },
+  ]);
+  const ids = async (filter: Record<string, unknown>) => (await jobs.find(filter)).map((d) => d._id).sort();
+  // The object holding the indexed field is copied, the field itself is not changed.
+  await jobs.updateOne({ _id: "a" }, { $set: { "metrics.progress": 50, "owner.since": 3 } });
+  expect(await ids({ "metrics.start_time": 1, _id: "a" })).toEqual(["a"]);
+  expect(await ids({ "owner.name": "x" })).toEqual(["a"]);
+  // The whole object replaced with an equal one, then with one that moves the key.
+  await jobs.updateOne({ _id: "a" }, { $set: { metrics: { start_time: 1, progress: 60 } } });
+  expect(await ids({ "metrics.start_time": 1, _id: "a" })).toEqual(["a"]);
+  await jobs.updateOne({ _id: "a" }, { $set: { metrics: { start_time: 5, progress: 70 } } });
+  expect(await ids({ "metrics.start_time": 1, _id: "a" })).toEqual([]);
+  expect(await ids({ "metrics.start_time": 5, _id: "a" })).toEqual(["a"]);
+  // A field inside an array element: re-keyed when it changes.
+  await jobs.updateOne({ _id: "a" }, { $set: { "members.0.id": "m3" } });
+  expect(await ids({ "members.id": "m1" })).toEqual([]);
+  expect(await ids({ "members.id": "m3" })).toEqual(["a"]);
+  // A nested unique key moved by a write beside it would clash: it did not move, so it frees.
+  await jobs.updateOne({ _id: "a" }, { $set: { "owner.name": "z", "owner.since": 4 } });
+  await jobs.updateOne({ _id: "b" }, { $set: { "owner.name": "x" } });
+  expect(await ids({ "owner.name": "x" })).toEqual(["b"]);
+  await expect(jobs.updateOne({ _id: "b" }, { $set: { "owner.name": "z" } })).rejects.toBeInstanceOf(
+    DuplicateKeyError,
+  );
+  await jobs.updateOne({ _id: "a" }, { $unset: { "metrics.start_time": "" } });
+  expect(await ids({ "metrics.start_time": 5, _id: "a" })).toEqual([]);
+});

@@ -152,3 +152,38 @@ test("a member or a task the draft deletes (or leaves undefined) leaves the stor
   // Nothing left to remove: the next identical change writes nothing.
   expect((await jobs.update("j5", (draft) => void delete draft.deferred))!.changed).toBe(false);
 });
+
+test("the workflow's graph is shared by every draft, frozen, never written; a write into it is still stored", async () => {
+  const job = newJob("j6");
+  job.transitions = { a: { b: { state: "success", type: "standard" } } } as unknown as RunJob["transitions"];
+  await jobs.insert(job);
+  let graph: unknown;
+  for (const status of ["complete", "error"] as const) {
+    const written = await jobs.update("j6", (draft) => {
+      graph ??= draft.transitions;
+      // The very object of the remembered job (no copy), frozen: a transition only reads it.
+      expect(draft.transitions).toBe(graph);
+      expect(Object.isFrozen((draft.transitions as any).a.b)).toBe(true);
+      writableTask(draft, "b")!.status = status;
+    });
+    expect(written!.job.transitions).toBe(graph);
+  }
+  // From a fresh read too (the store's answer, frozen when remembered).
+  const fresh = await jobs.update("j6", (draft) => void (writableTask(draft, "c")!.status = "running"), {
+    fresh: true,
+  });
+  expect(Object.isFrozen(fresh!.before.transitions)).toBe(true);
+  expect(fresh!.job.transitions).toBe(fresh!.before.transitions);
+  expect((await stored("j6")).transitions).toEqual(job.transitions);
+
+  // A change into it (no transition makes one) is written on a full copy and reported.
+  const reported: TypeError[] = [];
+  jobs.onFullCopy = (err) => void reported.push(err);
+  await jobs.update("j6", (draft) => {
+    (draft.transitions as any).a.c = { state: "error", type: "standard" };
+  });
+  expect(reported).toHaveLength(1);
+  expect((await stored("j6")).transitions).toEqual({
+    a: { b: { state: "success", type: "standard" }, c: { state: "error", type: "standard" } },
+  });
+});

@@ -234,13 +234,26 @@ function samePlain(a: unknown, b: unknown): boolean {
 }
 
 /**
+ * Parts of a job no transition changes: the workflow's graph, copied into the job at its start
+ * (about 600 bytes for ten tasks, the largest part after the tasks). Drafts share them, frozen, so
+ * a write neither copies nor compares them. A change into one would throw and be written on a full
+ * copy (onFullCopy), never lost.
+ */
+const READ_ONLY_PARTS = new Set<keyof RunJob>(["transitions"]);
+
+/**
  * A draft of `base` to change: every part copied but the tasks, which stay shared (and frozen)
- * until writableTask gives the draft its own copy of one.
+ * until writableTask gives the draft its own copy of one, and the read-only parts.
  */
 function draftOf(base: RunJob): RunJob {
   const draft: Partial<Record<keyof RunJob, unknown>> = {};
   for (const key of Object.keys(base) as (keyof RunJob)[])
-    draft[key] = key === "tasks" ? { ...base.tasks } : copyPlain(base[key]);
+    draft[key] =
+      key === "tasks"
+        ? { ...base.tasks }
+        : READ_ONLY_PARTS.has(key) && Object.isFrozen(base[key])
+          ? base[key]
+          : copyPlain(base[key]);
   // Every member of `base`, copied: a RunJob.
   return draft as RunJob;
 }
@@ -262,9 +275,10 @@ export function writableTask(job: RunJob, id: string): RunTask | null | undefine
   return copy;
 }
 
-/** The job with every task frozen: it is remembered, and drafts share its tasks. */
+/** The job with every task and read-only part frozen: it is remembered, and drafts share them. */
 function frozenTasks(job: RunJob): RunJob {
   for (const task of Object.values(job.tasks)) deepFreeze(task);
+  for (const key of READ_ONLY_PARTS) deepFreeze(job[key]);
   return job;
 }
 

@@ -113,10 +113,10 @@ export class Table {
   }
 
   /**
-   * Writes a batch: `dels` removed, `puts` stored (new or replacing). An index whose fields' top
-   * members a replacement shares with the image it replaces (a fast update copies only the path it
-   * changed) keeps its entries as they are: a job's task transition does not re-key the job under
-   * its start time, groups and workflow.
+   * Writes a batch: `dels` removed, `puts` stored (new or replacing). An index whose fields hold
+   * the same values in a replacement as in the image it replaces (sameKeyMembers) keeps its
+   * entries as they are: a job's task transition does not re-key the job under its start time,
+   * groups and workflow.
    */
   apply(puts: StoredDoc[], dels: string[]): void {
     this.version++;
@@ -167,16 +167,36 @@ export class Table {
   }
 }
 
-/** Each index's fields' top members (`metrics` of `metrics.start_time`), worked out once. */
-const topMembers = new WeakMap<IndexSpec, string[]>();
+/** Each index's fields split into their path segments, worked out once. */
+const fieldPaths = new WeakMap<IndexSpec, string[][]>();
 
-/** Whether two images of a document hold the very same values under every field of `spec`. */
+/**
+ * Whether two images of a document hold the very same values under every field of `spec`, so
+ * their index keys are the same. Stored images are never changed, so a member one image shares
+ * with the other (a fast update copies only the objects on the paths it wrote) holds the same
+ * values all the way down. A task transition also writes `metrics.progress`: the path down to
+ * `metrics.start_time` is then walked, and the job keeps its entries under its start time.
+ * An array on the way (pathValues enters it) or any other doubt answers false: re-keyed.
+ */
 function sameKeyMembers(old: StoredDoc, doc: StoredDoc, spec: IndexSpec): boolean {
-  let tops = topMembers.get(spec);
-  if (!tops) topMembers.set(spec, (tops = Object.keys(spec.keys).map((f) => f.split(".")[0])));
-  for (const top of tops) if (old[top] !== doc[top]) return false;
+  let paths = fieldPaths.get(spec);
+  if (!paths) fieldPaths.set(spec, (paths = Object.keys(spec.keys).map((f) => f.split("."))));
+  for (const parts of paths) if (!samePathValues(old, doc, parts)) return false;
   return true;
 }
+
+function samePathValues(a: unknown, b: unknown, parts: string[]): boolean {
+  for (const part of parts) {
+    if (a === b) return true;
+    if (!isPlainRecord(a) || !isPlainRecord(b)) return false;
+    a = a[part];
+    b = b[part];
+  }
+  return a === b;
+}
+
+const isPlainRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 const isScalar = (v: unknown): v is string | number | boolean =>
   typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v));

@@ -1,0 +1,138 @@
+/**
+ * The store's side of a task transition, A/B: `node dist/bench/engine/store-update.bench.js
+ * <distA> <distB>` loads the embedded store and the jobs repository of two builds (two `dist`
+ * folders; one folder alone measures that build) into one process and interleaves their rounds,
+ * so both see the same machine: on a shared host that moves CPU time by 20-30 % between runs,
+ * only a comparison within one process says which build does less work.
+ *
+ * Each round makes the compareAndSet a transition makes (`$set` of the finished and the claimed
+ * task, `metrics`, `sweepAt`, `last_updated`; `$inc` of `version`) on each of 200 jobs, 3 times,
+ * with the jobs collection's indexes. Reports the CPU µs (user + system) per update: the lowest
+ * and the median round, the first two rounds left out (warm-up). Env: BENCH_ROUNDS (30).
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { EmbeddedBackend } from "../../shared/store/embedded/backend";
+import type { JobRepository } from "../../services/engine/jobs.repository";
+import { intEnv } from "../support/env";
+
+const ROUNDS = intEnv("BENCH_ROUNDS", 30, 3);
+const JOBS = 200;
+
+const task = (i: number, status: string) => ({
+  name: "noop",
+  summary: `t${i}`,
+  app: "benchtask",
+  variables: { incoming: {}, outgoing: {} },
+  type: "automatic",
+  status,
+  previous: { incomplete: [], complete: [`t${i - 1}`], error: [] },
+  claim: null,
+  loop: null,
+  waitingSince: null,
+  child: null,
+  start_time: "2026-11-25T16:55:04.758Z",
+  iterations: ["f6b1f67e-caea-4c62-a1cf-fd40d3bc205b"],
+});
+
+interface Build {
+  name: string;
+  round(): Promise<number>;
+  close(): Promise<void>;
+}
+
+async function load(dist: string): Promise<Build> {
+  // Two builds' modules side by side: each folder's own store and repository, by path.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { EmbeddedBackend: Backend } = require(path.join(dist, "shared/store/embedded/backend")) as {
+    EmbeddedBackend: typeof EmbeddedBackend;
+  };
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { JobRepository: Repo } = require(path.join(dist, "services/engine/jobs.repository")) as {
+    JobRepository: typeof JobRepository;
+  };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-store-update-"));
+  const store = new Backend({ dataDir: dir });
+  const repo = new Repo(store);
+  const jobs = store.collection("jobs");
+  for (const spec of repo.indexes) await jobs.createIndex(spec);
+  const versions = new Map<string, number>();
+  for (let j = 0; j < JOBS; j++) {
+    const tasks: Record<string, unknown> = {};
+    for (let i = 1; i <= 10; i++) tasks[`t${i}`] = task(i, "incomplete");
+    const _id = repo.newId();
+    versions.set(_id, 1);
+    await jobs.insertOne({
+      _id,
+      type: "automation",
+      name: "bench",
+      workflow: { _id: "w", name: "bench" },
+      status: "running",
+      tasks,
+      groups: ["g"],
+      created_by: "u",
+      metrics: { start_time: Date.now() + j, progress: 0, manual_time: 0 },
+      version: 1,
+      sweepAt: 1,
+      transitions: {},
+    });
+  }
+  let step = 0;
+  return {
+    name: dist,
+    async round() {
+      const cpu = process.cpuUsage();
+      let updates = 0;
+      for (let r = 0; r < 3; r++) {
+        step++;
+        const t = (step % 10) + 1;
+        for (const [id, version] of versions) {
+          const set = {
+            [`tasks.t${t}`]: task(t, "complete"),
+            [`tasks.t${(t % 10) + 1}`]: task(t, "running"),
+            metrics: { start_time: 1, progress: step % 100, manual_time: 0 },
+            sweepAt: Date.now() + step,
+            last_updated: new Date().toISOString(),
+          };
+          if (!(await repo.compareAndSet(id, version, set))) throw new Error(`job ${id}: lost its own write`);
+          versions.set(id, version + 1);
+          updates++;
+        }
+      }
+      const used = process.cpuUsage(cpu);
+      return (used.user + used.system) / updates;
+    },
+    async close() {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const dists = process.argv.slice(2).map((d) => path.resolve(d));
+  if (dists.length === 0) dists.push(path.resolve(__dirname, "../.."));
+  const builds = await Promise.all(dists.map(load));
+  const figures = new Map<Build, number[]>(builds.map((b) => [b, []]));
+  for (let r = 0; r < ROUNDS; r++)
+    for (const build of r % 2 ? builds : [...builds].reverse()) figures.get(build)!.push(await build.round());
+  for (const build of builds) {
+    const kept = figures
+      .get(build)!
+      .slice(2)
+      .sort((a, b) => a - b);
+    console.log(
+      `${build.name}: ${kept[0].toFixed(1)} µs CPU per update at best, ${kept[kept.length >> 1].toFixed(1)} median`,
+    );
+    await build.close();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
