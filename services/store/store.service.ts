@@ -123,6 +123,9 @@ const storeService: ServiceSchema<ServiceSettingSchema, Record<string, never>, S
       c.aggregate(p.pipeline),
     ),
     createIndex: collectionAction({ spec: "object" }, (c, p) => c.createIndex(p.spec)),
+    dropIndex: collectionAction({ name: { type: "string", min: 1, max: 200 } }, (c, p) =>
+      c.dropIndex(p.name),
+    ),
     ping: {
       visibility: "public",
       async handler(this: StoreService) {

@@ -231,6 +231,19 @@ class MongoCollection implements Collection<Doc> {
     });
   }
 
+  /** Drops the index; MongoDB's IndexNotFound (27) is the index already gone (another replica dropped it). */
+  dropIndex(name: string): Promise<void> {
+    return this.run(async () => {
+      try {
+        await this.coll.dropIndex(name);
+      } catch (err) {
+        const code = (err as { code?: number; codeName?: string }).code;
+        // 26 NamespaceNotFound: the collection itself does not exist yet.
+        if (code !== 27 && code !== 26) throw err;
+      }
+    });
+  }
+
   private indexPort(create: (s: IndexSpec & { name: string }) => Promise<void>): IndexPort {
     const locks = this.db.collection<{ _id: string; until: number }>(MIGRATIONS_COLLECTION);
     return {

@@ -159,4 +159,7 @@ class RemoteCollection implements Collection<Doc> {
   async createIndex(spec: IndexSpec): Promise<void> {
     await this.call("createIndex", { spec });
   }
+  async dropIndex(name: string): Promise<void> {
+    await this.call("dropIndex", { name });
+  }
 }

@@ -32,6 +32,11 @@ export abstract class Repository<T extends Doc> {
   abstract readonly collectionName: string;
   /** Every index the repository's queries need (the index check: ./embedded/query-shapes.ts). */
   abstract readonly indexes: readonly DeclaredIndex[];
+  /**
+   * Names of indexes an earlier version declared and this one no longer does: dropped at start, so
+   * an index nothing reads stops costing every write (an index migration, docs/architecture.md#indexes).
+   */
+  readonly retiredIndexes: readonly string[] = [];
 
   private handle?: Collection<T>;
 
@@ -43,8 +48,9 @@ export abstract class Repository<T extends Doc> {
     return this.handle;
   }
 
-  /** Creates the declared indexes (migrating a changed one); a service's `started()` calls it. */
+  /** Drops the retired indexes and creates the declared ones (migrating a changed one); a service's `started()` calls it. */
   async ensureIndexes(): Promise<void> {
+    for (const name of this.retiredIndexes) await this.docs.dropIndex(name);
     for (const spec of this.indexes) await this.docs.createIndex(spec);
   }
 

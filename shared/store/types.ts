@@ -170,6 +170,8 @@ export interface Collection<T extends Doc = Doc> {
   aggregate<R extends Doc = Doc>(pipeline: Pipeline): Promise<R[]>;
   /** Idempotent. */
   createIndex(spec: IndexSpec): Promise<void>;
+  /** Drops the index named `name`; nothing when there is none (idempotent: every replica may call it). */
+  dropIndex(name: string): Promise<void>;
 }
 
 export interface Store {

@@ -635,6 +635,19 @@ function describeStoreContract(name: string, makeStore: () => Promise<Harness>, 
       expect(await rejection(c.insertOne({ a: 2, code: "c1" }))).toBeInstanceOf(DuplicateKeyError);
     });
 
+    test("dropIndex removes the index and its rule; an absent one, or a second drop, is nothing", async () => {
+      const c = fresh("dropidx");
+      await c.dropIndex("code_1"); // on a collection that does not exist yet
+      await c.createIndex({ keys: { code: 1 }, unique: true });
+      await c.insertOne({ code: "c1" });
+      expect(await rejection(c.insertOne({ code: "c1" }))).toBeInstanceOf(DuplicateKeyError);
+      await c.dropIndex("code_1");
+      await c.dropIndex("code_1");
+      await c.dropIndex("never_declared");
+      await c.insertOne({ code: "c1" });
+      expect(await c.count({ code: "c1" })).toBe(2);
+    });
+
     test("expiry index: idempotent; expired documents go (MongoDB: its background pass; here: before a write)", async () => {
       const c = fresh("ttl");
       await c.createIndex({ keys: { expireAt: 1 }, expireAfterSeconds: 0 });

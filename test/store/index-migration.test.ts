@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { AutomationRunsRepository } from "../../services/scheduler/automation-runs.repository";
 import { EmbeddedBackend } from "../../shared/store/embedded/backend";
 import { migrateIndex, type IndexPort } from "../../shared/store/index-migration";
 import { DuplicateKeyError, type IndexSpec } from "../../shared/store/types";
@@ -35,6 +36,25 @@ describe("embedded store", () => {
       DuplicateKeyError,
     );
     await store.collection("trees").createIndex({ keys: { name: 1 }, unique: true }); // as stored: nothing
+    await store.close();
+  });
+
+  test("a repository drops the indexes it retired at start, and they stay dropped after a restart", async () => {
+    const dir = newDir();
+    let store = new EmbeddedBackend({ dataDir: dir });
+    // The scheduler's runs as an earlier version left them: claims indexed by {state, leaseUntil}.
+    await store.collection("automation_runs").createIndex({ keys: { state: 1, leaseUntil: 1 } });
+    const indexNames = (s: EmbeddedBackend) => [...s.table("automation_runs").indexes.keys()].sort();
+    expect(indexNames(store)).toEqual(["state_1_leaseUntil_1"]);
+    const runs = new AutomationRunsRepository(store);
+    expect(runs.retiredIndexes).toEqual(["state_1_leaseUntil_1"]);
+    await runs.ensureIndexes();
+    expect(indexNames(store)).toEqual(["automationId_1_dueAt_-1", "state_1"]);
+    await runs.ensureIndexes(); // a second replica's start: nothing changes
+    await store.close();
+
+    store = new EmbeddedBackend({ dataDir: dir });
+    expect(indexNames(store)).toEqual(["automationId_1_dueAt_-1", "state_1"]);
     await store.close();
   });
 

@@ -283,6 +283,13 @@ export class EmbeddedCollection implements Collection<Doc> {
     return this.acknowledged(undefined);
   }
 
+  /** Drops the index `name` in one log line; nothing when there is none. `_id`'s own is not an index here. */
+  async dropIndex(name: string): Promise<void> {
+    if (!this.table.indexes.has(name)) return;
+    this.store.commit(this.name, { dropIdx: [name] });
+    return this.acknowledged(undefined);
+  }
+
   /**
    * A write's answer, once the write is durable: at once by default (its log line is written),
    * after the next group flush in fsync mode (backend.ts).
