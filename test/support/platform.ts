@@ -349,15 +349,16 @@ export interface PlatformEnv {
  * the admin in, and an afterAll that stops it. Returns getters rather than values because the
  * platform exists only once beforeAll has run; reading one earlier (at module load) throws.
  * A suite needing more set-up (other clients, fixtures) adds its own beforeAll after this call:
- * Jest runs beforeAll hooks in the order they are registered.
+ * Jest runs beforeAll hooks in the order they are registered. `timeout` (ms) is the start hook's own,
+ * for a suite whose platform may start slower than Jest's default allows.
  */
-export function usePlatform(options: PlatformOptions = {}): PlatformEnv {
+export function usePlatform(options: PlatformOptions = {}, timeout?: number): PlatformEnv {
   let platform: Platform | undefined;
   let admin: Client | undefined;
   beforeAll(async () => {
     platform = await startPlatform(options);
     admin = client(platform.baseUrl, await login(platform.baseUrl));
-  });
+  }, timeout);
   afterAll(() => platform?.stop());
   const started = <T>(value: T | undefined): T => {
     if (value === undefined)
