@@ -7,44 +7,32 @@
  * the next request (the gateways drop the callers it touches; AUTH_CACHE_MS is left at its default
  * here, so nothing but that drop could make it hold).
  */
-import {
-  client,
-  expectError,
-  login,
-  request,
-  startPlatform,
-  type Client,
-  type Platform,
-} from "../support/platform";
+import { client, expectError, login, request, usePlatform, type Client } from "../support/platform";
 
 const PW = "correct-horse-battery";
-let platform: Platform;
-let admin: Client;
+const env = usePlatform();
 let adminId: string;
 let plain: Client;
 
 async function newAccount(username: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const reply = await admin.post("/user-management/accounts", { username, password: PW, ...extra });
+  const reply = await env.admin.post("/user-management/accounts", { username, password: PW, ...extra });
   expect(reply.status).toBe(200);
   return reply.body._id;
 }
 
 async function newGroup(name: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const reply = await admin.post("/authorization/groups", { group: { name, ...extra } });
+  const reply = await env.admin.post("/authorization/groups", { group: { name, ...extra } });
   expect(reply.status).toBe(200);
   return reply.body.data._id;
 }
 
-const whoami = (token: string) => request(platform.baseUrl, "GET", "/whoami", { token });
+const whoami = (token: string) => request(env.platform.baseUrl, "GET", "/whoami", { token });
 
 beforeAll(async () => {
-  platform = await startPlatform();
-  admin = client(platform.baseUrl, await login(platform.baseUrl));
-  adminId = (await admin.get("/whoami")).body.account._id;
+  adminId = (await env.admin.get("/whoami")).body.account._id;
   await newAccount("plain");
-  plain = client(platform.baseUrl, await login(platform.baseUrl, "plain", PW));
+  plain = client(env.platform.baseUrl, await login(env.platform.baseUrl, "plain", PW));
 });
-afterAll(() => platform.stop());
 
 describe("roles: every lifecycle operation is admin-only", () => {
   test.each([
@@ -67,16 +55,16 @@ describe("roles: every lifecycle operation is admin-only", () => {
 describe("accounts", () => {
   test("GET /authorization/accounts/:accountId answers the account; an unknown id is 404", async () => {
     const id = await newAccount("reader");
-    const reply = await admin.get(`/authorization/accounts/${id}`);
+    const reply = await env.admin.get(`/authorization/accounts/${id}`);
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual(expect.objectContaining({ _id: id, username: "reader", inactive: false }));
     expect(reply.body).not.toHaveProperty("_rev");
-    expectError(await admin.get("/authorization/accounts/000000000000000000000000"), 404, "NOT_FOUND");
+    expectError(await env.admin.get("/authorization/accounts/000000000000000000000000"), 404, "NOT_FOUND");
   });
 
   test("POST /user-management/accounts takes the Account's own fields; read-only ones are ignored", async () => {
     const ops = await newGroup("ops-readers", { assignedRoles: ["apiread"] });
-    const reply = await admin.post("/user-management/accounts", {
+    const reply = await env.admin.post("/user-management/accounts", {
       _id: "0123456789abcdef01234567",
       provenance: "LDAP",
       username: "spec-shaped",
@@ -102,11 +90,11 @@ describe("accounts", () => {
   test("PATCH updates email, assignedRoles and memberOf in the real product's shapes; rights hold from the next request", async () => {
     const id = await newAccount("patched");
     const netops = await newGroup("netops-patch", { assignedRoles: ["engineering"] });
-    const token = await login(platform.baseUrl, "patched", PW);
+    const token = await login(env.platform.baseUrl, "patched", PW);
     expect((await whoami(token)).body.roles).toEqual([]);
-    const before = (await admin.get(`/authorization/accounts/${id}`)).body;
+    const before = (await env.admin.get(`/authorization/accounts/${id}`)).body;
 
-    const reply = await admin.patch(`/authorization/accounts/${id}`, {
+    const reply = await env.admin.patch(`/authorization/accounts/${id}`, {
       updates: {
         email: "patched@example.com",
         assignedRoles: [{ roleId: "apiread" }],
@@ -133,7 +121,7 @@ describe("accounts", () => {
 
   test("PATCH: bad input is a 400 naming the field and changes nothing; an unknown account is 404", async () => {
     const id = await newAccount("unchanged");
-    const before = (await admin.get(`/authorization/accounts/${id}`)).body;
+    const before = (await env.admin.get(`/authorization/accounts/${id}`)).body;
     const cases: [unknown, string][] = [
       [{ updates: { memberOf: [{ groupId: "no-such-group" }] } }, "updates.memberOf"],
       [{ updates: { assignedRoles: [{ roleId: "no-such-role" }] } }, "updates.assignedRoles"],
@@ -144,15 +132,17 @@ describe("accounts", () => {
     ];
     for (const [body, field] of cases) {
       const error = expectError(
-        await admin.patch(`/authorization/accounts/${id}`, body),
+        await env.admin.patch(`/authorization/accounts/${id}`, body),
         400,
         "VALIDATION_ERROR",
       );
       expect(error.data.map((d: { field: string }) => d.field)).toContain(field);
     }
-    expect((await admin.get(`/authorization/accounts/${id}`)).body).toEqual(before);
+    expect((await env.admin.get(`/authorization/accounts/${id}`)).body).toEqual(before);
     expectError(
-      await admin.patch("/authorization/accounts/000000000000000000000000", { updates: { inactive: true } }),
+      await env.admin.patch("/authorization/accounts/000000000000000000000000", {
+        updates: { inactive: true },
+      }),
       404,
       "NOT_FOUND",
     );
@@ -160,47 +150,47 @@ describe("accounts", () => {
 
   test("deactivating ends the account's sessions at once and stops sign-in; reactivating lets it in again", async () => {
     const id = await newAccount("deactivated");
-    const token = await login(platform.baseUrl, "deactivated", PW);
+    const token = await login(env.platform.baseUrl, "deactivated", PW);
     expect((await whoami(token)).status).toBe(200);
-    expect((await admin.patch(`/authorization/accounts/${id}`, { updates: { inactive: true } })).status).toBe(
-      200,
-    );
+    expect(
+      (await env.admin.patch(`/authorization/accounts/${id}`, { updates: { inactive: true } })).status,
+    ).toBe(200);
     expectError(await whoami(token), 401, "UNAUTHORIZED");
-    await expect(login(platform.baseUrl, "deactivated", PW)).rejects.toThrow(/401/);
-    const basic = await request(platform.baseUrl, "GET", "/whoami", {
+    await expect(login(env.platform.baseUrl, "deactivated", PW)).rejects.toThrow(/401/);
+    const basic = await request(env.platform.baseUrl, "GET", "/whoami", {
       headers: { authorization: `Basic ${Buffer.from(`deactivated:${PW}`).toString("base64")}` },
     });
     expectError(basic, 401, "UNAUTHORIZED");
 
     expect(
-      (await admin.patch(`/authorization/accounts/${id}`, { updates: { inactive: false } })).status,
+      (await env.admin.patch(`/authorization/accounts/${id}`, { updates: { inactive: false } })).status,
     ).toBe(200);
-    expect((await whoami(await login(platform.baseUrl, "deactivated", PW))).status).toBe(200);
+    expect((await whoami(await login(env.platform.baseUrl, "deactivated", PW))).status).toBe(200);
   });
 
   test("an admin may not deactivate or delete its own account (409)", async () => {
     expectError(
-      await admin.patch(`/authorization/accounts/${adminId}`, { updates: { inactive: true } }),
+      await env.admin.patch(`/authorization/accounts/${adminId}`, { updates: { inactive: true } }),
       409,
       "CONFLICT",
     );
-    expectError(await admin.delete(`/authorization/accounts/${adminId}`), 409, "CONFLICT");
-    expect((await admin.get("/whoami")).status).toBe(200);
+    expectError(await env.admin.delete(`/authorization/accounts/${adminId}`), 409, "CONFLICT");
+    expect((await env.admin.get("/whoami")).status).toBe(200);
   });
 
   test("forced logout: every session of the account ends at once, and it may sign in again", async () => {
     const id = await newAccount("forced");
-    const first = await login(platform.baseUrl, "forced", PW);
-    const second = await login(platform.baseUrl, "forced", PW);
+    const first = await login(env.platform.baseUrl, "forced", PW);
+    const second = await login(env.platform.baseUrl, "forced", PW);
     expect((await whoami(first)).status).toBe(200);
-    const reply = await admin.post(`/authorization/accounts/${id}/logout`);
+    const reply = await env.admin.post(`/authorization/accounts/${id}/logout`);
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ status: "OK", message: expect.stringContaining("2 session(s)") });
     expectError(await whoami(first), 401, "UNAUTHORIZED");
     expectError(await whoami(second), 401, "UNAUTHORIZED");
-    expect((await whoami(await login(platform.baseUrl, "forced", PW))).status).toBe(200);
+    expect((await whoami(await login(env.platform.baseUrl, "forced", PW))).status).toBe(200);
     expectError(
-      await admin.post("/authorization/accounts/000000000000000000000000/logout"),
+      await env.admin.post("/authorization/accounts/000000000000000000000000/logout"),
       404,
       "NOT_FOUND",
     );
@@ -208,17 +198,17 @@ describe("accounts", () => {
 
   test("DELETE: the account, its password and its sessions go; again is 404", async () => {
     const id = await newAccount("leaver");
-    const token = await login(platform.baseUrl, "leaver", PW);
-    const reply = await admin.delete(`/authorization/accounts/${id}`);
+    const token = await login(env.platform.baseUrl, "leaver", PW);
+    const reply = await env.admin.delete(`/authorization/accounts/${id}`);
     expect(reply.status).toBe(200);
     expectError(await whoami(token), 401, "UNAUTHORIZED");
-    await expect(login(platform.baseUrl, "leaver", PW)).rejects.toThrow(/401/);
-    expectError(await admin.get(`/authorization/accounts/${id}`), 404, "NOT_FOUND");
-    expectError(await admin.delete(`/authorization/accounts/${id}`), 404, "NOT_FOUND");
+    await expect(login(env.platform.baseUrl, "leaver", PW)).rejects.toThrow(/401/);
+    expectError(await env.admin.get(`/authorization/accounts/${id}`), 404, "NOT_FOUND");
+    expectError(await env.admin.delete(`/authorization/accounts/${id}`), 404, "NOT_FOUND");
     // The username is free again.
-    expect((await admin.post("/user-management/accounts", { username: "leaver", password: PW })).status).toBe(
-      200,
-    );
+    expect(
+      (await env.admin.post("/user-management/accounts", { username: "leaver", password: PW })).status,
+    ).toBe(200);
   });
 });
 
@@ -229,13 +219,13 @@ describe("rights the platform stored (a job's runAs, an automation's owner)", ()
     // A caller as a job stores it: resolved long ago, so the middleware resolves it again (and caches it).
     const stale = { accountId: id, username: "stored", roles: [], groupIds: [], resolvedAt: 0 };
     const asStored = () =>
-      platform.broker.call("engine.listWorkflows", {}, { meta: { caller: stale } }).then(
+      env.platform.broker.call("engine.listWorkflows", {}, { meta: { caller: stale } }).then(
         () => "allowed",
         (err: { code?: number }) => err.code,
       );
     expect(await asStored()).toBe("allowed");
     expect(
-      (await admin.patch(`/authorization/groups/${group}`, { updates: { inactive: true } })).status,
+      (await env.admin.patch(`/authorization/groups/${group}`, { updates: { inactive: true } })).status,
     ).toBe(200);
     expect(await asStored()).toBe(403);
   });
@@ -243,7 +233,7 @@ describe("rights the platform stored (a job's runAs, an automation's owner)", ()
 
 describe("groups", () => {
   test("POST /authorization/groups answers the envelope; a duplicate is 409; GET by id or name; unknown is 404", async () => {
-    const reply = await admin.post("/authorization/groups", {
+    const reply = await env.admin.post("/authorization/groups", {
       group: { name: "created", description: "d", assignedRoles: [{ roleId: "apiread" }] },
     });
     expect(reply.status).toBe(200);
@@ -252,19 +242,23 @@ describe("groups", () => {
       message: expect.any(String),
       data: expect.objectContaining({ name: "created", assignedRoles: ["apiread"], provenance: "local" }),
     });
-    expectError(await admin.post("/authorization/groups", { group: { name: "created" } }), 409, "CONFLICT");
+    expectError(
+      await env.admin.post("/authorization/groups", { group: { name: "created" } }),
+      409,
+      "CONFLICT",
+    );
     const id = reply.body.data._id;
-    expect((await admin.get(`/authorization/groups/${id}`)).body.name).toBe("created");
-    expect((await admin.get("/authorization/groups/created")).body._id).toBe(id);
-    expectError(await admin.get("/authorization/groups/no-such-group"), 404, "NOT_FOUND");
+    expect((await env.admin.get(`/authorization/groups/${id}`)).body.name).toBe("created");
+    expect((await env.admin.get("/authorization/groups/created")).body._id).toBe(id);
+    expectError(await env.admin.get("/authorization/groups/no-such-group"), 404, "NOT_FOUND");
   });
 
   test("PATCH a group: its members' rights change from their next request; audit fields set", async () => {
     const id = await newGroup("patch-me");
     await newAccount("member-of-patch", { groups: ["patch-me"] });
-    const token = await login(platform.baseUrl, "member-of-patch", PW);
+    const token = await login(env.platform.baseUrl, "member-of-patch", PW);
     expect((await whoami(token)).body.roles).toEqual([]);
-    const reply = await admin.patch(`/authorization/groups/${id}`, {
+    const reply = await env.admin.patch(`/authorization/groups/${id}`, {
       updates: { description: "now engineers", assignedRoles: ["engineering"] },
     });
     expect(reply.status).toBe(200);
@@ -278,16 +272,16 @@ describe("groups", () => {
     expect(reply.body.data).not.toHaveProperty("_rev");
     expect((await whoami(token)).body.roles).toEqual(["engineering"]);
     // Deactivating the group takes its roles away as promptly.
-    expect((await admin.patch(`/authorization/groups/${id}`, { updates: { inactive: true } })).status).toBe(
-      200,
-    );
+    expect(
+      (await env.admin.patch(`/authorization/groups/${id}`, { updates: { inactive: true } })).status,
+    ).toBe(200);
     expect((await whoami(token)).body.roles).toEqual([]);
   });
 
   test("PATCH a group: itself as a parent or an unknown parent is 400; an unknown group is 404", async () => {
     const id = await newGroup("self-parent");
     let error = expectError(
-      await admin.patch(`/authorization/groups/${id}`, {
+      await env.admin.patch(`/authorization/groups/${id}`, {
         updates: { memberOf: [{ groupId: id, aaaManaged: true }] },
       }),
       400,
@@ -295,13 +289,13 @@ describe("groups", () => {
     );
     expect(error.data[0].field).toBe("updates.memberOf");
     error = expectError(
-      await admin.patch(`/authorization/groups/${id}`, { updates: { memberOf: ["ghosts"] } }),
+      await env.admin.patch(`/authorization/groups/${id}`, { updates: { memberOf: ["ghosts"] } }),
       400,
       "VALIDATION_ERROR",
     );
     expect(error.data[0].field).toBe("updates.memberOf");
     expectError(
-      await admin.patch("/authorization/groups/ghosts", { updates: { inactive: true } }),
+      await env.admin.patch("/authorization/groups/ghosts", { updates: { inactive: true } }),
       404,
       "NOT_FOUND",
     );
@@ -312,22 +306,22 @@ describe("groups", () => {
     const b = await newGroup("members-b");
     const id = await newAccount("joiner");
     const replies = await Promise.all([
-      admin.post(`/authorization/groups/${a}/members`, { accounts: ["joiner"] }),
-      admin.post(`/authorization/groups/${b}/members`, { accounts: [id] }),
+      env.admin.post(`/authorization/groups/${a}/members`, { accounts: ["joiner"] }),
+      env.admin.post(`/authorization/groups/${b}/members`, { accounts: [id] }),
     ]);
     expect(replies.map((r) => r.status)).toEqual([200, 200]);
-    const groups = (await admin.get(`/authorization/accounts/${id}`)).body.memberOf.map(
+    const groups = (await env.admin.get(`/authorization/accounts/${id}`)).body.memberOf.map(
       (m: { groupId: string }) => m.groupId,
     );
     expect(groups.sort()).toEqual([a, b].sort());
-    expect((await admin.delete(`/authorization/groups/${a}/members/joiner`)).status).toBe(200);
-    expectError(await admin.delete(`/authorization/groups/${a}/members/joiner`), 404, "NOT_FOUND");
+    expect((await env.admin.delete(`/authorization/groups/${a}/members/joiner`)).status).toBe(200);
+    expectError(await env.admin.delete(`/authorization/groups/${a}/members/joiner`), 404, "NOT_FOUND");
     expectError(
-      await admin.post(`/authorization/groups/${a}/members`, { accounts: ["nobody-here"] }),
+      await env.admin.post(`/authorization/groups/${a}/members`, { accounts: ["nobody-here"] }),
       400,
       "VALIDATION_ERROR",
     );
-    expect((await admin.get(`/authorization/accounts/${id}`)).body.memberOf).toEqual([
+    expect((await env.admin.get(`/authorization/accounts/${id}`)).body.memberOf).toEqual([
       { groupId: b, aaaManaged: true },
     ]);
   });
@@ -336,25 +330,25 @@ describe("groups", () => {
     const parent = await newGroup("doomed", { assignedRoles: ["engineering"] });
     const child = await newGroup("doomed-child", { memberOf: ["doomed"] });
     const id = await newAccount("doomed-member", { groups: ["doomed", "doomed-child"] });
-    const token = await login(platform.baseUrl, "doomed-member", PW);
+    const token = await login(env.platform.baseUrl, "doomed-member", PW);
     expect((await whoami(token)).body.roles).toEqual(["engineering"]);
 
-    const reply = await admin.delete(`/authorization/groups/${parent}`);
+    const reply = await env.admin.delete(`/authorization/groups/${parent}`);
     expect(reply.status).toBe(200);
     expect(reply.body.status).toBe("OK");
-    expect((await admin.get(`/authorization/accounts/${id}`)).body.memberOf).toEqual([
+    expect((await env.admin.get(`/authorization/accounts/${id}`)).body.memberOf).toEqual([
       { groupId: child, aaaManaged: true },
     ]);
-    expect((await admin.get(`/authorization/groups/${child}`)).body.memberOf).toEqual([]);
+    expect((await env.admin.get(`/authorization/groups/${child}`)).body.memberOf).toEqual([]);
     expect((await whoami(token)).body.roles).toEqual([]);
-    expectError(await admin.get(`/authorization/groups/${parent}`), 404, "NOT_FOUND");
-    expectError(await admin.delete(`/authorization/groups/${parent}`), 404, "NOT_FOUND");
+    expectError(await env.admin.get(`/authorization/groups/${parent}`), 404, "NOT_FOUND");
+    expectError(await env.admin.delete(`/authorization/groups/${parent}`), 404, "NOT_FOUND");
   });
 
   test("DELETE a group that is a workflow's or an automation's only owner group -> 409 naming them; with another group it goes", async () => {
     const owner = await newGroup("sole-owner");
     const other = await newGroup("other-owner");
-    const workflow = await admin.post("/workflow_builder/workflows", {
+    const workflow = await env.admin.post("/workflow_builder/workflows", {
       workflow: {
         name: "Owned by one group",
         groups: [owner],
@@ -363,7 +357,7 @@ describe("groups", () => {
       },
     });
     expect(workflow.status).toBe(200);
-    const automation = await admin.post("/automation_catalog/automations", {
+    const automation = await env.admin.post("/automation_catalog/automations", {
       name: "Owned automation",
       workflow: "Owned by one group",
       groups: [owner],
@@ -371,20 +365,20 @@ describe("groups", () => {
     expect(automation.status).toBe(200);
 
     // The real product's view: gbac read groups only, no write group.
-    const readOnly = await admin.post("/operations-manager/automations", {
+    const readOnly = await env.admin.post("/operations-manager/automations", {
       name: "Read by one group",
       componentId: "Owned by one group",
       gbac: { read: [owner], write: [] },
     });
     expect(readOnly.status).toBe(200);
     const readOnlyId = readOnly.body.data._id;
-    const job = await admin.post("/operations-manager/jobs/start", {
+    const job = await env.admin.post("/operations-manager/jobs/start", {
       workflow: "Owned by one group",
       options: { groups: [owner, other] },
     });
     expect(job.status).toBe(200);
 
-    const refused = expectError(await admin.delete(`/authorization/groups/${owner}`), 409, "CONFLICT");
+    const refused = expectError(await env.admin.delete(`/authorization/groups/${owner}`), 409, "CONFLICT");
     expect(refused.data.objects).toEqual(
       expect.arrayContaining([
         { type: "workflow", id: expect.any(String), name: "Owned by one group" },
@@ -394,40 +388,43 @@ describe("groups", () => {
       ]),
     );
     expect(refused.data.objects).toHaveLength(3);
-    expect((await admin.get(`/authorization/groups/${owner}`)).status).toBe(200);
+    expect((await env.admin.get(`/authorization/groups/${owner}`)).status).toBe(200);
 
     // Give both another owner group: now the delete goes, and they keep only the other one.
-    const wf = (await admin.get("/workflow_builder/workflows/Owned%20by%20one%20group")).body;
+    const wf = (await env.admin.get("/workflow_builder/workflows/Owned%20by%20one%20group")).body;
     expect(
       (
-        await admin.put("/workflow_builder/workflows/Owned%20by%20one%20group", {
+        await env.admin.put("/workflow_builder/workflows/Owned%20by%20one%20group", {
           workflow: { ...wf, groups: [owner, other] },
         })
       ).status,
     ).toBe(200);
     expect(
       (
-        await admin.put(`/automation_catalog/automations/${automation.body._id}`, {
+        await env.admin.put(`/automation_catalog/automations/${automation.body._id}`, {
           changes: { groups: [owner, other] },
         })
       ).status,
     ).toBe(200);
     expect(
-      (await admin.patch(`/operations-manager/automations/${readOnlyId}`, { gbac: { read: [owner, other] } }))
-        .status,
+      (
+        await env.admin.patch(`/operations-manager/automations/${readOnlyId}`, {
+          gbac: { read: [owner, other] },
+        })
+      ).status,
     ).toBe(200);
-    const deleted = await admin.delete(`/authorization/groups/${owner}`);
+    const deleted = await env.admin.delete(`/authorization/groups/${owner}`);
     expect(deleted.status).toBe(200);
-    expect((await admin.get("/workflow_builder/workflows/Owned%20by%20one%20group")).body.groups).toEqual([
-      other,
-    ]);
-    const after = (await admin.get(`/automation_catalog/automations/${automation.body._id}`)).body;
+    expect((await env.admin.get("/workflow_builder/workflows/Owned%20by%20one%20group")).body.groups).toEqual(
+      [other],
+    );
+    const after = (await env.admin.get(`/automation_catalog/automations/${automation.body._id}`)).body;
     expect(after.groups).toEqual([other]);
-    expect((await admin.get(`/operations-manager/automations/${readOnlyId}`)).body.data.gbac).toEqual({
+    expect((await env.admin.get(`/operations-manager/automations/${readOnlyId}`)).body.data.gbac).toEqual({
       read: [other],
       write: [],
     });
     // A job loses it too (a job is never open: without groups it is its starter's and admins').
-    expect((await admin.get(`/workflow_engine/getJob/${job.body._id}`)).body.groups).toEqual([other]);
+    expect((await env.admin.get(`/workflow_engine/getJob/${job.body._id}`)).body.groups).toEqual([other]);
   });
 });

@@ -5,16 +5,7 @@
  * as it read it (docs/compatibility.md#requests-as-the-real-products-clients-send-them). A name
  * that identifies the resource is taken only at its current value: a different one is a 400.
  */
-import {
-  client,
-  expectError,
-  login,
-  noteSecret,
-  request,
-  startPlatform,
-  type Client,
-  type Platform,
-} from "../support/platform";
+import { expectError, login, noteSecret, request, usePlatform } from "../support/platform";
 
 const PW = "correct-horse-battery";
 const READ_ONLY = {
@@ -23,15 +14,11 @@ const READ_ONLY = {
   _meta: { created: "2001-01-01T00:00:00.000Z", updated: "2001-01-01T00:00:00.000Z" },
   last_updated_by: "someone-else",
 };
-let platform: Platform;
-let admin: Client;
+const env = usePlatform();
 
 beforeAll(async () => {
-  platform = await startPlatform();
-  admin = client(platform.baseUrl, await login(platform.baseUrl));
-  expect((await admin.post("/user-management/groups", { name: "parent" })).status).toBe(200);
+  expect((await env.admin.post("/user-management/groups", { name: "parent" })).status).toBe(200);
 });
-afterAll(() => platform.stop());
 
 /** The read-only fields were not taken from the body. */
 function expectOwnReadOnly(doc: Record<string, any>) {
@@ -50,15 +37,15 @@ describe("groups", () => {
   };
 
   test("POST /user-management/groups takes the Group's own fields and ignores the read-only ones", async () => {
-    const reply = await admin.post("/user-management/groups", { name: "g-flat", ...own, ...READ_ONLY });
+    const reply = await env.admin.post("/user-management/groups", { name: "g-flat", ...own, ...READ_ONLY });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual(expect.objectContaining({ name: "g-flat", ...own }));
     expectOwnReadOnly(reply.body);
-    expect((await admin.get(`/authorization/groups/${reply.body._id}`)).body).toEqual(reply.body);
+    expect((await env.admin.get(`/authorization/groups/${reply.body._id}`)).body).toEqual(reply.body);
   });
 
   test("POST /authorization/groups ({group}) takes the same", async () => {
-    const reply = await admin.post("/authorization/groups", {
+    const reply = await env.admin.post("/authorization/groups", {
       group: { name: "g-wrapped", ...own, ...READ_ONLY },
     });
     expect(reply.status).toBe(200);
@@ -67,32 +54,33 @@ describe("groups", () => {
   });
 
   test("PATCH /authorization/groups/:groupId takes the group as read, changed; its name only as it is", async () => {
-    const created = (await admin.post("/user-management/groups", { name: "g-patch" })).body;
+    const created = (await env.admin.post("/user-management/groups", { name: "g-patch" })).body;
     const sentBack = { ...created, ...own, _meta: READ_ONLY._meta, provenance: "ldap" };
-    const reply = await admin.patch(`/authorization/groups/${created._id}`, { updates: sentBack });
+    const reply = await env.admin.patch(`/authorization/groups/${created._id}`, { updates: sentBack });
     expect(reply.status).toBe(200);
     expect(reply.body.data).toEqual(expect.objectContaining({ _id: created._id, name: "g-patch", ...own }));
     expect(reply.body.data.provenance).toBe("local");
     expect(reply.body.data._meta.created).toBe(created._meta.created);
 
     const renamed = expectError(
-      await admin.patch(`/authorization/groups/${created._id}`, {
+      await env.admin.patch(`/authorization/groups/${created._id}`, {
         updates: { name: "g-other", description: "x" },
       }),
       400,
       "VALIDATION_ERROR",
     );
     expect(renamed.data).toEqual([expect.objectContaining({ field: "updates.name", type: "immutable" })]);
-    const after = (await admin.get(`/authorization/groups/${created._id}`)).body;
+    const after = (await env.admin.get(`/authorization/groups/${created._id}`)).body;
     expect(after).toEqual(expect.objectContaining({ name: "g-patch", description: own.description }));
   });
 });
 
 describe("accounts", () => {
   test("PATCH /authorization/accounts/:accountId takes the account as read, changed (firstname too); its username only as it is", async () => {
-    const created = (await admin.post("/user-management/accounts", { username: "acc-patch", password: PW }))
-      .body;
-    const parent = (await admin.get("/authorization/groups/parent")).body;
+    const created = (
+      await env.admin.post("/user-management/accounts", { username: "acc-patch", password: PW })
+    ).body;
+    const parent = (await env.admin.get("/authorization/groups/parent")).body;
     const sentBack = {
       ...created,
       firstname: "Ada",
@@ -102,7 +90,7 @@ describe("accounts", () => {
       _meta: READ_ONLY._meta,
       provenance: "ldap",
     };
-    const reply = await admin.patch(`/authorization/accounts/${created._id}`, { updates: sentBack });
+    const reply = await env.admin.patch(`/authorization/accounts/${created._id}`, { updates: sentBack });
     expect(reply.status).toBe(200);
     expect(reply.body.data).toEqual(
       expect.objectContaining({
@@ -117,23 +105,23 @@ describe("accounts", () => {
     expect(reply.body.data._meta.created).toBe(created._meta.created);
 
     const renamed = expectError(
-      await admin.patch(`/authorization/accounts/${created._id}`, {
+      await env.admin.patch(`/authorization/accounts/${created._id}`, {
         updates: { username: "acc-other", firstname: "X" },
       }),
       400,
       "VALIDATION_ERROR",
     );
     expect(renamed.data).toEqual([expect.objectContaining({ field: "updates.username", type: "immutable" })]);
-    const after = (await admin.get(`/authorization/accounts/${created._id}`)).body;
+    const after = (await env.admin.get(`/authorization/accounts/${created._id}`)).body;
     expect(after).toEqual(expect.objectContaining({ username: "acc-patch", firstname: "Ada" }));
     // The account still signs in under its name.
-    expect(await login(platform.baseUrl, "acc-patch", PW)).toEqual(expect.any(String));
+    expect(await login(env.platform.baseUrl, "acc-patch", PW)).toEqual(expect.any(String));
   });
 });
 
 describe("service accounts", () => {
   test("POST /user-management/service-accounts takes inactive: an inactive one gets no token", async () => {
-    const reply = await admin.post("/user-management/service-accounts", {
+    const reply = await env.admin.post("/user-management/service-accounts", {
       name: "sa-off",
       inactive: true,
       ...READ_ONLY,
@@ -143,7 +131,7 @@ describe("service accounts", () => {
     expect(reply.body).toEqual(expect.objectContaining({ name: "sa-off", inactive: true }));
     expect(reply.body._id).toMatch(/^[0-9a-f]{24}$/);
     expect(reply.body._meta.created).not.toBe(READ_ONLY._meta.created);
-    const token = await request(platform.baseUrl, "POST", "/oauth/token", {
+    const token = await request(env.platform.baseUrl, "POST", "/oauth/token", {
       body: {
         grant_type: "client_credentials",
         client_id: reply.body.clientId,

@@ -8,15 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { withStore } from "../support/engine-fixtures";
-import {
-  client,
-  clientWithRoles,
-  expectError,
-  login,
-  startPlatform,
-  type Client,
-  type Platform,
-} from "../support/platform";
+import { clientWithRoles, expectError, usePlatform, type Client } from "../support/platform";
 
 const FIXTURES = path.join(__dirname, "../fixtures/configuration");
 const IOS = fs.readFileSync(path.join(FIXTURES, "ios-edge-rtr1.cfg"), "utf8");
@@ -24,8 +16,7 @@ const SPEC = fs.readFileSync(path.join(FIXTURES, "ios-base.spec"), "utf8");
 const OID = "0123456789abcdef01234567";
 const TREE_DEVICES = ["sw-br-01", "sw-br-02", "sw-br-03"];
 
-let platform: Platform;
-let admin: Client;
+const env = usePlatform({ env: { COMPLIANCE_SWEEP_MS: "200" } });
 let reader: Client;
 let support: Client;
 let treeId: string;
@@ -42,7 +33,7 @@ async function ok(reply: Promise<{ status: number; body: any; text: string }>) {
 
 async function waitForBatch(id: string) {
   for (let i = 0; i < 200; i++) {
-    const batch = await ok(admin.get(`/configuration_manager/compliance_reports/batches/${id}`));
+    const batch = await ok(env.admin.get(`/configuration_manager/compliance_reports/batches/${id}`));
     if (batch.state === "complete" || batch.state === "error") return batch;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -50,19 +41,17 @@ async function waitForBatch(id: string) {
 }
 
 const setTimestamp = (collection: string, filter: Record<string, unknown>, timestamp: string) =>
-  withStore(platform.broker, (store) =>
+  withStore(env.platform.broker, (store) =>
     store.collection(collection).updateMany(filter, { $set: { timestamp } }),
   );
 
 beforeAll(async () => {
-  platform = await startPlatform({ env: { COMPLIANCE_SWEEP_MS: "200" } });
-  admin = client(platform.baseUrl, await login(platform.baseUrl));
-  reader = await clientWithRoles(platform, admin, ["apiread"]);
-  support = await clientWithRoles(platform, admin, ["support"]);
-  treeId = (await ok(admin.post("/configuration_manager/configs", { name: "Branch", deviceType: "ios" })))
+  reader = await clientWithRoles(env.platform, env.admin, ["apiread"]);
+  support = await clientWithRoles(env.platform, env.admin, ["support"]);
+  treeId = (await ok(env.admin.post("/configuration_manager/configs", { name: "Branch", deviceType: "ios" })))
     ._id;
   await ok(
-    admin.put(`/configuration_manager/configs/${treeId}/versions/initial/nodes`, {
+    env.admin.put(`/configuration_manager/configs/${treeId}/versions/initial/nodes`, {
       nodePath: "base",
       config: SPEC,
       devices: TREE_DEVICES,
@@ -75,17 +64,16 @@ beforeAll(async () => {
     ["b4", "sw-br-02", "2026-04-10T00:00:00.000Z"],
   ];
   for (const [name, deviceName, timestamp] of backups) {
-    b[name] = (await ok(admin.post("/configuration_manager/backups", { deviceName, config: IOS })))._id;
+    b[name] = (await ok(env.admin.post("/configuration_manager/backups", { deviceName, config: IOS })))._id;
     // Times of our choosing, so the order and the ranges do not hang on the clock.
     await setTimestamp("config_backups", { _id: b[name] }, timestamp);
   }
 });
-afterAll(() => platform.stop());
 
 describe("a batch checks what it can", () => {
   test("a device of the tree without a backup is reported with its reason; the others are checked", async () => {
     const run = await ok(
-      admin.post("/configuration_manager/compliance_reports", { treeId, version: "initial" }),
+      env.admin.post("/configuration_manager/compliance_reports", { treeId, version: "initial" }),
     );
     expect(run).toMatchObject({ devices: 3, withoutBackup: 1 });
     batchId = run.batchId;
@@ -93,7 +81,7 @@ describe("a batch checks what it can", () => {
     expect(batch).toMatchObject({ state: "complete", done: 3, devices: 3, error: null });
 
     const reports = (
-      await ok(admin.get(`/configuration_manager/compliance_reports/batches/${batchId}/reports`))
+      await ok(env.admin.get(`/configuration_manager/compliance_reports/batches/${batchId}/reports`))
     ).results;
     expect(reports.map((r: any) => r.deviceName)).toEqual(TREE_DEVICES);
     const [missing, ...checked] = reports;
@@ -123,7 +111,7 @@ describe("a batch checks what it can", () => {
 
   test("a device whose node is gone when the batch runs is reported; the batch completes", async () => {
     // A batch queued before its node was deleted (as a replica would have stored it).
-    await withStore(platform.broker, (store) =>
+    await withStore(env.platform.broker, (store) =>
       store.collection("compliance_batches").insertOne({
         _id: goneBatchId,
         treeId,
@@ -145,7 +133,7 @@ describe("a batch checks what it can", () => {
     );
     expect(await waitForBatch(goneBatchId)).toMatchObject({ state: "complete", done: 2 });
     const reports = (
-      await ok(admin.get(`/configuration_manager/compliance_reports/batches/${goneBatchId}/reports`))
+      await ok(env.admin.get(`/configuration_manager/compliance_reports/batches/${goneBatchId}/reports`))
     ).results;
     expect(reports[0]).toMatchObject({ deviceName: "sw-br-02", backupId: b.b4 });
     expect(reports[0].totals.passes).toBeGreaterThan(0);
@@ -157,13 +145,13 @@ describe("a batch checks what it can", () => {
 
   test("a request in which no device has a backup is refused, naming the devices; nothing is stored", async () => {
     const stored = () =>
-      withStore(platform.broker, async (store) => ({
+      withStore(env.platform.broker, async (store) => ({
         batches: await store.collection("compliance_batches").count(),
         reports: await store.collection("compliance_reports").count(),
       }));
     const before = await stored();
     const refused = expectError(
-      await admin.post("/configuration_manager/compliance_reports", {
+      await env.admin.post("/configuration_manager/compliance_reports", {
         treeId,
         version: "initial",
         devices: ["sw-br-01", "ghost"],
@@ -176,7 +164,7 @@ describe("a batch checks what it can", () => {
     expect(await stored()).toEqual(before);
     // Named devices, one with a backup: the batch runs.
     const run = await ok(
-      admin.post("/configuration_manager/compliance_reports", {
+      env.admin.post("/configuration_manager/compliance_reports", {
         treeId,
         version: "initial",
         devices: ["sw-br-02", "ghost"],
@@ -185,7 +173,7 @@ describe("a batch checks what it can", () => {
     expect(run).toMatchObject({ devices: 2, withoutBackup: 1 });
     expect(await waitForBatch(run.batchId)).toMatchObject({ state: "complete", done: 2 });
     expect(await stored()).toEqual({ batches: before.batches + 1, reports: before.reports + 2 });
-    await withStore(platform.broker, async (store) => {
+    await withStore(env.platform.broker, async (store) => {
       await store.collection("compliance_reports").deleteMany({ batchId: run.batchId });
       await store.collection("compliance_batches").deleteOne({ _id: run.batchId });
     });
@@ -254,7 +242,7 @@ describe("GET /configuration_manager/backups", () => {
     expectError(await support.get("/configuration_manager/backups"), 403, "FORBIDDEN");
     // The real product's list body posted to our create (docs/compatibility.md): a 400, nothing stored.
     const posted = expectError(
-      await admin.post("/configuration_manager/backups", { options: { start: 0, limit: 10 } }),
+      await env.admin.post("/configuration_manager/backups", { options: { start: 0, limit: 10 } }),
       400,
       "VALIDATION_ERROR",
     );

@@ -6,31 +6,19 @@
 import fs from "node:fs";
 import path from "node:path";
 import { withStore } from "../support/engine-fixtures";
-import {
-  client,
-  clientWithRoles,
-  expectError,
-  login,
-  startPlatform,
-  type Client,
-  type Platform,
-} from "../support/platform";
+import { clientWithRoles, expectError, usePlatform, type Client } from "../support/platform";
 
 const FIXTURES = path.join(__dirname, "../fixtures/configuration");
 const read = (name: string) => fs.readFileSync(path.join(FIXTURES, name), "utf8");
 const IOS = read("ios-edge-rtr1.cfg");
 const OID = "0123456789abcdef01234567";
 
-let platform: Platform;
-let admin: Client;
+const env = usePlatform({ env: { COMPLIANCE_SWEEP_MS: "200" } });
 let reader: Client;
 
 beforeAll(async () => {
-  platform = await startPlatform({ env: { COMPLIANCE_SWEEP_MS: "200" } });
-  admin = client(platform.baseUrl, await login(platform.baseUrl));
-  reader = await clientWithRoles(platform, admin, ["apiread"]);
+  reader = await clientWithRoles(env.platform, env.admin, ["apiread"]);
 });
-afterAll(() => platform.stop());
 
 async function ok(reply: Promise<{ status: number; body: any; text: string }>) {
   const r = await reply;
@@ -38,7 +26,7 @@ async function ok(reply: Promise<{ status: number; body: any; text: string }>) {
   return r.body;
 }
 
-async function waitForBatch(batchId: string, api = admin) {
+async function waitForBatch(batchId: string, api = env.admin) {
   for (let i = 0; i < 200; i++) {
     const batch = await ok(api.get(`/configuration_manager/compliance_reports/batches/${batchId}`));
     if (batch.state === "complete" || batch.state === "error") return batch;
@@ -49,12 +37,12 @@ async function waitForBatch(batchId: string, api = admin) {
 
 describe("parsers (operation 6)", () => {
   test("built-in parsers are listed; a user parser extends a template with checked lex rules", async () => {
-    const builtIns = await ok(admin.get("/configuration_manager/configurations/parser"));
+    const builtIns = await ok(env.admin.get("/configuration_manager/configurations/parser"));
     expect(builtIns.map((p: any) => p.name)).toEqual(["eos", "ios", "ios-xr", "junos", "nx-os"]);
     expect(builtIns.find((p: any) => p.name === "junos")).toMatchObject({ builtIn: true, style: "braces" });
 
     const created = await ok(
-      admin.post("/configuration_manager/configurations/parser", {
+      env.admin.post("/configuration_manager/configurations/parser", {
         name: "ios-parser",
         template: "ios",
         lexRules: [["^remark:", "comment"]],
@@ -63,11 +51,14 @@ describe("parsers (operation 6)", () => {
     expect(created).toMatchObject({ name: "ios-parser", template: "ios", builtIn: false, style: "indent" });
     expect(created._id).toMatch(/^[0-9a-f]{24}$/);
     await ok(
-      admin.post("/configuration_manager/configurations/parser", { name: "junos-lab", template: "junos" }),
+      env.admin.post("/configuration_manager/configurations/parser", {
+        name: "junos-lab",
+        template: "junos",
+      }),
     );
 
     expectError(
-      await admin.post("/configuration_manager/configurations/parser", {
+      await env.admin.post("/configuration_manager/configurations/parser", {
         name: "ios-parser",
         template: "ios",
       }),
@@ -75,7 +66,7 @@ describe("parsers (operation 6)", () => {
       "CONFLICT",
     );
     const bad = expectError(
-      await admin.post("/configuration_manager/configurations/parser", {
+      await env.admin.post("/configuration_manager/configurations/parser", {
         name: "evil",
         lexRules: [["(?<=a)b", "word"]],
       }),
@@ -85,7 +76,7 @@ describe("parsers (operation 6)", () => {
     expect(bad.data[0].field).toBe("lexRules[0][0]");
     expect(
       expectError(
-        await admin.post("/configuration_manager/configurations/parser", {
+        await env.admin.post("/configuration_manager/configurations/parser", {
           name: "x",
           lexRules: [["a", "bogus"]],
         }),
@@ -95,7 +86,7 @@ describe("parsers (operation 6)", () => {
     ).toBe("lexRules[0][1]");
     expect(
       expectError(
-        await admin.post("/configuration_manager/configurations/parser", { name: "x", template: "nope" }),
+        await env.admin.post("/configuration_manager/configurations/parser", { name: "x", template: "nope" }),
         400,
         "VALIDATION_ERROR",
       ).data[0].field,
@@ -127,34 +118,42 @@ describe("parsers (operation 6)", () => {
   });
 
   test("read, update, delete; built-ins are read-only; unknown -> 404; roles", async () => {
-    expect(await ok(admin.get("/configuration_manager/configurations/parser/ios-parser"))).toMatchObject({
+    expect(await ok(env.admin.get("/configuration_manager/configurations/parser/ios-parser"))).toMatchObject({
       name: "ios-parser",
     });
     const updated = await ok(
-      admin.put("/configuration_manager/configurations/parser/junos-lab", { lexRules: [["^#", "comment"]] }),
+      env.admin.put("/configuration_manager/configurations/parser/junos-lab", {
+        lexRules: [["^#", "comment"]],
+      }),
     );
     expect(updated.lexRules).toEqual([["^#", "comment"]]);
     expect(
       expectError(
-        await admin.put("/configuration_manager/configurations/parser/junos-lab", { template: "junos-lab" }),
+        await env.admin.put("/configuration_manager/configurations/parser/junos-lab", {
+          template: "junos-lab",
+        }),
         400,
         "VALIDATION_ERROR",
       ).data[0].field,
     ).toBe("template");
     expectError(
-      await admin.put("/configuration_manager/configurations/parser/ios", { lexRules: [] }),
+      await env.admin.put("/configuration_manager/configurations/parser/ios", { lexRules: [] }),
       409,
       "CONFLICT",
     );
-    expectError(await admin.delete("/configuration_manager/configurations/parser/ios"), 409, "CONFLICT");
-    expectError(await admin.get("/configuration_manager/configurations/parser/nope"), 404, "NOT_FOUND");
-    expectError(await admin.delete("/configuration_manager/configurations/parser/nope"), 404, "NOT_FOUND");
+    expectError(await env.admin.delete("/configuration_manager/configurations/parser/ios"), 409, "CONFLICT");
+    expectError(await env.admin.get("/configuration_manager/configurations/parser/nope"), 404, "NOT_FOUND");
+    expectError(
+      await env.admin.delete("/configuration_manager/configurations/parser/nope"),
+      404,
+      "NOT_FOUND",
+    );
     expectError(
       await reader.post("/configuration_manager/configurations/parser", { name: "r", template: "ios" }),
       403,
       "FORBIDDEN",
     );
-    expect(await ok(admin.delete("/configuration_manager/configurations/parser/junos-lab"))).toEqual({
+    expect(await ok(env.admin.delete("/configuration_manager/configurations/parser/junos-lab"))).toEqual({
       status: "OK",
       message: "Config parser 'junos-lab' deleted",
     });
@@ -165,11 +164,11 @@ describe("golden config trees, compliance, history, export", () => {
   let treeId: string;
   const base = () => `/configuration_manager/configs/${treeId}`;
   const setNode = (body: Record<string, unknown>, version = "initial") =>
-    admin.put(`${base()}/versions/${version}/nodes`, body);
+    env.admin.put(`${base()}/versions/${version}/nodes`, body);
 
   test("a tree starts with version 'initial' and its root node; nodes take text or JSON specs", async () => {
     const tree = await ok(
-      admin.post("/configuration_manager/configs", {
+      env.admin.post("/configuration_manager/configs", {
         name: "Edge routers",
         deviceType: "cisco-ios",
         parser: "ios-parser",
@@ -178,7 +177,10 @@ describe("golden config trees, compliance, history, export", () => {
     treeId = tree._id;
     expect(tree).toMatchObject({ name: "Edge routers", parser: "ios-parser", versions: ["initial"] });
     expectError(
-      await admin.post("/configuration_manager/configs", { name: "Edge routers", deviceType: "cisco-ios" }),
+      await env.admin.post("/configuration_manager/configs", {
+        name: "Edge routers",
+        deviceType: "cisco-ios",
+      }),
       409,
       "CONFLICT",
     );
@@ -204,7 +206,7 @@ describe("golden config trees, compliance, history, export", () => {
         devices: ["edge-rtr1", "edge-rtr2", "edge-rtr3"],
       }),
     );
-    const node = await ok(admin.get(`${base()}/versions/initial/node?nodePath=base/dc1/edge`));
+    const node = await ok(env.admin.get(`${base()}/versions/initial/node?nodePath=base/dc1/edge`));
     expect(node.config).toBe("router bgp {{ asn }}\n bgp log-neighbor-changes");
     expect(node.effective.variables).toEqual({
       site: "dc1",
@@ -214,7 +216,7 @@ describe("golden config trees, compliance, history, export", () => {
     });
     expect(node.effective.config).toContain("ntp server {{ ntp1 }}");
     expect(node.effective.config).toContain("<e/>service password-encryption");
-    const read1 = await ok(admin.get(base()));
+    const read1 = await ok(env.admin.get(base()));
     expect(read1.nodes.initial.map((n: any) => n.path)).toEqual(["base", "base/dc1", "base/dc1/edge"]);
   });
 
@@ -240,42 +242,44 @@ describe("golden config trees, compliance, history, export", () => {
     expect(await field({ nodePath: "base/x", spec: deep })).toMatch(/children/);
     expectError(await setNode({ nodePath: "base" }, "v9"), 404, "NOT_FOUND");
     expectError(
-      await admin.put(`/configuration_manager/configs/${OID}/versions/initial/nodes`, { nodePath: "base" }),
+      await env.admin.put(`/configuration_manager/configs/${OID}/versions/initial/nodes`, {
+        nodePath: "base",
+      }),
       404,
       "NOT_FOUND",
     );
-    expectError(await admin.get(`${base()}/versions/initial/node?nodePath=base/zzz`), 404, "NOT_FOUND");
-    expectError(await admin.get(`/configuration_manager/configs/${OID}`), 404, "NOT_FOUND");
+    expectError(await env.admin.get(`${base()}/versions/initial/node?nodePath=base/zzz`), 404, "NOT_FOUND");
+    expectError(await env.admin.get(`/configuration_manager/configs/${OID}`), 404, "NOT_FOUND");
     expectError(await reader.put(`${base()}/versions/initial/nodes`, { nodePath: "base" }), 403, "FORBIDDEN");
   });
 
   test("a version is cloned from its base; a taken version name -> 409", async () => {
-    const tree = await ok(admin.post(`${base()}/versions`, { version: "2026-q4", base: "initial" }));
+    const tree = await ok(env.admin.post(`${base()}/versions`, { version: "2026-q4", base: "initial" }));
     expect(tree.versions).toEqual(["initial", "2026-q4"]);
-    expectError(await admin.post(`${base()}/versions`, { version: "2026-q4" }), 409, "CONFLICT");
+    expectError(await env.admin.post(`${base()}/versions`, { version: "2026-q4" }), 409, "CONFLICT");
     expect(
       expectError(
-        await admin.post(`${base()}/versions`, { version: "v3", base: "nope" }),
+        await env.admin.post(`${base()}/versions`, { version: "v3", base: "nope" }),
         400,
         "VALIDATION_ERROR",
       ).data[0].field,
     ).toBe("base");
-    const cloned = await ok(admin.get(`${base()}/versions/2026-q4/node?nodePath=base/dc1/edge`));
+    const cloned = await ok(env.admin.get(`${base()}/versions/2026-q4/node?nodePath=base/dc1/edge`));
     expect(cloned.devices).toEqual(["edge-rtr1", "edge-rtr2", "edge-rtr3"]);
     // The clone is its own: changing it leaves the base version as it was.
     await ok(setNode({ nodePath: "base/dc1/edge", variables: { asn: "65099" } }, "2026-q4"));
-    const original = await ok(admin.get(`${base()}/versions/initial/node?nodePath=base/dc1/edge`));
+    const original = await ok(env.admin.get(`${base()}/versions/initial/node?nodePath=base/dc1/edge`));
     expect(original.variables).toEqual({ asn: "65000" });
   });
 
   test("backups, then a compliance batch of the node's devices: reports, remediation, history", async () => {
     const b1 = await ok(
-      admin.post("/configuration_manager/backups", { deviceName: "edge-rtr1", config: IOS }),
+      env.admin.post("/configuration_manager/backups", { deviceName: "edge-rtr1", config: IOS }),
     );
     expect(b1).toMatchObject({ deviceName: "edge-rtr1", lines: IOS.split("\n").length });
     expect(b1.config).toBeUndefined();
     await ok(
-      admin.post("/configuration_manager/backups", {
+      env.admin.post("/configuration_manager/backups", {
         deviceName: "edge-rtr2",
         config: IOS.replace("no ip http server", "ip http server").replace("aaa new-model\n", ""),
       }),
@@ -283,7 +287,7 @@ describe("golden config trees, compliance, history, export", () => {
     // A `remark:` line is a comment for the tree's parser (ios-parser's lex rule): read as config, at
     // column 0 it would end the `line vty` block and `transport input ssh` would be misplaced.
     await ok(
-      admin.post("/configuration_manager/backups", {
+      env.admin.post("/configuration_manager/backups", {
         deviceName: "edge-rtr3",
         config: IOS.replace("hostname edge-rtr1", "hostname edge-rtr3").replace(
           " exec-timeout 10 0\n",
@@ -291,16 +295,16 @@ describe("golden config trees, compliance, history, export", () => {
         ),
       }),
     );
-    expect((await ok(admin.get(`/configuration_manager/backups/${b1._id}`))).config).toBe(IOS);
-    expectError(await admin.get(`/configuration_manager/backups/${OID}`), 404, "NOT_FOUND");
+    expect((await ok(env.admin.get(`/configuration_manager/backups/${b1._id}`))).config).toBe(IOS);
+    expectError(await env.admin.get(`/configuration_manager/backups/${OID}`), 404, "NOT_FOUND");
     expectError(
-      await admin.post("/configuration_manager/backups", { deviceName: "has space", config: "x" }),
+      await env.admin.post("/configuration_manager/backups", { deviceName: "has space", config: "x" }),
       400,
       "VALIDATION_ERROR",
     );
 
     const run = await ok(
-      admin.post("/configuration_manager/compliance_reports", {
+      env.admin.post("/configuration_manager/compliance_reports", {
         treeId,
         version: "initial",
         nodePath: "base/dc1",
@@ -312,14 +316,14 @@ describe("golden config trees, compliance, history, export", () => {
     expect(batch.totals).toMatchObject({ errors: 1, warnings: 1, infos: 0 });
 
     const reports = (
-      await ok(admin.get(`/configuration_manager/compliance_reports/batches/${run.batchId}/reports`))
+      await ok(env.admin.get(`/configuration_manager/compliance_reports/batches/${run.batchId}/reports`))
     ).results;
     expect(reports.map((r: any) => [r.deviceName, r.nodePath, r.compliant])).toEqual([
       ["edge-rtr1", "base/dc1/edge", true],
       ["edge-rtr2", "base/dc1/edge", false],
       ["edge-rtr3", "base/dc1/edge", true],
     ]);
-    const bad = await ok(admin.get(`/configuration_manager/compliance_reports/${reports[1].id}`));
+    const bad = await ok(env.admin.get(`/configuration_manager/compliance_reports/${reports[1].id}`));
     expect(bad.issues.map((i: any) => [i.kind, i.severity, i.specLine])).toEqual([
       ["disallowed", "error", "ip http server"],
       ["missing", "warning", "aaa new-model"],
@@ -355,7 +359,7 @@ describe("golden config trees, compliance, history, export", () => {
 
   test("history is newest first and limited; a second run on named devices and backups", async () => {
     const run = await ok(
-      admin.post("/configuration_manager/compliance_reports", {
+      env.admin.post("/configuration_manager/compliance_reports", {
         treeId,
         version: "initial",
         nodePath: "base/dc1/edge",
@@ -364,21 +368,23 @@ describe("golden config trees, compliance, history, export", () => {
     );
     await waitForBatch(run.batchId);
     const history = await ok(
-      admin.post("/configuration_manager/compliance_reports/history/backups", {
+      env.admin.post("/configuration_manager/compliance_reports/history/backups", {
         options: { devices: ["edge-rtr2"], limit: 1 },
       }),
     );
     expect(history).toEqual([expect.objectContaining({ batchId: run.batchId, deviceName: "edge-rtr2" })]);
     expect(
       await ok(
-        admin.post("/configuration_manager/compliance_reports/history/backups", { options: { treeId: OID } }),
+        env.admin.post("/configuration_manager/compliance_reports/history/backups", {
+          options: { treeId: OID },
+        }),
       ),
     ).toEqual([]);
   });
 
   test("compliance input: unknown tree/version/node -> 404; no device with a backup -> 400", async () => {
     const post = (body: Record<string, unknown>) =>
-      admin.post("/configuration_manager/compliance_reports", body);
+      env.admin.post("/configuration_manager/compliance_reports", body);
     expectError(await post({ treeId: OID, version: "initial" }), 404, "NOT_FOUND");
     expectError(await post({ treeId, version: "nope" }), 404, "NOT_FOUND");
     expectError(await post({ treeId, version: "initial", nodePath: "base/zzz" }), 404, "NOT_FOUND");
@@ -397,20 +403,20 @@ describe("golden config trees, compliance, history, export", () => {
       "FORBIDDEN",
     );
     expectError(
-      await admin.get(`/configuration_manager/compliance_reports/batches/${OID}`),
+      await env.admin.get(`/configuration_manager/compliance_reports/batches/${OID}`),
       404,
       "NOT_FOUND",
     );
-    expectError(await admin.get(`/configuration_manager/compliance_reports/${OID}`), 404, "NOT_FOUND");
+    expectError(await env.admin.get(`/configuration_manager/compliance_reports/${OID}`), 404, "NOT_FOUND");
   });
 
   test("the catalog task checks one device at once, without storing a report", async () => {
-    const tasks = await ok(admin.get("/workflow_builder/tasks/list"));
+    const tasks = await ok(env.admin.get("/workflow_builder/tasks/list"));
     expect(tasks.find((t: any) => t.name === "checkCompliance")).toMatchObject({
       app: "configuration",
       type: "automatic",
     });
-    const result: any = await platform.broker.call("configuration.checkCompliance", {
+    const result: any = await env.platform.broker.call("configuration.checkCompliance", {
       treeId,
       version: "initial",
       nodePath: "base/dc1/edge",
@@ -424,7 +430,7 @@ describe("golden config trees, compliance, history, export", () => {
   });
 
   test("export (operation 9) and import: the tree moves with its node specs", async () => {
-    const exported = await ok(admin.post("/configuration_manager/export/goldenconfigs", { treeId }));
+    const exported = await ok(env.admin.post("/configuration_manager/export/goldenconfigs", { treeId }));
     expect(exported.status).toBe("success");
     expect(exported.data).toHaveLength(1);
     const entry = exported.data[0];
@@ -437,7 +443,7 @@ describe("golden config trees, compliance, history, export", () => {
     expect(typeof entry.created).toBe("string");
     expect(entry.nodes.length).toBe(6);
     expectError(
-      await admin.post("/configuration_manager/export/goldenconfigs", { treeId: OID }),
+      await env.admin.post("/configuration_manager/export/goldenconfigs", { treeId: OID }),
       404,
       "NOT_FOUND",
     );
@@ -449,12 +455,12 @@ describe("golden config trees, compliance, history, export", () => {
 
     // Same name: 409 and nothing written.
     expectError(
-      await admin.post("/configuration_manager/import/goldenconfigs", { data: [entry] }),
+      await env.admin.post("/configuration_manager/import/goldenconfigs", { data: [entry] }),
       409,
       "CONFLICT",
     );
     const bad = expectError(
-      await admin.post("/configuration_manager/import/goldenconfigs", {
+      await env.admin.post("/configuration_manager/import/goldenconfigs", {
         data: [
           {
             ...entry,
@@ -468,7 +474,7 @@ describe("golden config trees, compliance, history, export", () => {
     );
     expect(bad.data[0].field).toBe("data[0].nodes[0].spec[0].evalMode");
     const imported = await ok(
-      admin.post("/configuration_manager/import/goldenconfigs", {
+      env.admin.post("/configuration_manager/import/goldenconfigs", {
         data: [{ ...entry, name: "Edge routers (lab)" }],
       }),
     );
@@ -484,24 +490,28 @@ describe("golden config trees, compliance, history, export", () => {
         devices,
       }));
     expect(strip(copy.nodes)).toEqual(strip(entry.nodes));
-    const trees = await ok(admin.get("/configuration_manager/configs"));
+    const trees = await ok(env.admin.get("/configuration_manager/configs"));
     expect(trees.map((t: any) => t.name)).toEqual(["Edge routers", "Edge routers (lab)"]);
   });
 
   test("deleting a node removes the nodes under it; deleting a tree removes it; parser in use -> 409", async () => {
     expectError(
-      await admin.delete("/configuration_manager/configurations/parser/ios-parser"),
+      await env.admin.delete("/configuration_manager/configurations/parser/ios-parser"),
       409,
       "CONFLICT",
     );
-    await ok(admin.delete(`${base()}/versions/2026-q4/node?nodePath=base/dc1`));
-    const tree = await ok(admin.get(base()));
+    await ok(env.admin.delete(`${base()}/versions/2026-q4/node?nodePath=base/dc1`));
+    const tree = await ok(env.admin.get(base()));
     expect(tree.nodes["2026-q4"].map((n: any) => n.path)).toEqual(["base"]);
-    expectError(await admin.delete(`${base()}/versions/2026-q4/node?nodePath=base`), 400, "VALIDATION_ERROR");
-    await ok(admin.delete(base()));
-    expectError(await admin.get(base()), 404, "NOT_FOUND");
-    expectError(await admin.delete(base()), 404, "NOT_FOUND");
-    const left = await withStore(platform.broker, (store) =>
+    expectError(
+      await env.admin.delete(`${base()}/versions/2026-q4/node?nodePath=base`),
+      400,
+      "VALIDATION_ERROR",
+    );
+    await ok(env.admin.delete(base()));
+    expectError(await env.admin.get(base()), 404, "NOT_FOUND");
+    expectError(await env.admin.delete(base()), 404, "NOT_FOUND");
+    const left = await withStore(env.platform.broker, (store) =>
       store.collection("config_nodes").count({ treeId }),
     );
     expect(left).toBe(0);
@@ -511,15 +521,15 @@ describe("golden config trees, compliance, history, export", () => {
 test("a tree is answered with `id` beside `_id` on create, read, list and a new version (itential-mcp reads `id`)", async () => {
   // What itential-mcp's create_golden_config_tree sends, then reads: res.json()["id"].
   const created = await ok(
-    admin.post("/configuration_manager/configs", { name: "Ids tree", deviceType: "ios" }),
+    env.admin.post("/configuration_manager/configs", { name: "Ids tree", deviceType: "ios" }),
   );
   expect(created.id).toBe(created._id);
-  const read = await ok(admin.get(`/configuration_manager/configs/${created.id}`));
+  const read = await ok(env.admin.get(`/configuration_manager/configs/${created.id}`));
   expect(read).toMatchObject({ id: created._id, _id: created._id, name: "Ids tree" });
-  const listed = (await ok(admin.get("/configuration_manager/configs?limit=1000"))) as any[];
+  const listed = (await ok(env.admin.get("/configuration_manager/configs?limit=1000"))) as any[];
   expect(listed.find((t) => t._id === created._id)).toMatchObject({ id: created._id });
   const versioned = await ok(
-    admin.post(`/configuration_manager/configs/${created.id}/versions`, { version: "v2" }),
+    env.admin.post(`/configuration_manager/configs/${created.id}/versions`, { version: "v2" }),
   );
   expect(versioned).toMatchObject({ id: created._id, versions: ["initial", "v2"] });
 });

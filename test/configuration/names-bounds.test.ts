@@ -5,88 +5,76 @@
  * checks the bounds create checks (services/configuration/tree-bounds.ts); a spec of 32 levels,
  * as documented, is taken.
  */
-import {
-  client,
-  expectError,
-  login,
-  startPlatform,
-  type Client,
-  type Platform,
-  type Reply,
-} from "../support/platform";
+import { expectError, usePlatform, type Reply } from "../support/platform";
 
-let platform: Platform;
-let admin: Client;
+const env = usePlatform();
 let treeId: string;
 
 const IMPORT = "/configuration_manager/import/goldenconfigs";
 const versions = () => `/configuration_manager/configs/${treeId}/versions`;
 
 beforeAll(async () => {
-  platform = await startPlatform();
-  admin = client(platform.baseUrl, await login(platform.baseUrl));
-  const tree = await admin.post("/configuration_manager/configs", {
+  const tree = await env.admin.post("/configuration_manager/configs", {
     name: "names-tree",
     deviceType: "cisco-ios",
   });
   treeId = tree.body._id;
 });
-afterAll(() => platform?.stop());
 
 const field = (reply: Reply) => expectError(reply, 400, "VALIDATION_ERROR").data[0].field;
 
 test("a reserved name is refused wherever a name becomes a key, and nothing is written", async () => {
   for (const name of ["__proto__", "constructor", "prototype"]) {
-    expect(field(await admin.post(versions(), { version: name }))).toBe("version");
-    expect(field(await admin.put(`${versions()}/initial/nodes`, { nodePath: `base/${name}` }))).toBe(
+    expect(field(await env.admin.post(versions(), { version: name }))).toBe("version");
+    expect(field(await env.admin.put(`${versions()}/initial/nodes`, { nodePath: `base/${name}` }))).toBe(
       "nodePath",
     );
     const variables = JSON.parse(`{"${name}": "x"}`);
-    expect(field(await admin.put(`${versions()}/initial/nodes`, { nodePath: "base", variables }))).toBe(
+    expect(field(await env.admin.put(`${versions()}/initial/nodes`, { nodePath: "base", variables }))).toBe(
       `variables.${name}`,
     );
     expect(
       field(
-        await admin.put(`${versions()}/initial/nodes`, { nodePath: "base", config: `ntp {{ ${name} }}` }),
+        await env.admin.put(`${versions()}/initial/nodes`, { nodePath: "base", config: `ntp {{ ${name} }}` }),
       ),
     ).toBe("config");
     const entry = { name: `imp-${name}`, deviceType: "ios", versions: ["initial", name] };
-    expect(field(await admin.post(IMPORT, { data: [entry] }))).toBe("data[0].versions[1]");
+    expect(field(await env.admin.post(IMPORT, { data: [entry] }))).toBe("data[0].versions[1]");
     const node = {
       name: `imp2-${name}`,
       deviceType: "ios",
       versions: ["initial"],
       nodes: [{ version: "initial", path: `base/${name}` }],
     };
-    expect(field(await admin.post(IMPORT, { data: [node] }))).toBe("data[0].nodes[0].path");
+    expect(field(await env.admin.post(IMPORT, { data: [node] }))).toBe("data[0].nodes[0].path");
   }
-  const tree = await admin.get(`/configuration_manager/configs/${treeId}`);
+  const tree = await env.admin.get(`/configuration_manager/configs/${treeId}`);
   expect(tree.body.versions).toEqual(["initial"]);
   expect(tree.body.nodes).toEqual({ initial: [{ path: "base", devices: [] }] });
-  const trees = await admin.get("/configuration_manager/configs");
+  const trees = await env.admin.get("/configuration_manager/configs");
   expect(trees.body.map((t: { name: string }) => t.name)).toEqual(["names-tree"]);
 });
 
 test("a spec of 32 levels, the documented bound, is taken; 33 are refused", async () => {
   const text = (n: number) => Array.from({ length: n }, (_, i) => `${" ".repeat(i)}line${i}`).join("\n");
-  const deep = await admin.put(`${versions()}/initial/nodes`, { nodePath: "base", config: text(32) });
+  const deep = await env.admin.put(`${versions()}/initial/nodes`, { nodePath: "base", config: text(32) });
   expect(deep.status).toBe(200);
   let level = deep.body.spec[0];
   let depth = 1;
   while (level.children.length > 0) [level, depth] = [level.children[0], depth + 1];
   expect(depth).toBe(32);
   const over = expectError(
-    await admin.put(`${versions()}/initial/nodes`, { nodePath: "base", config: text(33) }),
+    await env.admin.put(`${versions()}/initial/nodes`, { nodePath: "base", config: text(33) }),
     400,
     "VALIDATION_ERROR",
   );
   expect(over.message).toContain("32 levels");
   // The JSON form nests two JSON levels a spec level: MAX_INPUT_DEPTH (64) holds 31 with string words.
   const json = (n: number): unknown[] => (n === 0 ? [] : [{ words: ["x"], children: json(n - 1) }]);
-  expect((await admin.put(`${versions()}/initial/nodes`, { nodePath: "base", spec: json(31) })).status).toBe(
-    200,
-  );
-  await admin.put(`${versions()}/initial/nodes`, { nodePath: "base", config: "" });
+  expect(
+    (await env.admin.put(`${versions()}/initial/nodes`, { nodePath: "base", spec: json(31) })).status,
+  ).toBe(200);
+  await env.admin.put(`${versions()}/initial/nodes`, { nodePath: "base", config: "" });
 });
 
 test("import checks the bounds create checks: 2,000 nodes in a version, not 2,001", async () => {
@@ -95,7 +83,7 @@ test("import checks the bounds create checks: 2,000 nodes in a version, not 2,00
     ...Array.from({ length: n - 1 }, (_, i) => ({ version: "initial", path: `base/n${i}` })),
   ];
   const over = expectError(
-    await admin.post(IMPORT, {
+    await env.admin.post(IMPORT, {
       data: [{ name: "big", deviceType: "ios", versions: ["initial"], nodes: nodes(2001) }],
     }),
     400,
@@ -103,16 +91,16 @@ test("import checks the bounds create checks: 2,000 nodes in a version, not 2,00
   );
   expect(over.data[0]).toMatchObject({ field: "data[0].nodes", type: "count" });
   expect(over.message).toContain("at most 2000 nodes");
-  expect((await admin.get("/configuration_manager/configs")).body).toHaveLength(1);
+  expect((await env.admin.get("/configuration_manager/configs")).body).toHaveLength(1);
 
-  const at = await admin.post(IMPORT, {
+  const at = await env.admin.post(IMPORT, {
     data: [{ name: "big", deviceType: "ios", versions: ["initial"], nodes: nodes(2000) }],
   });
   expect(at.status).toBe(200);
   const bigId = at.body.data[0].id;
   // Create refuses the 2,001st node with the same rule and message; replacing a node is no new node.
   const created = expectError(
-    await admin.put(`/configuration_manager/configs/${bigId}/versions/initial/nodes`, {
+    await env.admin.put(`/configuration_manager/configs/${bigId}/versions/initial/nodes`, {
       nodePath: "base/n-extra",
     }),
     400,
@@ -120,7 +108,7 @@ test("import checks the bounds create checks: 2,000 nodes in a version, not 2,00
   );
   expect(created.data[0]).toMatchObject({ field: "nodePath", type: "count" });
   expect(created.message).toBe(over.message);
-  const replaced = await admin.put(`/configuration_manager/configs/${bigId}/versions/initial/nodes`, {
+  const replaced = await env.admin.put(`/configuration_manager/configs/${bigId}/versions/initial/nodes`, {
     nodePath: "base/n0",
     devices: ["rtr1"],
   });
@@ -128,8 +116,8 @@ test("import checks the bounds create checks: 2,000 nodes in a version, not 2,00
 
   // The import's description has create's bound: refused, not cut.
   const long = { name: "long", deviceType: "ios", versions: ["initial"], description: "d".repeat(4097) };
-  expect(field(await admin.post(IMPORT, { data: [long] }))).toBe("data[0].description");
-  expect((await admin.post("/configuration_manager/configs", { ...long, versions: undefined })).status).toBe(
-    400,
-  );
+  expect(field(await env.admin.post(IMPORT, { data: [long] }))).toBe("data[0].description");
+  expect(
+    (await env.admin.post("/configuration_manager/configs", { ...long, versions: undefined })).status,
+  ).toBe(400);
 });

@@ -6,32 +6,31 @@
 import fs from "node:fs";
 import path from "node:path";
 import { auto, chain, createWorkflow, waitForJob } from "../support/engine-fixtures";
-import { client, login, startPlatform, type Client, type Platform } from "../support/platform";
+import { usePlatform } from "../support/platform";
 
 const FIXTURES = path.join(__dirname, "../fixtures/configuration");
 const IOS = fs.readFileSync(path.join(FIXTURES, "ios-edge-rtr1.cfg"), "utf8");
 const SPEC = fs.readFileSync(path.join(FIXTURES, "ios-base.spec"), "utf8");
 
-let platform: Platform;
-let api: Client;
+const env = usePlatform();
 let treeId: string;
 
 beforeAll(async () => {
-  platform = await startPlatform();
-  api = client(platform.baseUrl, await login(platform.baseUrl));
-  const tree = await api.post("/configuration_manager/configs", { name: "Workflow", deviceType: "ios" });
+  const tree = await env.admin.post("/configuration_manager/configs", {
+    name: "Workflow",
+    deviceType: "ios",
+  });
   expect(tree.status).toBe(200);
   treeId = tree.body._id;
-  const node = await api.put(`/configuration_manager/configs/${treeId}/versions/initial/nodes`, {
+  const node = await env.admin.put(`/configuration_manager/configs/${treeId}/versions/initial/nodes`, {
     nodePath: "base",
     config: SPEC,
   });
   expect(node.status).toBe(200);
 });
-afterAll(() => platform?.stop());
 
 test("the catalog lists backup, compliance check and remediation as automatic tasks", async () => {
-  const catalog = (await api.get("/workflow_builder/tasks/list")).body as any[];
+  const catalog = (await env.admin.get("/workflow_builder/tasks/list")).body as any[];
   const names = catalog.filter((t) => t.app === "configuration").map((t) => t.name);
   expect(names).toEqual(expect.arrayContaining(["createBackup", "checkCompliance", "remediate"]));
 });
@@ -39,8 +38,8 @@ test("the catalog lists backup, compliance check and remediation as automatic ta
 test("a workflow backs up a config, checks it and gets its remediation", async () => {
   const where = { treeId: "$var.job.treeId", version: "initial", nodePath: "base", deviceName: "edge-rtr9" };
   await createWorkflow(
-    api,
-    platform.broker,
+    env.admin,
+    env.platform.broker,
     chain("backup-check-fix", [
       [
         "backup",
@@ -69,12 +68,12 @@ test("a workflow backs up a config, checks it and gets its remediation", async (
   );
   // A device serving HTTP (disallowed, severity error) and missing `aaa new-model` (required).
   const config = IOS.replace("no ip http server", "ip http server").replace("aaa new-model\n", "");
-  const started = await api.post("/operations-manager/jobs/start", {
+  const started = await env.admin.post("/operations-manager/jobs/start", {
     workflow: "backup-check-fix",
     options: { variables: { treeId, config } },
   });
   expect(started.status).toBe(200);
-  const job = await waitForJob(platform.broker, started.body._id);
+  const job = await waitForJob(env.platform.broker, started.body._id);
   expect(job.status).toBe("complete");
   expect(job.variables.backupId).toMatch(/^[0-9a-f]{24}$/);
   expect(job.variables.lines).toBeGreaterThan(100);

@@ -9,48 +9,30 @@
  * (a plain `equals=<name>` query parameter).
  */
 import { chain, manual, waitForJob } from "../support/engine-fixtures";
-import {
-  client,
-  clientWithRoles,
-  expectError,
-  login,
-  startPlatform,
-  type Client,
-  type Platform,
-} from "../support/platform";
+import { clientWithRoles, expectError, usePlatform } from "../support/platform";
 
-let platform: Platform;
-let admin: Client;
-
-beforeAll(async () => {
-  platform = await startPlatform({ env: { SCHEDULER_TICK_MS: "100000" } });
-  admin = client(platform.baseUrl, await login(platform.baseUrl));
-}, 60_000);
-
-afterAll(async () => {
-  await platform?.stop();
-});
+const env = usePlatform({ env: { SCHEDULER_TICK_MS: "100000" } }, 60_000);
 
 async function createWorkflow(name: string, steps: Parameters<typeof chain>[1] = []) {
-  const reply = await admin.post("/workflow_builder/workflows", { workflow: chain(name, steps) });
+  const reply = await env.admin.post("/workflow_builder/workflows", { workflow: chain(name, steps) });
   expect(reply.status).toBe(200);
   return reply.body;
 }
 
 const exists = async (name: string) =>
-  (await admin.get(`/workflow_builder/workflows/${encodeURIComponent(name)}`)).status === 200;
+  (await env.admin.get(`/workflow_builder/workflows/${encodeURIComponent(name)}`)).status === 200;
 
 describe("deleting a workflow that is in use", () => {
   test("an automation catalog automation naming it: 409 naming the automation, then ?force=true deletes", async () => {
     await createWorkflow("Nightly backup");
-    const automation = await admin.post("/automation_catalog/automations", {
+    const automation = await env.admin.post("/automation_catalog/automations", {
       name: "Nightly backup schedule",
       workflow: "Nightly backup",
     });
     expect(automation.status).toBe(200);
 
     const refused = expectError(
-      await admin.delete("/workflow_builder/workflows/Nightly%20backup"),
+      await env.admin.delete("/workflow_builder/workflows/Nightly%20backup"),
       409,
       "CONFLICT",
     );
@@ -64,22 +46,24 @@ describe("deleting a workflow that is in use", () => {
     expect(await exists("Nightly backup")).toBe(true);
 
     // Deleting the automation frees the workflow.
-    expect((await admin.delete(`/automation_catalog/automations/${automation.body._id}`)).status).toBe(200);
-    const deleted = await admin.delete("/workflow_builder/workflows/Nightly%20backup");
+    expect((await env.admin.delete(`/automation_catalog/automations/${automation.body._id}`)).status).toBe(
+      200,
+    );
+    const deleted = await env.admin.delete("/workflow_builder/workflows/Nightly%20backup");
     expect(deleted.status).toBe(200);
     expect(await exists("Nightly backup")).toBe(false);
   });
 
   test("an operations-manager automation naming it by componentId: 409; force deletes it anyway", async () => {
     const wf = await createWorkflow("Port turn-up");
-    const om = await admin.post("/operations-manager/automations", {
+    const om = await env.admin.post("/operations-manager/automations", {
       name: "Port turn-up automation",
       componentType: "workflows",
       componentId: wf._id,
     });
     expect(om.status).toBe(200);
     const refused = expectError(
-      await admin.delete("/workflow_builder/workflows/Port%20turn-up"),
+      await env.admin.delete("/workflow_builder/workflows/Port%20turn-up"),
       409,
       "CONFLICT",
     );
@@ -87,11 +71,11 @@ describe("deleting a workflow that is in use", () => {
 
     // `force=false` is no force.
     expectError(
-      await admin.delete("/workflow_builder/workflows/Port%20turn-up?force=false"),
+      await env.admin.delete("/workflow_builder/workflows/Port%20turn-up?force=false"),
       409,
       "CONFLICT",
     );
-    const forced = await admin.delete("/workflow_builder/workflows/Port%20turn-up?force=true");
+    const forced = await env.admin.delete("/workflow_builder/workflows/Port%20turn-up?force=true");
     expect(forced.status).toBe(200);
     expect(forced.body).toEqual({
       status: "OK",
@@ -104,12 +88,15 @@ describe("deleting a workflow that is in use", () => {
   test("a running (waiting) or paused job of it: 409 naming the job; a finished job does not hold it", async () => {
     await createWorkflow("Change with approval", [["approve", manual("Approve")]]);
     const job = (
-      await admin.post("/operations-manager/jobs/start", { workflow: "Change with approval", options: {} })
+      await env.admin.post("/operations-manager/jobs/start", {
+        workflow: "Change with approval",
+        options: {},
+      })
     ).body;
-    await waitForJob(platform.broker, job._id, (j) => j.tasks?.approve?.status === "waiting");
+    await waitForJob(env.platform.broker, job._id, (j) => j.tasks?.approve?.status === "waiting");
 
     const running = expectError(
-      await admin.delete("/workflow_builder/workflows/Change%20with%20approval"),
+      await env.admin.delete("/workflow_builder/workflows/Change%20with%20approval"),
       409,
       "CONFLICT",
     );
@@ -117,27 +104,35 @@ describe("deleting a workflow that is in use", () => {
     expect(running.data.automations.total).toBe(0);
     expect(running.message).toMatch(/1 running or paused job/);
 
-    expect((await admin.post("/operations-manager/jobs/pause", { jobIds: [job._id] })).status).toBe(200);
-    await waitForJob(platform.broker, job._id, (j) => j.status === "paused");
-    expectError(await admin.delete("/workflow_builder/workflows/Change%20with%20approval"), 409, "CONFLICT");
+    expect((await env.admin.post("/operations-manager/jobs/pause", { jobIds: [job._id] })).status).toBe(200);
+    await waitForJob(env.platform.broker, job._id, (j) => j.status === "paused");
+    expectError(
+      await env.admin.delete("/workflow_builder/workflows/Change%20with%20approval"),
+      409,
+      "CONFLICT",
+    );
 
-    expect((await admin.post(`/operations-manager/jobs/${job._id}/cancel`)).status).toBe(200);
-    await waitForJob(platform.broker, job._id, (j) => j.status === "canceled");
-    expect((await admin.delete("/workflow_builder/workflows/Change%20with%20approval")).status).toBe(200);
+    expect((await env.admin.post(`/operations-manager/jobs/${job._id}/cancel`)).status).toBe(200);
+    await waitForJob(env.platform.broker, job._id, (j) => j.status === "canceled");
+    expect((await env.admin.delete("/workflow_builder/workflows/Change%20with%20approval")).status).toBe(200);
   });
 
   test("roles as any workflow write; an unknown workflow is a 404 with or without force", async () => {
     await createWorkflow("Guarded");
-    const reader = await clientWithRoles(platform, admin, ["apiread"]);
+    const reader = await clientWithRoles(env.platform, env.admin, ["apiread"]);
     expectError(await reader.delete("/workflow_builder/workflows/Guarded?force=true"), 403, "FORBIDDEN");
     expect(await exists("Guarded")).toBe(true);
-    const engineer = await clientWithRoles(platform, admin, ["engineering"]);
+    const engineer = await clientWithRoles(env.platform, env.admin, ["engineering"]);
     expect((await engineer.delete("/workflow_builder/workflows/Guarded")).status).toBe(200);
 
-    expectError(await admin.delete("/workflow_builder/workflows/Never%20made"), 404, "NOT_FOUND");
-    expectError(await admin.delete("/workflow_builder/workflows/Never%20made?force=true"), 404, "NOT_FOUND");
+    expectError(await env.admin.delete("/workflow_builder/workflows/Never%20made"), 404, "NOT_FOUND");
+    expectError(
+      await env.admin.delete("/workflow_builder/workflows/Never%20made?force=true"),
+      404,
+      "NOT_FOUND",
+    );
     const bad = expectError(
-      await admin.delete("/workflow_builder/workflows/Guarded?force=maybe"),
+      await env.admin.delete("/workflow_builder/workflows/Guarded?force=maybe"),
       400,
       "VALIDATION_ERROR",
     );
@@ -147,17 +142,19 @@ describe("deleting a workflow that is in use", () => {
   test("a rename is refused too while an automation runs it (by its name); a replace keeping the name is not", async () => {
     await createWorkflow("Renamed later");
     const automation = (
-      await admin.post("/automation_catalog/automations", {
+      await env.admin.post("/automation_catalog/automations", {
         name: "Runs it by name",
         workflow: "Renamed later",
       })
     ).body;
-    const replaced = await admin.put("/workflow_builder/workflows/Renamed%20later", {
+    const replaced = await env.admin.put("/workflow_builder/workflows/Renamed%20later", {
       workflow: { ...chain("Renamed later", []), description: "same name, new text" },
     });
     expect(replaced.status).toBe(200);
     const refused = expectError(
-      await admin.put("/workflow_builder/workflows/Renamed%20later", { workflow: chain("Renamed now", []) }),
+      await env.admin.put("/workflow_builder/workflows/Renamed%20later", {
+        workflow: chain("Renamed now", []),
+      }),
       409,
       "CONFLICT",
     );
@@ -169,8 +166,8 @@ describe("deleting a workflow that is in use", () => {
     expect(await exists("Renamed later")).toBe(true);
     expect(await exists("Renamed now")).toBe(false);
 
-    expect((await admin.delete(`/automation_catalog/automations/${automation._id}`)).status).toBe(200);
-    const renamed = await admin.put("/workflow_builder/workflows/Renamed%20later", {
+    expect((await env.admin.delete(`/automation_catalog/automations/${automation._id}`)).status).toBe(200);
+    const renamed = await env.admin.put("/workflow_builder/workflows/Renamed%20later", {
       workflow: chain("Renamed now", []),
     });
     expect(renamed.status).toBe(200);
@@ -179,18 +176,21 @@ describe("deleting a workflow that is in use", () => {
 
   test("the scheduler answers the engine's question over the broker: internal only", async () => {
     const wf = await createWorkflow("Asked about");
-    await admin.post("/automation_catalog/automations", { name: "Asker", workflow: "Asked about" });
-    const users = await platform.broker.call("scheduler.workflowUsers", { name: "Asked about", id: wf._id });
+    await env.admin.post("/automation_catalog/automations", { name: "Asker", workflow: "Asked about" });
+    const users = await env.platform.broker.call("scheduler.workflowUsers", {
+      name: "Asked about",
+      id: wf._id,
+    });
     expect(users).toEqual({ total: 1, automations: [{ _id: expect.any(String), name: "Asker" }] });
     // No route reaches it.
-    expect((await admin.get("/scheduler/workflowUsers?name=Asked%20about")).status).toBe(404);
+    expect((await env.admin.get("/scheduler/workflowUsers?name=Asked%20about")).status).toBe(404);
   });
 });
 
 describe("Itential.py (tagmeh/Itential.py), its calls sent unchanged", () => {
   test("workflow.delete: DELETE /workflow_builder/workflows/delete/<name>, then response.json()['name']", async () => {
     await createWorkflow("py-delete-me");
-    const reply = await admin.send("DELETE", "/workflow_builder/workflows/delete/py-delete-me");
+    const reply = await env.admin.send("DELETE", "/workflow_builder/workflows/delete/py-delete-me");
     expect(reply.status).toBe(200);
     expect(reply.body.name).toBe("py-delete-me");
     expect(reply.body).toMatchObject({ status: "OK", message: "Workflow 'py-delete-me' deleted" });
@@ -198,7 +198,7 @@ describe("Itential.py (tagmeh/Itential.py), its calls sent unchanged", () => {
 
   test("workflow.upload: POST /workflow_builder/import with {workflow: <model_dump_to_import()>}, then ['name']", async () => {
     const exported = (
-      await admin.post("/workflow_builder/export", { name: (await createWorkflow("py-src"))?.name })
+      await env.admin.post("/workflow_builder/export", { name: (await createWorkflow("py-src"))?.name })
     ).body;
     // What WorkflowModel2021_1.model_dump_to_import() gives for it: every model field, by alias,
     // null where the platform had none, canvasVersion added by upload().
@@ -220,17 +220,17 @@ describe("Itential.py (tagmeh/Itential.py), its calls sent unchanged", () => {
       tags: null,
       groups: null,
     };
-    const reply = await admin.post("/workflow_builder/import", { workflow: dumped });
+    const reply = await env.admin.post("/workflow_builder/import", { workflow: dumped });
     expect(reply.status).toBe(200);
     expect(reply.body.name).toBe("py-uploaded");
-    const stored = (await admin.get("/workflow_builder/workflows/py-uploaded")).body;
+    const stored = (await env.admin.get("/workflow_builder/workflows/py-uploaded")).body;
     expect(stored).toMatchObject({ name: "py-uploaded", groups: [], tags: [], tasks: exported.tasks });
 
     // The wrapper follows the import's rules: a second upload of the name is a 409 (the client
     // deletes first), a broken workflow inside it a 400 naming the field under `workflow`.
-    expectError(await admin.post("/workflow_builder/import", { workflow: dumped }), 409, "CONFLICT");
+    expectError(await env.admin.post("/workflow_builder/import", { workflow: dumped }), 409, "CONFLICT");
     const broken = expectError(
-      await admin.post("/workflow_builder/import", {
+      await env.admin.post("/workflow_builder/import", {
         workflow: { ...dumped, name: "py-broken", tasks: "no" },
       }),
       400,
@@ -238,12 +238,16 @@ describe("Itential.py (tagmeh/Itential.py), its calls sent unchanged", () => {
     );
     expect(broken.data.map((d: any) => d.field)).toContain("workflow.tasks");
     const both = expectError(
-      await admin.post("/workflow_builder/import", { ...dumped, name: "py-both", workflow: dumped }),
+      await env.admin.post("/workflow_builder/import", { ...dumped, name: "py-both", workflow: dumped }),
       400,
       "VALIDATION_ERROR",
     );
     expect(both.data[0].field).toBe("name");
-    const neither = expectError(await admin.post("/workflow_builder/import", {}), 400, "VALIDATION_ERROR");
+    const neither = expectError(
+      await env.admin.post("/workflow_builder/import", {}),
+      400,
+      "VALIDATION_ERROR",
+    );
     expect(neither.data[0].field).toBe("name");
   });
 
@@ -252,7 +256,8 @@ describe("Itential.py (tagmeh/Itential.py), its calls sent unchanged", () => {
     await createWorkflow("py jobs B", [["approve", manual("Approve")]]);
     const started: Record<string, string[]> = { "py jobs A": [], "py jobs B": [] };
     for (const name of ["py jobs A", "py jobs B", "py jobs A"]) {
-      const job = (await admin.post("/operations-manager/jobs/start", { workflow: name, options: {} })).body;
+      const job = (await env.admin.post("/operations-manager/jobs/start", { workflow: name, options: {} }))
+        .body;
       started[name].push(job._id);
     }
     // requests' urlencode of {"skip": 0, "limit": 10, "order": 1, "sort": "metrics.start_time", "equals": name}.
@@ -264,21 +269,25 @@ describe("Itential.py (tagmeh/Itential.py), its calls sent unchanged", () => {
       equals: "py jobs A",
     }).toString();
     expect(query).toContain("equals=py+jobs+A");
-    const reply = await admin.get(`/operations-manager/jobs?${query}`);
+    const reply = await env.admin.get(`/operations-manager/jobs?${query}`);
     expect(reply.status).toBe(200);
     expect(reply.body.data.map((j: any) => j._id).sort()).toEqual([...started["py jobs A"]].sort());
     expect(reply.body.data.every((j: any) => j.name === "py jobs A")).toBe(true);
     expect(reply.body.metadata).toHaveProperty("nextPageSkip");
 
     // The admin list takes the same; the object form still works beside it.
-    const adminList = await admin.get(`/operations-manager/admin/jobs?${query}`);
+    const adminList = await env.admin.get(`/operations-manager/admin/jobs?${query}`);
     expect(adminList.status).toBe(200);
-    const objectForm = await admin.get("/operations-manager/jobs?equals[name]=py%20jobs%20B");
+    const objectForm = await env.admin.get("/operations-manager/jobs?equals[name]=py%20jobs%20B");
     expect(objectForm.body.data.map((j: any) => j._id)).toEqual(started["py jobs B"]);
     // Still bounded: an empty or over-long name is a 400 naming the member.
-    const empty = expectError(await admin.get("/operations-manager/jobs?equals="), 400, "VALIDATION_ERROR");
+    const empty = expectError(
+      await env.admin.get("/operations-manager/jobs?equals="),
+      400,
+      "VALIDATION_ERROR",
+    );
     expect(JSON.stringify(empty.data)).toMatch(/queryParameters\.equals/);
     for (const ids of Object.values(started))
-      await admin.post("/operations-manager/jobs/cancel", { jobIds: ids });
+      await env.admin.post("/operations-manager/jobs/cancel", { jobIds: ids });
   });
 });

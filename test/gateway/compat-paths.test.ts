@@ -4,45 +4,39 @@
  * Studio workflow list, workflow export and import.
  */
 import { chain, createWorkflow, op, waitForJob } from "../support/engine-fixtures";
-import {
-  ADMIN_PASSWORD,
-  client,
-  expectError,
-  login,
-  noteSecret,
-  request,
-  startPlatform,
-  type Client,
-  type Platform,
-} from "../support/platform";
+import { ADMIN_PASSWORD, client, expectError, noteSecret, request, usePlatform } from "../support/platform";
 
-let platform: Platform;
-let admin: Client;
+const env = usePlatform();
 let jobId: string;
 
 beforeAll(async () => {
-  platform = await startPlatform();
-  admin = client(platform.baseUrl, await login(platform.baseUrl));
-  await createWorkflow(admin, platform.broker, chain("compat-flow", [["wait", op("delay", { time: 0 })]]));
-  await createWorkflow(admin, platform.broker, chain("compat-other", [["wait", op("delay", { time: 0 })]]));
+  await createWorkflow(
+    env.admin,
+    env.platform.broker,
+    chain("compat-flow", [["wait", op("delay", { time: 0 })]]),
+  );
+  await createWorkflow(
+    env.admin,
+    env.platform.broker,
+    chain("compat-other", [["wait", op("delay", { time: 0 })]]),
+  );
   // The underscore path of the job start (itential-mcp's operations_manager) starts a job.
-  const started = await admin.post("/operations_manager/jobs/start", {
+  const started = await env.admin.post("/operations_manager/jobs/start", {
     workflow: "compat-flow",
     options: { variables: { site: "lab" } },
   });
   expect(started.status).toBe(200);
   jobId = started.body._id;
-  await waitForJob(platform.broker, jobId, (job) => job.status === "complete");
+  await waitForJob(env.platform.broker, jobId, (job) => job.status === "complete");
 });
-afterAll(() => platform?.stop());
 
 test("GET /authorization/accounts and /authorization/groups answer {results, total} with the accounts query", async () => {
-  const ours = await admin.get("/user-management/accounts?equals=admin");
-  const theirs = await admin.get("/authorization/accounts?equals=admin");
+  const ours = await env.admin.get("/user-management/accounts?equals=admin");
+  const theirs = await env.admin.get("/authorization/accounts?equals=admin");
   expect(theirs.status).toBe(200);
   expect(theirs.body).toEqual(ours.body);
-  await admin.post("/user-management/groups", { name: "compat-netops", assignedRoles: ["operator"] });
-  const groups = await admin.get("/authorization/groups?equals=compat-netops&equalsField=name");
+  await env.admin.post("/user-management/groups", { name: "compat-netops", assignedRoles: ["operator"] });
+  const groups = await env.admin.get("/authorization/groups?equals=compat-netops&equalsField=name");
   expect(groups.status).toBe(200);
   expect(groups.body).toEqual({
     results: [expect.objectContaining({ name: "compat-netops", assignedRoles: ["operator"] })],
@@ -50,16 +44,16 @@ test("GET /authorization/accounts and /authorization/groups answer {results, tot
     skip: 0,
     limit: 25,
   });
-  const wrapped = await admin.get("/authorization/groups", {
+  const wrapped = await env.admin.get("/authorization/groups", {
     body: { queryOptions: { contains: "netops" } },
   });
   expect(wrapped.body.total).toBe(1);
-  expectError(await admin.get("/authorization/groups?equalsField=password"), 400, "VALIDATION_ERROR");
-  expectError(await client(platform.baseUrl).get("/authorization/accounts"), 401, "UNAUTHORIZED");
+  expectError(await env.admin.get("/authorization/groups?equalsField=password"), 400, "VALIDATION_ERROR");
+  expectError(await client(env.platform.baseUrl).get("/authorization/accounts"), 401, "UNAUTHORIZED");
 });
 
 test("POST /workflow_engine/jobs/search takes {options: {query, limit, skip, sort, fields}}", async () => {
-  const reply = await admin.post("/workflow_engine/jobs/search", {
+  const reply = await env.admin.post("/workflow_engine/jobs/search", {
     options: {
       query: { "workflow.name": "compat-flow", status: { $in: ["complete"] } },
       limit: 5,
@@ -73,7 +67,7 @@ test("POST /workflow_engine/jobs/search takes {options: {query, limit, skip, sor
     limit: 5,
     skip: 0,
   });
-  const whole = await admin.post("/workflow_engine/jobs/search", { options: { query: { _id: jobId } } });
+  const whole = await env.admin.post("/workflow_engine/jobs/search", { options: { query: { _id: jobId } } });
   expect(whole.body.results[0]).toEqual(
     expect.objectContaining({ _id: jobId, variables: expect.objectContaining({ site: "lab" }) }),
   );
@@ -81,7 +75,7 @@ test("POST /workflow_engine/jobs/search takes {options: {query, limit, skip, sor
     expect(whole.body.results[0]).not.toHaveProperty(internal);
 
   // $regex runs on RE2: a nested quantifier is linear there, so it is accepted and answers.
-  const regex = await admin.post("/workflow_engine/jobs/search", {
+  const regex = await env.admin.post("/workflow_engine/jobs/search", {
     options: { query: { name: { $regex: "^COMPAT-(f+)+low$", $options: "i" } }, fields: { name: 1 } },
   });
   expect(regex.body.results).toEqual([{ _id: jobId, name: "compat-flow" }]);
@@ -96,30 +90,30 @@ test("POST /workflow_engine/jobs/search takes {options: {query, limit, skip, sor
     { $or: [] },
   ])
     expectError(
-      await admin.post("/workflow_engine/jobs/search", { options: { query } }),
+      await env.admin.post("/workflow_engine/jobs/search", { options: { query } }),
       400,
       "VALIDATION_ERROR",
     );
   expectError(
-    await admin.post("/workflow_engine/jobs/search", { options: { fields: { name: 1, status: 0 } } }),
+    await env.admin.post("/workflow_engine/jobs/search", { options: { fields: { name: 1, status: 0 } } }),
     400,
     "VALIDATION_ERROR",
   );
 });
 
 test("GET /workflow_engine/getJob/:id answers the job document itself, without the engine's bookkeeping", async () => {
-  const reply = await admin.get(`/workflow_engine/getJob/${jobId}`);
+  const reply = await env.admin.get(`/workflow_engine/getJob/${jobId}`);
   expect(reply.status).toBe(200);
   expect(reply.body).toEqual(
     expect.objectContaining({ _id: jobId, name: "compat-flow", status: "complete" }),
   );
   expect(reply.body).not.toHaveProperty("version");
-  expect(reply.body.created_by).toBe((await admin.get("/whoami")).body.account._id);
-  expectError(await admin.get("/workflow_engine/getJob/0123456789abcdef01234567"), 404, "NOT_FOUND");
+  expect(reply.body.created_by).toBe((await env.admin.get("/whoami")).body.account._id);
+  expectError(await env.admin.get("/workflow_engine/getJob/0123456789abcdef01234567"), 404, "NOT_FOUND");
 });
 
 test("POST /workflow_engine/workflows/search and GET /automation-studio/workflows", async () => {
-  const search = await admin.post("/workflow_engine/workflows/search", {
+  const search = await env.admin.post("/workflow_engine/workflows/search", {
     options: {
       query: { name: { $in: ["compat-flow", "compat-other"] } },
       sort: { name: -1 },
@@ -131,15 +125,15 @@ test("POST /workflow_engine/workflows/search and GET /automation-studio/workflow
   expect(search.body.total).toBe(2);
 
   // itential-mcp: equals[name] / equals[_id] on the query string.
-  const byName = await admin.get("/automation-studio/workflows?equals[name]=compat-flow");
+  const byName = await env.admin.get("/automation-studio/workflows?equals[name]=compat-flow");
   expect(byName.status).toBe(200);
   expect(byName.body).toEqual(
     expect.objectContaining({ total: 1, items: [expect.objectContaining({ name: "compat-flow" })] }),
   );
-  const byId = await admin.get(`/automation-studio/workflows?equals[_id]=${byName.body.items[0]._id}`);
+  const byId = await env.admin.get(`/automation-studio/workflows?equals[_id]=${byName.body.items[0]._id}`);
   expect(byId.body.items.map((w: any) => w.name)).toEqual(["compat-flow"]);
   // Itential.py: a JSON body {options: {equals, expand, exclude}} on the GET; the users expand to accounts.
-  const expanded = await admin.get("/automation-studio/workflows", {
+  const expanded = await env.admin.get("/automation-studio/workflows", {
     body: {
       options: {
         expand: "created_by,last_updated_by",
@@ -158,7 +152,7 @@ test("POST /workflow_engine/workflows/search and GET /automation-studio/workflow
     expect.objectContaining({ username: "admin", _meta: expect.any(Object) }),
   );
   expect(JSON.stringify(workflow)).not.toMatch(/hash|password/i);
-  const starts = await admin.get(
+  const starts = await env.admin.get(
     "/automation-studio/workflows?starts-with[name]=compat-&sort=name&order=-1&limit=1",
   );
   expect(starts.body).toEqual({
@@ -170,7 +164,7 @@ test("POST /workflow_engine/workflows/search and GET /automation-studio/workflow
 });
 
 test("workflow export and import: 409 on a name that exists unless overwrite; the import is validated as a create", async () => {
-  const exported = await admin.post("/workflow_builder/export", { name: "compat-flow" });
+  const exported = await env.admin.post("/workflow_builder/export", { name: "compat-flow" });
   expect(exported.status).toBe(200);
   expect(exported.body).toEqual(
     expect.objectContaining({
@@ -182,39 +176,39 @@ test("workflow export and import: 409 on a name that exists unless overwrite; th
   for (const key of ["_id", "created", "created_by", "last_updated", "last_updated_by"])
     expect(exported.body).not.toHaveProperty(key);
   // Itential.py's body.
-  const theirs = await admin.post("/workflow_builder/export", {
+  const theirs = await env.admin.post("/workflow_builder/export", {
     options: { name: "compat-flow", type: "automation" },
   });
   expect(theirs.body).toEqual(exported.body);
-  expectError(await admin.post("/workflow_builder/export", {}), 400, "VALIDATION_ERROR");
-  expectError(await admin.post("/workflow_builder/export", { name: "nope" }), 404, "NOT_FOUND");
+  expectError(await env.admin.post("/workflow_builder/export", {}), 400, "VALIDATION_ERROR");
+  expectError(await env.admin.post("/workflow_builder/export", { name: "nope" }), 404, "NOT_FOUND");
 
-  expectError(await admin.post("/workflow_builder/import", exported.body), 409, "CONFLICT");
-  const copy = await admin.post("/workflow_builder/import", { ...exported.body, name: "compat-copy" });
+  expectError(await env.admin.post("/workflow_builder/import", exported.body), 409, "CONFLICT");
+  const copy = await env.admin.post("/workflow_builder/import", { ...exported.body, name: "compat-copy" });
   expect(copy.status).toBe(200);
   expect(copy.body).toEqual(expect.objectContaining({ name: "compat-copy", _id: expect.any(String) }));
-  const replaced = await admin.post("/workflow_builder/import", {
+  const replaced = await env.admin.post("/workflow_builder/import", {
     ...exported.body,
     description: "replaced",
     overwrite: true,
   });
   expect(replaced.status).toBe(200);
-  expect((await admin.get("/workflow_builder/workflows/compat-flow")).body.description).toBe("replaced");
-  const broken = await admin.post("/workflow_builder/import", {
+  expect((await env.admin.get("/workflow_builder/workflows/compat-flow")).body.description).toBe("replaced");
+  const broken = await env.admin.post("/workflow_builder/import", {
     ...exported.body,
     name: "compat-broken",
     transitions: { workflow_start: { nowhere: { state: "success", type: "standard" } } },
   });
   expectError(broken, 400, "VALIDATION_ERROR");
-  expectError(await admin.get("/workflow_builder/workflows/compat-broken"), 404, "NOT_FOUND");
+  expectError(await env.admin.get("/workflow_builder/workflows/compat-broken"), 404, "NOT_FOUND");
 
   // The real product's delete path.
-  expect((await admin.delete("/workflow_builder/workflows/delete/compat-copy")).status).toBe(200);
-  expectError(await admin.get("/workflow_builder/workflows/compat-copy"), 404, "NOT_FOUND");
+  expect((await env.admin.delete("/workflow_builder/workflows/delete/compat-copy")).status).toBe(200);
+  expectError(await env.admin.get("/workflow_builder/workflows/compat-copy"), 404, "NOT_FOUND");
 });
 
 test("the health reads take the itential-iap-sdk's {queryOptions} body", async () => {
-  const apps = await admin.get("/applications", { body: { queryOptions: { sort: "id", limit: 2 } } });
+  const apps = await env.admin.get("/applications", { body: { queryOptions: { sort: "id", limit: 2 } } });
   expect(apps.status).toBe(200);
   expect(apps.body.results).toHaveLength(2);
   expect(apps.body.total).toBeGreaterThan(2);
@@ -223,10 +217,10 @@ test("the health reads take the itential-iap-sdk's {queryOptions} body", async (
 });
 
 test("POST /login/ with a trailing slash (Itential.py) signs in like /login", async () => {
-  const reply = await request(platform.baseUrl, "POST", "/login/", {
+  const reply = await request(env.platform.baseUrl, "POST", "/login/", {
     body: { user: { username: "admin", password: ADMIN_PASSWORD } },
   });
   expect(reply.status).toBe(200);
   noteSecret(reply.text);
-  expect((await request(platform.baseUrl, "GET", "/whoami/", { token: reply.text })).status).toBe(200);
+  expect((await request(env.platform.baseUrl, "GET", "/whoami/", { token: reply.text })).status).toBe(200);
 });

@@ -4,80 +4,72 @@
  * twice; the same key with another body, or a malformed key, is a client error that changes nothing.
  */
 import { chain, manual, withStore } from "../support/engine-fixtures";
-import {
-  client,
-  clientWithRoles,
-  expectError,
-  login,
-  startPlatform,
-  type Client,
-  type Platform,
-} from "../support/platform";
+import { clientWithRoles, expectError, usePlatform } from "../support/platform";
 
-let platform: Platform;
-let admin: Client;
+const env = usePlatform();
 
 beforeAll(async () => {
-  platform = await startPlatform();
-  admin = client(platform.baseUrl, await login(platform.baseUrl));
-  const workflow = await admin.post("/workflow_builder/workflows", {
+  const workflow = await env.admin.post("/workflow_builder/workflows", {
     workflow: chain("Idempotent Approval", [["approve", manual("Approve")]]),
   });
   expect(workflow.status).toBe(200);
 });
-afterAll(() => platform.stop());
 
 const withKey = (key: string) => ({ headers: { "Idempotency-Key": key } });
 
 test("a create sent twice with one key creates once and answers the first result both times", async () => {
-  const first = await admin.post("/user-management/groups", { name: "idem-group" }, withKey("k-group-1"));
-  const again = await admin.post("/user-management/groups", { name: "idem-group" }, withKey("k-group-1"));
+  const first = await env.admin.post("/user-management/groups", { name: "idem-group" }, withKey("k-group-1"));
+  const again = await env.admin.post("/user-management/groups", { name: "idem-group" }, withKey("k-group-1"));
   expect(first.status).toBe(200);
   expect(again.status).toBe(200);
   expect(again.body).toEqual(first.body);
-  const groups = (await admin.get("/user-management/groups?limit=1000")).body.results as { name: string }[];
+  const groups = (await env.admin.get("/user-management/groups?limit=1000")).body.results as {
+    name: string;
+  }[];
   expect(groups.filter((g) => g.name === "idem-group")).toHaveLength(1);
   // Without the key, the same body is a new request: the name is taken.
-  expectError(await admin.post("/user-management/groups", { name: "idem-group" }), 409, "CONFLICT");
+  expectError(await env.admin.post("/user-management/groups", { name: "idem-group" }), 409, "CONFLICT");
 });
 
 test("a job start sent twice with one key starts one job; finishTask twice finishes it once", async () => {
   const body = { workflow: "Idempotent Approval", options: {} };
   const started = await Promise.all([
-    admin.post("/operations-manager/jobs/start", body, withKey("k-job-1")),
-    admin.post("/operations-manager/jobs/start", body, withKey("k-job-1")),
+    env.admin.post("/operations-manager/jobs/start", body, withKey("k-job-1")),
+    env.admin.post("/operations-manager/jobs/start", body, withKey("k-job-1")),
   ]);
   // Two at once: one runs, the other waits for its answer.
   expect(started.map((r) => r.status)).toEqual([200, 200]);
   expect(started[1].body._id).toBe(started[0].body._id);
-  const jobs = await admin.get(`/operations-manager/jobs?equals[name]=Idempotent Approval`);
+  const jobs = await env.admin.get(`/operations-manager/jobs?equals[name]=Idempotent Approval`);
   expect(jobs.status).toBe(200);
   expect(jobs.body.metadata.total).toBe(1);
 
   const finish = { task_id: "approve", job_id: started[0].body._id, task_data: { ok: true } };
-  const done = await admin.post("/workflow_engine/finishTask", finish, withKey("k-finish-1"));
-  const repeat = await admin.post("/workflow_engine/finishTask", finish, withKey("k-finish-1"));
+  const done = await env.admin.post("/workflow_engine/finishTask", finish, withKey("k-finish-1"));
+  const repeat = await env.admin.post("/workflow_engine/finishTask", finish, withKey("k-finish-1"));
   expect(done.status).toBe(200);
   expect(repeat.status).toBe(200);
   expect(repeat.body).toEqual(done.body);
   // A new request (no key) for a task already finished is refused: the repeat above did not run it.
-  expect((await admin.post("/workflow_engine/finishTask", finish)).status).toBeGreaterThanOrEqual(400);
+  expect((await env.admin.post("/workflow_engine/finishTask", finish)).status).toBeGreaterThanOrEqual(400);
 });
 
 test("the same key with another body is 409 and creates nothing", async () => {
-  expect((await admin.post("/user-management/groups", { name: "idem-a" }, withKey("k-reuse"))).status).toBe(
-    200,
-  );
-  const other = await admin.post("/user-management/groups", { name: "idem-b" }, withKey("k-reuse"));
+  expect(
+    (await env.admin.post("/user-management/groups", { name: "idem-a" }, withKey("k-reuse"))).status,
+  ).toBe(200);
+  const other = await env.admin.post("/user-management/groups", { name: "idem-b" }, withKey("k-reuse"));
   expectError(other, 409, "CONFLICT");
-  const groups = (await admin.get("/user-management/groups?limit=1000")).body.results as { name: string }[];
+  const groups = (await env.admin.get("/user-management/groups?limit=1000")).body.results as {
+    name: string;
+  }[];
   expect(groups.map((g) => g.name)).not.toContain("idem-b");
 });
 
 test("a key is the caller's own: another account's request with it runs as its own", async () => {
-  const first = await admin.post("/user-management/groups", { name: "idem-mine" }, withKey("k-shared"));
+  const first = await env.admin.post("/user-management/groups", { name: "idem-mine" }, withKey("k-shared"));
   expect(first.status).toBe(200);
-  const other = await clientWithRoles(platform, admin, ["admin"]);
+  const other = await clientWithRoles(env.platform, env.admin, ["admin"]);
   // Not admin's kept answer: their own request, refused since the name is taken...
   expectError(
     await other.post("/user-management/groups", { name: "idem-mine" }, withKey("k-shared")),
@@ -91,47 +83,65 @@ test("a key is the caller's own: another account's request with it runs as its o
 });
 
 test("a malformed key is 400 and changes nothing", async () => {
-  const reply = await admin.post("/user-management/groups", { name: "idem-bad" }, withKey("x".repeat(256)));
+  const reply = await env.admin.post(
+    "/user-management/groups",
+    { name: "idem-bad" },
+    withKey("x".repeat(256)),
+  );
   expect(expectError(reply, 400, "VALIDATION_ERROR").data[0].field).toBe("Idempotency-Key");
-  const groups = (await admin.get("/user-management/groups?limit=1000")).body.results as { name: string }[];
+  const groups = (await env.admin.get("/user-management/groups?limit=1000")).body.results as {
+    name: string;
+  }[];
   expect(groups.map((g) => g.name)).not.toContain("idem-bad");
 });
 
 describe("a replica that died after doing the work, before keeping its answer", () => {
   /** Makes the newest kept answer of `action` look as if its node died mid-call (running, node gone). */
   const orphan = (action: string) =>
-    withStore(platform.broker, async (store) => {
+    withStore(env.platform.broker, async (store) => {
       const records = store.collection("idempotency");
       const [newest] = await records.find({ action, state: "done" }, { sort: { expiresAt: -1 }, limit: 1 });
       return records.updateOne({ _id: newest._id }, { $set: { state: "running", node: "a-node-that-died" } });
     });
 
   test("a create taken over answers what the first attempt created, once", async () => {
-    const first = await admin.post("/user-management/groups", { name: "idem-taken" }, withKey("k-take-1"));
+    const first = await env.admin.post(
+      "/user-management/groups",
+      { name: "idem-taken" },
+      withKey("k-take-1"),
+    );
     expect(first.status).toBe(200);
     expect(await orphan("accounts.createGroup")).toMatchObject({ modifiedCount: 1 });
-    const again = await admin.post("/user-management/groups", { name: "idem-taken" }, withKey("k-take-1"));
+    const again = await env.admin.post(
+      "/user-management/groups",
+      { name: "idem-taken" },
+      withKey("k-take-1"),
+    );
     expect(again.status).toBe(200);
     expect(again.body._id).toBe(first.body._id);
-    const groups = (await admin.get("/user-management/groups?limit=1000")).body.results as { name: string }[];
+    const groups = (await env.admin.get("/user-management/groups?limit=1000")).body.results as {
+      name: string;
+    }[];
     expect(groups.filter((g) => g.name === "idem-taken")).toHaveLength(1);
   });
 
   test("a job start taken over answers the job already started; finishTask taken over answers the job", async () => {
     const body = { workflow: "Idempotent Approval", options: { description: "taken over" } };
-    const first = await admin.post("/operations-manager/jobs/start", body, withKey("k-take-2"));
+    const first = await env.admin.post("/operations-manager/jobs/start", body, withKey("k-take-2"));
     expect(first.status).toBe(200);
     expect(await orphan("engine.startJob")).toMatchObject({ modifiedCount: 1 });
-    const again = await admin.post("/operations-manager/jobs/start", body, withKey("k-take-2"));
+    const again = await env.admin.post("/operations-manager/jobs/start", body, withKey("k-take-2"));
     expect(again.status).toBe(200);
     expect(again.body._id).toBe(first.body._id);
-    const jobs = await admin.get(`/operations-manager/jobs?equals[description]=taken over`);
+    const jobs = await env.admin.get(`/operations-manager/jobs?equals[description]=taken over`);
     expect(jobs.body.metadata.total).toBe(1);
 
     const finish = { task_id: "approve", job_id: first.body._id, task_data: {} };
-    expect((await admin.post("/workflow_engine/finishTask", finish, withKey("k-take-3"))).status).toBe(200);
+    expect((await env.admin.post("/workflow_engine/finishTask", finish, withKey("k-take-3"))).status).toBe(
+      200,
+    );
     expect(await orphan("engine.finishTask")).toMatchObject({ modifiedCount: 1 });
-    const repeat = await admin.post("/workflow_engine/finishTask", finish, withKey("k-take-3"));
+    const repeat = await env.admin.post("/workflow_engine/finishTask", finish, withKey("k-take-3"));
     expect(repeat.status).toBe(200);
     expect(repeat.body.status).toBe("complete");
   });
@@ -146,24 +156,24 @@ describe("form creates: ids made from the key instead of noted inserts", () => {
   const form = (name: string) => ({ name, children: [], elements: [], groups: [] });
   const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
   const formsNamed = async (name: string) =>
-    ((await admin.get("/service_catalog/GetForms")).body as { name: string; _id: string }[]).filter(
+    ((await env.admin.get("/service_catalog/GetForms")).body as { name: string; _id: string }[]).filter(
       (f) => f.name === name,
     );
   /** The record of the newest keyed form create, changed by `update`. */
   const changeRecord = (update: Record<string, unknown>) =>
-    withStore(platform.broker, async (store) => {
+    withStore(env.platform.broker, async (store) => {
       const records = store.collection("idempotency");
       const [newest] = await records.find({ action: "forms.create" }, { sort: { expiresAt: -1 }, limit: 1 });
       await records.updateOne({ _id: newest._id }, update);
       return records.findOne({ _id: newest._id });
     });
   const removeForm = (id: string) =>
-    withStore(platform.broker, (store) => store.collection("forms").deleteOne({ _id: id }));
+    withStore(env.platform.broker, (store) => store.collection("forms").deleteOne({ _id: id }));
 
   test("eight at once with one key create one form; all eight answer it", async () => {
     const replies = await Promise.all(
       Array.from({ length: 8 }, () =>
-        admin.post("/formbuilder/forms", form("idem-form-race"), withKey("kf-1")),
+        env.admin.post("/formbuilder/forms", form("idem-form-race"), withKey("kf-1")),
       ),
     );
     expect(replies.map((r) => r.status)).toEqual(Array(8).fill(200));
@@ -173,13 +183,13 @@ describe("form creates: ids made from the key instead of noted inserts", () => {
   });
 
   test("a replay after the first succeeded answers the same form; another body is 409 and creates nothing", async () => {
-    const first = await admin.post("/formbuilder/forms", form("idem-form-a"), withKey("kf-2"));
+    const first = await env.admin.post("/formbuilder/forms", form("idem-form-a"), withKey("kf-2"));
     expect(first.status).toBe(200);
-    const again = await admin.post("/formbuilder/forms", form("idem-form-a"), withKey("kf-2"));
+    const again = await env.admin.post("/formbuilder/forms", form("idem-form-a"), withKey("kf-2"));
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
     expectError(
-      await admin.post("/formbuilder/forms", form("idem-form-b"), withKey("kf-2")),
+      await env.admin.post("/formbuilder/forms", form("idem-form-b"), withKey("kf-2")),
       409,
       "CONFLICT",
     );
@@ -192,32 +202,32 @@ describe("form creates: ids made from the key instead of noted inserts", () => {
   });
 
   test("taken over after the insert: answers the form the dead attempt stored, once", async () => {
-    const first = await admin.post("/formbuilder/forms", form("idem-form-taken"), withKey("kf-3"));
+    const first = await env.admin.post("/formbuilder/forms", form("idem-form-taken"), withKey("kf-3"));
     expect(first.status).toBe(200);
     await changeRecord({ $set: { state: "running", node: "a-node-that-died" } });
-    const again = await admin.post("/formbuilder/forms", form("idem-form-taken"), withKey("kf-3"));
+    const again = await env.admin.post("/formbuilder/forms", form("idem-form-taken"), withKey("kf-3"));
     expect(again.status).toBe(200);
     expect(again.body._id).toBe(first.body._id);
     expect(await formsNamed("idem-form-taken")).toHaveLength(1);
   });
 
   test("taken over before the insert: the takeover stores the form under the same made id", async () => {
-    const first = await admin.post("/formbuilder/forms", form("idem-form-early"), withKey("kf-4"));
+    const first = await env.admin.post("/formbuilder/forms", form("idem-form-early"), withKey("kf-4"));
     expect(first.status).toBe(200);
     // As if the first attempt died before its insert: running on a dead node, no form.
     await changeRecord({ $set: { state: "running", node: "a-node-that-died" } });
     expect(await removeForm(first.body._id)).toBe(1);
-    const again = await admin.post("/formbuilder/forms", form("idem-form-early"), withKey("kf-4"));
+    const again = await env.admin.post("/formbuilder/forms", form("idem-form-early"), withKey("kf-4"));
     expect(again.status).toBe(200);
     expect(again.body._id).toBe(first.body._id);
     expect(await formsNamed("idem-form-early")).toHaveLength(1);
   });
 
   test("a key whose record expired is a new request: a new form under a new id", async () => {
-    const first = await admin.post("/formbuilder/forms", form("idem-form-old"), withKey("kf-5"));
+    const first = await env.admin.post("/formbuilder/forms", form("idem-form-old"), withKey("kf-5"));
     expect(first.status).toBe(200);
     await changeRecord({ $set: { expiresAt: Date.now() - 1000 } });
-    const next = await admin.post("/formbuilder/forms", form("idem-form-new"), withKey("kf-5"));
+    const next = await env.admin.post("/formbuilder/forms", form("idem-form-new"), withKey("kf-5"));
     expect(next.status).toBe(200);
     expect(next.body._id).not.toBe(first.body._id);
     expect(await formsNamed("idem-form-old")).toHaveLength(1);
@@ -225,13 +235,13 @@ describe("form creates: ids made from the key instead of noted inserts", () => {
   });
 
   test("a record from before made ids (notes, no seed) is taken over by its notes", async () => {
-    const first = await admin.post("/formbuilder/forms", form("idem-form-legacy"), withKey("kf-6"));
+    const first = await env.admin.post("/formbuilder/forms", form("idem-form-legacy"), withKey("kf-6"));
     expect(first.status).toBe(200);
     await changeRecord({
       $set: { state: "running", node: "a-node-that-died", inserts: [{ c: "forms", id: first.body._id }] },
       $unset: { seed: "" },
     });
-    const again = await admin.post("/formbuilder/forms", form("idem-form-legacy"), withKey("kf-6"));
+    const again = await env.admin.post("/formbuilder/forms", form("idem-form-legacy"), withKey("kf-6"));
     expect(again.status).toBe(200);
     expect(again.body._id).toBe(first.body._id);
     expect(await formsNamed("idem-form-legacy")).toHaveLength(1);
@@ -239,21 +249,23 @@ describe("form creates: ids made from the key instead of noted inserts", () => {
 
   test("without a key, served on the gateway's node: no record kept, a random UUID each", async () => {
     const kept = () =>
-      withStore(platform.broker, (store) =>
+      withStore(env.platform.broker, (store) =>
         store
           .collection("idempotency")
           .count({ action: "forms.create" }, { scan: "a test counting one action's records" }),
       );
     const before = await kept();
-    const a = await admin.post("/formbuilder/forms", form("idem-form-nokey-1"));
-    const b = await admin.post("/formbuilder/forms", form("idem-form-nokey-2"));
+    const a = await env.admin.post("/formbuilder/forms", form("idem-form-nokey-1"));
+    const b = await env.admin.post("/formbuilder/forms", form("idem-form-nokey-2"));
     expect([a.status, b.status]).toEqual([200, 200]);
     expect(a.body._id).toMatch(UUID);
     expect(b.body._id).not.toBe(a.body._id);
     // Nobody can repeat them (the gateway's key is used only once a call leaves its node:
     // test/unit/idempotency-made-keys.test.ts); with a key, the record is there.
     expect(await kept()).toBe(before);
-    expect((await admin.post("/formbuilder/forms", form("idem-form-key"), withKey("kf-7"))).status).toBe(200);
+    expect((await env.admin.post("/formbuilder/forms", form("idem-form-key"), withKey("kf-7"))).status).toBe(
+      200,
+    );
     expect(await kept()).toBe(before + 1);
   });
 });

@@ -8,11 +8,10 @@
 import { operations, type Operation } from "../../shared/contracts";
 import { ERROR_TYPES } from "../../shared/errors";
 import { startOrchestrator, type TestOrchestrator } from "../support/orchestrator";
-import { client, login, startPlatform, type Client, type Platform, type Reply } from "../support/platform";
+import { usePlatform, type Reply } from "../support/platform";
 
-let platform: Platform;
+const env = usePlatform({ env: { ADAPTER_HEALTH_TICK_MS: "100000" } });
 let orch: TestOrchestrator;
-let api: Client;
 let doc: any;
 
 /** Every reply of the suite, with the operation it reached. */
@@ -36,7 +35,7 @@ const responsesOf = (op: Operation) =>
   doc.paths[op.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")]?.[op.method.toLowerCase()]?.responses ?? {};
 
 async function send(method: string, url: string, body?: unknown): Promise<Reply> {
-  const reply = await api.send(method, url, body === undefined ? {} : { body });
+  const reply = await env.admin.send(method, url, body === undefined ? {} : { body });
   replies.push({ op: operationOf(method, url), route: `${method} ${url}`, reply });
   return reply;
 }
@@ -52,21 +51,16 @@ const action = (path: string, method = "POST") => ({
 
 beforeAll(async () => {
   orch = await startOrchestrator();
-  platform = await startPlatform({ env: { ADAPTER_HEALTH_TICK_MS: "100000" } });
-  api = client(platform.baseUrl, await login(platform.baseUrl));
-  doc = (await api.get("/openapi.json")).body;
+  doc = (await env.admin.get("/openapi.json")).body;
   const common = { host: "127.0.0.1", timeout: 300, breakerThreshold: 1000, healthCheckInterval: 86_400_000 };
-  expect((await api.post("/adapters", adapter("up", { ...common, port: orch.port }))).status).toBe(200);
+  expect((await env.admin.post("/adapters", adapter("up", { ...common, port: orch.port }))).status).toBe(200);
   // Port 1 on the loopback: nothing listens, the connection is refused.
-  expect((await api.post("/adapters", adapter("down", { ...common, port: 1, timeout: 10_000 }))).status).toBe(
-    200,
-  );
+  expect(
+    (await env.admin.post("/adapters", adapter("down", { ...common, port: 1, timeout: 10_000 }))).status,
+  ).toBe(200);
 }, 60_000);
 
-afterAll(async () => {
-  await platform?.stop();
-  await orch?.close();
-});
+afterAll(() => orch?.close());
 
 test("every status a contract declares is in /openapi.json on each of its routes, 502 only there", () => {
   const withErrors = operations().filter((op) => op.contract.errors);

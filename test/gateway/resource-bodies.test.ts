@@ -7,22 +7,18 @@
  * (docs/compatibility.md#request-bodies-and-the-resources-they-hold).
  */
 import { chain, op } from "../support/engine-fixtures";
-import { client, login, startPlatform, type Client, type Platform } from "../support/platform";
+import { usePlatform } from "../support/platform";
 
-let platform: Platform;
-let admin: Client;
+const env = usePlatform({ env: { SCHEDULER_TICK_MS: "100000", SCHEDULER_TIMERS: "false" } });
 let workflowId: string;
 
 beforeAll(async () => {
-  platform = await startPlatform({ env: { SCHEDULER_TICK_MS: "100000", SCHEDULER_TIMERS: "false" } });
-  admin = client(platform.baseUrl, await login(platform.baseUrl));
-  const reply = await admin.post("/workflow_builder/workflows", {
+  const reply = await env.admin.post("/workflow_builder/workflows", {
     workflow: chain("Bodies", [["noop", op("delay", { time: 0 })]]),
   });
   expect(reply.status).toBe(200);
   workflowId = reply.body._id;
 });
-afterAll(() => platform.stop());
 
 const OLD = "2001-01-01T00:00:00.000Z";
 
@@ -41,7 +37,7 @@ describe("forms", () => {
   };
 
   test("a form read back with GET and posted under a new name is taken; its read-only members are ignored", async () => {
-    const created = await admin.post("/formbuilder/forms", {
+    const created = await env.admin.post("/formbuilder/forms", {
       name: "form-a",
       children: [field],
       elements: [{ type: "method", id: { name: "getDevices" } }],
@@ -49,8 +45,8 @@ describe("forms", () => {
       description: "Port turn-up",
     });
     expect(created.status).toBe(200);
-    const read = (await admin.get("/formbuilder/forms/form-a")).body;
-    const copy = await admin.post("/formbuilder/forms", {
+    const read = (await env.admin.get("/formbuilder/forms/form-a")).body;
+    const copy = await env.admin.post("/formbuilder/forms", {
       ...read,
       name: "form-b",
       created: OLD,
@@ -70,8 +66,10 @@ describe("forms", () => {
   });
 
   test("a form list item (GET /service_catalog/GetForms) posted back is taken too, its expanded groups by _id", async () => {
-    const item = (await admin.get("/service_catalog/GetForms")).body.find((f: any) => f.name === "form-a");
-    const copy = await admin.post("/formbuilder/forms", { ...item, name: "form-c" });
+    const item = (await env.admin.get("/service_catalog/GetForms")).body.find(
+      (f: any) => f.name === "form-a",
+    );
+    const copy = await env.admin.post("/formbuilder/forms", { ...item, name: "form-c" });
     expect(copy.status).toBe(200);
     expect(item.groups[0]).toEqual(expect.objectContaining({ name: "admins" }));
     expect(copy.body.groups).toEqual([item.groups[0]._id]);
@@ -82,7 +80,7 @@ describe("forms", () => {
 
 describe("job start (operation 17)", () => {
   test("options as itential-mcp sends them", async () => {
-    const reply = await admin.post("/operations_manager/jobs/start", {
+    const reply = await env.admin.post("/operations_manager/jobs/start", {
       workflow: "Bodies",
       options: { type: "automation", groups: [], description: "", variables: {} },
     });
@@ -93,8 +91,8 @@ describe("job start (operation 17)", () => {
 
 describe("workflows", () => {
   test("a workflow read back and sent to its update is taken; read-only members ignored", async () => {
-    const read = (await admin.get("/workflow_builder/workflows/Bodies")).body;
-    const reply = await admin.put("/workflow_builder/workflows/Bodies", {
+    const read = (await env.admin.get("/workflow_builder/workflows/Bodies")).body;
+    const reply = await env.admin.put("/workflow_builder/workflows/Bodies", {
       workflow: { ...read, created: OLD, last_updated: OLD, description: "changed" },
     });
     expect(reply.status).toBe(200);
@@ -104,8 +102,8 @@ describe("workflows", () => {
   });
 
   test("a workflow read back and posted under a new name is a new workflow", async () => {
-    const read = (await admin.get("/workflow_builder/workflows/Bodies")).body;
-    const reply = await admin.post("/workflow_builder/workflows", {
+    const read = (await env.admin.get("/workflow_builder/workflows/Bodies")).body;
+    const reply = await env.admin.post("/workflow_builder/workflows", {
       workflow: { ...read, name: "Bodies copy" },
     });
     expect(reply.status).toBe(200);
@@ -115,9 +113,9 @@ describe("workflows", () => {
 
   test("an Itential.py export posted to the import under another name", async () => {
     const exported = (
-      await admin.post("/workflow_builder/export", { options: { name: "Bodies", type: "automation" } })
+      await env.admin.post("/workflow_builder/export", { options: { name: "Bodies", type: "automation" } })
     ).body;
-    const reply = await admin.post("/workflow_builder/import", {
+    const reply = await env.admin.post("/workflow_builder/import", {
       workflow: { ...exported, name: "Bodies import" },
     });
     expect(reply.status).toBe(200);
@@ -128,9 +126,9 @@ describe("workflows", () => {
 describe("a workflow as Itential.py's 2021.1 upload sends it", () => {
   test("every member of its workflow model, unset ones null, users expanded: taken, read-only ones ignored", async () => {
     const user = { provenance: "Local AAA", username: "bob", firstname: "Bob", inactive: false };
-    const exported = (await admin.post("/workflow_builder/export", { name: "Bodies" })).body;
+    const exported = (await env.admin.post("/workflow_builder/export", { name: "Bodies" })).body;
     // model_dump_to_import: the model's fields by alias, no `_id`, `errors`.
-    const reply = await admin.post("/workflow_builder/import", {
+    const reply = await env.admin.post("/workflow_builder/import", {
       workflow: {
         name: "Bodies upload",
         type: "automation",
@@ -161,7 +159,7 @@ describe("a workflow as Itential.py's 2021.1 upload sends it", () => {
 describe("automations and triggers, as itential-mcp sends them", () => {
   let automationId: string;
   test("create_automation", async () => {
-    const reply = await admin.post("/operations-manager/automations", {
+    const reply = await env.admin.post("/operations-manager/automations", {
       name: "mcp-auto",
       componentType: "workflows",
       description: "from mcp",
@@ -172,8 +170,8 @@ describe("automations and triggers, as itential-mcp sends them", () => {
   });
 
   test("an automation read back and sent to its PATCH", async () => {
-    const read = (await admin.get(`/operations-manager/automations/${automationId}`)).body.data;
-    const reply = await admin.patch(`/operations-manager/automations/${automationId}`, {
+    const read = (await env.admin.get(`/operations-manager/automations/${automationId}`)).body.data;
+    const reply = await env.admin.patch(`/operations-manager/automations/${automationId}`, {
       ...read,
       description: "changed",
     });
@@ -183,15 +181,15 @@ describe("automations and triggers, as itential-mcp sends them", () => {
   });
 
   test("an automation read back and posted under a new name is a new one", async () => {
-    const read = (await admin.get(`/operations-manager/automations/${automationId}`)).body.data;
-    const reply = await admin.post("/operations-manager/automations", { ...read, name: "mcp-auto copy" });
+    const read = (await env.admin.get(`/operations-manager/automations/${automationId}`)).body.data;
+    const reply = await env.admin.post("/operations-manager/automations", { ...read, name: "mcp-auto copy" });
     expect(reply.status).toBe(200);
     expect(reply.body.data._id).not.toBe(read._id);
     expect(reply.body.data.componentId).toBe(read.componentId);
   });
 
   test("create_manual_trigger, with no description (null)", async () => {
-    const reply = await admin.post("/operations-manager/triggers", {
+    const reply = await env.admin.post("/operations-manager/triggers", {
       actionId: automationId,
       actionType: "automations",
       name: "mcp-manual",
@@ -203,7 +201,7 @@ describe("automations and triggers, as itential-mcp sends them", () => {
   });
 
   test("create_endpoint_trigger with its default schema", async () => {
-    const reply = await admin.post("/operations-manager/triggers", {
+    const reply = await env.admin.post("/operations-manager/triggers", {
       actionId: automationId,
       actionType: "automations",
       name: "mcp-endpoint",
@@ -215,15 +213,15 @@ describe("automations and triggers, as itential-mcp sends them", () => {
       schema: { type: "object", properties: {}, additionalProperties: true },
     });
     expect(reply.status).toBe(200);
-    const read = (await admin.get(`/operations-manager/triggers/${reply.body.data._id}`)).body.data;
-    const patched = await admin.patch(`/operations-manager/triggers/${read._id}`, {
+    const read = (await env.admin.get(`/operations-manager/triggers/${reply.body.data._id}`)).body.data;
+    const patched = await env.admin.patch(`/operations-manager/triggers/${read._id}`, {
       ...read,
       description: "x",
     });
     expect(patched.status).toBe(200);
     expect(patched.body.data.description).toBe("x");
     expect(patched.body.data.created).toBe(read.created);
-    const copy = await admin.post("/operations-manager/triggers", {
+    const copy = await env.admin.post("/operations-manager/triggers", {
       ...read,
       name: "mcp-endpoint copy",
       routeName: "mcp-route-2",
@@ -232,7 +230,7 @@ describe("automations and triggers, as itential-mcp sends them", () => {
     expect(copy.body.data._id).not.toBe(read._id);
   });
   test("a schedule trigger read back and sent to its PATCH; the due times it answers are not taken", async () => {
-    const created = await admin.post("/operations-manager/triggers", {
+    const created = await env.admin.post("/operations-manager/triggers", {
       actionId: automationId,
       actionType: "automations",
       name: "mcp-schedule",
@@ -245,8 +243,8 @@ describe("automations and triggers, as itential-mcp sends them", () => {
       processMissedRuns: "none",
     });
     expect(created.status).toBe(200);
-    const read = (await admin.get(`/operations-manager/triggers/${created.body.data._id}`)).body.data;
-    const patched = await admin.patch(`/operations-manager/triggers/${read._id}`, {
+    const read = (await env.admin.get(`/operations-manager/triggers/${created.body.data._id}`)).body.data;
+    const patched = await env.admin.patch(`/operations-manager/triggers/${read._id}`, {
       ...read,
       description: "hourly",
       lastExecuted: 1,
@@ -261,18 +259,18 @@ describe("automations and triggers, as itential-mcp sends them", () => {
 describe("members outside a resource's own and read-only ones", () => {
   test("are dropped, not stored (docs/compatibility.md#request-bodies-and-the-resources-they-hold)", async () => {
     const stray = { strayMember: "kept?" };
-    const form = await admin.post("/formbuilder/forms", { name: "form-stray", ...stray });
-    const read = (await admin.get("/workflow_builder/workflows/Bodies")).body;
-    const workflow = await admin.post("/workflow_builder/workflows", {
+    const form = await env.admin.post("/formbuilder/forms", { name: "form-stray", ...stray });
+    const read = (await env.admin.get("/workflow_builder/workflows/Bodies")).body;
+    const workflow = await env.admin.post("/workflow_builder/workflows", {
       workflow: { ...read, name: "Bodies stray", ...stray },
     });
-    const automation = await admin.post("/operations-manager/automations", {
+    const automation = await env.admin.post("/operations-manager/automations", {
       name: "stray-auto",
       componentType: "workflows",
       componentId: workflowId,
       ...stray,
     });
-    const trigger = await admin.post("/operations-manager/triggers", {
+    const trigger = await env.admin.post("/operations-manager/triggers", {
       name: "stray-trigger",
       type: "manual",
       actionType: "automations",
@@ -288,7 +286,7 @@ describe("members outside a resource's own and read-only ones", () => {
       expect(reply.status).toBe(200);
       expect(doc).not.toHaveProperty("strayMember");
     }
-    expect((await admin.get("/workflow_builder/workflows/Bodies stray")).body).not.toHaveProperty(
+    expect((await env.admin.get("/workflow_builder/workflows/Bodies stray")).body).not.toHaveProperty(
       "strayMember",
     );
   });

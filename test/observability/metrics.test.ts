@@ -5,10 +5,9 @@
  */
 import type { ServiceBroker } from "moleculer";
 import { auto, chain, createWorkflow, taskService, waitForJob } from "../support/engine-fixtures";
-import { client, login, startPlatform, type Client, type Platform } from "../support/platform";
+import { client, usePlatform } from "../support/platform";
 
-let platform: Platform;
-let api: Client;
+const env = usePlatform();
 
 function metricsUrl(broker: ServiceBroker): string {
   const reporter = (broker.metrics as any).reporter[0];
@@ -27,26 +26,27 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 }
 
 beforeAll(async () => {
-  platform = await startPlatform();
-  platform.broker.createService(taskService("metricstest").schema);
-  api = client(platform.baseUrl, await login(platform.baseUrl));
+  env.platform.broker.createService(taskService("metricstest").schema);
 });
-afterAll(() => platform?.stop());
 
 test("the scrape counts what was done, by route, action, status and collection", async () => {
-  for (let i = 0; i < 3; i++) expect((await api.get("/user-management/accounts?limit=1")).status).toBe(200);
-  expect((await api.get("/no/such/route")).status).toBe(404);
-  expect((await client(platform.baseUrl, "wrong-token").get("/whoami")).status).toBe(401);
+  for (let i = 0; i < 3; i++)
+    expect((await env.admin.get("/user-management/accounts?limit=1")).status).toBe(200);
+  expect((await env.admin.get("/no/such/route")).status).toBe(404);
+  expect((await client(env.platform.baseUrl, "wrong-token").get("/whoami")).status).toBe(401);
   await createWorkflow(
-    api,
-    platform.broker,
+    env.admin,
+    env.platform.broker,
     chain("metrics-flow", [["t1", auto("metricstest", "echo", { value: 1 })]]),
   );
-  const started = await api.post("/operations-manager/jobs/start", { workflow: "metrics-flow", options: {} });
+  const started = await env.admin.post("/operations-manager/jobs/start", {
+    workflow: "metrics-flow",
+    options: {},
+  });
   expect(started.status).toBe(200);
-  expect((await waitForJob(platform.broker, started.body._id)).status).toBe("complete");
+  expect((await waitForJob(env.platform.broker, started.body._id)).status).toBe("complete");
 
-  const scrape = await fetch(metricsUrl(platform.broker));
+  const scrape = await fetch(metricsUrl(env.platform.broker));
   expect(scrape.status).toBe(200);
   expect(scrape.headers.get("content-type")).toContain("text/plain");
   const text = await scrape.text();
@@ -78,13 +78,13 @@ test("Node process metrics are there once Moleculer has collected them (every 5 
   let text = "";
   while (Date.now() < until && !/^process_memory_heap_size_used\{/m.test(text)) {
     await new Promise((r) => setTimeout(r, 250));
-    text = await (await fetch(metricsUrl(platform.broker))).text();
+    text = await (await fetch(metricsUrl(env.platform.broker))).text();
   }
   expect(sample(text, "process_memory_heap_size_used")).toBeGreaterThan(0);
 });
 
 test("the metrics port also answers /health and /ready for probes of processes without the gateway", async () => {
-  const base = metricsUrl(platform.broker).replace(/\/metrics$/, "");
+  const base = metricsUrl(env.platform.broker).replace(/\/metrics$/, "");
   expect((await fetch(`${base}/health`)).status).toBe(200);
   const ready = await fetch(`${base}/ready`);
   expect(ready.status).toBe(200);
@@ -96,7 +96,7 @@ test("event-loop lag is exported in seconds: a loop held 200 ms shows as such", 
   const busyUntil = performance.now() + 200;
   while (performance.now() < busyUntil); // holds this process's event loop, the platform's too
   await new Promise((r) => setTimeout(r, 30));
-  const text = await (await fetch(metricsUrl(platform.broker))).text();
+  const text = await (await fetch(metricsUrl(env.platform.broker))).text();
   expect(text).toMatch(/^# TYPE nodejs_eventloop_lag gauge$/m);
   const max = sample(text, "nodejs_eventloop_lag", { quantile: "1" });
   const p99 = sample(text, "nodejs_eventloop_lag", { quantile: "0.99" });

@@ -5,21 +5,12 @@
  * with null; the running adapter's connections and health follow the new settings at once; roles
  * as create; 404; `_meta.updated`/`updatedBy`.
  */
-import {
-  client,
-  clientWithRoles,
-  expectError,
-  login,
-  startPlatform,
-  type Client,
-  type Platform,
-} from "../support/platform";
+import { clientWithRoles, expectError, usePlatform } from "../support/platform";
 import { startOrchestrator, type TestOrchestrator } from "../support/orchestrator";
 
-let platform: Platform;
+const env = usePlatform({ env: { ADAPTER_HEALTH_TICK_MS: "50" } });
 let first: TestOrchestrator;
 let second: TestOrchestrator;
-let api: Client;
 
 const body = (name: string, settings: Record<string, unknown>, type = "NSO") => ({
   properties: { name, type: "Application", properties: { id: name, type, properties: settings } },
@@ -30,7 +21,7 @@ const basic = (user: string, password: string) =>
 /** A restQuery through the adapter; answers which orchestrator saw it and the authorization it got. */
 async function query(name: string): Promise<{ status: number; via?: "first" | "second"; auth?: unknown }> {
   const counts = [first.seen.length, second.seen.length];
-  const reply = await api.post(`/orchestrator_manager/restQuery/${name}`, {
+  const reply = await env.admin.post(`/orchestrator_manager/restQuery/${name}`, {
     params: { path: "/restconf/data/tailf-ncs:devices", accept: "application/yang-data+json" },
   });
   const [a, b] = [first.seen.slice(counts[0]), second.seen.slice(counts[1])];
@@ -39,7 +30,7 @@ async function query(name: string): Promise<{ status: number; via?: "first" | "s
   return { status: reply.status, via, auth: hit?.headers.authorization };
 }
 
-const health = async (name: string) => (await api.get(`/health/adapters/${name}`)).body.results[0];
+const health = async (name: string) => (await env.admin.get(`/health/adapters/${name}`)).body.results[0];
 
 async function waitFor<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 5000): Promise<T> {
   const until = Date.now() + ms;
@@ -55,8 +46,6 @@ async function waitFor<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms 
 beforeAll(async () => {
   first = await startOrchestrator();
   second = await startOrchestrator();
-  platform = await startPlatform({ env: { ADAPTER_HEALTH_TICK_MS: "50" } });
-  api = client(platform.baseUrl, await login(platform.baseUrl));
   const settings = {
     host: "127.0.0.1",
     port: first.port,
@@ -65,11 +54,10 @@ beforeAll(async () => {
     healthCheckInterval: 200,
     timeout: 1000,
   };
-  expect((await api.post("/adapters", body("nso-lab", settings))).status).toBe(200);
+  expect((await env.admin.post("/adapters", body("nso-lab", settings))).status).toBe(200);
 }, 60_000);
 
 afterAll(async () => {
-  await platform?.stop();
   await first?.close();
   await second?.close();
 });
@@ -80,9 +68,9 @@ test("PUT /adapters/:name/properties moves the running adapter: new target at on
     () => health("nso-lab"),
     (h) => h.connection.state === "ONLINE",
   );
-  const before = (await api.get("/adapters/nso-lab")).body;
+  const before = (await env.admin.get("/adapters/nso-lab")).body;
 
-  const reply = await api.put(
+  const reply = await env.admin.put(
     "/adapters/nso-lab/properties",
     body("nso-lab", {
       host: "127.0.0.1",
@@ -127,10 +115,10 @@ test("PUT /adapters/:name/properties moves the running adapter: new target at on
 });
 
 test("a read's sealed password resent as it was keeps it; a new one replaces it; null removes it", async () => {
-  const read = (await api.get("/adapters/nso-lab")).body;
+  const read = (await env.admin.get("/adapters/nso-lab")).body;
   // The adapter resent whole, as read: its answer-only members (_id, state, connection, profiling,
   // virtual, isEncrypted, _meta...) are ignored.
-  const resent = await api.put("/adapters/nso-lab/properties", {
+  const resent = await env.admin.put("/adapters/nso-lab/properties", {
     properties: {
       ...read,
       properties: { ...read.properties, properties: { ...read.properties.properties, timeout: 2000 } },
@@ -141,7 +129,7 @@ test("a read's sealed password resent as it was keeps it; a new one replaces it;
   expect(resent.body.data.properties.properties.password).toBe(read.properties.properties.password);
   expect(await query("nso-lab")).toMatchObject({ status: 200, auth: basic("nso", "first-secret-1") });
 
-  const changed = await api.put("/adapters/nso-lab/properties", {
+  const changed = await env.admin.put("/adapters/nso-lab/properties", {
     properties: {
       ...body("nso-lab", {}).properties,
       properties: {
@@ -157,18 +145,18 @@ test("a read's sealed password resent as it was keeps it; a new one replaces it;
   expect(await query("nso-lab")).toMatchObject({ status: 200, auth: basic("nso", "second-secret-2") });
 
   // Another adapter's sealed text is not a way to borrow its secret: it is taken as plaintext.
-  await api.post(
+  await env.admin.post(
     "/adapters",
     body("other", { host: "127.0.0.1", port: second.port, username: "x", password: "other-pw" }),
   );
-  const borrowed = (await api.get("/adapters/other")).body.properties.properties.password;
-  await api.put(
+  const borrowed = (await env.admin.get("/adapters/other")).body.properties.properties.password;
+  await env.admin.put(
     "/adapters/nso-lab",
     body("nso-lab", { host: "127.0.0.1", port: second.port, username: "nso", password: borrowed }),
   );
   expect((await query("nso-lab")).auth).toBe(basic("nso", borrowed));
 
-  const removed = await api.put(
+  const removed = await env.admin.put(
     "/adapters/nso-lab/properties",
     body("nso-lab", { host: "127.0.0.1", port: second.port, username: "nso", password: null }),
   );
@@ -179,7 +167,7 @@ test("a read's sealed password resent as it was keeps it; a new one replaces it;
 });
 
 test("a bad target shows in health at once; the alias PUT /adapters/:name takes the same body", async () => {
-  const closed = await api.put(
+  const closed = await env.admin.put(
     "/adapters/nso-lab",
     body("nso-lab", {
       host: "127.0.0.1",
@@ -198,7 +186,7 @@ test("a bad target shows in health at once; the alias PUT /adapters/:name takes 
   expect(down.connection.lastError).toBeTruthy();
   expect((await query("nso-lab")).status).toBe(502);
 
-  await api.put(
+  await env.admin.put(
     "/adapters/nso-lab",
     body("nso-lab", {
       host: "127.0.0.1",
@@ -216,21 +204,21 @@ test("a bad target shows in health at once; the alias PUT /adapters/:name takes 
 });
 
 test("a stopped adapter stays stopped; description and tags stay unless sent", async () => {
-  await api.put("/adapters/other/properties", {
+  await env.admin.put("/adapters/other/properties", {
     ...body("other", { host: "127.0.0.1", port: second.port }),
     description: "lab box",
   });
-  expect((await api.put("/adapters/other/stop")).status).toBe(200);
-  const reply = await api.put(
+  expect((await env.admin.put("/adapters/other/stop")).status).toBe(200);
+  const reply = await env.admin.put(
     "/adapters/other/properties",
     body("other", { host: "127.0.0.1", port: first.port }),
   );
   expect(reply.status).toBe(200);
-  const read = (await api.get("/adapters/other")).body;
+  const read = (await env.admin.get("/adapters/other")).body;
   expect(read.state).toBe("STOPPED");
   expect(read.description).toBe("lab box");
   expectError(
-    await api.post("/orchestrator_manager/restQuery/other", {
+    await env.admin.post("/orchestrator_manager/restQuery/other", {
       params: { path: "/restconf/data/x", accept: "application/yang-data+json" },
     }),
     503,
@@ -240,7 +228,7 @@ test("a stopped adapter stays stopped; description and tags stay unless sent", a
 
 /** The stored adapter as a read answers it, without its health (which the timer keeps refreshing). */
 const stored = async (name: string) => {
-  const { connection: _health, ...adapter } = (await api.get(`/adapters/${name}`)).body;
+  const { connection: _health, ...adapter } = (await env.admin.get(`/adapters/${name}`)).body;
   return adapter;
 };
 
@@ -262,14 +250,18 @@ test("validated as a create is: 400 naming the field, nothing changed; no rename
     [{}, "properties"],
   ];
   for (const [sent, field] of cases) {
-    const reply = expectError(await api.put("/adapters/nso-lab/properties", sent), 400, "VALIDATION_ERROR");
+    const reply = expectError(
+      await env.admin.put("/adapters/nso-lab/properties", sent),
+      400,
+      "VALIDATION_ERROR",
+    );
     expect(reply.data.map((d: any) => d.field)).toContain(field);
   }
   expect(await stored("nso-lab")).toEqual(before);
 
-  expectError(await api.put("/adapters/nope/properties", body("nope", {})), 404, "NOT_FOUND");
+  expectError(await env.admin.put("/adapters/nope/properties", body("nope", {})), 404, "NOT_FOUND");
   for (const roles of [["engineering"], ["apiwrite"], ["apiread"]]) {
-    const other = await clientWithRoles(platform, api, roles);
+    const other = await clientWithRoles(env.platform, env.admin, roles);
     const refused = expectError(
       await other.put("/adapters/nso-lab/properties", body("nso-lab", {})),
       403,
@@ -281,13 +273,13 @@ test("validated as a create is: 400 naming the field, nothing changed; no rename
 });
 
 test("concurrent updates: each is whole (compare-and-set), none loses the kept password", async () => {
-  await api.put(
+  await env.admin.put(
     "/adapters/nso-lab/properties",
     body("nso-lab", { host: "127.0.0.1", port: second.port, username: "nso", password: "race-pw" }),
   );
   const replies = await Promise.all(
     [1000, 1100, 1200, 1300, 1400, 1500].map((timeout) =>
-      api.put(
+      env.admin.put(
         "/adapters/nso-lab/properties",
         body("nso-lab", { host: "127.0.0.1", port: second.port, username: "nso", timeout }),
       ),

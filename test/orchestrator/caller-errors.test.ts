@@ -4,18 +4,15 @@
  * Latin-1 is a 400 naming the field, nothing is sent, and no number of them opens the adapter's
  * circuit. An orchestrator answering JSON nested too deep is a 502 naming the cause, never a 500.
  */
-import { client, expectError, login, startPlatform, type Client, type Platform } from "../support/platform";
+import { expectError, usePlatform } from "../support/platform";
 import { startOrchestrator, type TestOrchestrator } from "../support/orchestrator";
 import { MAX_UPSTREAM_BODY, MAX_UPSTREAM_DEPTH } from "../../services/adapters/orchestrator/proxy";
 
-let platform: Platform;
+const env = usePlatform();
 let orch: TestOrchestrator;
-let api: Client;
 
 beforeAll(async () => {
   orch = await startOrchestrator();
-  platform = await startPlatform();
-  api = client(platform.baseUrl, await login(platform.baseUrl));
   const settings = {
     protocol: "http",
     host: "127.0.0.1",
@@ -23,7 +20,7 @@ beforeAll(async () => {
     breakerThreshold: 3,
     breakerCooldown: 30_000,
   };
-  const created = await api.post("/adapters", {
+  const created = await env.admin.post("/adapters", {
     properties: {
       name: "nso",
       type: "Application",
@@ -33,16 +30,13 @@ beforeAll(async () => {
   expect(created.status).toBe(200);
 });
 
-afterAll(async () => {
-  await platform?.stop();
-  await orch?.close();
-});
+afterAll(() => orch?.close());
 
 /** Requests the orchestrator received, the adapter's health checks (GET /) aside. */
 const sent = () => orch.seen.filter((r) => r.url !== "/").length;
 
 const action = (params: Record<string, unknown>) =>
-  api.post("/orchestrator_manager/restAction/nso", {
+  env.admin.post("/orchestrator_manager/restAction/nso", {
     params: { path: "/restconf/operations/echo", accept: "application/yang-data+json", ...params },
     body: { input: {} },
   });
@@ -66,7 +60,7 @@ describe.each(["contentType", "accept"])("params.%s", (field) => {
 
 test("restQuery: a bad accept is a 400 naming params.accept", async () => {
   const before = sent();
-  const reply = await api.post("/orchestrator_manager/restQuery/nso", {
+  const reply = await env.admin.post("/orchestrator_manager/restQuery/nso", {
     params: { path: "/restconf/data/tailf-ncs:devices", accept: "application/json\r\nX: 1" },
   });
   expect(expectError(reply, 400, "VALIDATION_ERROR").data[0].field).toBe("params.accept");
@@ -91,7 +85,7 @@ test("Latin-1 header values and tabs pass", async () => {
 describe("upstream JSON nested too deep", () => {
   test("5,000 levels (30 KB): 502 naming the cause, and the platform answers on", async () => {
     const body = expectError(
-      await api.post("/orchestrator_manager/restQuery/nso", {
+      await env.admin.post("/orchestrator_manager/restQuery/nso", {
         params: { path: "/deep", accept: "application/yang-data+json" },
       }),
       502,
@@ -102,16 +96,16 @@ describe("upstream JSON nested too deep", () => {
       adapter: "nso",
       cause: `the answer's JSON is nested deeper than ${MAX_UPSTREAM_DEPTH} levels`,
     });
-    expect((await api.get("/health")).status).toBe(200);
+    expect((await env.admin.get("/health")).status).toBe(200);
   });
 
   test("the same through restAction; at the bound it is answered", async () => {
-    const deep = await api.post("/orchestrator_manager/restAction/nso", {
+    const deep = await env.admin.post("/orchestrator_manager/restAction/nso", {
       params: { path: `/deep?levels=${MAX_UPSTREAM_DEPTH + 1}`, accept: "application/yang-data+json" },
       body: {},
     });
     expectError(deep, 502, "BAD_GATEWAY");
-    const atBound = await api.post("/orchestrator_manager/restQuery/nso", {
+    const atBound = await env.admin.post("/orchestrator_manager/restQuery/nso", {
       params: { path: "/deep?levels=10", accept: "application/yang-data+json" },
     });
     expect(atBound.status).toBe(200);
@@ -121,7 +115,7 @@ describe("upstream JSON nested too deep", () => {
 
 test("an answer over the size bound: 502 naming the cause", async () => {
   const body = expectError(
-    await api.post("/orchestrator_manager/restQuery/nso", {
+    await env.admin.post("/orchestrator_manager/restQuery/nso", {
       params: { path: "/huge", accept: "application/yang-data+json" },
     }),
     502,

@@ -5,23 +5,20 @@
  * out and named in X-Failed-Adapters, and when every adapter asked failed the lookup fails naming
  * them (503, 504 or 502); the inventory adapter's devices managed over HTTP.
  */
-import { client, expectError, login, startPlatform, type Client, type Platform } from "../support/platform";
+import { expectError, usePlatform } from "../support/platform";
 import { startOrchestrator, type TestOrchestrator } from "../support/orchestrator";
 
-let platform: Platform;
+const env = usePlatform({ env: { DEVICE_LOOKUP_TIMEOUT_MS: "700" } });
 let orch: TestOrchestrator;
-let api: Client;
 
 const adapter = (name: string, type: string, settings: Record<string, unknown>) => ({
   properties: { name, type: "Application", properties: { id: name, type, properties: settings } },
 });
 
-const lookup = (options: Record<string, unknown>) => api.post("/mop/deviceObjects", { options });
+const lookup = (options: Record<string, unknown>) => env.admin.post("/mop/deviceObjects", { options });
 
 beforeAll(async () => {
   orch = await startOrchestrator();
-  platform = await startPlatform({ env: { DEVICE_LOOKUP_TIMEOUT_MS: "700" } });
-  api = client(platform.baseUrl, await login(platform.baseUrl));
   const base = { host: "127.0.0.1", port: orch.port, username: "admin", password: "nso-pass-77" };
   for (const body of [
     adapter("nso", "NSO", base),
@@ -35,12 +32,12 @@ beforeAll(async () => {
     adapter("lab", "Inventory", {}),
     adapter("aaa", "local_aaa", { host: "10.0.0.1" }),
   ])
-    expect((await api.post("/adapters", body)).status).toBe(200);
+    expect((await env.admin.post("/adapters", body)).status).toBe(200);
   for (const [name, address] of [
     ["rtr-lab-2", "10.9.0.2"],
     ["rtr-lab-1", "10.9.0.1"],
   ]) {
-    const put = await api.put(`/adapters/lab/devices/${name}`, {
+    const put = await env.admin.put(`/adapters/lab/devices/${name}`, {
       address,
       port: 22,
       authgroup: "lab",
@@ -52,10 +49,7 @@ beforeAll(async () => {
   }
 });
 
-afterAll(async () => {
-  await platform?.stop();
-  await orch?.close();
-});
+afterAll(() => orch?.close());
 
 describe("device lookup (operation 15)", () => {
   test("gathers every adapter's devices, mapped to the spec's Device object; failures are named", async () => {
@@ -128,7 +122,7 @@ describe("device lookup (operation 15)", () => {
   });
 
   test("a stopped adapter among others is left out and named; started again, its devices are back", async () => {
-    expect((await api.put("/adapters/nso/stop")).status).toBe(200);
+    expect((await env.admin.put("/adapters/nso/stop")).status).toBe(200);
     const partial = await lookup({ filter: "ce0" });
     expect(partial.status).toBe(200);
     expect(partial.body.map((d: any) => `${d.host}/${d.name}`)).toEqual(["nso-rc/ce0"]);
@@ -136,12 +130,12 @@ describe("device lookup (operation 15)", () => {
     expect(partial.headers.get("x-failed-adapters")).toMatch(
       /^down \((BAD_GATEWAY|CIRCUIT_OPEN)\), nso \(ADAPTER_STOPPED\), slow-nso \(REQUEST_TIMEOUT\)$/,
     );
-    expect((await api.put("/adapters/nso/start")).status).toBe(200);
+    expect((await env.admin.put("/adapters/nso/start")).status).toBe(200);
     expect((await lookup({ entity: "nso" })).body).toHaveLength(2);
   });
 
   test("the only adapter asked is stopped: 503 ADAPTER_STOPPED naming it, not 200 []", async () => {
-    expect((await api.put("/adapters/nso/stop")).status).toBe(200);
+    expect((await env.admin.put("/adapters/nso/stop")).status).toBe(200);
     try {
       const body = expectError(await lookup({ entity: "nso" }), 503, "ADAPTER_STOPPED");
       expect(body.message).toContain("nso (ADAPTER_STOPPED)");
@@ -150,7 +144,7 @@ describe("device lookup (operation 15)", () => {
         requestId: expect.any(String),
       });
     } finally {
-      expect((await api.put("/adapters/nso/start")).status).toBe(200);
+      expect((await env.admin.put("/adapters/nso/start")).status).toBe(200);
     }
   });
 
@@ -167,7 +161,10 @@ describe("device lookup (operation 15)", () => {
 
 describe("inventory adapter devices", () => {
   test("PUT replaces a device; GET lists them; DELETE removes one, 404 the second time", async () => {
-    const replaced = await api.put("/adapters/lab/devices/rtr-lab-2", { address: "10.9.9.2", admin: false });
+    const replaced = await env.admin.put("/adapters/lab/devices/rtr-lab-2", {
+      address: "10.9.9.2",
+      admin: false,
+    });
     expect(replaced.body).toEqual({
       name: "rtr-lab-2",
       address: "10.9.9.2",
@@ -179,23 +176,23 @@ describe("inventory adapter devices", () => {
       host: "lab",
       groups: [],
     });
-    const listed = await api.get("/adapters/lab/devices");
+    const listed = await env.admin.get("/adapters/lab/devices");
     expect(listed.body).toEqual({ results: expect.any(Array), total: 2, skip: 0, limit: 25 });
     expect(listed.body.results.map((d: any) => [d.name, d.address])).toEqual([
       ["rtr-lab-1", "10.9.0.1"],
       ["rtr-lab-2", "10.9.9.2"],
     ]);
-    const second = await api.get("/adapters/lab/devices?skip=1&limit=1");
+    const second = await env.admin.get("/adapters/lab/devices?skip=1&limit=1");
     expect(second.body).toEqual({
       results: [expect.objectContaining({ name: "rtr-lab-2" })],
       total: 2,
       skip: 1,
       limit: 1,
     });
-    expect((await api.get("/adapters/lab/devices?start=1&limit=1")).body).toEqual(second.body);
-    await api.put("/adapters/lab/devices/tmp-1", { address: "10.0.0.9" });
-    expect((await api.delete("/adapters/lab/devices/tmp-1")).status).toBe(200);
-    expectError(await api.delete("/adapters/lab/devices/tmp-1"), 404, "NOT_FOUND");
+    expect((await env.admin.get("/adapters/lab/devices?start=1&limit=1")).body).toEqual(second.body);
+    await env.admin.put("/adapters/lab/devices/tmp-1", { address: "10.0.0.9" });
+    expect((await env.admin.delete("/adapters/lab/devices/tmp-1")).status).toBe(200);
+    expectError(await env.admin.delete("/adapters/lab/devices/tmp-1"), 404, "NOT_FOUND");
   });
 
   test("bad input is 400 naming the field and stores nothing", async () => {
@@ -205,34 +202,42 @@ describe("inventory adapter devices", () => {
       [{ address: "10.0.0.1", groups: "core" }, "groups"],
       [{ address: "x".repeat(300) }, "address"],
     ] as const) {
-      const reply = expectError(await api.put("/adapters/lab/devices/bad-1", body), 400, "VALIDATION_ERROR");
+      const reply = expectError(
+        await env.admin.put("/adapters/lab/devices/bad-1", body),
+        400,
+        "VALIDATION_ERROR",
+      );
       expect(reply.data.map((e: any) => e.field)).toContain(field);
     }
-    expect((await api.get("/adapters/lab/devices")).body.results.map((d: any) => d.name)).not.toContain(
+    expect((await env.admin.get("/adapters/lab/devices")).body.results.map((d: any) => d.name)).not.toContain(
       "bad-1",
     );
   });
 
   test("only an inventory adapter keeps devices: 400 for another type, 404 for none", async () => {
-    expectError(await api.put("/adapters/nso/devices/x", { address: "10.0.0.1" }), 400, "VALIDATION_ERROR");
-    expectError(await api.put("/adapters/nope/devices/x", { address: "10.0.0.1" }), 404, "NOT_FOUND");
-    expectError(await api.get("/adapters/nope/devices"), 404, "NOT_FOUND");
+    expectError(
+      await env.admin.put("/adapters/nso/devices/x", { address: "10.0.0.1" }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expectError(await env.admin.put("/adapters/nope/devices/x", { address: "10.0.0.1" }), 404, "NOT_FOUND");
+    expectError(await env.admin.get("/adapters/nope/devices"), 404, "NOT_FOUND");
   });
 
   test("a deleted and re-created inventory adapter starts with no devices", async () => {
-    expect((await api.post("/adapters", adapter("lab-2", "inventory", {}))).status).toBe(200);
-    await api.put("/adapters/lab-2/devices/sw-1", { address: "10.1.1.1" });
-    expect((await api.delete("/adapters/lab-2")).status).toBe(200);
-    expect((await api.post("/adapters", adapter("lab-2", "inventory", {}))).status).toBe(200);
-    expect((await api.get("/adapters/lab-2/devices")).body.results).toEqual([]);
+    expect((await env.admin.post("/adapters", adapter("lab-2", "inventory", {}))).status).toBe(200);
+    await env.admin.put("/adapters/lab-2/devices/sw-1", { address: "10.1.1.1" });
+    expect((await env.admin.delete("/adapters/lab-2")).status).toBe(200);
+    expect((await env.admin.post("/adapters", adapter("lab-2", "inventory", {}))).status).toBe(200);
+    expect((await env.admin.get("/adapters/lab-2/devices")).body.results).toEqual([]);
     expect((await lookup({ entity: "lab-2" })).body).toEqual([]);
   });
 
   test("an adapter-deleted event without an id removes no device (never a match-all)", async () => {
-    const before = (await api.get("/adapters/lab/devices")).body;
+    const before = (await env.admin.get("/adapters/lab/devices")).body;
     expect(before.results.length).toBeGreaterThan(0);
     for (const params of [{}, { id: undefined, name: "lab" }, { id: "" }])
-      await platform.broker.broadcastLocal("adapters.deleted", params);
-    expect((await api.get("/adapters/lab/devices")).body).toEqual(before);
+      await env.platform.broker.broadcastLocal("adapters.deleted", params);
+    expect((await env.admin.get("/adapters/lab/devices")).body).toEqual(before);
   });
 });

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { isEncrypted } from "../../shared/secrets";
 import { expectSealed, withStore } from "../support/catalog";
-import { client, login, startPlatform, type Client, type Platform } from "../support/platform";
+import { usePlatform } from "../support/platform";
 import { startOrchestrator, type TestOrchestrator } from "../support/orchestrator";
 
 const SECRET_HEADERS = {
@@ -21,15 +21,12 @@ const SECRET_HEADERS = {
 };
 const PLAIN_HEADERS = { "X-Request-Source": "automation-platform" };
 
-let platform: Platform;
+const env = usePlatform();
 let orch: TestOrchestrator;
-let api: Client;
 
 beforeAll(async () => {
   orch = await startOrchestrator();
-  platform = await startPlatform();
-  api = client(platform.baseUrl, await login(platform.baseUrl));
-  const created = await api.post("/adapters", {
+  const created = await env.admin.post("/adapters", {
     properties: {
       name: "nso-headers",
       type: "Application",
@@ -48,14 +45,11 @@ beforeAll(async () => {
   expect(created.status).toBe(200);
 });
 
-afterAll(async () => {
-  await platform?.stop();
-  await orch?.close();
-});
+afterAll(() => orch?.close());
 
 /** Every file of the store's directory, as text: what is kept at rest. */
 function storedText(): string {
-  const dir = path.join(platform.dataDir, "store");
+  const dir = path.join(env.platform.dataDir, "store");
   return fs
     .readdirSync(dir)
     .map((f) => fs.readFileSync(path.join(dir, f), "latin1"))
@@ -63,7 +57,7 @@ function storedText(): string {
 }
 
 test("the orchestrator receives every header value in plain text", async () => {
-  const reply = await api.post("/orchestrator_manager/restQuery/nso-headers", {
+  const reply = await env.admin.post("/orchestrator_manager/restQuery/nso-headers", {
     params: { path: "/restconf/data/tailf-ncs:devices", accept: "application/yang-data+json" },
   });
   expect(reply.status).toBe(200);
@@ -74,8 +68,8 @@ test("the orchestrator receives every header value in plain text", async () => {
 });
 
 test("credential headers are sealed at rest and answered only sealed; the others as given", async () => {
-  const one = await api.get("/adapters/nso-headers");
-  const list = await api.get("/adapters");
+  const one = await env.admin.get("/adapters/nso-headers");
+  const list = await env.admin.get("/adapters");
   expect(one.status).toBe(200);
   expect(list.status).toBe(200);
   const answered = one.body.properties.properties.headers;
@@ -86,18 +80,18 @@ test("credential headers are sealed at rest and answered only sealed; the others
   expect(answered["X-Request-Source"]).toBe(PLAIN_HEADERS["X-Request-Source"]);
   expect(one.body.isEncrypted).toBe(true);
 
-  const stored = await withStore(platform, (store) =>
+  const stored = await withStore(env.platform, (store) =>
     store.collection("adapters").findOne({ name: "nso-headers" }),
   );
   for (const [name, value] of Object.entries(SECRET_HEADERS))
-    expectSealed(platform, stored!.properties.properties.headers[name], value);
+    expectSealed(env.platform, stored!.properties.properties.headers[name], value);
   const atRest = storedText();
   for (const value of Object.values(SECRET_HEADERS)) expect(atRest).not.toContain(value);
   expect(atRest).toContain(PLAIN_HEADERS["X-Request-Source"]);
 });
 
 test("an adapter header value a request cannot carry is a 400 naming the header, and nothing is stored", async () => {
-  const reply = await api.post("/adapters", {
+  const reply = await env.admin.post("/adapters", {
     properties: {
       name: "nso-bad-header",
       type: "Application",
@@ -110,15 +104,15 @@ test("an adapter header value a request cannot carry is a 400 naming the header,
   });
   expect(reply.status).toBe(400);
   expect(reply.body.data[0].field).toBe("properties.properties.properties.headers.X-Trace");
-  expect((await api.get("/adapters/nso-bad-header")).status).toBe(404);
+  expect((await env.admin.get("/adapters/nso-bad-header")).status).toBe(404);
 });
 
 test("a sealed value a caller copies under a header that is not a credential is sent as it is, never decrypted", async () => {
-  const stored = await withStore(platform, (store) =>
+  const stored = await withStore(env.platform, (store) =>
     store.collection("adapters").findOne({ name: "nso-headers" }),
   );
   const sealed = stored!.properties.properties.headers.Authorization as string;
-  const created = await api.post("/adapters", {
+  const created = await env.admin.post("/adapters", {
     properties: {
       name: "nso-copy",
       type: "Application",
@@ -130,7 +124,7 @@ test("a sealed value a caller copies under a header that is not a credential is 
     },
   });
   expect(created.status).toBe(200);
-  const reply = await api.post("/orchestrator_manager/restQuery/nso-copy", {
+  const reply = await env.admin.post("/orchestrator_manager/restQuery/nso-copy", {
     params: { path: "/restconf/data/tailf-ncs:devices", accept: "application/yang-data+json" },
   });
   expect(reply.status).toBe(200);

@@ -11,19 +11,18 @@ import https from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { client, expectError, login, startPlatform, type Client, type Platform } from "../support/platform";
+import { expectError, usePlatform } from "../support/platform";
 import { startOrchestrator, type TestOrchestrator } from "../support/orchestrator";
 
-let platform: Platform;
+const env = usePlatform({ env: { ADAPTER_HEALTH_TICK_MS: "50" } });
 let orch: TestOrchestrator;
-let api: Client;
 let tls: { server: https.Server; port: number; cert: string };
 
 const adapter = (name: string, type: string, settings: Record<string, unknown>) => ({
   properties: { name, type: "Application", properties: { id: name, type, properties: settings } },
 });
 
-const health = async (name: string) => (await api.get(`/health/adapters/${name}`)).body.results[0];
+const health = async (name: string) => (await env.admin.get(`/health/adapters/${name}`)).body.results[0];
 
 async function waitFor<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 5000): Promise<T> {
   const until = Date.now() + ms;
@@ -75,8 +74,6 @@ function startTlsServer(): Promise<typeof tls> {
 beforeAll(async () => {
   orch = await startOrchestrator();
   tls = await startTlsServer();
-  platform = await startPlatform({ env: { ADAPTER_HEALTH_TICK_MS: "50" } });
-  api = client(platform.baseUrl, await login(platform.baseUrl));
   const base = { host: "127.0.0.1", port: orch.port, healthCheckInterval: 200, timeout: 1000 };
   const secure = { protocol: "https", host: "127.0.0.1", port: tls.port, healthCheckInterval: 60_000 };
   for (const body of [
@@ -93,11 +90,10 @@ beforeAll(async () => {
     adapter("tls-ca", "NSO", { ...secure, ca: tls.cert }),
     adapter("tls-insecure", "NSO", { ...secure, rejectUnauthorized: false }),
   ])
-    expect((await api.post("/adapters", body)).status).toBe(200);
+    expect((await env.admin.post("/adapters", body)).status).toBe(200);
 });
 
 afterAll(async () => {
-  await platform?.stop();
   await orch?.close();
   tls?.server.close();
 });
@@ -108,7 +104,7 @@ describe("GET /health/adapters", () => {
       () => health("nso"),
       (h) => h.connection.state === "ONLINE",
     );
-    const reply = await api.get("/health/adapters");
+    const reply = await env.admin.get("/health/adapters");
     expect(reply.status).toBe(200);
     expect(reply.body.total).toBe(7);
     expect(reply.body.results.map((r: any) => r.id)).toEqual([
@@ -131,13 +127,13 @@ describe("GET /health/adapters", () => {
   });
 
   test("equals / equalsField, skip, limit, sort and order", async () => {
-    const one = await api.get("/health/adapters?equals=lab&equalsField=id");
+    const one = await env.admin.get("/health/adapters?equals=lab&equalsField=id");
     expect(one.body).toMatchObject({ total: 1, results: [{ id: "lab" }] });
-    const page = await api.get("/health/adapters?sort=id&order=-1&skip=1&limit=2");
+    const page = await env.admin.get("/health/adapters?sort=id&order=-1&skip=1&limit=2");
     expect(page.body.total).toBe(7);
     expect(page.body.results.map((r: any) => r.id)).toEqual(["tls-insecure", "tls-ca"]);
-    expectError(await api.get("/health/adapters?equalsField=password"), 400, "VALIDATION_ERROR");
-    expectError(await api.get("/health/adapters/nope"), 404, "NOT_FOUND");
+    expectError(await env.admin.get("/health/adapters?equalsField=password"), 400, "VALIDATION_ERROR");
+    expectError(await env.admin.get("/health/adapters/nope"), 404, "NOT_FOUND");
   });
 
   test("health goes from up to down (DEAD after repeated failures) and back up; GET /adapters/:name shows it", async () => {
@@ -149,7 +145,7 @@ describe("GET /health/adapters", () => {
       );
       expect(down.connection).toMatchObject({ state: "OFFLINE", lastError: "the orchestrator answered 503" });
       expect(down.connection.failures).toBeGreaterThanOrEqual(3);
-      const read = await api.get("/adapters/nso");
+      const read = await env.admin.get("/adapters/nso");
       expect(read.body).toMatchObject({ name: "nso", state: "DEAD", connection: { state: "OFFLINE" } });
     } finally {
       orch.mode = "up";
@@ -164,12 +160,12 @@ describe("GET /health/adapters", () => {
 
 describe("lifecycle: PUT /adapters/:name/stop, /start, /restart", () => {
   const query = (name: string, p = "/restconf/data/tailf-ncs:devices") =>
-    api.post(`/orchestrator_manager/restQuery/${name}`, {
+    env.admin.post(`/orchestrator_manager/restQuery/${name}`, {
       params: { path: p, accept: "application/yang-data+json" },
     });
 
   test("a stopped adapter answers no proxy call (503 naming it) and is not checked; start brings it back", async () => {
-    const stopped = await api.put("/adapters/nso/stop");
+    const stopped = await env.admin.put("/adapters/nso/stop");
     expect(stopped.body).toEqual({
       status: "OK",
       message: "Adapter 'nso' stopped",
@@ -181,7 +177,7 @@ describe("lifecycle: PUT /adapters/:name/stop, /start, /restart", () => {
     const checksBefore = orch.seen.filter((s) => s.url === "/").length;
     await new Promise((r) => setTimeout(r, 600));
     expect(orch.seen.filter((s) => s.url === "/").length).toBe(checksBefore);
-    expect((await api.put("/adapters/nso/start")).body.data).toEqual({ name: "nso", state: "RUNNING" });
+    expect((await env.admin.put("/adapters/nso/start")).body.data).toEqual({ name: "nso", state: "RUNNING" });
     expect((await query("nso")).status).toBe(200);
     await waitFor(
       () => health("nso"),
@@ -196,14 +192,14 @@ describe("lifecycle: PUT /adapters/:name/stop, /start, /restart", () => {
     // Kept alive and reused: three calls in a row, no new connection each. A health check that
     // runs at the same moment as a call (every 200 ms here) may need a second one.
     expect(orch.connections - before).toBeLessThanOrEqual(1);
-    expect((await api.put("/adapters/nso/restart")).status).toBe(200);
+    expect((await env.admin.put("/adapters/nso/restart")).status).toBe(200);
     await query("nso");
     expect(orch.connections).toBeGreaterThan(before);
   });
 
   test("unknown adapter 404 for each verb", async () => {
     for (const verb of ["stop", "start", "restart"])
-      expectError(await api.put(`/adapters/nope/${verb}`), 404, "NOT_FOUND");
+      expectError(await env.admin.put(`/adapters/nope/${verb}`), 404, "NOT_FOUND");
   });
 });
 
@@ -232,7 +228,7 @@ describe("TLS options", () => {
 });
 
 function query2(name: string, p: string) {
-  return api.post(`/orchestrator_manager/restQuery/${name}`, {
+  return env.admin.post(`/orchestrator_manager/restQuery/${name}`, {
     params: { path: p, accept: "application/yang-data+json" },
   });
 }

@@ -4,18 +4,15 @@
  * variables.
  */
 import { auto, chain, createWorkflow, waitForJob } from "../support/engine-fixtures";
-import { client, login, startPlatform, type Client, type Platform } from "../support/platform";
+import { usePlatform } from "../support/platform";
 import { DEVICES, startOrchestrator, type TestOrchestrator } from "../support/orchestrator";
 
-let platform: Platform;
+const env = usePlatform();
 let orch: TestOrchestrator;
-let api: Client;
 
 beforeAll(async () => {
   orch = await startOrchestrator();
-  platform = await startPlatform();
-  api = client(platform.baseUrl, await login(platform.baseUrl));
-  const created = await api.post("/adapters", {
+  const created = await env.admin.post("/adapters", {
     properties: {
       name: "nso",
       type: "Application",
@@ -25,13 +22,10 @@ beforeAll(async () => {
   expect(created.status).toBe(200);
 });
 
-afterAll(async () => {
-  await platform?.stop();
-  await orch?.close();
-});
+afterAll(() => orch?.close());
 
 test("the task catalog lists restAction, restQuery and device lookup as automatic tasks", async () => {
-  const catalog = (await api.get("/workflow_builder/tasks/list")).body as any[];
+  const catalog = (await env.admin.get("/workflow_builder/tasks/list")).body as any[];
   const names = catalog.filter((t) => t.type === "automatic").map((t) => `${t.app}.${t.name}`);
   expect(names).toEqual(
     expect.arrayContaining(["adapters.restAction", "adapters.restQuery", "devices.find"]),
@@ -43,8 +37,8 @@ test("the task catalog lists restAction, restQuery and device lookup as automati
 
 test("a workflow's restQuery and device lookup tasks complete with the orchestrator's data in the job's variables", async () => {
   await createWorkflow(
-    api,
-    platform.broker,
+    env.admin,
+    env.platform.broker,
     chain("read-devices", [
       [
         "q1",
@@ -61,10 +55,13 @@ test("a workflow's restQuery and device lookup tasks complete with the orchestra
       ["d1", auto("devices", "find", { options: { filter: "pe" } }, { devices: "$var.job.found" })],
     ]),
   );
-  const started = await api.post("/operations-manager/jobs/start", { workflow: "read-devices", options: {} });
+  const started = await env.admin.post("/operations-manager/jobs/start", {
+    workflow: "read-devices",
+    options: {},
+  });
   expect(started.status).toBe(200);
   const id = started.body._id ?? started.body.data?._id;
-  const job = await waitForJob(platform.broker, id);
+  const job = await waitForJob(env.platform.broker, id);
   expect(job.status).toBe("complete");
   expect(job.variables.devices).toEqual(DEVICES);
   expect(job.variables.found.map((d: any) => `${d.host}/${d.name}`)).toEqual(["nso/pe1"]);

@@ -9,25 +9,21 @@
 import { newAutomation, type NewAutomation } from "../../services/scheduler/new-automation";
 import { ObjectId } from "mongodb";
 import { chain, op, withStore } from "../support/engine-fixtures";
-import { client, expectError, login, startPlatform, type Client, type Platform } from "../support/platform";
+import { expectError, usePlatform } from "../support/platform";
 
-let platform: Platform;
-let admin: Client;
+const env = usePlatform({ env: { SCHEDULER_TICK_MS: "100000", SCHEDULER_TIMERS: "false" } });
 const HOUR = 3_600_000;
 const at = (ms: number) => new Date(ms).toISOString();
 
 beforeAll(async () => {
-  platform = await startPlatform({ env: { SCHEDULER_TICK_MS: "100000", SCHEDULER_TIMERS: "false" } });
-  admin = client(platform.baseUrl, await login(platform.baseUrl));
-  const reply = await admin.post("/workflow_builder/workflows", {
+  const reply = await env.admin.post("/workflow_builder/workflows", {
     workflow: chain("Quick", [["noop", op("delay", { time: 0 })]]),
   });
   expect(reply.status).toBe(200);
 });
-afterAll(() => platform?.stop());
 
 const automationsIn = () =>
-  withStore(platform.broker, (store) =>
+  withStore(env.platform.broker, (store) =>
     store.collection("automations").find({}, { projection: { name: 1 } }),
   );
 
@@ -50,7 +46,7 @@ describe("refused at write time, nothing stored", () => {
     ["catchUpWindow", { catchUpWindow: "20 years" }],
   ])("POST /automation_catalog/automations: %s out of range -> 400", async (field, body) => {
     const before = await automationsIn();
-    const reply = await admin.post("/automation_catalog/automations", {
+    const reply = await env.admin.post("/automation_catalog/automations", {
       name: `refused-${field}-${Math.random()}`,
       workflow: "Quick",
       ...body,
@@ -63,7 +59,7 @@ describe("refused at write time, nothing stored", () => {
   test("the bounds themselves are accepted: 10 years, a due time 99 years ahead", async () => {
     const ahead = new Date();
     ahead.setUTCFullYear(ahead.getUTCFullYear() + 99);
-    const reply = await admin.post("/automation_catalog/automations", {
+    const reply = await env.admin.post("/automation_catalog/automations", {
       name: "at-the-bounds",
       workflow: "Quick",
       nextRunAt: ahead.toISOString(),
@@ -74,20 +70,20 @@ describe("refused at write time, nothing stored", () => {
   });
 
   test("PUT .../schedule and PUT .../:id name the field under options / changes", async () => {
-    const { body: a } = await admin.post("/automation_catalog/automations", {
+    const { body: a } = await env.admin.post("/automation_catalog/automations", {
       name: "to-update",
       workflow: "Quick",
     });
-    const schedule = await admin.put(`/automation_catalog/automations/${a._id}/schedule`, {
+    const schedule = await env.admin.put(`/automation_catalog/automations/${a._id}/schedule`, {
       options: { nextRunAt: "9999-12-31T23:59:59Z", repeatInterval: "1000000 years" },
     });
     const fields = expectError(schedule, 400, "VALIDATION_ERROR").data.map((d: any) => d.field);
     expect(fields).toEqual(expect.arrayContaining(["options.nextRunAt", "options.repeatInterval"]));
-    const update = await admin.put(`/automation_catalog/automations/${a._id}`, {
+    const update = await env.admin.put(`/automation_catalog/automations/${a._id}`, {
       changes: { repeatInterval: "50 years" },
     });
     expect(expectError(update, 400, "VALIDATION_ERROR").data[0].field).toBe("changes.repeatInterval");
-    const read = await admin.get(`/automation_catalog/automations/${a._id}`);
+    const read = await env.admin.get(`/automation_catalog/automations/${a._id}`);
     expect(read.body).toMatchObject({ nextRunAt: null, repeatInterval: null });
   });
 
@@ -96,20 +92,20 @@ describe("refused at write time, nothing stored", () => {
     ["repeatInterval", { firstRunAt: Date.now() + HOUR, repeatInterval: 11 * 365 * 24 * HOUR }],
     ["repeatFrequency", { firstRunAt: Date.now() + HOUR, repeatUnit: "week", repeatFrequency: 1_000_000 }],
   ])("POST /operations-manager/triggers (schedule): %s out of range -> 400", async (field, body) => {
-    const { body: a } = await admin.post("/automation_catalog/automations", {
+    const { body: a } = await env.admin.post("/automation_catalog/automations", {
       name: `trigger-host-${Math.random()}`,
       workflow: "Quick",
     });
-    const reply = await admin.post("/operations-manager/triggers", {
+    const reply = await env.admin.post("/operations-manager/triggers", {
       name: "poison",
       type: "schedule",
       actionId: a._id,
       ...body,
     });
     expect(expectError(reply, 400, "VALIDATION_ERROR").data[0].field).toBe(field);
-    const triggers = await admin.get(`/operations-manager/triggers?actionId=${a._id}`);
+    const triggers = await env.admin.get(`/operations-manager/triggers?actionId=${a._id}`);
     expect(triggers.body.data).toEqual([]);
-    expect((await admin.get(`/automation_catalog/automations/${a._id}`)).body.nextRunAt).toBeNull();
+    expect((await env.admin.get(`/automation_catalog/automations/${a._id}`)).body.nextRunAt).toBeNull();
   });
 });
 
@@ -119,9 +115,9 @@ test("a stored record that cannot be rendered is answered with an error marker; 
     stored("planted-edge", { nextRunAt: "+275760-09-13T00:00:00.000Z", repeatInterval: "1 day" }),
     stored("planted-number", { nextRunAt: 8_640_000_000_000_000 }),
   ];
-  await withStore(platform.broker, (store) => store.collection("automations").insertMany(poisoned));
+  await withStore(env.platform.broker, (store) => store.collection("automations").insertMany(poisoned));
 
-  const list = await admin.get("/automation_catalog/automations?limit=1000");
+  const list = await env.admin.get("/automation_catalog/automations?limit=1000");
   expect(list.status).toBe(200);
   for (const p of poisoned) {
     const answered = list.body.results.find((a: any) => a._id === p._id);
@@ -132,13 +128,13 @@ test("a stored record that cannot be rendered is answered with an error marker; 
   expect(good.renderError).toBeUndefined();
   expect(good.preview).toHaveLength(10);
 
-  const one = await admin.get(`/automation_catalog/automations/${poisoned[0]._id}`);
+  const one = await env.admin.get(`/automation_catalog/automations/${poisoned[0]._id}`);
   expect(one.status).toBe(200);
   expect(one.body.renderError).toMatch(/cannot be rendered/);
-  expect((await admin.get("/operations-manager/automations?limit=100")).status).toBe(200);
-  expect((await admin.get("/operations-manager/triggers")).status).toBe(200);
+  expect((await env.admin.get("/operations-manager/automations?limit=100")).status).toBe(200);
+  expect((await env.admin.get("/operations-manager/triggers")).status).toBe(200);
 
-  await withStore(platform.broker, (store) =>
+  await withStore(env.platform.broker, (store) =>
     store.collection("automations").deleteMany({ _id: { $in: poisoned.map((p) => p._id) } }),
   );
 });
@@ -153,8 +149,8 @@ test("520 broken automations due at once: the good one behind them fires; each b
       repeatInterval: "200000 years",
     }),
   );
-  await withStore(platform.broker, (store) => store.collection("automations").insertMany(broken));
-  const created = await admin.post("/automation_catalog/automations", {
+  await withStore(env.platform.broker, (store) => store.collection("automations").insertMany(broken));
+  const created = await env.admin.post("/automation_catalog/automations", {
     name: "good-behind-the-broken",
     workflow: "Quick",
     nextRunAt: at(now - HOUR),
@@ -162,22 +158,28 @@ test("520 broken automations due at once: the good one behind them fires; each b
   expect(created.status).toBe(200);
 
   const warn = jest
-    .spyOn(platform.broker.getLocalService("scheduler")!.logger, "warn")
+    .spyOn(env.platform.broker.getLocalService("scheduler")!.logger, "warn")
     .mockImplementation(() => undefined);
   try {
-    const first = (await platform.broker.call("scheduler.tick", {})) as { started: number; failed: number };
+    const first = (await env.platform.broker.call("scheduler.tick", {})) as {
+      started: number;
+      failed: number;
+    };
     expect(first.started).toBe(1);
     expect(first.failed).toBe(520);
-    const second = (await platform.broker.call("scheduler.tick", {})) as { started: number; failed: number };
+    const second = (await env.platform.broker.call("scheduler.tick", {})) as {
+      started: number;
+      failed: number;
+    };
     expect(second).toEqual({ started: 0, skipped: 0, failed: 0 });
 
-    const [good] = await withStore(platform.broker, (store) =>
+    const [good] = await withStore(env.platform.broker, (store) =>
       store.collection("automations").find({ _id: created.body._id }),
     );
     expect(good.lastJobId).toEqual(expect.any(String));
     expect(good.lastError).toBeNull();
 
-    const after = await withStore(platform.broker, (store) =>
+    const after = await withStore(env.platform.broker, (store) =>
       store.collection("automations").find({ _id: { $in: broken.map((b) => b._id) } }),
     );
     expect(after).toHaveLength(520);
@@ -185,13 +187,13 @@ test("520 broken automations due at once: the good one behind them fires; each b
       expect(a.disabled).toBe(true);
       expect(a.lastError).toMatch(/^The schedule was disabled: its next due time .* is out of range$/);
     }
-    const runs = await withStore(platform.broker, (store) =>
+    const runs = await withStore(env.platform.broker, (store) =>
       store.collection("automation_runs").count({ automationId: { $in: broken.map((b) => b._id) } }),
     );
     expect(runs).toBe(520);
     const disabledWarnings = warn.mock.calls.filter(([line]) => /schedule disabled/.test(String(line)));
     expect(disabledWarnings).toHaveLength(520);
-    expect((await admin.get("/automation_catalog/automations?limit=1000")).status).toBe(200);
+    expect((await env.admin.get("/automation_catalog/automations?limit=1000")).status).toBe(200);
   } finally {
     warn.mockRestore();
   }

@@ -4,21 +4,12 @@
  * hours of schedule run in milliseconds. One test uses real time: a schedule 2 s ahead.
  */
 import { chain, manual, op, waitForJob, withStore } from "../support/engine-fixtures";
-import {
-  client,
-  clientWithRoles,
-  expectError,
-  login,
-  startPlatform,
-  type Client,
-  type Platform,
-} from "../support/platform";
+import { client, clientWithRoles, expectError, login, startPlatform, usePlatform } from "../support/platform";
 
 /** A task that does nothing but complete. */
 const NOOP = op("delay", { time: 0 });
 
-let platform: Platform;
-let admin: Client;
+const env = usePlatform({ env: { SCHEDULER_TICK_MS: "100000", SCHEDULER_TIMERS: "false" } });
 let now = Date.parse("2026-12-01T08:00:00.000Z");
 
 const at = (ms: number) => new Date(ms).toISOString();
@@ -30,7 +21,7 @@ function setClock(ms: number) {
 }
 
 async function tick() {
-  return platform.broker.call("scheduler.tick", {}) as Promise<{
+  return env.platform.broker.call("scheduler.tick", {}) as Promise<{
     started: number;
     skipped: number;
     failed: number;
@@ -38,35 +29,33 @@ async function tick() {
 }
 
 async function create(body: Record<string, unknown>) {
-  const reply = await admin.post("/automation_catalog/automations", { workflow: "Quick", ...body });
+  const reply = await env.admin.post("/automation_catalog/automations", { workflow: "Quick", ...body });
   expect(reply.status).toBe(200);
   return reply.body;
 }
 
 async function runs(id: string) {
-  const reply = await admin.get(`/automation_catalog/automations/${id}/runs`);
+  const reply = await env.admin.get(`/automation_catalog/automations/${id}/runs`);
   expect(reply.status).toBe(200);
   return reply.body.results as any[];
 }
 
 const jobsOf = (automationId: string) =>
-  withStore(platform.broker, (store) => store.collection("jobs").find({ "automation._id": automationId }));
+  withStore(env.platform.broker, (store) =>
+    store.collection("jobs").find({ "automation._id": automationId }),
+  );
 
 beforeAll(async () => {
-  platform = await startPlatform({ env: { SCHEDULER_TICK_MS: "100000", SCHEDULER_TIMERS: "false" } });
-  admin = client(platform.baseUrl, await login(platform.baseUrl));
-  const scheduler = platform.broker.getLocalService("scheduler") as unknown as { clock: () => number };
+  const scheduler = env.platform.broker.getLocalService("scheduler") as unknown as { clock: () => number };
   scheduler.clock = () => now;
   for (const workflow of [
     chain("Quick", [["noop", NOOP]]),
     chain("Needs approval", [["approve", manual("Approve")]]),
   ]) {
-    const reply = await admin.post("/workflow_builder/workflows", { workflow });
+    const reply = await env.admin.post("/workflow_builder/workflows", { workflow });
     expect(reply.status).toBe(200);
   }
 });
-
-afterAll(() => platform.stop());
 
 describe("automations", () => {
   test("create answers the automation with defaults and a preview of its next 10 due times", async () => {
@@ -88,7 +77,7 @@ describe("automations", () => {
     });
     expect(a.preview).toHaveLength(10);
     expect(a.preview[1]).toBe("2026-12-03T02:00:00.000Z");
-    const read = await admin.get(`/automation_catalog/automations/${a._id}`);
+    const read = await env.admin.get(`/automation_catalog/automations/${a._id}`);
     expect(read.body).toMatchObject({ _id: a._id, preview: a.preview });
   });
 
@@ -101,12 +90,12 @@ describe("automations", () => {
       [{ name: "x5", missedRuns: "sometimes" }, "missedRuns"],
     ];
     for (const [body, field] of cases) {
-      const reply = await admin.post("/automation_catalog/automations", { workflow: "Quick", ...body });
+      const reply = await env.admin.post("/automation_catalog/automations", { workflow: "Quick", ...body });
       const error = expectError(reply, 400, "VALIDATION_ERROR");
       expect(error.data.map((d: { field: string }) => d.field)).toContain(field);
       expect(JSON.stringify(error)).not.toMatch(/stack/);
     }
-    const list = await admin.get("/automation_catalog/automations?limit=1000");
+    const list = await env.admin.get("/automation_catalog/automations?limit=1000");
     expect(list.body.results.map((a: { name: string }) => a.name)).not.toEqual(
       expect.arrayContaining(["x1", "x2", "x3"]),
     );
@@ -115,12 +104,12 @@ describe("automations", () => {
   test("GET /automation_catalog/automations pages by name: {results, total, skip, limit}", async () => {
     await create({ name: "Paged b" });
     await create({ name: "Paged a" });
-    const all = (await admin.get("/automation_catalog/automations?limit=1000")).body;
+    const all = (await env.admin.get("/automation_catalog/automations?limit=1000")).body;
     expect(all).toEqual({ results: expect.any(Array), total: all.results.length, skip: 0, limit: 1000 });
     const names = all.results.map((a: { name: string }) => a.name);
     expect(names).toEqual([...names].sort());
     const at = names.indexOf("Paged a");
-    const page = (await admin.get(`/automation_catalog/automations?skip=${at}&limit=2`)).body;
+    const page = (await env.admin.get(`/automation_catalog/automations?skip=${at}&limit=2`)).body;
     expect(page).toEqual({
       results: [expect.objectContaining({ name: "Paged a" }), expect.objectContaining({ name: "Paged b" })],
       total: all.total,
@@ -137,22 +126,27 @@ describe("automations", () => {
       repeatInterval: "1 week",
     });
     expectError(
-      await admin.post("/automation_catalog/automations", { name: "Weekly compliance", workflow: "Quick" }),
+      await env.admin.post("/automation_catalog/automations", {
+        name: "Weekly compliance",
+        workflow: "Quick",
+      }),
       409,
       "CONFLICT",
     );
     const unknown = "0123456789abcdef01234567";
-    expectError(await admin.get(`/automation_catalog/automations/${unknown}`), 404, "NOT_FOUND");
+    expectError(await env.admin.get(`/automation_catalog/automations/${unknown}`), 404, "NOT_FOUND");
     expectError(
-      await admin.put(`/automation_catalog/automations/${unknown}/schedule`, { options: { disabled: true } }),
+      await env.admin.put(`/automation_catalog/automations/${unknown}/schedule`, {
+        options: { disabled: true },
+      }),
       404,
       "NOT_FOUND",
     );
-    expect((await admin.delete(`/automation_catalog/automations/${a._id}`)).status).toBe(200);
+    expect((await env.admin.delete(`/automation_catalog/automations/${a._id}`)).status).toBe(200);
     setClock(now + 2 * HOUR);
     await tick();
     expect(await jobsOf(a._id)).toHaveLength(0);
-    expectError(await admin.get(`/automation_catalog/automations/${a._id}`), 404, "NOT_FOUND");
+    expectError(await env.admin.get(`/automation_catalog/automations/${a._id}`), 404, "NOT_FOUND");
   });
 });
 
@@ -168,10 +162,10 @@ describe("operation 10 and firing", () => {
     expect(jobs).toHaveLength(1);
     expect(jobs[0]).toMatchObject({ type: "automation", automation: { _id: a._id, dueAt: at(due) } });
     expect(jobs[0].variables).toEqual({ site: "dc1" });
-    const read = (await admin.get(`/automation_catalog/automations/${a._id}`)).body;
+    const read = (await env.admin.get(`/automation_catalog/automations/${a._id}`)).body;
     expect(read).toMatchObject({ nextRunAt: null, lastJobId: jobs[0]._id, lastError: null });
     expect((await runs(a._id))[0]).toMatchObject({ dueAt: at(due), state: "started", jobId: jobs[0]._id });
-    await waitForJob(platform.broker, jobs[0]._id);
+    await waitForJob(env.platform.broker, jobs[0]._id);
   });
 
   test("repeatInterval steps from the due time, not from when the pass ran (no drift)", async () => {
@@ -179,11 +173,11 @@ describe("operation 10 and firing", () => {
     const a = await create({ name: "Hourly", nextRunAt: at(first), repeatInterval: "1 hour" });
     setClock(first + 7_000); // the pass runs 7 s late
     await tick();
-    let read = (await admin.get(`/automation_catalog/automations/${a._id}`)).body;
+    let read = (await env.admin.get(`/automation_catalog/automations/${a._id}`)).body;
     expect(read.nextRunAt).toBe(at(first + HOUR));
     setClock(first + HOUR + 3_000);
     await tick();
-    read = (await admin.get(`/automation_catalog/automations/${a._id}`)).body;
+    read = (await env.admin.get(`/automation_catalog/automations/${a._id}`)).body;
     expect(read.nextRunAt).toBe(at(first + 2 * HOUR));
     expect((await runs(a._id)).map((r) => r.dueAt)).toEqual([at(first + HOUR), at(first)]);
     expect(await jobsOf(a._id)).toHaveLength(2);
@@ -193,22 +187,24 @@ describe("operation 10 and firing", () => {
     const first = now + HOUR;
     const a = await create({ name: "Toggle", nextRunAt: at(first), repeatInterval: "1 hour" });
     const url = `/automation_catalog/automations/${a._id}/schedule`;
-    const off = await admin.put(url, { options: { disabled: true } });
+    const off = await env.admin.put(url, { options: { disabled: true } });
     expect(off.status).toBe(200);
     expect(off.body).toEqual({ status: "OK", response: { message: expect.any(String) } });
     setClock(first + 30 * 1000);
     await tick();
     expect(await jobsOf(a._id)).toHaveLength(0);
-    let read = (await admin.get(`/automation_catalog/automations/${a._id}`)).body;
+    let read = (await env.admin.get(`/automation_catalog/automations/${a._id}`)).body;
     expect(read).toMatchObject({ disabled: true, nextRunAt: at(first), repeatInterval: "1 hour" });
 
     // Re-enabled 30 s after the due time (within the grace): the slot fires, once.
-    expect((await admin.put(url, { options: { disabled: false } })).status).toBe(200);
+    expect((await env.admin.put(url, { options: { disabled: false } })).status).toBe(200);
     await tick();
     expect(await jobsOf(a._id)).toHaveLength(1);
 
-    expect((await admin.put(url, { options: { nextRunAt: null, repeatInterval: null } })).status).toBe(200);
-    read = (await admin.get(`/automation_catalog/automations/${a._id}`)).body;
+    expect((await env.admin.put(url, { options: { nextRunAt: null, repeatInterval: null } })).status).toBe(
+      200,
+    );
+    read = (await env.admin.get(`/automation_catalog/automations/${a._id}`)).body;
     expect(read).toMatchObject({ nextRunAt: null, repeatInterval: null, preview: [] });
     setClock(now + 10 * HOUR);
     await tick();
@@ -223,36 +219,36 @@ describe("operation 10 and firing", () => {
     setClock(first);
     await tick();
     expect(await jobsOf(a._id)).toHaveLength(1);
-    let read = (await admin.get(`/automation_catalog/automations/${a._id}`)).body;
+    let read = (await env.admin.get(`/automation_catalog/automations/${a._id}`)).body;
     const monthAway = read.nextRunAt;
     expect(Date.parse(monthAway) - first).toBeGreaterThan(27 * 24 * HOUR);
 
     setClock(first + 5_000);
-    expect((await admin.put(url, { options: { repeatInterval: "10 seconds" } })).status).toBe(200);
-    read = (await admin.get(`/automation_catalog/automations/${a._id}`)).body;
+    expect((await env.admin.put(url, { options: { repeatInterval: "10 seconds" } })).status).toBe(200);
+    read = (await env.admin.get(`/automation_catalog/automations/${a._id}`)).body;
     expect(read).toMatchObject({ repeatInterval: "10 seconds", nextRunAt: at(first + 15_000) });
     expect(read.preview.slice(0, 2)).toEqual([at(first + 15_000), at(first + 25_000)]);
     setClock(first + 15_000);
     await tick();
     expect(await jobsOf(a._id)).toHaveLength(2);
-    read = (await admin.get(`/automation_catalog/automations/${a._id}`)).body;
+    read = (await env.admin.get(`/automation_catalog/automations/${a._id}`)).body;
     expect(read.nextRunAt).toBe(at(first + 25_000));
 
     // A longer interval keeps the sooner due time; so does the same interval written again.
     for (const repeatInterval of ["1 day", "10 seconds"]) {
-      expect((await admin.put(url, { options: { repeatInterval } })).status).toBe(200);
-      read = (await admin.get(`/automation_catalog/automations/${a._id}`)).body;
+      expect((await env.admin.put(url, { options: { repeatInterval } })).status).toBe(200);
+      read = (await env.admin.get(`/automation_catalog/automations/${a._id}`)).body;
       expect(read).toMatchObject({ repeatInterval, nextRunAt: at(first + 25_000) });
     }
     // nextRunAt sent with the interval is the client's word.
     const chosen = at(first + 3 * HOUR);
     expect(
-      (await admin.put(url, { options: { repeatInterval: "1 minute", nextRunAt: chosen } })).status,
+      (await env.admin.put(url, { options: { repeatInterval: "1 minute", nextRunAt: chosen } })).status,
     ).toBe(200);
-    read = (await admin.get(`/automation_catalog/automations/${a._id}`)).body;
+    read = (await env.admin.get(`/automation_catalog/automations/${a._id}`)).body;
     expect(read).toMatchObject({ repeatInterval: "1 minute", nextRunAt: chosen });
     // The same rule on the automation's own update (PUT .../automations/:id).
-    const changed = await admin.put(`/automation_catalog/automations/${a._id}`, {
+    const changed = await env.admin.put(`/automation_catalog/automations/${a._id}`, {
       changes: { repeatInterval: "30 minutes" },
     });
     expect(changed.status).toBe(200);
@@ -262,8 +258,8 @@ describe("operation 10 and firing", () => {
   test("operation 10: an interval on an automation with no due time does not start a schedule", async () => {
     const a = await create({ name: "No due time" });
     const url = `/automation_catalog/automations/${a._id}/schedule`;
-    expect((await admin.put(url, { options: { repeatInterval: "10 seconds" } })).status).toBe(200);
-    const read = (await admin.get(`/automation_catalog/automations/${a._id}`)).body;
+    expect((await env.admin.put(url, { options: { repeatInterval: "10 seconds" } })).status).toBe(200);
+    const read = (await env.admin.get(`/automation_catalog/automations/${a._id}`)).body;
     expect(read).toMatchObject({ repeatInterval: "10 seconds", nextRunAt: null, preview: [] });
   });
 
@@ -271,10 +267,10 @@ describe("operation 10 and firing", () => {
     const a = await create({ name: "Validated" });
     const url = `/automation_catalog/automations/${a._id}/schedule`;
     for (const text of ["3 days and 4 hours", "1.5 minutes", "two weeks"])
-      expect((await admin.put(url, { options: { repeatInterval: text } })).status).toBe(200);
+      expect((await env.admin.put(url, { options: { repeatInterval: text } })).status).toBe(200);
     for (const text of ["whenever", "1 second"]) {
       const error = expectError(
-        await admin.put(url, { options: { repeatInterval: text } }),
+        await env.admin.put(url, { options: { repeatInterval: text } }),
         400,
         "VALIDATION_ERROR",
       );
@@ -282,8 +278,10 @@ describe("operation 10 and firing", () => {
       expect(error.message).toContain(text);
     }
     // A member operation 10 does not know is dropped, never stored.
-    expect((await admin.put(url, { options: { repeatInterval: "1 hour", extra: 1 } })).status).toBe(200);
-    expect((await admin.get(`/automation_catalog/automations/${a._id}`)).body).not.toHaveProperty("extra");
+    expect((await env.admin.put(url, { options: { repeatInterval: "1 hour", extra: 1 } })).status).toBe(200);
+    expect((await env.admin.get(`/automation_catalog/automations/${a._id}`)).body).not.toHaveProperty(
+      "extra",
+    );
   });
 
   test("roles: admin, other and apiread may update a schedule; engineering may not", async () => {
@@ -291,10 +289,10 @@ describe("operation 10 and firing", () => {
     const a = await create({ name: "Roles", groups: [] });
     const url = `/automation_catalog/automations/${a._id}/schedule`;
     for (const role of ["other", "apiread"]) {
-      const as = await clientWithRoles(platform, admin, [role]);
+      const as = await clientWithRoles(env.platform, env.admin, [role]);
       expect((await as.put(url, { options: { disabled: true } })).status).toBe(200);
     }
-    const engineer = await clientWithRoles(platform, admin, ["engineering"]);
+    const engineer = await clientWithRoles(env.platform, env.admin, ["engineering"]);
     expectError(await engineer.put(url, { options: { disabled: true } }), 403, "FORBIDDEN");
   });
 });
@@ -317,7 +315,7 @@ describe("policies", () => {
     expect(skipped).toMatchObject({ state: "skipped", dueAt: at(first) });
     expect(skipped.reason).toMatch(/missed/);
     for (const a of [once, skip]) {
-      const read = (await admin.get(`/automation_catalog/automations/${a._id}`)).body;
+      const read = (await env.admin.get(`/automation_catalog/automations/${a._id}`)).body;
       expect(read.nextRunAt).toBe(at(first + 6 * HOUR)); // the next future time
     }
   });
@@ -358,7 +356,7 @@ describe("policies", () => {
 
   test("a broken automation records its error and never stops the others", async () => {
     const workflow = chain("Short lived", [["noop", NOOP]]);
-    expect((await admin.post("/workflow_builder/workflows", { workflow })).status).toBe(200);
+    expect((await env.admin.post("/workflow_builder/workflows", { workflow })).status).toBe(200);
     const due = now + HOUR;
     const broken = await create({
       name: "Broken",
@@ -368,12 +366,12 @@ describe("policies", () => {
     });
     const healthy = await create({ name: "Healthy", nextRunAt: at(due) });
     // Forced: the automation still names it (docs/engine-queries.md#deleting-a-workflow).
-    expect((await admin.delete("/workflow_builder/workflows/Short lived?force=true")).status).toBe(200);
+    expect((await env.admin.delete("/workflow_builder/workflows/Short lived?force=true")).status).toBe(200);
     setClock(due);
     const pass = await tick();
     expect(pass.failed).toBeGreaterThanOrEqual(1);
     expect(await jobsOf(healthy._id)).toHaveLength(1);
-    const read = (await admin.get(`/automation_catalog/automations/${broken._id}`)).body;
+    const read = (await env.admin.get(`/automation_catalog/automations/${broken._id}`)).body;
     expect(read.lastError).toMatch(/Short lived/);
     expect(read.nextRunAt).toBe(at(due + HOUR)); // it goes on to its next time
     expect((await runs(broken._id))[0]).toMatchObject({ state: "failed" });

@@ -5,31 +5,28 @@
  * schedules.test.ts: a schedule trigger fires through the one firing pass (`scheduler.tick`).
  */
 import { chain, op, waitForJob, withStore } from "../support/engine-fixtures";
-import {
-  client,
-  clientWithRoles,
-  expectError,
-  login,
-  startPlatform,
-  type Client,
-  type Platform,
-} from "../support/platform";
+import { clientWithRoles, expectError, usePlatform } from "../support/platform";
 
-let platform: Platform;
-let admin: Client;
+const env = usePlatform({ env: { SCHEDULER_TICK_MS: "100000", SCHEDULER_TIMERS: "false" } });
 let workflowId: string;
 let now = Date.parse("2026-12-01T08:00:00.000Z");
 const HOUR = 3_600_000;
 
 const tick = () =>
-  platform.broker.call("scheduler.tick", {}) as Promise<{ started: number; skipped: number; failed: number }>;
+  env.platform.broker.call("scheduler.tick", {}) as Promise<{
+    started: number;
+    skipped: number;
+    failed: number;
+  }>;
 
 const jobsOf = (automationId: string) =>
-  withStore(platform.broker, (store) => store.collection("jobs").find({ "automation._id": automationId }));
+  withStore(env.platform.broker, (store) =>
+    store.collection("jobs").find({ "automation._id": automationId }),
+  );
 
 let seq = 0;
 async function automation(body: Record<string, unknown> = {}) {
-  const reply = await admin.post("/operations-manager/automations", {
+  const reply = await env.admin.post("/operations-manager/automations", {
     name: `auto-${++seq}`,
     componentType: "workflows",
     componentId: workflowId,
@@ -40,7 +37,7 @@ async function automation(body: Record<string, unknown> = {}) {
 }
 
 async function trigger(actionId: string, body: Record<string, unknown>) {
-  const reply = await admin.post("/operations-manager/triggers", {
+  const reply = await env.admin.post("/operations-manager/triggers", {
     name: `trigger-${++seq}`,
     actionType: "automations",
     actionId,
@@ -53,22 +50,18 @@ async function trigger(actionId: string, body: Record<string, unknown>) {
 }
 
 beforeAll(async () => {
-  platform = await startPlatform({ env: { SCHEDULER_TICK_MS: "100000", SCHEDULER_TIMERS: "false" } });
-  admin = client(platform.baseUrl, await login(platform.baseUrl));
-  const scheduler = platform.broker.getLocalService("scheduler") as unknown as { clock: () => number };
+  const scheduler = env.platform.broker.getLocalService("scheduler") as unknown as { clock: () => number };
   scheduler.clock = () => now;
-  const reply = await admin.post("/workflow_builder/workflows", {
+  const reply = await env.admin.post("/workflow_builder/workflows", {
     workflow: chain("Backup", [["noop", op("delay", { time: 0 })]]),
   });
   expect(reply.status).toBe(200);
   workflowId = reply.body._id;
 });
 
-afterAll(() => platform.stop());
-
 describe("/operations-manager/automations", () => {
   test("create, read, patch, delete answer the real product's envelope and fields", async () => {
-    const created = await admin.post("/operations-manager/automations", {
+    const created = await env.admin.post("/operations-manager/automations", {
       name: "Nightly backup",
       description: "every night",
       componentType: "workflows",
@@ -94,37 +87,39 @@ describe("/operations-manager/automations", () => {
     });
     const id = created.body.data._id;
     // The same document on the older surface.
-    const old = await admin.get(`/automation_catalog/automations/${id}`);
+    const old = await env.admin.get(`/automation_catalog/automations/${id}`);
     expect(old.body).toMatchObject({ name: "Nightly backup", workflow: "Backup", componentId: workflowId });
 
-    const read = await admin.get(`/operations-manager/automations/${id}`);
+    const read = await env.admin.get(`/operations-manager/automations/${id}`);
     expect(read.body).toMatchObject({
       message: "Successfully retrieved automation",
       data: { _id: id },
       metadata: {},
     });
-    const patched = await admin.patch(`/operations-manager/automations/${id}`, { description: "changed" });
+    const patched = await env.admin.patch(`/operations-manager/automations/${id}`, {
+      description: "changed",
+    });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({
       message: "Successfully updated automation",
       data: { description: "changed" },
     });
 
-    const gone = await admin.delete(`/operations-manager/automations/${id}`);
+    const gone = await env.admin.delete(`/operations-manager/automations/${id}`);
     expect(gone.body).toEqual({ message: "Successfully deleted automation", data: null, metadata: {} });
-    expectError(await admin.get(`/operations-manager/automations/${id}`), 404, "NOT_FOUND");
+    expectError(await env.admin.get(`/operations-manager/automations/${id}`), 404, "NOT_FOUND");
     expectError(
-      await admin.patch(`/operations-manager/automations/${id}`, { description: "x" }),
+      await env.admin.patch(`/operations-manager/automations/${id}`, { description: "x" }),
       404,
       "NOT_FOUND",
     );
-    expectError(await admin.delete(`/operations-manager/automations/${id}`), 404, "NOT_FOUND");
+    expectError(await env.admin.delete(`/operations-manager/automations/${id}`), 404, "NOT_FOUND");
   });
 
   test("a componentId may be the workflow's name; without one the automation has no component", async () => {
     const byName = await automation({ componentId: "Backup" });
     expect(byName).toMatchObject({ componentId: workflowId, componentName: "Backup" });
-    const bare = await admin.post("/operations-manager/automations", {
+    const bare = await env.admin.post("/operations-manager/automations", {
       name: `bare-${++seq}`,
       componentType: "workflows",
     });
@@ -135,7 +130,7 @@ describe("/operations-manager/automations", () => {
   test("bad input is a 400 naming the field and changes nothing; a taken name is 409", async () => {
     const bad = async (body: Record<string, unknown>, field: string) => {
       const error = expectError(
-        await admin.post("/operations-manager/automations", body),
+        await env.admin.post("/operations-manager/automations", body),
         400,
         "VALIDATION_ERROR",
       );
@@ -147,29 +142,33 @@ describe("/operations-manager/automations", () => {
     await bad({ name: "nowhere", componentId: "No such workflow" }, "componentId");
     await bad({ name: "nowhere", componentId: "0123456789abcdef01234567" }, "componentId");
     await bad({ name: "groups", gbac: { write: Array(101).fill("g") } }, "gbac.write");
-    const list = await admin.get("/operations-manager/automations?equals=nowhere&equalsField=name");
+    const list = await env.admin.get("/operations-manager/automations?equals=nowhere&equalsField=name");
     expect(list.body.metadata.total).toBe(0);
 
     const a = await automation();
-    expectError(await admin.post("/operations-manager/automations", { name: a.name }), 409, "CONFLICT");
+    expectError(await env.admin.post("/operations-manager/automations", { name: a.name }), 409, "CONFLICT");
     const b = await automation();
     expectError(
-      await admin.patch(`/operations-manager/automations/${b._id}`, { name: a.name }),
+      await env.admin.patch(`/operations-manager/automations/${b._id}`, { name: a.name }),
       409,
       "CONFLICT",
     );
-    expectError(await admin.patch(`/operations-manager/automations/${b._id}`, {}), 400, "VALIDATION_ERROR");
+    expectError(
+      await env.admin.patch(`/operations-manager/automations/${b._id}`, {}),
+      400,
+      "VALIDATION_ERROR",
+    );
   });
 
   test("lists filter with equals/contains/startsWith and a field, and page with metadata", async () => {
     for (const n of ["Page A", "Page B", "Page C"]) await automation({ name: n });
-    const eq = await admin.get("/operations-manager/automations?equals=Page%20B&equalsField=name");
+    const eq = await env.admin.get("/operations-manager/automations?equals=Page%20B&equalsField=name");
     expect(eq.body).toMatchObject({
       message: "Successfully retrieved automations",
       metadata: { total: 1 },
       data: [{ name: "Page B" }],
     });
-    const first = await admin.get(
+    const first = await env.admin.get(
       "/operations-manager/automations?startsWith=page&startsWithField=name&limit=2",
     );
     expect(first.body.data.map((a: any) => a.name)).toEqual(["Page A", "Page B"]);
@@ -181,19 +180,19 @@ describe("/operations-manager/automations", () => {
       previousPageSkip: null,
       currentPageSize: 2,
     });
-    const last = await admin.get(
+    const last = await env.admin.get(
       "/operations-manager/automations?startsWith=page&startsWithField=name&limit=2&skip=2&sort=name&order=-1",
     );
     expect(last.body.data.map((a: any) => a.name)).toEqual(["Page A"]);
     expect(last.body.metadata).toMatchObject({ nextPageSkip: null, previousPageSkip: 0, currentPageSize: 1 });
-    const byComponent = await admin.get(
+    const byComponent = await env.admin.get(
       `/operations-manager/automations?contains=ackup&containsField=componentName`,
     );
     expect(byComponent.body.metadata.total).toBeGreaterThanOrEqual(3);
-    const onlyField = await admin.get("/operations-manager/automations?equalsField=name");
+    const onlyField = await env.admin.get("/operations-manager/automations?equalsField=name");
     expect(expectError(onlyField, 400, "VALIDATION_ERROR").data[0].field).toBe("equals");
     expectError(
-      await admin.get("/operations-manager/automations?equals=x&equalsField=gbac"),
+      await env.admin.get("/operations-manager/automations?equals=x&equalsField=gbac"),
       400,
       "VALIDATION_ERROR",
     );
@@ -214,14 +213,14 @@ describe("/operations-manager/triggers", () => {
       legacyWrapper: false,
       lastExecuted: null,
     });
-    const run = await admin.post(`/operations-manager/triggers/manual/${t._id}/run`, {
+    const run = await env.admin.post(`/operations-manager/triggers/manual/${t._id}/run`, {
       formData: { device: "rtr1" },
     });
     expect(run.status).toBe(200);
     expect(run.body.message).toBe("Successfully started job");
-    const job = await waitForJob(platform.broker, run.body.data._id, (j) => j.status === "complete");
+    const job = await waitForJob(env.platform.broker, run.body.data._id, (j) => j.status === "complete");
     expect(job).toMatchObject({ name: "Backup", type: "automation", variables: { device: "rtr1" } });
-    expect((await admin.get(`/operations-manager/triggers/${t._id}`)).body.data.lastExecuted).toBe(now);
+    expect((await env.admin.get(`/operations-manager/triggers/${t._id}`)).body.data.lastExecuted).toBe(now);
   });
 
   test("an endpoint trigger's route starts the job with the JSON body as its variables", async () => {
@@ -233,7 +232,7 @@ describe("/operations-manager/triggers", () => {
       routeName: "start-backup",
       schema: { type: "object" },
     });
-    const run = await admin.post("/operations-manager/triggers/endpoint/start-backup", {
+    const run = await env.admin.post("/operations-manager/triggers/endpoint/start-backup", {
       device: "rtr2",
       routeName: "not the route",
     });
@@ -243,19 +242,29 @@ describe("/operations-manager/triggers", () => {
       name: "Backup",
       status: expect.any(String),
     });
-    const job = await waitForJob(platform.broker, run.body.data._id, (j) => j.status === "complete");
+    const job = await waitForJob(env.platform.broker, run.body.data._id, (j) => j.status === "complete");
     expect(job.variables).toMatchObject({ device: "rtr2", routeName: "not the route" });
 
     expectError(
-      await admin.post("/operations-manager/triggers/endpoint/no-such-route", {}),
+      await env.admin.post("/operations-manager/triggers/endpoint/no-such-route", {}),
       404,
       "NOT_FOUND",
     );
     // Disabled, the route starts nothing.
-    expect((await admin.patch(`/operations-manager/triggers/${t._id}`, { enabled: false })).status).toBe(200);
-    expectError(await admin.post("/operations-manager/triggers/endpoint/start-backup", {}), 409, "CONFLICT");
+    expect((await env.admin.patch(`/operations-manager/triggers/${t._id}`, { enabled: false })).status).toBe(
+      200,
+    );
+    expectError(
+      await env.admin.post("/operations-manager/triggers/endpoint/start-backup", {}),
+      409,
+      "CONFLICT",
+    );
     // A manual run of an endpoint trigger is not a thing.
-    expectError(await admin.post(`/operations-manager/triggers/manual/${t._id}/run`, {}), 404, "NOT_FOUND");
+    expectError(
+      await env.admin.post(`/operations-manager/triggers/manual/${t._id}/run`, {}),
+      404,
+      "NOT_FOUND",
+    );
   });
 
   test("a schedule trigger is the automation's schedule: it fires once per due time, with the same run history", async () => {
@@ -275,7 +284,7 @@ describe("/operations-manager/triggers", () => {
       enabled: true,
     });
     // Operation 10's view of the same schedule.
-    const old = await admin.get(`/automation_catalog/automations/${a._id}`);
+    const old = await env.admin.get(`/automation_catalog/automations/${a._id}`);
     expect(old.body).toMatchObject({
       nextRunAt: new Date(first).toISOString(),
       repeatInterval: "1 day",
@@ -288,30 +297,30 @@ describe("/operations-manager/triggers", () => {
     const jobs = await jobsOf(a._id);
     expect(jobs).toHaveLength(1);
     expect(jobs[0]).toMatchObject({ type: "automation", automation: { _id: a._id } });
-    const runs = await admin.get(`/automation_catalog/automations/${a._id}/runs`);
+    const runs = await env.admin.get(`/automation_catalog/automations/${a._id}/runs`);
     expect(runs.body.results).toEqual([
       expect.objectContaining({ dueAt: new Date(first).toISOString(), state: "started", jobId: jobs[0]._id }),
     ]);
-    const after = (await admin.get(`/operations-manager/triggers/${t._id}`)).body.data;
+    const after = (await env.admin.get(`/operations-manager/triggers/${t._id}`)).body.data;
     expect(after).toMatchObject({ nextRunAt: first + 86_400_000, lastExecuted: first + 1000 });
 
     // Disabling through operation 10 shows on the trigger (and its list filter).
-    await admin.put(`/automation_catalog/automations/${a._id}/schedule`, { options: { disabled: true } });
-    const listed = await admin.get(`/operations-manager/triggers?actionId=${a._id}&enabled=false`);
+    await env.admin.put(`/automation_catalog/automations/${a._id}/schedule`, { options: { disabled: true } });
+    const listed = await env.admin.get(`/operations-manager/triggers?actionId=${a._id}&enabled=false`);
     expect(listed.body.data).toEqual([expect.objectContaining({ _id: t._id, enabled: false })]);
 
     // A second schedule trigger on one automation is a 409; deleting the trigger stops the schedule.
-    const second = await admin.post("/operations-manager/triggers", {
+    const second = await env.admin.post("/operations-manager/triggers", {
       name: "another",
       type: "schedule",
       actionId: a._id,
       firstRunAt: first,
     });
     expectError(second, 409, "CONFLICT");
-    expect((await admin.delete(`/operations-manager/triggers/${t._id}`)).body.message).toBe(
+    expect((await env.admin.delete(`/operations-manager/triggers/${t._id}`)).body.message).toBe(
       "Successfully deleted trigger",
     );
-    expect((await admin.get(`/automation_catalog/automations/${a._id}`)).body).toMatchObject({
+    expect((await env.admin.get(`/automation_catalog/automations/${a._id}`)).body).toMatchObject({
       nextRunAt: null,
       repeatInterval: null,
     });
@@ -322,7 +331,7 @@ describe("/operations-manager/triggers", () => {
     await trigger(a._id, { type: "endpoint", routeName: "list-one" });
     await trigger(a._id, { type: "endpoint", routeName: "list-two", enabled: false });
     await trigger(a._id, { type: "manual" });
-    const endpoints = await admin.get(
+    const endpoints = await env.admin.get(
       `/operations-manager/triggers?equals=endpoint&equalsField=type&enabled=true&actionId=${a._id}`,
     );
     expect(endpoints.body).toMatchObject({
@@ -330,11 +339,11 @@ describe("/operations-manager/triggers", () => {
       metadata: { total: 1 },
     });
     expect(endpoints.body.data.map((t: any) => t.routeName)).toEqual(["list-one"]);
-    const byAutomation = await admin.get(
+    const byAutomation = await env.admin.get(
       `/operations-manager/triggers?equals=${a._id}&equalsField=actionId&limit=2`,
     );
     expect(byAutomation.body.metadata).toMatchObject({ total: 3, nextPageSkip: 2, currentPageSize: 2 });
-    const lastPage = await admin.get(
+    const lastPage = await env.admin.get(
       `/operations-manager/triggers?equals=${a._id}&equalsField=actionId&limit=2&skip=2`,
     );
     expect(lastPage.body.metadata).toMatchObject({
@@ -343,14 +352,16 @@ describe("/operations-manager/triggers", () => {
       currentPageSize: 1,
     });
     // Deleting the automation deletes its triggers.
-    await admin.delete(`/operations-manager/automations/${a._id}`);
-    expect((await admin.get(`/operations-manager/triggers?actionId=${a._id}`)).body.metadata.total).toBe(0);
+    await env.admin.delete(`/operations-manager/automations/${a._id}`);
+    expect((await env.admin.get(`/operations-manager/triggers?actionId=${a._id}`)).body.metadata.total).toBe(
+      0,
+    );
   });
 
   test("400s name the field and change nothing; 404s; 409s on a taken name or route", async () => {
     const a = await automation();
     const bad = async (body: Record<string, unknown>, field: string) => {
-      const reply = await admin.post("/operations-manager/triggers", {
+      const reply = await env.admin.post("/operations-manager/triggers", {
         name: "bad",
         actionId: a._id,
         ...body,
@@ -365,19 +376,19 @@ describe("/operations-manager/triggers", () => {
     await bad({ type: "schedule", firstRunAt: -1 }, "firstRunAt");
     await bad({ type: "manual", actionId: "0123456789abcdef01234567" }, "actionId");
     await bad({ type: "manual", name: "" }, "name");
-    const none = await admin.get(`/operations-manager/triggers?actionId=${a._id}`);
+    const none = await env.admin.get(`/operations-manager/triggers?actionId=${a._id}`);
     expect(none.body.metadata.total).toBe(0);
-    expect((await admin.get(`/automation_catalog/automations/${a._id}`)).body.nextRunAt).toBeNull();
+    expect((await env.admin.get(`/automation_catalog/automations/${a._id}`)).body.nextRunAt).toBeNull();
 
     const t = await trigger(a._id, { type: "endpoint", routeName: "taken-route", name: "taken" });
-    const dupName = await admin.post("/operations-manager/triggers", {
+    const dupName = await env.admin.post("/operations-manager/triggers", {
       name: "taken",
       type: "manual",
       actionId: a._id,
     });
     expectError(dupName, 409, "CONFLICT");
     const b = await automation();
-    const dupRoute = await admin.post("/operations-manager/triggers", {
+    const dupRoute = await env.admin.post("/operations-manager/triggers", {
       name: "elsewhere",
       type: "endpoint",
       routeName: "taken-route",
@@ -386,30 +397,34 @@ describe("/operations-manager/triggers", () => {
     expectError(dupRoute, 409, "CONFLICT");
     const other = await trigger(b._id, { type: "endpoint", routeName: "other-route" });
     expectError(
-      await admin.patch(`/operations-manager/triggers/${other._id}`, { routeName: "taken-route" }),
+      await env.admin.patch(`/operations-manager/triggers/${other._id}`, { routeName: "taken-route" }),
       409,
       "CONFLICT",
     );
     expectError(
-      await admin.patch(`/operations-manager/triggers/${t._id}`, { type: "manual" }),
+      await env.admin.patch(`/operations-manager/triggers/${t._id}`, { type: "manual" }),
       400,
       "VALIDATION_ERROR",
     );
 
     const missing = "0123456789abcdef01234567";
-    expectError(await admin.get(`/operations-manager/triggers/${missing}`), 404, "NOT_FOUND");
+    expectError(await env.admin.get(`/operations-manager/triggers/${missing}`), 404, "NOT_FOUND");
     expectError(
-      await admin.patch(`/operations-manager/triggers/${missing}`, { enabled: true }),
+      await env.admin.patch(`/operations-manager/triggers/${missing}`, { enabled: true }),
       404,
       "NOT_FOUND",
     );
-    expectError(await admin.delete(`/operations-manager/triggers/${missing}`), 404, "NOT_FOUND");
-    expectError(await admin.post(`/operations-manager/triggers/manual/${missing}/run`, {}), 404, "NOT_FOUND");
+    expectError(await env.admin.delete(`/operations-manager/triggers/${missing}`), 404, "NOT_FOUND");
+    expectError(
+      await env.admin.post(`/operations-manager/triggers/manual/${missing}/run`, {}),
+      404,
+      "NOT_FOUND",
+    );
   });
 
   test("roles: writes need admin, apiwrite or engineering; reads also apiread; runs any signed-in caller", async () => {
     const a = await automation();
-    const reader = await clientWithRoles(platform, admin, ["apiread"]);
+    const reader = await clientWithRoles(env.platform, env.admin, ["apiread"]);
     expect((await reader.get("/operations-manager/automations")).status).toBe(200);
     expect((await reader.get("/operations-manager/triggers")).status).toBe(200);
     expectError(await reader.post("/operations-manager/automations", { name: "nope" }), 403, "FORBIDDEN");
@@ -423,13 +438,13 @@ describe("/operations-manager/triggers", () => {
       403,
       "FORBIDDEN",
     );
-    const writer = await clientWithRoles(platform, admin, ["apiwrite"]);
+    const writer = await clientWithRoles(env.platform, env.admin, ["apiwrite"]);
     const created = await writer.post("/operations-manager/automations", {
       name: `w-${++seq}`,
       componentId: "Backup",
     });
     expect(created.status).toBe(200);
-    const support = await clientWithRoles(platform, admin, ["support"]);
+    const support = await clientWithRoles(env.platform, env.admin, ["support"]);
     expectError(await support.get("/operations-manager/triggers"), 403, "FORBIDDEN");
     // A run is a write of the automation's gbac: outside all its groups, the trigger is not there.
     const t = await trigger(a._id, { type: "manual" });

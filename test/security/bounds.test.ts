@@ -7,36 +7,23 @@ import fs from "node:fs";
 import path from "node:path";
 import { openEmbeddedStore } from "../../shared/store";
 import { chain, manual, withStore } from "../support/engine-fixtures";
-import {
-  client,
-  expectError,
-  login,
-  startPlatform,
-  tempDir,
-  type Client,
-  type Platform,
-} from "../support/platform";
+import { expectError, usePlatform, tempDir } from "../support/platform";
 
-let platform: Platform;
-let admin: Client;
+const env = usePlatform();
 
 /** `{"a":{"a":...1...}}` nested `depth` levels, as raw JSON text (a 10,000-deep value cannot be built with JSON.stringify). */
 const deepJson = (depth: number) => '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
 const deepValue = (depth: number) => JSON.parse(deepJson(Math.min(depth, 3000)));
 
 const count = (collection: string) =>
-  withStore(platform.broker, (store) => store.collection(collection).count({}));
+  withStore(env.platform.broker, (store) => store.collection(collection).count({}));
 
 beforeAll(async () => {
-  platform = await startPlatform();
-  admin = client(platform.baseUrl, await login(platform.baseUrl));
-  const reply = await admin.post("/workflow_builder/workflows", {
+  const reply = await env.admin.post("/workflow_builder/workflows", {
     workflow: chain("Bounded", [["approve", manual("Approve")]]),
   });
   expect(reply.status).toBe(200);
 });
-
-afterAll(() => platform.stop());
 
 describe("a deep body is a 400 and changes nothing", () => {
   const routes: [string, string, (inner: string) => string][] = [
@@ -61,19 +48,19 @@ describe("a deep body is a 400 and changes nothing", () => {
   test.each(routes)("%s at 1,600 and 10,000 levels", async (_name, url, wrap) => {
     const before = await Promise.all(["jobs", "workflows", "adapters"].map(count));
     for (const depth of [1600, 10_000]) {
-      const reply = await admin.send("POST", url, { raw: wrap(deepJson(depth)) });
+      const reply = await env.admin.send("POST", url, { raw: wrap(deepJson(depth)) });
       const error = expectError(reply, 400, "VALIDATION_ERROR");
       expect(error.message).toMatch(/deeper than 64 levels \(MAX_INPUT_DEPTH\)/);
       expect(error.data[0]).toMatchObject({ type: "depth" });
     }
     expect(await Promise.all(["jobs", "workflows", "adapters"].map(count))).toEqual(before);
     // The reads that a stored deep job once broke still answer.
-    expect((await admin.get("/operations-manager/tasks")).status).toBe(200);
-    expect((await admin.get("/workflow_engine/tasks/metrics")).status).toBe(200);
+    expect((await env.admin.get("/operations-manager/tasks")).status).toBe(200);
+    expect((await env.admin.get("/workflow_engine/tasks/metrics")).status).toBe(200);
   });
 
   test("within the bound is accepted", async () => {
-    const reply = await admin.post("/operations-manager/jobs/start", {
+    const reply = await env.admin.post("/operations-manager/jobs/start", {
       workflow: "Bounded",
       options: { variables: deepValue(60) },
     });
@@ -82,14 +69,17 @@ describe("a deep body is a 400 and changes nothing", () => {
 
   test("a GET object parameter is bounded too", async () => {
     const q = encodeURIComponent(`{"equals":${deepJson(200)}}`);
-    const reply = await admin.get(`/operations-manager/admin/jobs?queryParameters=${q}`);
+    const reply = await env.admin.get(`/operations-manager/admin/jobs?queryParameters=${q}`);
     expect(reply.status).toBe(400);
   });
 });
 
 test("an action called over the bus keeps the same bound", async () => {
   await expect(
-    platform.broker.call("engine.startJob", { workflow: "Bounded", options: { variables: deepValue(100) } }),
+    env.platform.broker.call("engine.startJob", {
+      workflow: "Bounded",
+      options: { variables: deepValue(100) },
+    }),
   ).rejects.toMatchObject({ code: 400, type: "VALIDATION_ERROR" });
 });
 

@@ -7,28 +7,28 @@
  * refuses what it must and nothing else. Then the bounds: at the limit 200, past it 400 naming it.
  */
 import { chain, createWorkflow, op, waitForJob } from "../support/engine-fixtures";
-import { client, expectError, login, startPlatform, type Client, type Platform } from "../support/platform";
+import { expectError, usePlatform } from "../support/platform";
 import { FILTER_LIMITS } from "../../shared/client-filter";
 
-let platform: Platform;
-let admin: Client;
+const env = usePlatform();
 let jobId: string;
 
 const JOBS = "/workflow_engine/jobs/search";
 const WORKFLOWS = "/workflow_engine/workflows/search";
 
 beforeAll(async () => {
-  platform = await startPlatform();
-  admin = client(platform.baseUrl, await login(platform.baseUrl));
-  await createWorkflow(admin, platform.broker, chain("filter-flow", [["wait", op("delay", { time: 0 })]]));
-  const started = await admin.post("/operations_manager/jobs/start", {
+  await createWorkflow(
+    env.admin,
+    env.platform.broker,
+    chain("filter-flow", [["wait", op("delay", { time: 0 })]]),
+  );
+  const started = await env.admin.post("/operations_manager/jobs/start", {
     workflow: "filter-flow",
     options: { variables: { tags: ["a", "b"] } },
   });
   jobId = started.body._id;
-  await waitForJob(platform.broker, jobId, (job) => job.status === "complete");
+  await waitForJob(env.platform.broker, jobId, (job) => job.status === "complete");
 });
-afterAll(() => platform?.stop());
 
 type Query = Record<string, unknown>;
 
@@ -101,14 +101,14 @@ const HARMLESS_QUERY: Query = { status: "complete" };
 const HARMLESS_CONDITION: Query = { $regex: "^(a+)+$", $options: "i" };
 
 async function refused(route: string, query: unknown, where: string) {
-  const reply = await admin.post(route, { options: { query } });
+  const reply = await env.admin.post(route, { options: { query } });
   if (reply.status !== 400) throw new Error(`${where}: ${reply.status} for ${JSON.stringify(query)}`);
   const body = expectError(reply, 400, "VALIDATION_ERROR");
   expect(body.data[0].field).toMatch(/^options\.query/);
 }
 
 async function answered(route: string, query: unknown, where: string) {
-  const reply = await admin.post(route, { options: { query } });
+  const reply = await env.admin.post(route, { options: { query } });
   if (reply.status !== 200) throw new Error(`${where}: ${reply.status} ${JSON.stringify(reply.body)}`);
 }
 
@@ -143,13 +143,13 @@ test("job search: a field the API never answers cannot be filtered at any positi
   await refused(JOBS, { tasks: { $all: [{ $elemMatch: { "wait.claim": { $exists: true } } }] } }, "$all");
   await refused(JOBS, { "tasks.wait": { $elemMatch: { claim: { $exists: true } } } }, "split path");
   for (const sort of [{ "runAs.username": 1 }, { version: -1 }, { tasks: 1 }, { "tasks.wait": 1 }]) {
-    const reply = await admin.post(JOBS, { options: { sort } });
+    const reply = await env.admin.post(JOBS, { options: { sort } });
     expect(expectError(reply, 400, "VALIDATION_ERROR").data[0].field).toBe(
       `options.sort.${Object.keys(sort)[0]}`,
     );
   }
   for (const fields of [{ runAs: 1 }, { "tasks.wait.claim": 0 }, { sweepAt: 1 }]) {
-    const reply = await admin.post(JOBS, { options: { fields } });
+    const reply = await env.admin.post(JOBS, { options: { fields } });
     expect(expectError(reply, 400, "VALIDATION_ERROR").data[0].field).toBe(
       `options.fields.${Object.keys(fields)[0]}`,
     );
@@ -161,11 +161,11 @@ test("job search: a field the API never answers cannot be filtered at any positi
     "include=runAs",
     "gt[tasks.wait.waitingSince]=0",
   ]) {
-    const reply = await admin.get(`/operations-manager/jobs?${query}`);
+    const reply = await env.admin.get(`/operations-manager/jobs?${query}`);
     expect(expectError(reply, 400, "VALIDATION_ERROR").data[0].type).toBe("hidden");
   }
   // What the answer shows may be filtered, sorted and projected.
-  const reply = await admin.post(JOBS, {
+  const reply = await env.admin.post(JOBS, {
     options: {
       query: { "tasks.wait.status": "complete", "variables.tags": { $all: ["a", "b"] } },
       sort: { "tasks.wait.status": 1 },
@@ -187,7 +187,7 @@ describe("bounds (FILTER_LIMITS)", () => {
     const most = Math.floor((FILTER_LIMITS.clauses - 1) / 2);
     await answered(JOBS, clauses(most), "at the limit");
     const over = expectError(
-      await admin.post(JOBS, { options: { query: clauses(most + 1) } }),
+      await env.admin.post(JOBS, { options: { query: clauses(most + 1) } }),
       400,
       "VALIDATION_ERROR",
     );
@@ -198,7 +198,7 @@ describe("bounds (FILTER_LIMITS)", () => {
     await answered(JOBS, all(FILTER_LIMITS.clauses - 2), "$all at the limit");
     expect(
       expectError(
-        await admin.post(JOBS, { options: { query: all(FILTER_LIMITS.clauses - 1) } }),
+        await env.admin.post(JOBS, { options: { query: all(FILTER_LIMITS.clauses - 1) } }),
         400,
         "VALIDATION_ERROR",
       ).data[0].type,
@@ -210,7 +210,7 @@ describe("bounds (FILTER_LIMITS)", () => {
     for (const op of ["$in", "$nin"]) {
       await answered(WORKFLOWS, { name: { [op]: values(FILTER_LIMITS.arrayOperand) } }, op);
       const over = expectError(
-        await admin.post(WORKFLOWS, {
+        await env.admin.post(WORKFLOWS, {
           options: { query: { name: { [op]: values(FILTER_LIMITS.arrayOperand + 1) } } },
         }),
         400,

@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { operations, type Operation } from "../../shared/contracts";
-import { client, login, startPlatform, type Client, type Platform } from "../support/platform";
+import { usePlatform } from "../support/platform";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const CASES = Number(process.env.FUZZ_CASES ?? 10);
@@ -90,16 +90,12 @@ function query(g: Gen, op: Operation): string {
   return parts.join("&");
 }
 
-let platform: Platform;
-let admin: Client;
+const env = usePlatform();
 let logFile: string;
 
 beforeAll(async () => {
-  platform = await startPlatform();
-  admin = client(platform.baseUrl, await login(platform.baseUrl));
-  logFile = path.join(platform.dataDir, "store", "store.log");
+  logFile = path.join(env.platform.dataDir, "store", "store.log");
 });
-afterAll(() => platform.stop());
 
 /** Store log lines written since `offset`, but session bookkeeping (a sliding session, a login). */
 function writesSince(offset: number): string[] {
@@ -119,7 +115,7 @@ test.each(routes.map((op) => [`${op.method} ${op.path}`, op] as const))("%s", as
     const hasBody = op.method === "POST" || op.method === "PUT" || op.method === "PATCH";
     const sentBody = hasBody ? body(g, op) : undefined;
     const before = fs.statSync(logFile).size;
-    const reply = await admin.send(op.method, hasBody ? url : `${url}?${query(g, op)}`, {
+    const reply = await env.admin.send(op.method, hasBody ? url : `${url}?${query(g, op)}`, {
       ...(hasBody && { body: sentBody }),
     });
     const what = `${op.method} ${url} seed ${SEED} case ${i}: ${reply.status} ${reply.text.slice(0, 300)}`;

@@ -10,49 +10,47 @@ import {
   login,
   ROLE_HOLDER_PASSWORD,
   startPlatform,
-  type Client,
-  type Platform,
+  usePlatform,
 } from "../support/platform";
 import { eventually } from "../support/processes";
 import { openStream } from "../support/sse";
 
-let platform: Platform;
-let admin: Client;
+const env = usePlatform({
+  env: { EVENTS_MAX_PER_SESSION: "2", EVENTS_MAX_STREAMS: "4", EVENTS_RECHECK_MS: "200" },
+});
 
 beforeAll(async () => {
-  platform = await startPlatform({
-    env: { EVENTS_MAX_PER_SESSION: "2", EVENTS_MAX_STREAMS: "4", EVENTS_RECHECK_MS: "200" },
-  });
-  admin = client(platform.baseUrl, await login(platform.baseUrl));
-  const reply = await admin.post("/workflow_builder/workflows", {
+  const reply = await env.admin.post("/workflow_builder/workflows", {
     workflow: chain("Streamed", [["approve", manual("Approve")]]),
   });
   expect(reply.status).toBe(200);
 });
 
-afterAll(() => platform.stop());
-
 /** A new account in a new group (role `engineering`), signed in: its token and group id. */
 async function engineer() {
   const name = `e-${Math.random().toString(36).slice(2, 8)}`;
-  const group = await admin.post("/user-management/groups", { name, assignedRoles: ["engineering"] });
-  const account = await admin.post("/user-management/accounts", {
+  const group = await env.admin.post("/user-management/groups", { name, assignedRoles: ["engineering"] });
+  const account = await env.admin.post("/user-management/accounts", {
     username: name,
     password: ROLE_HOLDER_PASSWORD,
     groups: [name],
   });
   expect(account.status).toBe(200);
-  return { token: await login(platform.baseUrl, name, ROLE_HOLDER_PASSWORD), groupId: group.body._id, name };
+  return {
+    token: await login(env.platform.baseUrl, name, ROLE_HOLDER_PASSWORD),
+    groupId: group.body._id,
+    name,
+  };
 }
 
 describe("GET /events", () => {
   test("ends when its session ends (logout)", async () => {
     const { token, groupId } = await engineer();
-    const stream = await openStream(platform.baseUrl, token);
+    const stream = await openStream(env.platform.baseUrl, token);
     expect(stream.res.status).toBe(200);
-    expect((await client(platform.baseUrl, token).get("/logout")).status).toBe(200);
+    expect((await client(env.platform.baseUrl, token).get("/logout")).status).toBe(200);
     await eventually(async () => stream.events.some((e) => e.event === "end"), 5000, "the stream to end");
-    const started = await admin.post("/operations-manager/jobs/start", {
+    const started = await env.admin.post("/operations-manager/jobs/start", {
       workflow: "Streamed",
       options: { groups: [groupId] },
     });
@@ -64,10 +62,10 @@ describe("GET /events", () => {
 
   test("ends when an admin sets the account's password (its sessions end)", async () => {
     const { token, name } = await engineer();
-    const stream = await openStream(platform.baseUrl, token);
+    const stream = await openStream(env.platform.baseUrl, token);
     // An admin setting the password ends the account's sessions, and with them the stream.
     expect(
-      (await admin.put(`/user-management/accounts/${name}/password`, { password: "another-password-1" }))
+      (await env.admin.put(`/user-management/accounts/${name}/password`, { password: "another-password-1" }))
         .status,
     ).toBe(200);
     await eventually(async () => stream.events.some((e) => e.event === "end"), 5000, "the stream to end");
@@ -76,20 +74,20 @@ describe("GET /events", () => {
 
   test("at most EVENTS_MAX_PER_SESSION streams per session and EVENTS_MAX_STREAMS per gateway: 429 beyond", async () => {
     const one = await engineer();
-    const a = await openStream(platform.baseUrl, one.token);
-    const b = await openStream(platform.baseUrl, one.token);
-    const c = await openStream(platform.baseUrl, one.token);
+    const a = await openStream(env.platform.baseUrl, one.token);
+    const b = await openStream(env.platform.baseUrl, one.token);
+    const c = await openStream(env.platform.baseUrl, one.token);
     expect([a.res.status, b.res.status, c.res.status]).toEqual([200, 200, 429]);
     const two = await engineer();
-    const d = await openStream(platform.baseUrl, two.token);
-    const e = await openStream(platform.baseUrl, two.token);
+    const d = await openStream(env.platform.baseUrl, two.token);
+    const e = await openStream(env.platform.baseUrl, two.token);
     expect([d.res.status, e.res.status]).toEqual([200, 200]);
     const three = await engineer();
-    const f = await openStream(platform.baseUrl, three.token);
+    const f = await openStream(env.platform.baseUrl, three.token);
     expect(f.res.status).toBe(429);
     for (const s of [a, b, c, d, e, f]) await s.close();
     await eventually(
-      async () => (await openStream(platform.baseUrl, three.token)).res.status === 200,
+      async () => (await openStream(env.platform.baseUrl, three.token)).res.status === 200,
       5000,
       "a free slot",
     );
@@ -98,7 +96,7 @@ describe("GET /events", () => {
 
 test("20 parallel password changes from the same current password: one 200, the rest 409", async () => {
   const { token } = await engineer();
-  const me = client(platform.baseUrl, token);
+  const me = client(env.platform.baseUrl, token);
   const replies = await Promise.all(
     Array.from({ length: 20 }, (_, i) =>
       me.put("/user-management/password", {
@@ -115,7 +113,7 @@ test("20 parallel password changes from the same current password: one 200, the 
 test("a non-admin may start a job only into its own groups", async () => {
   const mine = await engineer();
   const other = await engineer();
-  const me = client(platform.baseUrl, mine.token);
+  const me = client(env.platform.baseUrl, mine.token);
   expectError(
     await me.post("/operations-manager/jobs/start", {
       workflow: "Streamed",

@@ -337,3 +337,40 @@ export async function clientWithRoles(
   expect(account.status).toBe(200);
   return client(platform.baseUrl, await login(platform.baseUrl, username, password));
 }
+
+/** A suite's platform and its signed-in admin, started once before the suite's tests (see usePlatform). */
+export interface PlatformEnv {
+  readonly platform: Platform;
+  readonly admin: Client;
+}
+
+/**
+ * The set-up most suites share: registers a beforeAll that starts a platform with `options` and signs
+ * the admin in, and an afterAll that stops it. Returns getters rather than values because the
+ * platform exists only once beforeAll has run; reading one earlier (at module load) throws.
+ * A suite needing more set-up (other clients, fixtures) adds its own beforeAll after this call:
+ * Jest runs beforeAll hooks in the order they are registered. `timeout` (ms) is the start hook's own,
+ * for a suite whose platform may start slower than Jest's default allows.
+ */
+export function usePlatform(options: PlatformOptions = {}, timeout?: number): PlatformEnv {
+  let platform: Platform | undefined;
+  let admin: Client | undefined;
+  beforeAll(async () => {
+    platform = await startPlatform(options);
+    admin = client(platform.baseUrl, await login(platform.baseUrl));
+  }, timeout);
+  afterAll(() => platform?.stop());
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined)
+      throw new Error("usePlatform: the platform starts in beforeAll; read it in a hook or test");
+    return value;
+  };
+  return {
+    get platform() {
+      return started(platform);
+    },
+    get admin() {
+      return started(admin);
+    },
+  };
+}
