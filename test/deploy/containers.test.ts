@@ -20,11 +20,12 @@ test("npm run test:containers runs jest with the container config, in band", () 
   );
 });
 
-test("its HTTP suites exist and start the whole platform (startPlatform() or both shapes)", () => {
+test("its HTTP suites exist and start the whole platform (startPlatform(), usePlatform() or both shapes)", () => {
   expect(suites.http.length).toBeGreaterThan(10);
   for (const suite of suites.http) {
     const text = read(suite);
-    const whole = /startPlatform\(\s*(\{\s*env\b[^)]*)?\)|describeInBothShapes\(/.test(text);
+    // usePlatform (test/support/platform.ts) starts its suite's platform with startPlatform.
+    const whole = /(startPlatform|usePlatform)\(\s*(\{\s*env\b[^)]*)?\)|describeInBothShapes\(/.test(text);
     expect({ suite, whole }).toEqual({ suite, whole: true });
   }
 });
@@ -38,9 +39,12 @@ test("the store contract, replica, fault and scheduler suites run too, each stor
     });
   for (const suite of suites.ownTopology) {
     const text = read(suite);
-    // The contract takes MONGO_URL itself; the others start platforms (startShape starts them with
-    // startPlatform) or processes, which test/support/container-store.ts points at the replica set.
-    const onMongo = /process\.env\.MONGO_URL|startPlatform\(|startShape\(|spawnServices\(/.test(text);
+    // The contract takes MONGO_URL itself; the others start platforms (startShape and usePlatform
+    // start them with startPlatform) or processes, which test/support/container-store.ts points at
+    // the replica set.
+    const onMongo = /process\.env\.MONGO_URL|startPlatform\(|usePlatform\(|startShape\(|spawnServices\(/.test(
+      text,
+    );
     expect({ suite, onMongo }).toEqual({ suite, onMongo: true });
   }
 });
