@@ -73,12 +73,8 @@ export class AccountsRepository extends Repository<StoredAccount> {
     skip: number,
     limit: number,
   ): Promise<{ results: Account[]; total: number }> {
-    const [results, total] = await Promise.all([
-      // Read-only: the page goes out as it is, so the store need not copy it.
-      this.docs.find(filter, { sort, skip, limit, projection: accountProjection, readOnly: true }),
-      this.docs.count(filter),
-    ]);
-    return { results, total };
+    // Read-only: the page goes out as it is, so the store need not copy it.
+    return this.findPage(filter, { sort, skip, limit, projection: accountProjection, readOnly: true });
   }
 
   /** The accounts named by id or username: their ids and usernames. */

@@ -50,11 +50,7 @@ export class GroupsRepository extends Repository<StoredGroup> {
     skip: number,
     limit: number,
   ): Promise<{ results: Group[]; total: number }> {
-    const [results, total] = await Promise.all([
-      this.docs.find(filter, { sort, skip, limit, projection: HIDDEN }),
-      this.docs.count(filter),
-    ]);
-    return { results, total };
+    return this.findPage(filter, { sort, skip, limit, projection: HIDDEN });
   }
 
   /** A group by its id or its name, with its revision. */

@@ -21,11 +21,7 @@ export class ServiceAccountsRepository extends Repository<ServiceAccount> {
 
   /** A page of them by name. */
   async page(skip: number, limit: number): Promise<{ results: ServiceAccount[]; total: number }> {
-    const [results, total] = await Promise.all([
-      this.docs.find({}, { sort: { name: 1 }, skip, limit }),
-      this.docs.count({}),
-    ]);
-    return { results, total };
+    return this.findPage({}, { sort: { name: 1 }, skip, limit });
   }
 
   /** Marks a change that lives elsewhere (its secret). */

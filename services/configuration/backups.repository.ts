@@ -50,17 +50,13 @@ export class BackupsRepository extends Repository<StoredBackup> {
     skip: number,
     limit: number,
   ): Promise<{ results: BackupSummary[]; total: number }> {
-    const filter = filterOf(query);
-    const [results, total] = await Promise.all([
-      this.docs.find(filter, {
-        sort: { timestamp: -1, _id: -1 },
-        skip,
-        limit,
-        projection: { config: 0 },
-        readOnly: true,
-      }),
-      this.docs.count(filter),
-    ]);
+    const { results, total } = await this.findPage(filterOf(query), {
+      sort: { timestamp: -1, _id: -1 },
+      skip,
+      limit,
+      projection: { config: 0 },
+      readOnly: true,
+    });
     return { results, total };
   }
 

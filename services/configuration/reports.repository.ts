@@ -96,11 +96,7 @@ export class ReportsRepository extends Repository<StoredReport> {
     skip: number,
     limit: number,
   ): Promise<{ results: StoredReport[]; total: number }> {
-    const [results, total] = await Promise.all([
-      this.docs.find({ batchId }, { sort: { deviceName: 1 }, skip, limit }),
-      this.docs.count({ batchId }),
-    ]);
-    return { results, total };
+    return this.findPage({ batchId }, { sort: { deviceName: 1 }, skip, limit });
   }
 
   /** A page of report summaries, newest first, and how many match. */
@@ -109,12 +105,12 @@ export class ReportsRepository extends Repository<StoredReport> {
     skip: number,
     limit: number,
   ): Promise<{ results: ReportSummary[]; total: number }> {
-    const filter = filterOf(query);
-    const [results, total] = await Promise.all([
-      this.docs.find(filter, { sort: { timestamp: -1, _id: -1 }, skip, limit, projection: SUMMARY }),
-      this.docs.count(filter),
-    ]);
-    return { results, total };
+    return this.findPage(filterOf(query), {
+      sort: { timestamp: -1, _id: -1 },
+      skip,
+      limit,
+      projection: SUMMARY,
+    });
   }
 
   /** The newest `limit` reports' history members (spec operation 11). */

@@ -150,17 +150,14 @@ export class JobRepository extends Repository<RunJob> {
 
   /** A page of the job list (./jobs/query-builder.ts built the query) and the total it pages. */
   async page(query: JobStoreQuery): Promise<{ items: ListedJob[]; total: number }> {
-    const [items, total] = await Promise.all([
-      this.docs.find(query.filter, {
-        sort: query.sort,
-        skip: query.skip,
-        limit: query.limit,
-        ...(query.projection && { projection: query.projection }),
-        ...(query.scan && { scan: query.scan }),
-      }),
-      this.docs.count(query.filter, query.scan ? { scan: query.scan } : {}),
-    ]);
-    return { items: await this.hydrate(items, !!query.projection), total };
+    const { results, total } = await this.findPage(query.filter, {
+      sort: query.sort,
+      skip: query.skip,
+      limit: query.limit,
+      ...(query.projection && { projection: query.projection }),
+      ...(query.scan && { scan: query.scan }),
+    });
+    return { items: await this.hydrate(results, !!query.projection), total };
   }
 
   /** Job `id` if `scope` (a caller's visibility) lets it be seen, whole; else null. */

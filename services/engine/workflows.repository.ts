@@ -100,10 +100,11 @@ export class WorkflowRepository extends Repository<RunnableWorkflow> {
     if (q.startsWithName !== undefined)
       clauses.push({ name: { $regex: `^${escapeRegex(q.startsWithName)}`, $options: "i" } });
     const filter = clauses.length === 0 ? {} : clauses.length === 1 ? clauses[0] : { $and: clauses };
-    const [found, total] = await Promise.all([
-      this.docs.find(filter, { sort: { [q.sort]: q.order, _id: 1 }, skip: q.skip, limit: q.limit }),
-      this.docs.count(filter),
-    ]);
+    const { results: found, total } = await this.findPage(filter, {
+      sort: { [q.sort]: q.order, _id: 1 },
+      skip: q.skip,
+      limit: q.limit,
+    });
     return { found, total };
   }
 

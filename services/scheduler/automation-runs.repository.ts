@@ -82,10 +82,6 @@ export class AutomationRunsRepository extends Repository<AutomationRun> {
     skip: number,
     limit: number,
   ): Promise<{ results: AutomationRun[]; total: number }> {
-    const [results, total] = await Promise.all([
-      this.docs.find({ automationId }, { sort: { dueAt: -1 }, skip, limit }),
-      this.docs.count({ automationId }),
-    ]);
-    return { results, total };
+    return this.findPage({ automationId }, { sort: { dueAt: -1 }, skip, limit });
   }
 }

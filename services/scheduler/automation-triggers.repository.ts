@@ -45,10 +45,7 @@ export class AutomationTriggersRepository extends Repository<TriggerDoc> {
     skip: number,
     limit: number,
   ): Promise<{ found: TriggerDoc[]; total: number }> {
-    const [found, total] = await Promise.all([
-      this.docs.find(where, { sort, skip, limit }),
-      this.docs.count(where),
-    ]);
+    const { results: found, total } = await this.findPage(where, { sort, skip, limit });
     return { found, total };
   }
 

@@ -62,10 +62,7 @@ export class AutomationsRepository extends Repository<Automation> {
     limit: number,
   ): Promise<{ found: Automation[]; total: number }> {
     const where = within(filter, scope);
-    const [found, total] = await Promise.all([
-      this.docs.find(where, { sort, skip, limit }),
-      this.docs.count(where),
-    ]);
+    const { results: found, total } = await this.findPage(where, { sort, skip, limit });
     return { found, total };
   }
 

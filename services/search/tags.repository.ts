@@ -46,11 +46,11 @@ export class TagsRepository extends Repository<StoredTag> {
 
   /** A page of tags by name (case-insensitively, then `_id`), and how many there are. */
   async page(skip: number, limit: number): Promise<{ results: Tag[]; total: number }> {
-    const [tags, total] = await Promise.all([
-      this.docs.find({}, { projection: TAG_FIELDS, sort: { nameKey: 1, _id: 1 }, skip, limit }),
-      this.docs.count({}),
-    ]);
-    return { results: tags.map(asTag), total };
+    const { results, total } = await this.findPage(
+      {},
+      { projection: TAG_FIELDS, sort: { nameKey: 1, _id: 1 }, skip, limit },
+    );
+    return { results: results.map(asTag), total };
   }
 
   /**

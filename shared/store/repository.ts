@@ -13,7 +13,15 @@
  * `.collection(` anywhere in services/ outside a repository file.
  */
 import { indexName } from "./index-migration";
-import { newDocumentId, type Collection, type Doc, type IndexSpec, type Store } from "./types";
+import {
+  newDocumentId,
+  type Collection,
+  type Doc,
+  type Filter,
+  type FindOptions,
+  type IndexSpec,
+  type Store,
+} from "./types";
 
 /** An index as a repository declares it: always with its name. */
 export type DeclaredIndex = IndexSpec & { name: string };
@@ -52,6 +60,21 @@ export abstract class Repository<T extends Doc> {
   async ensureIndexes(): Promise<void> {
     for (const name of this.retiredIndexes) await this.docs.dropIndex(name);
     for (const spec of this.indexes) await this.docs.createIndex(spec);
+  }
+
+  /**
+   * One page of what `filter` matches, and how many match in all (the two reads at once): every
+   * list's answer. A `scan` reason (FindOptions.scan) covers the count too.
+   */
+  protected async findPage(
+    filter: Filter<T>,
+    options: FindOptions,
+  ): Promise<{ results: T[]; total: number }> {
+    const [results, total] = await Promise.all([
+      this.docs.find(filter, options),
+      this.docs.count(filter, options.scan === undefined ? {} : { scan: options.scan }),
+    ]);
+    return { results, total };
   }
 
   /** A new document's id: 24-hex ObjectId text, as every backend gives; a repository may choose otherwise, and says why. */
