@@ -7,12 +7,12 @@
  * what metrics cost a request (docs/operations-guide.md#cost). A `Series` makes its first update
  * through Moleculer, so the series is created exactly as before, keeps the item Moleculer made,
  * and from then on updates that item in place: the same fields, the same values, the same
- * `changed` notification, hence the same /metrics text.
+ * change notification (`notifierOf`), hence the same /metrics text.
  *
  * Metrics with per-item rate meters or sliding-window quantiles always go through Moleculer (the
  * platform registers its hot metrics without them: ./metrics.ts).
  */
-import type { ServiceBroker } from "moleculer";
+import { MetricReporters, type ServiceBroker } from "moleculer";
 
 export type Labels = Record<string, string | number | boolean | null | undefined>;
 
@@ -39,6 +39,27 @@ export interface MoleculerMetric {
   set(value: number, labels: Labels | undefined): Item;
   observe(value: number, labels: Labels | undefined): Item;
   changed(value: unknown, labels: Labels | undefined): void;
+  setDirty(): void;
+  registry: { dirty?: boolean; reporter?: { metricChanged: unknown }[] };
+}
+
+/** Moleculer's base reporter's `metricChanged`: it does nothing (Prometheus keeps it). */
+const IGNORES_CHANGES = (MetricReporters.Base.prototype as { metricChanged: unknown }).metricChanged;
+
+/**
+ * What an update tells Moleculer. `changed` marks the metric dirty (its next snapshot is rebuilt)
+ * and hands the change to every reporter, through a closure allocated per update; the Prometheus
+ * reporter ignores it (it reads the registry when scraped). When every reporter of the registry
+ * ignores changes, the update only marks the metric dirty, as `changed` would.
+ */
+function notifierOf(metric: MoleculerMetric): (value: unknown, labels: Labels | undefined) => void {
+  const reporters = metric.registry.reporter;
+  if (reporters && reporters.every((r) => r.metricChanged === IGNORES_CHANGES))
+    return () => {
+      metric.setDirty();
+      metric.registry.dirty = true;
+    };
+  return (value, labels) => metric.changed(value, labels);
 }
 
 /**
@@ -98,6 +119,8 @@ export class Series {
   private readonly plain: boolean;
   /** The bucket bounds as Moleculer's item keys them (`bucketValues[2.5]` is `bucketValues["2.5"]`). */
   private readonly bucketKeys: string[];
+  /** Bound with the item: reporters are made when the registry starts, before any update. */
+  private notify: (value: unknown, labels: Labels | undefined) => void = () => {};
 
   constructor(
     readonly metric: MoleculerMetric,
@@ -114,6 +137,7 @@ export class Series {
   private keep(item: Item): void {
     this.item = item;
     this.from = this.metric.values;
+    this.notify = notifierOf(this.metric);
   }
 
   /** Counter or gauge: adds `by` (negative for a gauge going down). */
@@ -124,7 +148,7 @@ export class Series {
     if (by === 0) return;
     item.value += by;
     item.timestamp = now();
-    this.metric.changed(item.value, this.labels);
+    this.notify(item.value, this.labels);
   }
 
   /** Gauge: sets the value. */
@@ -134,7 +158,7 @@ export class Series {
     if (item.value == value) return;
     item.value = value;
     item.timestamp = now();
-    this.metric.changed(value, this.labels);
+    this.notify(value, this.labels);
   }
 
   /** Histogram: records one value. */
@@ -157,7 +181,7 @@ export class Series {
       while (i < buckets.length && !(value <= buckets[i])) i++;
       for (; i < buckets.length; i++) counts[i] += 1;
     }
-    this.metric.changed(value, this.labels);
+    this.notify(value, this.labels);
   }
 }
 

@@ -3,7 +3,7 @@
  * sequence of updates, one broker through `broker.metrics.increment/set/observe`, the other through
  * `seriesOf`, gives the same /metrics text (Prometheus reporter, same node id).
  */
-import { ServiceBroker } from "moleculer";
+import { MetricReporters, ServiceBroker } from "moleculer";
 import { seriesOf, type MoleculerMetric } from "../../shared/observability/series";
 
 const BUCKETS = [1, 2.5, 5, 10, 25];
@@ -118,4 +118,53 @@ test("a series updates its item in place after the first update, and binds again
   (metric as any).clear();
   series.add();
   expect(metric.values.get('"/c"|200')!.value).toBe(1);
+});
+
+test("an update between two scrapes shows in the second (the metric is marked changed)", async () => {
+  const metric = viaSeries.metrics.getMetric("test.requests.total") as unknown as MoleculerMetric;
+  const series = seriesOf(metric, { route: "/d", status: 200 });
+  series.add();
+  expect(await scrape(viaSeries)).toContain('route="/d",status="200"} 1');
+  series.add(4);
+  expect(await scrape(viaSeries)).toContain('route="/d",status="200"} 5');
+  const time = seriesOf(viaSeries.metrics.getMetric("test.time") as unknown as MoleculerMetric, {
+    route: "/d",
+  });
+  time.observe(3);
+  expect(await scrape(viaSeries)).toContain(
+    'test_time_bucket{namespace="",nodeID="series-node",route="/d",le="+Inf"} 1',
+  );
+  time.observe(30);
+  expect(await scrape(viaSeries)).toContain(
+    'test_time_bucket{namespace="",nodeID="series-node",route="/d",le="+Inf"} 2',
+  );
+});
+
+test("a reporter that follows changes gets every bound update, as from Moleculer's registry", async () => {
+  const seen: [string, unknown, unknown][] = [];
+  class Following extends MetricReporters.Base {
+    override metricChanged(metric: { name: string }, value: unknown, labels: unknown): void {
+      seen.push([metric.name, value, labels]);
+    }
+  }
+  const b = new ServiceBroker({
+    nodeID: "following-node",
+    logger: false,
+    metrics: { enabled: true, reporter: [new Following({}) as never] },
+  });
+  b.metrics.register({ type: "counter", name: "test.follow", labelNames: ["route"] } as any);
+  await b.start();
+  try {
+    const series = seriesOf(b.metrics.getMetric("test.follow") as unknown as MoleculerMetric, {
+      route: "/e",
+    });
+    series.add(); // first update: through Moleculer
+    series.add(2); // bound: in place
+    expect(seen.filter(([name]) => name === "test.follow")).toEqual([
+      ["test.follow", 1, { route: "/e" }],
+      ["test.follow", 3, { route: "/e" }],
+    ]);
+  } finally {
+    await b.stop();
+  }
 });
