@@ -33,7 +33,7 @@ import {
 import type { GatewayService, Req } from "./types";
 import { EventStreams, isEventStream, sendEventStream } from "./event-stream";
 import { HttpDrain } from "./drain";
-import { count, gauge as setGauge, observe } from "../shared/observability/metrics";
+import { HttpMetrics } from "../shared/observability/http-metrics";
 import {
   ENGINE_EVENTS,
   PROFILE_ACTIVATED_EVENT,
@@ -343,19 +343,18 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       // Per request: the drain follows it; metrics count it by route (the alias, never the URL:
       // ids would make labels unbounded); the access log names it without the query string,
       // which may carry a token.
-      let active = 0;
+      const metrics = HttpMetrics.of(this.broker);
       const accessLog = writesDebug(this.logger);
       this.server.prependListener("request", (req: Req, res: ServerResponse) => {
-        const start = process.hrtime.bigint();
         req.url = collapseSlashes(req.url);
         this.httpDrain.track(res);
-        setGauge(this.broker, "httpActive", ++active);
+        // Nothing to time without metrics or the access log: no clock read, no listener.
+        if (!metrics && !accessLog) return;
+        const start = performance.now();
+        metrics?.started();
         res.once("close", () => {
-          setGauge(this.broker, "httpActive", --active);
-          const ms = Number(process.hrtime.bigint() - start) / 1e6;
-          const route = req.$alias?.fullPath ?? "unmatched";
-          count(this.broker, "httpRequests", { method: req.method ?? "", route, status: res.statusCode });
-          observe(this.broker, "httpTime", ms, { method: req.method ?? "", route });
+          const ms = performance.now() - start;
+          metrics?.finished(req.method ?? "", req.$alias?.fullPath ?? "unmatched", res.statusCode, ms);
           if (!accessLog) return;
           const path = (req.url ?? "").split("?")[0];
           this.logger.debug(

@@ -58,6 +58,9 @@ test("the scrape counts what was done, by route, action, status and collection",
   expect(
     sample(text, "platform_http_request_time_bucket", { route: "/user-management/accounts", le: "+Inf" }),
   ).toBe(3);
+  // Every request above was answered: none is counted in flight any more.
+  expect(sample(text, "platform_http_requests_active")).toBe(0);
+  expect(text).toMatch(/^platform_http_requests_active\{/m);
   expect(sample(text, "moleculer_request_total", { action: "accounts.list" })).toBe(3);
   expect(
     sample(text, "moleculer_request_error_total", { action: "accounts.authenticate" }),
