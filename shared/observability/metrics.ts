@@ -9,6 +9,7 @@
 import type { BrokerOptions, ServiceBroker } from "moleculer";
 import { trackEventLoopLag } from "./event-loop-lag";
 import { metricOf, seriesOf } from "./series";
+import { PrometheusReporter } from "./prometheus-reporter";
 
 /** Latency buckets in ms, from a cached read to a slow orchestrator. */
 const MS_BUCKETS = [1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000];
@@ -108,7 +109,8 @@ export function metricsOptions(port: number | null): BrokerOptions["metrics"] {
     enabled: true,
     // Moleculer leaves Node's process metrics out under NODE_ENV=test; they are part of the contract.
     collectProcessMetrics: true,
-    reporter: [{ type: "Prometheus", options: { port, path: "/metrics" } }],
+    // Moleculer's Prometheus reporter, its label text kept per series (./prometheus-reporter.ts).
+    reporter: [new PrometheusReporter({ port, path: "/metrics" }) as never],
   };
 }
 
