@@ -81,3 +81,32 @@ test("key-less form creates are separate requests: same body twice is created on
   const stored = await env.admin.get("/formbuilder/forms/write-path-a");
   expect(stored.body).toEqual(a.body);
 });
+
+describe("with metrics off", () => {
+  test("the access log still names each request at debug level; at warn the request is only drained", async () => {
+    const { startPlatform, ADMIN_PASSWORD } = await import("../support/platform");
+    for (const level of ["debug", "warn"]) {
+      const platform = await startPlatform({ env: { METRICS_PORT: "off", LOG_LEVEL: level } });
+      try {
+        const gateway = platform.broker.getLocalService("gateway") as unknown as {
+          logger: { debug: (...args: unknown[]) => void };
+        };
+        const lines: string[] = [];
+        const debug = gateway.logger.debug.bind(gateway.logger);
+        gateway.logger.debug = (...args: unknown[]) => (lines.push(String(args[0])), debug(...args));
+        const login = await fetch(`${platform.baseUrl}/login`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ user: { username: "admin", password: ADMIN_PASSWORD } }),
+        });
+        expect(login.status).toBe(200);
+        // The log line is written when the response closes: wait for it.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const logged = lines.filter((l) => l.startsWith("POST /login 200"));
+        expect(logged).toHaveLength(level === "debug" ? 1 : 0);
+      } finally {
+        await platform.stop();
+      }
+    }
+  });
+});
