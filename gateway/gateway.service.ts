@@ -140,7 +140,7 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       if (op.access !== "public") {
         const credentials = readCredentials(req, this.cookieName());
         if (!credentials) throw new UnauthorizedError();
-        const caller = await this.callers.resolve(ctx, credentials);
+        const caller = this.callers.cached(credentials) ?? (await this.callers.resolve(ctx, credentials));
         if (!mayCall(op.access, caller, op.action)) throw refusal(op.action, op.access);
         ctx.meta.caller = caller;
       }

@@ -9,7 +9,7 @@
  *  - moleculer-web's response log is off (logResponse), the answer itself unchanged.
  */
 import { withStore } from "../support/engine-fixtures";
-import { expectError, usePlatform } from "../support/platform";
+import { ADMIN_PASSWORD, expectError, startPlatform, usePlatform } from "../support/platform";
 
 const env = usePlatform();
 
@@ -84,7 +84,6 @@ test("key-less form creates are separate requests: same body twice is created on
 
 describe("with metrics off", () => {
   test("the access log still names each request at debug level; at warn the request is only drained", async () => {
-    const { startPlatform, ADMIN_PASSWORD } = await import("../support/platform");
     for (const level of ["debug", "warn"]) {
       const platform = await startPlatform({ env: { METRICS_PORT: "off", LOG_LEVEL: level } });
       try {
