@@ -11,6 +11,8 @@ import { loadConfig } from "../../shared/config";
 import { RemoteBackend } from "../../shared/store/remote";
 import { MAX_BATCH } from "../../shared/store/remote-batch";
 import { DuplicateKeyError, type Collection } from "../../shared/store/types";
+import { bindConfig } from "../../shared/runtime";
+import storeService from "../../services/store/store.service";
 import { startPlatform, tempDir, type Platform } from "../support/platform";
 
 const NATS_URL = process.env.NATS_URL!;
@@ -157,4 +159,37 @@ test("a call alone in its turn goes as a call of its own", async () => {
     modifiedCount: 1,
   });
   expect(actionsCalled()).toEqual(["store.updateOne"]);
+});
+
+test("a store of an older release, without store.batch, gets each call alone, each answered", async () => {
+  const namespace = `store-old-${randomUUID().slice(0, 8)}`;
+  const options = (name: string) => ({
+    ...brokerOptions(loadConfig({ TRANSPORTER: NATS_URL, NAMESPACE: namespace, METRICS_PORT: "off" })),
+    nodeID: `${namespace}-${name}`,
+    logger: false,
+  });
+  const older = new ServiceBroker(options("store"));
+  const { batch: _batch, ...actions } = storeService.actions as Record<string, unknown>;
+  const dataDir = tempDir();
+  bindConfig(older, loadConfig({ DATA_DIR: dataDir, METRICS_PORT: "off" }));
+  older.createService({ ...storeService, actions } as never);
+  const client = new ServiceBroker(options("client"));
+  try {
+    await Promise.all([older.start(), client.start()]);
+    await client.waitForServices(["store"], 10_000);
+    const coll = new RemoteBackend(client).collection("old");
+    await coll.createIndex({ keys: { group: 1 } });
+    for (let i = 0; i < 6; i++) await coll.insertOne({ _id: `d${i}`, group: i % 3 });
+    const sent = jest.spyOn(client, "call");
+    const answers = await Promise.all([
+      coll.count({ group: 0 }),
+      coll.updateMany({ group: 1 }, { $set: { seen: true } }),
+      coll.deleteOne({ _id: "d5" }),
+    ]);
+    expect(answers).toEqual([2, { matchedCount: 2, modifiedCount: 2 }, 1]);
+    expect(sent.mock.calls.map((c) => c[0])).toEqual(["store.count", "store.updateMany", "store.deleteOne"]);
+  } finally {
+    await client.stop();
+    await older.stop();
+  }
 });
