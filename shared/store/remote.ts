@@ -91,13 +91,19 @@ export class RemoteBackend implements Store {
     return this.direct<R>(method, params, parent);
   }
 
-  /** One call, one request. */
+  /**
+   * One call, one request. A child of `parent` for its trace and log lines, but not through
+   * `parent.call`: Moleculer skips a child call once its parent's own timeout has passed, and an
+   * engine replica's writes run in the context of the call that started the job, long after it.
+   */
   private async direct<R>(method: string, params: Record<string, unknown>, parent?: Context): Promise<R> {
     try {
       const action = `${this.service}.${method}`;
-      return parent
-        ? await parent.call<R, Record<string, unknown>>(action, params)
-        : await this.broker.call<R, Record<string, unknown>>(action, params);
+      return await this.broker.call<R, Record<string, unknown>>(
+        action,
+        params,
+        parent ? { parentCtx: parent } : undefined,
+      );
     } catch (err) {
       throw rebuild(err);
     }

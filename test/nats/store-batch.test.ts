@@ -193,3 +193,29 @@ test("a store of an older release, without store.batch, gets each call alone, ea
     await older.stop();
   }
 });
+
+test("a store call made after its action's own timeout has passed still goes (a job's next write)", async () => {
+  const coll = await seeded();
+  // An engine replica's writes run in the context of the action that started the job, long after
+  // that call's timeout: the store call must not be skipped as Moleculer skips a late child call.
+  let write: Promise<unknown> | undefined;
+  caller.createService({
+    name: "latewriter",
+    actions: {
+      start: {
+        async handler() {
+          await new Promise((r) => setTimeout(r, 300));
+          write = coll.updateOne({ _id: "d0" }, { $set: { late: true } });
+          return write;
+        },
+      },
+    },
+  });
+  await caller.waitForServices(["latewriter"], 5000);
+  await expect(
+    caller.call("latewriter.start", {}, { timeout: 100, meta: { platform: true } }),
+  ).rejects.toThrow();
+  await new Promise((r) => setTimeout(r, 400));
+  await expect(write).resolves.toEqual({ matchedCount: 1, modifiedCount: 1 });
+  expect(await coll.findOne({ _id: "d0" })).toMatchObject({ late: true });
+});
