@@ -43,7 +43,17 @@ export interface ProfileActivatedEvent {
  */
 export const ENGINE_EVENTS = {
   changes: "engine.jobChanges",
+  /**
+   * Over a transporter, the `changes` of one event-loop turn of an engine replica as one message
+   * (`{changes: JobChangesEvent[]}`) to each node that listens to `changes`; that node hands each
+   * to its own listeners as a local `changes` event (shared/job-changes-batch.ts).
+   */
+  changesBatch: "engine.jobChangesBatch",
 } as const;
+
+export interface JobChangesBatchEvent {
+  changes: JobChangesEvent[];
+}
 
 export interface JobChangedEvent {
   jobId: string;
