@@ -14,9 +14,17 @@ interface Pool {
 
 const pools = new Map<string, Pool>();
 
+/** Keys already made, per target: a kept target (./target-cache.ts) serves many calls. */
+const keys = new WeakMap<Target, string>();
+
 /** What makes two targets need different sockets. */
 function poolKey(target: Target): string {
-  return JSON.stringify([target.generation, target.base.origin, target.tls, target.maxInFlight]);
+  let key = keys.get(target);
+  if (key === undefined) {
+    key = JSON.stringify([target.generation, target.base.origin, target.tls, target.maxInFlight]);
+    keys.set(target, key);
+  }
+  return key;
 }
 
 /** The adapter's pool; a changed generation or TLS setting replaces (and closes) the old one. */
