@@ -36,6 +36,11 @@ export function poolFor(target: Target): Agent {
   const agent = new Agent({
     connections: target.maxInFlight,
     keepAliveTimeout: 10_000,
+    // No undici timers of its own (300 s each by default, re-armed twice per request): every
+    // request sent over this pool runs under the adapter's timeout, which bounds the headers and
+    // the body together (./proxy.ts, `deadline`).
+    headersTimeout: 0,
+    bodyTimeout: 0,
     connect: {
       ...(target.tls.ca !== undefined && { ca: target.tls.ca }),
       rejectUnauthorized: target.tls.rejectUnauthorized,
