@@ -90,6 +90,17 @@ export interface AdapterDeletedEvent {
 }
 
 /**
+ * adapters -> adapters: an adapter instance was updated, stopped, started, restarted or deleted.
+ * Every replica forgets the target it keeps for it (services/adapters/orchestrator/target-cache.ts),
+ * so its next proxy call reads the stored adapter. A hint, not a record: the store stays the truth,
+ * and a replica that missed it reads the store again within TARGET_TTL_MS.
+ */
+export const ADAPTER_CHANGED_EVENT = "adapters.changed";
+export interface AdapterChangedEvent {
+  name: string;
+}
+
+/**
  * scheduler -> schedulers: an automation's schedule was written (created, changed, re-enabled).
  * Every replica re-arms its timer if this due time is earlier than the one it waits for
  * (docs/scheduler.md#firing-at-the-due-time). A hint, not a record: the store stays the truth.
