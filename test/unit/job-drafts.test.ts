@@ -1,8 +1,8 @@
 /**
  * The engine's job writes (services/engine/run/jobs.ts) share the tasks a write does not touch
  * with the remembered job, frozen: what is stored is what a full copy of the job would store; an
- * untouched task is never copied or written; a task changed without writableTask still gets
- * written (the write runs again on a full copy, and says so once).
+ * untouched task is never copied or written; a task changed without writableTask fails the write
+ * loudly (a TypeError from the frozen task) and nothing is stored: no fallback hides the bug.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -88,37 +88,52 @@ test("an untouched task stays shared and frozen; a changed one is stored as a fu
   expect((await stored("j1")).tasks.a!.status).toBe("error");
 });
 
-test("a task changed without writableTask is still written, on a full copy, and reported once per change", async () => {
+test("a task changed without writableTask fails the write loudly (TypeError) and nothing is stored", async () => {
   await jobs.insert(newJob("j2"));
-  const reported: TypeError[] = [];
-  jobs.onFullCopy = (err) => void reported.push(err);
-  const written = await jobs.update("j2", (draft) => {
-    draft.tasks.b!.status = "error"; // skips writableTask
-    (draft.tasks.b!.variables as any).incoming.nested.list.push(3);
-  });
-  expect(written!.changed).toBe(true);
-  expect(reported).toHaveLength(1);
-  expect(reported[0]).toBeInstanceOf(TypeError);
+  await expect(
+    jobs.update("j2", (draft) => {
+      (draft.tasks.b!.variables as any).incoming.nested.list.push(3); // skips writableTask
+    }),
+  ).rejects.toBeInstanceOf(TypeError);
+  await expect(
+    jobs.update("j2", (draft) => {
+      draft.tasks.b!.status = "error"; // skips writableTask
+    }),
+  ).rejects.toBeInstanceOf(TypeError);
   const doc = await stored("j2");
-  expect(doc.tasks.b!.status).toBe("error");
-  expect((doc.tasks.b!.variables as any).incoming.nested.list).toEqual([1, 2, 3]);
+  expect(doc.tasks.b!.status).toBe("running");
+  expect((doc.tasks.b!.variables as any).incoming.nested.list).toEqual([1, 2]);
+  expect(doc.version).toBe(1);
   // The other tasks are as they were.
   expect(doc.tasks.a!.status).toBe("complete");
   expect(doc.tasks.c!.status).toBe("incomplete");
 });
 
-test("a strict store (onFullCopy throws) refuses such a write and stores nothing", async () => {
+test("a strict failure is not a message match: a refusal the change throws itself is passed on as it is", async () => {
   await jobs.insert(newJob("j3"));
-  jobs.onFullCopy = (err) => {
-    throw err;
-  };
+  const refusal = new TypeError("Cannot assign to read only property 'status' of object");
   await expect(
-    jobs.update("j3", (draft) => {
-      draft.tasks.b!.status = "error";
+    jobs.update("j3", () => {
+      throw refusal;
     }),
-  ).rejects.toBeInstanceOf(TypeError);
+  ).rejects.toBe(refusal);
   expect((await stored("j3")).tasks.b!.status).toBe("running");
   expect((await stored("j3")).version).toBe(1);
+});
+
+test("without the machinery (PERF_MACHINERY=off) a draft is a full copy: a direct change is written", async () => {
+  const plain = new JobStore(new JobRepository(backend), { machinery: false });
+  await plain.insert(newJob("j3b"));
+  const written = await plain.update("j3b", (draft) => {
+    draft.tasks.b!.status = "error";
+    (draft.tasks.b!.variables as any).incoming.nested.list.push(3);
+  });
+  expect(written!.changed).toBe(true);
+  expect(Object.isFrozen(written!.job.tasks.a)).toBe(false);
+  const doc = await stored("j3b");
+  expect(doc.tasks.b!.status).toBe("error");
+  expect((doc.tasks.b!.variables as any).incoming.nested.list).toEqual([1, 2, 3]);
+  expect(JSON.stringify(written!.job)).toBe(JSON.stringify(doc));
 });
 
 test("the caller's job is never frozen by insert or update", async () => {
@@ -176,14 +191,11 @@ test("the workflow's graph is shared by every draft, frozen, never written; a wr
   expect(fresh!.job.transitions).toBe(fresh!.before.transitions);
   expect((await stored("j6")).transitions).toEqual(job.transitions);
 
-  // A change into it (no transition makes one) is written on a full copy and reported.
-  const reported: TypeError[] = [];
-  jobs.onFullCopy = (err) => void reported.push(err);
-  await jobs.update("j6", (draft) => {
-    (draft.transitions as any).a.c = { state: "error", type: "standard" };
-  });
-  expect(reported).toHaveLength(1);
-  expect((await stored("j6")).transitions).toEqual({
-    a: { b: { state: "success", type: "standard" }, c: { state: "error", type: "standard" } },
-  });
+  // A change into it (no transition makes one) fails the write; the stored graph stays.
+  await expect(
+    jobs.update("j6", (draft) => {
+      (draft.transitions as any).a.c = { state: "error", type: "standard" };
+    }),
+  ).rejects.toBeInstanceOf(TypeError);
+  expect((await stored("j6")).transitions).toEqual(job.transitions);
 });

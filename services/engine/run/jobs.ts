@@ -11,6 +11,12 @@
  *
  * The store's side (the reads, the insert, the compare-and-set itself) is ../jobs.repository.ts;
  * this class decides what to write.
+ *
+ * Performance machinery (PERF_MACHINERY, on by default): a draft shares the remembered job's tasks,
+ * deep-frozen, and a transition takes its own copy of a task with writableTask before changing it;
+ * a write into a shared task throws a TypeError, which fails the write (a bug the tests find, never
+ * a slower path taken quietly). Off, a draft is a full copy and changes are found by comparing
+ * JSON texts: the differential test (test/engine/perf-machinery.test.ts) runs both ways.
  */
 import { copyPlain, deepFreeze, setOwn } from "../../../shared/objects";
 import { parseFrozen } from "../../../shared/frozen-json";
@@ -43,8 +49,15 @@ export class JobStore {
   /** The values too big for their job (./outputs.ts). */
   readonly outputs: JobOutputRepository;
 
-  constructor(private readonly jobs: JobRepository) {
+  /** PERF_MACHINERY (see above): false makes every draft a full, unfrozen copy. */
+  private readonly machinery: boolean;
+
+  constructor(
+    private readonly jobs: JobRepository,
+    options: { machinery?: boolean } = {},
+  ) {
     this.outputs = jobs.outputs;
+    this.machinery = options.machinery ?? true;
   }
 
   /** The stored job with its values put back (and it is remembered), or null. */
@@ -62,7 +75,7 @@ export class JobStore {
         if (err instanceof OutputGoneError && attempt < 4) continue;
         throw err;
       }
-      this.remember(frozenTasks(doc));
+      this.remember(this.machinery ? frozenTasks(doc) : doc);
       return doc;
     }
   }
@@ -73,7 +86,7 @@ export class JobStore {
     // keeps it without a copy or a second serialization.
     const text = JSON.stringify(job);
     if (text.length <= MIN_SPILL_BYTES || text.length <= spillThreshold(job)) {
-      const doc = parseFrozen(text) as RunJob;
+      const doc = (this.machinery ? parseFrozen(text) : JSON.parse(text)) as RunJob;
       await this.jobs.insert(doc);
       this.remember(doc);
       return;
@@ -92,7 +105,7 @@ export class JobStore {
       await this.outputs.drop(doc.spilled ?? []).catch(() => undefined);
       throw err;
     }
-    this.remember(frozenTasks(doc));
+    this.remember(this.machinery ? frozenTasks(doc) : doc);
   }
 
   /**
@@ -115,24 +128,18 @@ export class JobStore {
           if (!base) return null;
         }
         // The engine's largest cost per transition was copying the whole job: the draft shares
-        // its tasks (frozen) until a transition changes one.
-        let draft = draftOf(base);
+        // its tasks (frozen) until a transition changes one. A write into a shared task throws
+        // (a TypeError): refused like any other throw, and thrown again on the fresh read.
+        const draft = this.machinery ? draftOf(base) : copyPlain(base);
         let result: R;
         try {
-          try {
-            result = change(draft);
-          } catch (err) {
-            if (!writesFrozen(err)) throw err;
-            this.onFullCopy(err as TypeError);
-            draft = copyPlain(base);
-            result = change(draft);
-          }
+          result = change(draft);
         } catch (err) {
           if (!cached) throw err;
           base = null; // refused on a remembered copy: check on the stored one
           continue;
         }
-        const delta = changes(base, draft);
+        const delta = changes(base, draft, this.machinery);
         if (!delta) {
           if (!cached) return { before: base, job: base, result, changed: false };
           base = null;
@@ -161,9 +168,6 @@ export class JobStore {
   private async dropQuietly(entries: SpillRef[]): Promise<void> {
     await this.outputs.drop(entries).catch(() => undefined);
   }
-
-  /** A change wrote into a shared (frozen) task: a case writableTask missed. Logged, never lost. */
-  onFullCopy: (err: TypeError) => void = () => undefined;
 
   private remember(job: RunJob): void {
     this.cache.delete(job._id);
@@ -236,8 +240,7 @@ function samePlain(a: unknown, b: unknown): boolean {
 /**
  * Parts of a job no transition changes: the workflow's graph, copied into the job at its start
  * (about 600 bytes for ten tasks, the largest part after the tasks). Drafts share them, frozen, so
- * a write neither copies nor compares them. A change into one would throw and be written on a full
- * copy (onFullCopy), never lost.
+ * a write neither copies nor compares them. A change into one throws: the write fails.
  */
 const READ_ONLY_PARTS = new Set<keyof RunJob>(["transitions"]);
 
@@ -282,14 +285,6 @@ function frozenTasks(job: RunJob): RunJob {
   return job;
 }
 
-/** A TypeError from writing into a frozen object (V8's words for assign, add, delete, define). */
-function writesFrozen(err: unknown): boolean {
-  return (
-    err instanceof TypeError &&
-    /read.only|not extensible|Cannot (assign|add|delete|define|redefine)/i.test(err.message)
-  );
-}
-
 /**
  * JSON texts of a remembered job's tasks, by task id, so the next write compares a changed task
  * without serializing the old one again. Keyed by the job object, not the task: the store holds
@@ -304,9 +299,10 @@ const taskTexts = new WeakMap<RunJob, Map<string, string>>();
  * Tasks are set one by one (`tasks.<id>`): task ids are checked to be plain names when a workflow
  * is stored. A task the draft took but left as it was goes back to the
  * shared one; a changed task is kept as the store will hold it, frozen (parseFrozen), for the next
- * draft.
+ * draft. Without the machinery (`machinery` false: full copies) every part is compared by its
+ * JSON text and stored parsed, unfrozen.
  */
-function changes(before: RunJob, after: RunJob): Delta | null {
+function changes(before: RunJob, after: RunJob, machinery: boolean): Delta | null {
   const set: Record<string, unknown> = {};
   const sizes: Record<string, number> = {};
   let unset: Record<string, ""> | undefined;
@@ -321,11 +317,11 @@ function changes(before: RunJob, after: RunJob): Delta | null {
   /** The JSON text of `a` when it differs from `b` (whose text may be known), else undefined. */
   const differs = (a: unknown, b: unknown, bText?: string): string | undefined => {
     // Most parts are untouched copies: comparing them costs less than serializing them.
-    if (samePlain(a, b)) return undefined;
+    if (machinery && samePlain(a, b)) return undefined;
     const text = jsonOf(a);
     return text === undefined || text === (bText ?? jsonOf(b)) ? undefined : text;
   };
-  const oldTexts = taskTexts.get(before);
+  const oldTexts = machinery ? taskTexts.get(before) : undefined;
   const texts = new Map<string, string>();
   for (const key of Object.keys(after) as (keyof RunJob)[]) {
     if (key === "_id" || key === "version" || key === "last_updated") continue;
@@ -348,7 +344,7 @@ function changes(before: RunJob, after: RunJob): Delta | null {
         continue;
       }
       // Frozen with its text: the store keeps it without a copy; the next draft shares it.
-      const stored = parseFrozen(text) as RunTask | null;
+      const stored = (machinery ? parseFrozen(text) : JSON.parse(text)) as RunTask | null;
       set[`tasks.${id}`] = stored;
       setOwn(after.tasks, id, stored);
       texts.set(id, text);

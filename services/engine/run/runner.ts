@@ -75,17 +75,7 @@ export class Runner {
 
   constructor(private readonly host: RunnerHost) {
     this.me = `${host.broker.nodeID}/${randomUUID().slice(0, 8)}`;
-    this.jobs = new JobStore(host.jobs);
-    let told = false;
-    this.jobs.onFullCopy = (err) => {
-      if (host.settings.strictDrafts) throw err;
-      // Once per replica: the write is right, only slower; the stack names the place to fix.
-      if (told) return;
-      told = true;
-      this.logger.warn(
-        `engine: a job write changed a shared task; drafts now copy whole jobs when that happens. ${err.stack}`,
-      );
-    };
+    this.jobs = new JobStore(host.jobs, { machinery: host.settings.machinery });
   }
 
   private get broker() {
