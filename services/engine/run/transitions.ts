@@ -161,7 +161,9 @@ export function renewClaim(
 ): boolean {
   const task = readTask(job, taskId);
   if (!live(job) || !task || task.status !== "running" || task.claim?.run !== run) return false;
-  taskAt(job, taskId)!.claim!.until = now + claimTtlMs;
+  // A new claim object: the draft's task shares its members with the stored one (jobs.ts writableTask).
+  const own = taskAt(job, taskId)!;
+  own.claim = { ...own.claim!, until: now + claimTtlMs };
   return true;
 }
 
