@@ -215,7 +215,8 @@ export function finish(job: RunJob, id: string, outcome: Outcome, step: Step): v
     retry.count < retry.limit &&
     (retry.state?.length ? retry.state : ["error"]).includes(outcome.state)
   ) {
-    retry.count++;
+    // A new object: the draft's task shares its members with the stored one (jobs.ts writableTask).
+    task.retrySettings = { ...retry, count: retry.count + 1 };
     task.status = "running";
     clearRunState(task);
     task.wakeAt = step.now + retry.delay;
