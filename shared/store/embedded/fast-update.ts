@@ -18,7 +18,7 @@ import { isEqual } from "mingo/util";
 import { isPlainObject as isPlain } from "../../objects";
 import type { Doc, RawUpdate, Update } from "../types";
 import type { WrittenValue } from "./depth";
-import { keepFrozenSize, memberSize } from "./size";
+import { memberSize } from "./size";
 import type { StoredDoc } from "./table";
 
 type Op = "$set" | "$inc" | "$push" | "$unset";
@@ -93,8 +93,6 @@ function stepsOf(update: RawUpdate): Step[] | undefined {
         step.json = known ?? JSON.stringify(operand);
         if (step.json === undefined) return undefined;
         step.value = known !== undefined ? operand : JSON.parse(step.json);
-        // Deep-frozen: its size is kept, so replacing it later costs no walk (size.ts).
-        if (known !== undefined && typeof operand === "object" && operand !== null) keepFrozenSize(operand);
       }
       steps.push(step);
     }

@@ -15,17 +15,6 @@ import { BSON } from "mongodb";
 import type { Doc } from "../types";
 
 const sizes = new WeakMap<object, number>();
-/**
- * The BSON sizes (as documents) of deep-frozen values a fast update stored as given (values with
- * their JSON text, shared/frozen-json.ts): they can never change, so the next update that replaces
- * one (the engine's next write of the same task) subtracts its size without walking it again.
- */
-const frozenSizes = new WeakMap<object, number>();
-
-/** Measures a deep-frozen value now and keeps its size while it lives (see frozenSizes). */
-export function keepFrozenSize(value: object): void {
-  if (!frozenSizes.has(value)) frozenSizes.set(value, bsonDocumentSize(value));
-}
 
 /** The BSON size of `doc`, measured once per stored image. */
 export function documentSize(doc: Doc): number {
@@ -80,8 +69,7 @@ function elementSize(keyLength: number, key: string | undefined, value: unknown,
       return head; // an array's: a null (an object's is left out: memberSize)
     case "object":
       if (value === null) return head;
-      if (Array.isArray(value) || isPlain(value))
-        return head + (frozenSizes.get(value) ?? bsonDocumentSize(value));
+      if (Array.isArray(value) || isPlain(value)) return head + bsonDocumentSize(value);
   }
   // A Date, a Buffer, a BSON type, or what the driver leaves out (functions, symbols): its rules.
   return BSON.calculateObjectSize({ [key ?? String(index)]: value }) - 5;
