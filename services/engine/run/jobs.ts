@@ -195,22 +195,11 @@ export class JobStore {
 }
 
 /**
- * JSON text of the parts of jobs, by object: the remembered copy of a job is never changed (writes
- * work on a copy), so each write serializes only the new version of each part, not the old one too.
+ * The JSON text of a part of a job. No texts are kept by object: jsonSame spares serializing the
+ * old version of a part but when it is unsure, and an entry per remembered part in a WeakMap made
+ * every garbage collection dearer than the serializations it saved.
  */
-const serialized = new WeakMap<object, string>();
-
-function jsonOf(value: unknown): string | undefined {
-  if (typeof value !== "object" || value === null) return JSON.stringify(value);
-  // A frozen part is shared with the store, which may keep it long after this job: no text kept.
-  if (Object.isFrozen(value)) return JSON.stringify(value);
-  let text = serialized.get(value);
-  if (text === undefined) {
-    text = JSON.stringify(value);
-    serialized.set(value, text);
-  }
-  return text;
-}
+const jsonOf = (value: unknown): string | undefined => JSON.stringify(value);
 
 /**
  * Whether the JSON texts of `a` and `b` are equal, found by walking them instead of serializing:
@@ -460,13 +449,6 @@ function frozenTasks(job: RunJob): RunJob {
 }
 
 /**
- * JSON texts of the tasks a write changed, by task id (planSpill sizes them). Keyed by the job
- * object, not the task: the store holds the same (frozen) tasks, and their texts must not live as
- * long as they do.
- */
-const taskTexts = new WeakMap<RunJob, Map<string, string>>();
-
-/**
  * The `$set` and `$unset` that turn `before` into `after` (JSON values: what the store will hold),
  * or null when they are the same. A member the draft deleted (or left undefined) is unset: a
  * resumed job's `deferred` must leave the store too, or a second pause would take it up again.
@@ -498,7 +480,6 @@ function changes(before: RunJob, after: RunJob, machinery: boolean): Delta | nul
     if (text === undefined) return undefined;
     return same === false || text !== jsonOf(b) ? text : undefined;
   };
-  const texts = new Map<string, string>();
   for (const key of Object.keys(after) as (keyof RunJob)[]) {
     if (key === "_id" || key === "version" || key === "last_updated") continue;
     if (key !== "tasks") {
@@ -522,18 +503,17 @@ function changes(before: RunJob, after: RunJob, machinery: boolean): Delta | nul
       const stored = (machinery ? storedTask(task, old, text) : JSON.parse(text)) as RunTask | null;
       set[`tasks.${id}`] = stored;
       setOwn(after.tasks, id, stored);
-      texts.set(id, text);
+      sizes[`tasks.${id}`] = text.length;
       any = true;
     }
   }
-  taskTexts.set(after, texts);
   return any ? { set, sizes, ...(unset && { unset }) } : null;
 }
 
 interface Delta {
   set: Record<string, unknown>;
   unset?: Record<string, "">;
-  /** The JSON length of each top-level part in `set` (tasks' texts are in taskTexts). */
+  /** The JSON length of each value in `set` (top-level parts and `tasks.<id>`). */
   sizes: Record<string, number>;
 }
 
@@ -553,9 +533,7 @@ function planSpill(
   const { set } = delta;
   const unset = delta.unset ?? {};
   const old = base.spilled ?? [];
-  const texts = taskTexts.get(draft);
-  const sizeOf = (key: string) =>
-    key.startsWith("tasks.") ? (texts?.get(key.slice(6))?.length ?? 0) : (delta.sizes[key] ?? 0);
+  const sizeOf = (key: string) => delta.sizes[key] ?? 0;
   const manyErrors = Object.hasOwn(set, "error") && (draft.error?.length ?? 0) > ERROR_RECORDS_INLINE;
   if (old.length === 0 && !manyErrors && Object.keys(set).every((key) => sizeOf(key) <= MIN_SPILL_BYTES))
     return null;
