@@ -95,7 +95,7 @@ test("an insert keeps a frozen document with its text as given, logs that text, 
   }
 });
 
-test("a frozen value's kept size: replacing it later answers the size the driver measures", () => {
+test("fast updates that set and then replace frozen values keep the document's size as the driver measures it", () => {
   let doc = { _id: "j9", version: 1, tasks: { a: { status: "running", n: 1 } } } as unknown as StoredDoc;
   let size = bsonDocumentSize(doc);
   const values = [
@@ -110,7 +110,7 @@ test("a frozen value's kept size: replacing it later answers the size the driver
     })!;
     size += update.sizeDelta;
     doc = update.doc;
-    // The stored (frozen, size kept) value is the one replaced next: the delta must still be exact.
+    // The stored (frozen) value is the one replaced next: the delta must still be exact.
     expect(size).toBe(BSON.calculateObjectSize(JSON.parse(JSON.stringify(doc))));
   }
 });
