@@ -188,6 +188,7 @@ const storeService: ServiceSchema<ServiceSettingSchema, Record<string, never>, S
     this.store = await openEmbeddedStore(config.dataDir, {
       fsync: config.storeFsync,
       queryShapes: config.storeQueryShapes,
+      machinery: config.perfMachinery,
     });
   },
 
