@@ -17,6 +17,7 @@ import { restartWindowMiddleware } from "../shared/restart-window";
 import { RedactingValidator } from "../shared/validator";
 import { tracingOptions } from "../shared/telemetry";
 import { CoalescingNatsTransporter } from "./nats-transporter";
+import { jobChangesBatchMiddleware } from "../shared/job-changes-batch";
 
 /**
  * NATS gets explicit options (reconnect forever) and packets written together per event-loop turn
@@ -77,6 +78,8 @@ export function brokerOptions(config: PlatformConfig): BrokerOptions {
       idempotencyMiddleware(),
       restartWindowMiddleware(),
       oversizedAnswersMiddleware(),
+      // A node listening to engine.jobChanges takes them several to a message (over NATS).
+      jobChangesBatchMiddleware(),
       // Last: the outermost, so a refused call is refused before anything else looks at it.
       authorizationMiddleware(config.authCacheMs),
     ]),

@@ -14,7 +14,7 @@
  * Then, open loop, BENCH_PACED_JOBS jobs started at half the peak jobs/s just measured: the
  * start-to-complete p99 at that load (the issue's aim: under 100 ms).
  * The load's HTTP client runs in its own process (./engine/load-child.ts) unless BENCH_CLIENT=same.
- * Env: BENCH_JOBS (1500), BENCH_NATS_JOBS (800), BENCH_CONCURRENCY (32), BENCH_FINISH (400), BENCH_PACED_JOBS (500),
+ * Env: BENCH_JOBS (1500), BENCH_NATS_JOBS (800), BENCH_CONCURRENCY (32), BENCH_FINISH (400, 0 skips), BENCH_PACED_JOBS (500),
  * BENCH_WARMUP_JOBS (100), BENCH_MAX_S (per measured run, 120), BENCH_QUIET_WAIT (s, 20),
  * BENCH_ONLY (in-process,nats), BENCH_PROFILE_DIR (children write CPU profiles there), NATS_URL.
  */
@@ -27,7 +27,7 @@ import { intEnv } from "./support/env";
 const JOBS = intEnv("BENCH_JOBS", 1500, 10);
 const NATS_JOBS = intEnv("BENCH_NATS_JOBS", 800, 10);
 const CONCURRENCY = intEnv("BENCH_CONCURRENCY", 32, 1);
-const FINISH = intEnv("BENCH_FINISH", 400, 10);
+const FINISH = intEnv("BENCH_FINISH", 400, 0);
 const ONLY = process.env.BENCH_ONLY?.split(",").map((s) => s.trim());
 
 /** The aims of the engine issue, in task transitions per second. */

@@ -15,7 +15,14 @@
  * proxy/direct (aim >= 0.35x). Table on stdout, JSON in bench/results/proxy.json.
  *
  * Env: BENCH_DURATION (s, 10), BENCH_WARMUP (s, 2), BENCH_CONNECTIONS (32), BENCH_ROUNDS (3),
- * BENCH_DEVICES (devices in the answered list, 10), BENCH_QUIET_WAIT (s, 20).
+ * BENCH_DEVICES (devices in the answered list, 10), BENCH_QUIET_WAIT (s, 20), BENCH_ONLY (scenarios
+ * to run, e.g. `floor,proxy`; a partial run writes proxy-partial.json).
+ *
+ * On a shared machine req/s is noise, so each round also prints the CPU the bench process (the floor's
+ * broker and the platform both live in it; only one is under load at a time) spent per answered
+ * request: µs/req. The stand-in's CPU and autocannon's are the same for floor and proxy and are left
+ * out. cpu floor/proxy is the ratio that req/s would show on an idle machine where the bench process
+ * is the bottleneck. Run the bench with `node --cpu-prof` (and BENCH_ONLY=proxy) to profile the proxy.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -32,6 +39,12 @@ const settings: LoadSettings = {
   quietWaitS: intEnv("BENCH_QUIET_WAIT", 20, 0),
 };
 const rounds = intEnv("BENCH_ROUNDS", 3, 1);
+type Scenario = "direct" | "floor" | "proxy";
+const ONLY = process.env.BENCH_ONLY?.split(",").map((s) => s.trim());
+const runs = (id: Scenario) => !ONLY || ONLY.includes(id);
+/** CPU µs the bench process (gateway and adapter, or the floor) spent per answered request. */
+const benchUsPerReq = (r: LoadResult) =>
+  r.requests === 0 ? null : Math.round((r.cpu.ms.bench * 1000) / r.requests);
 const QUERY_PATH = "/restconf/data/tailf-ncs:devices";
 
 function startUpstream(): Promise<{ port: number; bytes: number }> {
@@ -56,7 +69,7 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
   return text;
 }
 
-const best = (runs: LoadResult[]) => runs.reduce((a, b) => (b.reqPerSec > a.reqPerSec ? b : a));
+const best = (rs: LoadResult[]) => rs.reduce((a, b) => (b.reqPerSec > a.reqPerSec ? b : a));
 
 async function main(): Promise<void> {
   const dataDir = scratchSpace("bench-proxy-");
@@ -92,41 +105,61 @@ async function main(): Promise<void> {
     if ((await post(floorUrl, JSON.parse(body))) !== proxied)
       throw new Error("the floor did not answer what the proxy answers");
 
-    const results: Record<"direct" | "floor" | "proxy", LoadResult[]> = { direct: [], floor: [], proxy: [] };
+    const results: Record<Scenario, LoadResult[]> = { direct: [], floor: [], proxy: [] };
+    const row = (name: string, r: LoadResult) =>
+      `${name.padEnd(8)} ${String(Math.round(r.reqPerSec)).padStart(8)} req/s   p50 ${r.p50Ms} ms   p99 ${r.p99Ms} ms   ` +
+      `bench process ${benchUsPerReq(r)} µs/req   errors ${r.non2xx + r.errors + r.timeouts}`;
     for (let round = 1; round <= rounds; round++) {
       console.log(`round ${round}/${rounds}`);
-      results.direct.push(await measure(`http://127.0.0.1:${upstream.port}${QUERY_PATH}`, {}, settings));
-      results.floor.push(
-        await measure(floorUrl, { "content-type": "application/json" }, settings, { method: "POST", body }),
-      );
-      results.proxy.push(
-        await measure(
-          `${base}/orchestrator_manager/restQuery/bench`,
-          { "content-type": "application/json", authorization: auth.authorization },
-          settings,
-          { method: "POST", body },
-        ),
-      );
+      if (runs("direct"))
+        results.direct.push(await measure(`http://127.0.0.1:${upstream.port}${QUERY_PATH}`, {}, settings));
+      if (runs("floor"))
+        results.floor.push(
+          await measure(floorUrl, { "content-type": "application/json" }, settings, { method: "POST", body }),
+        );
+      if (runs("proxy"))
+        results.proxy.push(
+          await measure(
+            `${base}/orchestrator_manager/restQuery/bench`,
+            { "content-type": "application/json", authorization: auth.authorization },
+            settings,
+            { method: "POST", body },
+          ),
+        );
+      for (const id of ["direct", "floor", "proxy"] as const)
+        if (runs(id)) console.log("  " + row(id, results[id][round - 1]));
+      if (runs("floor") && runs("proxy")) {
+        const [f, p] = [benchUsPerReq(results.floor[round - 1]), benchUsPerReq(results.proxy[round - 1])];
+        if (f && p) console.log(`  cpu floor/proxy ${(f / p).toFixed(2)}x`);
+      }
     }
-    const direct = best(results.direct);
-    const floorBest = best(results.floor);
-    const proxy = best(results.proxy);
-    const ratio = Math.round((proxy.reqPerSec / direct.reqPerSec) * 100) / 100;
-    const floorRatio = Math.round((proxy.reqPerSec / floorBest.reqPerSec) * 100) / 100;
-    const row = (name: string, r: LoadResult) =>
-      `${name.padEnd(8)} ${String(Math.round(r.reqPerSec)).padStart(8)} req/s   p50 ${r.p50Ms} ms   p99 ${r.p99Ms} ms   errors ${r.non2xx + r.errors + r.timeouts}`;
+    const round2 = (n: number) => Math.round(n * 100) / 100;
+    const direct = results.direct.length ? best(results.direct) : undefined;
+    const floorBest = results.floor.length ? best(results.floor) : undefined;
+    const proxy = results.proxy.length ? best(results.proxy) : undefined;
+    const ratio = direct && proxy ? round2(proxy.reqPerSec / direct.reqPerSec) : null;
+    const floorRatio = floorBest && proxy ? round2(proxy.reqPerSec / floorBest.reqPerSec) : null;
+    // CPU per request, each scenario's least over its rounds (other work only ever adds to it).
+    const leastUs = (rs: LoadResult[]) =>
+      rs
+        .map(benchUsPerReq)
+        .reduce<number | null>((a, b) => (b !== null && (a === null || b < a) ? b : a), null);
+    const cpuUs = { floor: leastUs(results.floor), proxy: leastUs(results.proxy) };
+    const cpuRatio = cpuUs.floor && cpuUs.proxy ? round2(cpuUs.floor / cpuUs.proxy) : null;
     console.log(
       `\nanswer: ${upstream.bytes} bytes, ${settings.connections} connections, best of ${rounds} rounds`,
     );
-    console.log(row("direct", direct));
-    console.log(row("floor", floorBest));
-    console.log(row("proxy", proxy));
-    console.log(`proxy/floor ${floorRatio}x (aim >= 0.8x)`);
-    console.log(`proxy/direct ${ratio}x (aim >= 0.35x)`);
+    if (direct) console.log(row("direct", direct));
+    if (floorBest) console.log(row("floor", floorBest));
+    if (proxy) console.log(row("proxy", proxy));
+    if (floorRatio !== null) console.log(`proxy/floor ${floorRatio}x (aim >= 0.8x)`);
+    if (cpuRatio !== null)
+      console.log(`cpu floor/proxy ${cpuRatio}x (least µs/req: floor ${cpuUs.floor}, proxy ${cpuUs.proxy})`);
+    if (ratio !== null) console.log(`proxy/direct ${ratio}x (aim >= 0.35x)`);
     const out = path.resolve(__dirname, "../../bench/results");
     fs.mkdirSync(out, { recursive: true });
     fs.writeFileSync(
-      path.join(out, "proxy.json"),
+      path.join(out, ONLY ? "proxy-partial.json" : "proxy.json"),
       JSON.stringify(
         {
           settings,
@@ -137,6 +170,8 @@ async function main(): Promise<void> {
           proxy,
           ratio,
           floorRatio,
+          cpuUs,
+          cpuRatio,
           all: results,
         },
         null,

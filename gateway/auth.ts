@@ -90,6 +90,18 @@ export class CallerCache {
 
   constructor(private readonly ttlMs: number) {}
 
+  /**
+   * The caller cached for a token, found without a promise (the gateway's common case: every
+   * request of a busy client); undefined when it is not cached or its window has passed (resolve).
+   * Basic credentials are always left to resolve: their key is an HMAC.
+   */
+  cached(credentials: Credentials): Caller | undefined {
+    if (credentials.kind !== "token") return undefined;
+    const key = this.tokenKeys.get(credentials.token);
+    const hit = key === undefined ? undefined : this.entries.get(key);
+    return hit && hit.until > Date.now() ? hit.caller : undefined;
+  }
+
   async resolve(ctx: Context, credentials: Credentials): Promise<Caller> {
     const key = (credentials.kind === "token" && this.tokenKeys.get(credentials.token)) || keyOf(credentials);
     const now = Date.now();

@@ -54,8 +54,14 @@ import { rateLimits } from "./rate-limit";
 import { assertParamsWithinBounds, assertWithinBounds } from "../shared/input-bounds";
 import { applySessionEffect } from "./session-cookie";
 import { API_VERSION } from "../shared/version";
-import { actionsMarked, GENERATED_KEY_META, IDEMPOTENCY_KEY, IDEMPOTENCY_META } from "../shared/idempotency";
-import { randomUUID } from "node:crypto";
+import { isPlainObject } from "../shared/objects";
+import {
+  actionsMarked,
+  GENERATED_KEY_META,
+  IDEMPOTENCY_KEY,
+  IDEMPOTENCY_META,
+  MAKE_KEY_IF_SENT,
+} from "../shared/idempotency";
 
 import { Errors } from "moleculer";
 
@@ -116,7 +122,7 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       alias: any,
     ) {
       const op = opOf(alias);
-      limits.take(op, req.socket.remoteAddress ?? "unknown");
+      limits.take(op, req);
       if (
         BODY_METHODS.includes(op.method) &&
         hasBody(req) &&
@@ -134,7 +140,7 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       if (op.access !== "public") {
         const credentials = readCredentials(req, this.cookieName());
         if (!credentials) throw new UnauthorizedError();
-        const caller = await this.callers.resolve(ctx, credentials);
+        const caller = this.callers.cached(credentials) ?? (await this.callers.resolve(ctx, credentials));
         if (!mayCall(op.access, caller, op.action)) throw refusal(op.action, op.access);
         ctx.meta.caller = caller;
       }
@@ -143,11 +149,12 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       if (idempotentWrites.has(op.action)) {
         const given = clientIdempotencyKey(req);
         if (given !== undefined) ctx.meta[IDEMPOTENCY_META] = given;
-        else (ctx.meta as Record<string, unknown>)[GENERATED_KEY_META] = randomUUID();
+        else (ctx.meta as Record<string, unknown>)[GENERATED_KEY_META] = MAKE_KEY_IF_SENT;
       }
       // Before anything crosses the bus: a value too deep for the bus would not even serialize.
-      assertWithinBounds(req.body, config.inputLimits);
-      req.$params = buildParams(op, req, alias.match(req.parsedUrl) || {});
+      const pathParams = alias.match(req.parsedUrl) || {};
+      if (!paramsHoldBody(op, req.body, pathParams)) assertWithinBounds(req.body, config.inputLimits);
+      req.$params = buildParams(op, req, pathParams);
       // Remembered, so a local action's own bounds check does not walk these params again.
       assertParamsWithinBounds(req.$params, config.inputLimits);
     },
@@ -272,6 +279,12 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
           (ApiGateway as any).methods.resolveAlias.call(this, u, m),
         );
       },
+      /**
+       * moleculer-web's colours the status and times every answer before it looks at its settings;
+       * ours turn its response log off (logResponse and logResponseData null: our access log is the
+       * request listener in `started`), so nothing is built for a line never written.
+       */
+      logResponse(): void {},
       /** JSON.stringify, with texts the store keeps for read-only answers spliced in (shared/frozen-json.ts). */
       encodeResponse(this: GatewayService, _req: Req, _res: ServerResponse, data: unknown): string {
         return jsonTextOf(data);
@@ -348,7 +361,8 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       this.server.prependListener("request", (req: Req, res: ServerResponse) => {
         req.url = collapseSlashes(req.url);
         this.httpDrain.track(res);
-        // Nothing to time without metrics or the access log: no clock read, no listener.
+        // Neither metrics nor an access log (METRICS_PORT=off, LOG_LEVEL above debug): a request is
+        // only followed by the drain, with no clock read, label objects or closure of its own.
         if (!metrics && !accessLog) return;
         const start = performance.now();
         metrics?.started();
@@ -364,6 +378,24 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       });
     },
   });
+}
+
+/**
+ * Whether measuring a request's params measures its whole body too, so the body need not be
+ * walked first: a body operation's params are the body object's members as they are, beside path
+ * parameters (buildParams copies one level). Not so for a body the params leave out or wrap
+ * (`bodyParam`), a body that is not an object, or a member a path parameter replaces with its text
+ * when that member holds an object (it would go unmeasured, and was a 400 before).
+ */
+function paramsHoldBody(op: Operation, body: unknown, pathParams: Record<string, unknown>): boolean {
+  if (!BODY_METHODS.includes(op.method) || op.bodyParam) return false;
+  if (body === undefined || body === null || body === "") return true;
+  if (!isPlainObject(body)) return false;
+  for (const name in pathParams) {
+    const member = body[name];
+    if (member !== null && typeof member === "object") return false;
+  }
+  return true;
 }
 
 /** The client's `Idempotency-Key` (400 when malformed), if it sent one. */

@@ -39,11 +39,14 @@ export function rateLimits(config: PlatformConfig) {
   const login = new FixedWindow(config.loginRateLimit, config.rateLimitWindowMs);
   const exempt = (op: Operation) => op.service === "gateway" && op.access === "public";
   return {
-    /** Throws 429 RATE_LIMITED (with Retry-After, see error-response.ts) past the operation's limit. */
-    take(op: Operation, address: string): void {
+    /**
+     * Throws 429 RATE_LIMITED (with Retry-After, see error-response.ts) past the operation's limit.
+     * The client's address is read only when limits are on: Node asks the socket for it each time.
+     */
+    take(op: Operation, req: { socket: { remoteAddress?: string } }): void {
       if (!on || exempt(op)) return;
       const window = op.signIn ? login : api;
-      if (!window.take(address))
+      if (!window.take(req.socket.remoteAddress ?? "unknown"))
         throw new Errors.MoleculerClientError(
           "Too many requests; retry after the time in Retry-After",
           429,

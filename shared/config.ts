@@ -46,6 +46,13 @@ export interface PlatformConfig {
    * check: shared/store/embedded/query-shapes.ts); the test run sets it.
    */
   storeQueryShapes?: string;
+  /**
+   * PERF_MACHINERY (default on; `off` turns it off): the embedded store's and the engine's
+   * performance machinery (frozen JSON texts, shared frozen drafts, the read cache, the fast update
+   * path). Off, both copy and serialize plainly: a differential run compares the two
+   * (docs/performance.md#the-performance-machinery-and-its-switch).
+   */
+  perfMachinery: boolean;
   /** 32-byte AES-256-GCM key (hex or base64); generated into DATA_DIR when unset. */
   encryptionKey?: string;
   logLevel: string;
@@ -102,11 +109,6 @@ export interface PlatformConfig {
     maxLocalTasks: number;
     /** How long an automatic task's action call may take. */
     taskTimeoutMs: number;
-    /**
-     * A job write that changes a shared task (a transition that skipped writableTask) fails instead
-     * of running again on a full copy of the job (the test suite sets it).
-     */
-    strictDrafts: boolean;
   };
   /** Adapter health checks and device lookup (docs/orchestrator.md). */
   adapters: {
@@ -250,6 +252,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
       mongo: mongoSettings(int("REQUEST_TIMEOUT", 10_000, 1)),
       storeBackend: backend as StoreBackend | undefined,
       storeFsync: bool("STORE_FSYNC", false),
+      perfMachinery: bool("PERF_MACHINERY", true),
       storeQueryShapes: process.env.STORE_QUERY_SHAPES || undefined,
       encryptionKey: process.env.ENCRYPTION_KEY || undefined,
       logLevel: process.env.LOG_LEVEL || "info",
@@ -294,7 +297,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
         sweepIntervalMs: int("ENGINE_SWEEP_INTERVAL_MS", 1000, 100),
         maxLocalTasks: int("ENGINE_MAX_LOCAL_TASKS", 1000, 1),
         taskTimeoutMs: int("ENGINE_TASK_TIMEOUT_MS", 600_000, 1000),
-        strictDrafts: bool("ENGINE_STRICT_DRAFTS", false),
       },
       adapters: {
         healthTickMs: int("ADAPTER_HEALTH_TICK_MS", 1000, 50),

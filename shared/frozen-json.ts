@@ -31,6 +31,18 @@ export function parseFrozen(text: string): unknown {
   return value;
 }
 
+/**
+ * Gives a deep-frozen value its JSON text, as parseFrozen does, for a maker that built the value
+ * itself and answers for it: `JSON.parse(text)` would give an equal value, members in the same
+ * order (services/engine/run/jobs.ts storedTask, which builds a changed task without parsing it
+ * back; test/unit/job-drafts.test.ts holds the two to the same value). Answers the value.
+ */
+export function adoptFrozen<T extends object>(value: T, text: string): T {
+  texts.set(value, text);
+  if (recent.push(value) === 1) queueMicrotask(forgetRecent);
+  return value;
+}
+
 /** The JSON text of a value parseFrozen made, or undefined for any other value. */
 export function frozenJsonText(value: unknown): string | undefined {
   return typeof value === "object" && value !== null ? texts.get(value) : undefined;

@@ -46,6 +46,12 @@ export const IDEMPOTENCY_META = "idempotencyKey";
  * always gets its record, wherever the call runs.
  */
 export const GENERATED_KEY_META = "idempotencyKeyIfSent";
+/**
+ * The gateway's mark under GENERATED_KEY_META: "make a key if this call is sent". The key is drawn
+ * only then (`remoteAction` below): a call served on the gateway's node, the common case in one
+ * process, never needed one, and a UUID per request was measurable.
+ */
+export const MAKE_KEY_IF_SENT = true;
 /** What a client may send as `Idempotency-Key`: visible ASCII, bounded. */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -149,8 +155,10 @@ export function idempotencyMiddleware(writes: Set<string> = actionsMarked("keyed
       return function keyWhenSent(ctx: Context<unknown, Meta>): Promise<unknown> {
         const made = ctx.meta[GENERATED_KEY_META];
         if (made !== undefined) {
-          if (typeof ctx.meta[IDEMPOTENCY_META] !== "string" && typeof made === "string")
-            ctx.meta[IDEMPOTENCY_META] = made;
+          if (typeof ctx.meta[IDEMPOTENCY_META] !== "string") {
+            if (typeof made === "string") ctx.meta[IDEMPOTENCY_META] = made;
+            else if (made === MAKE_KEY_IF_SENT) ctx.meta[IDEMPOTENCY_META] = randomUUID();
+          }
           delete ctx.meta[GENERATED_KEY_META];
         }
         return handler(ctx);
@@ -158,11 +166,24 @@ export function idempotencyMiddleware(writes: Set<string> = actionsMarked("keyed
     },
     localAction(handler: (ctx: Context) => Promise<unknown>, action: { name: string; service?: unknown }) {
       if (!writes.has(action.name)) return handler;
-      return async function oncePerRequestId(ctx: Context<unknown, Meta>): Promise<unknown> {
+      // Not async: a call without a key (every create in one process) goes straight to its
+      // handler, with no promise of its own around it.
+      return function oncePerRequestId(ctx: Context<unknown, Meta>): Promise<unknown> {
         const key = ctx.meta[IDEMPOTENCY_META];
         // Served where the gateway made it: no repeat can come (GENERATED_KEY_META).
         if (GENERATED_KEY_META in ctx.meta) delete ctx.meta[GENERATED_KEY_META];
-        if (typeof key !== "string") return handler(ctx);
+        if (typeof key !== "string") {
+          // As an async function would: a handler that throws answers a rejected promise.
+          try {
+            return handler(ctx);
+          } catch (err) {
+            return Promise.reject(err);
+          }
+        }
+        return keyedCall(ctx, key);
+      };
+
+      async function keyedCall(ctx: Context<unknown, Meta>, key: string): Promise<unknown> {
         // The handler's own calls are not repeats of this one.
         delete ctx.meta[IDEMPOTENCY_META];
         const store = (action.service as { store?: Store } | undefined)?.store;
@@ -246,7 +267,7 @@ export function idempotencyMiddleware(writes: Set<string> = actionsMarked("keyed
             });
           await sleep(WAIT_STEP_MS);
         }
-      };
+      }
     },
   } as unknown as Middleware;
 }

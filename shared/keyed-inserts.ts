@@ -84,9 +84,13 @@ function madeInsertId(call: KeyedCall, collection: string): string {
 
 function notingCollection(collection: Collection): Collection {
   const name = collection.name;
-  const insertOne = async (doc: Doc) => {
+  // Not async itself: an insert outside a keyed call (every key-less create) is the collection's
+  // own, with no promise of this wrapper's around it.
+  const insertOne = (doc: Doc): Promise<Doc> => {
     const call = scope.getStore();
-    if (!call) return collection.insertOne(doc);
+    return call ? keyedInsert(call, doc) : collection.insertOne(doc);
+  };
+  const keyedInsert = async (call: KeyedCall, doc: Doc): Promise<Doc> => {
     // Records from before made ids (no seed): every insert noted, as their first attempt did.
     const own = call.seed === undefined || (doc._id !== undefined && !call.made?.has(doc._id));
     if (!own) {

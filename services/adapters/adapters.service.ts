@@ -9,7 +9,13 @@
  * Collections `adapters` (./adapters.repository.ts) and `adapter_health`
  * (./health/adapter-health.repository.ts).
  */
+import type { Context } from "moleculer";
 import { adapters as contract } from "../../shared/contracts/adapters";
+import {
+  ADAPTER_CHANGED_EVENT,
+  ADAPTER_DELETED_EVENT,
+  type AdapterChangedEvent,
+} from "../../shared/contracts/events";
 import { configOf } from "../../shared/runtime";
 import { loadKey } from "../../shared/secrets";
 import { contractActions, storeMixin, typedService } from "../../shared/service";
@@ -22,6 +28,7 @@ import { restart, start, stop } from "./lifecycle";
 import { closePools } from "./orchestrator/connections";
 import { deviceSources, listDevices } from "./orchestrator/devices";
 import { restAction, restQuery } from "./orchestrator/handlers";
+import { TargetCache } from "./orchestrator/target-cache";
 
 export default typedService<AdaptersService>({
   name: contract.name,
@@ -45,8 +52,24 @@ export default typedService<AdaptersService>({
     listDevices,
   }),
 
+  events: {
+    /** An adapter changed on some replica (this one too): its kept target goes (./orchestrator/target-cache.ts). */
+    [ADAPTER_CHANGED_EVENT](this: AdaptersService, ctx: Context<AdapterChangedEvent>) {
+      const name = ctx.params?.name;
+      if (typeof name === "string") this.targets.forget(name);
+      else this.targets.clear();
+    },
+    /** Sent by a delete beside the change event: forgetting twice costs nothing. */
+    [ADAPTER_DELETED_EVENT](this: AdaptersService, ctx: Context<AdapterChangedEvent>) {
+      const name = ctx.params?.name;
+      if (typeof name === "string") this.targets.forget(name);
+      else this.targets.clear();
+    },
+  },
+
   created() {
     this.secretKey = loadKey(configOf(this.broker));
+    this.targets = new TargetCache();
   },
 
   async started() {

@@ -5,7 +5,12 @@
 import type { adapters as contract } from "../../shared/contracts/adapters";
 import type { HandlerContext, PlatformService } from "../../shared/service";
 import { nowIso } from "../../shared/text";
-import { ADAPTER_DELETED_EVENT, type AdapterDeletedEvent } from "../../shared/contracts/events";
+import {
+  ADAPTER_CHANGED_EVENT,
+  ADAPTER_DELETED_EVENT,
+  type AdapterChangedEvent,
+  type AdapterDeletedEvent,
+} from "../../shared/contracts/events";
 import { holdsCredentials, sealCredentials, sealUpdate } from "./credentials";
 import { toAdapter, type StoredAdapter } from "./documents";
 import type { AdaptersRepository, AdapterChange } from "./adapters.repository";
@@ -15,6 +20,7 @@ import { healthPage } from "../../shared/health-query";
 import { resetCircuit } from "./orchestrator/breaker";
 import { dropPool } from "./orchestrator/connections";
 import { headerValueProblem } from "./orchestrator/target";
+import type { TargetCache } from "./orchestrator/target-cache";
 import { ConflictError, invalidField, NotFoundError } from "../../shared/errors";
 
 /** Request headers in an adapter's settings must be sendable: 400 naming the header otherwise. */
@@ -33,11 +39,27 @@ export type AdaptersService = PlatformService<{
   secretKey: Buffer;
   adapters: AdaptersRepository;
   health: AdapterHealthRepository;
+  /** Orchestrator targets kept for proxy calls (./orchestrator/target-cache.ts). */
+  targets: TargetCache;
   healthTimer?: NodeJS.Timeout;
   checking?: Promise<unknown>;
 }>;
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
+
+/**
+ * After a write to an adapter, before it answers: this replica forgets the target it keeps for the
+ * adapter, and every other replica is told to (ADAPTER_CHANGED_EVENT). Sent before the answer, on
+ * the same bus connection, so it reaches them before a caller's next call can. A failed broadcast
+ * (the bus is down) leaves the other replicas on their kept target for TARGET_TTL_MS at most.
+ */
+export async function announceChange(service: AdaptersService, name: string): Promise<void> {
+  service.targets.forget(name);
+  const event: AdapterChangedEvent = { name };
+  await Promise.resolve(service.broker.broadcast(ADAPTER_CHANGED_EVENT, event)).catch((err: Error) =>
+    service.logger.warn(`${ADAPTER_CHANGED_EVENT} for '${name}' not sent: ${err.message}`),
+  );
+}
 
 export async function create(this: AdaptersService, ctx: Ctx<"create">) {
   // `isEncrypted` is not taken from the request: it says what the stored instance holds.
@@ -118,6 +140,7 @@ export async function update(this: AdaptersService, ctx: Ctx<"update">) {
     if (!doc) continue;
     dropPool(name);
     resetCircuit(name);
+    await announceChange(this, name);
     await this.health.reset(name);
     return { status: "OK", message: `Adapter '${name}' updated`, data: toAdapter(doc) };
   }
@@ -153,6 +176,7 @@ export async function remove(this: AdaptersService, ctx: Ctx<"delete">) {
   await this.health.remove(doc.name);
   dropPool(doc.name);
   resetCircuit(doc.name);
+  await announceChange(this, doc.name);
   const event: AdapterDeletedEvent = { name: doc.name, id: doc._id };
   this.broker.broadcast(ADAPTER_DELETED_EVENT, event);
   return { status: "OK", message: `Adapter '${ctx.params.name}' deleted` };

@@ -1,9 +1,11 @@
 /**
  * Adapter lifecycle: PUT /adapters/:name/stop, /start, /restart (docs/orchestrator.md#lifecycle).
- * The state lives on the stored adapter, which every proxy call reads, so every replica obeys a
- * stop at once. A restart bumps the adapter's `generation`: each replica drops its connection pool
- * for the old generation on its next call (./orchestrator/connections.ts) and re-reads the settings
- * (they are read from the store on every call anyway). Start and restart ask for a health check now.
+ * The state lives on the stored adapter. Every replica keeps what it read of it for proxy calls
+ * (./orchestrator/target-cache.ts) and forgets it on the change's event, sent before the change
+ * answers, so every replica obeys a stop at once. A restart bumps the adapter's `generation`: each
+ * replica drops its connection pool for the old generation on its next call
+ * (./orchestrator/connections.ts), with the settings read again. Start and restart ask for a health
+ * check now.
  */
 import { Errors } from "moleculer";
 import type { adapters as contract } from "../../shared/contracts/adapters";
@@ -11,14 +13,14 @@ import { NotFoundError } from "../../shared/errors";
 import type { HandlerContext } from "../../shared/service";
 import { nowIso } from "../../shared/text";
 import type { StoredAdapter } from "./documents";
-import type { AdaptersService } from "./handlers";
+import { announceChange, type AdaptersService } from "./handlers";
 import { resetCircuit } from "./orchestrator/breaker";
 import { dropPool } from "./orchestrator/connections";
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
 
 /** 503 naming the adapter when it was stopped. */
-export function assertRunning(doc: StoredAdapter): void {
+export function assertRunning(doc: Pick<StoredAdapter, "name" | "state">): void {
   if (doc.state === "STOPPED")
     throw new Errors.MoleculerError(`Adapter '${doc.name}' is stopped`, 503, "ADAPTER_STOPPED", {
       adapter: doc.name,
@@ -33,6 +35,7 @@ async function setState(
 ): Promise<StoredAdapter> {
   const doc = await service.adapters.setState(name, state, restart, nowIso());
   if (!doc) throw new NotFoundError("Adapter", name);
+  await announceChange(service, name);
   return doc;
 }
 

@@ -14,6 +14,13 @@ import type { InputLimits } from "../../shared/input-bounds";
 import { configOf } from "../../shared/runtime";
 import { STORED_DOCUMENT_LIMITS } from "../../shared/store/embedded/backend";
 import {
+  BATCH_ACTION,
+  BATCHED_METHODS,
+  MAX_BATCH,
+  toPlain,
+  type BatchOutcome,
+} from "../../shared/store/remote-batch";
+import {
   DUPLICATE_KEY,
   DuplicateKeyError,
   openEmbeddedStore,
@@ -81,6 +88,43 @@ function collectionAction(
   return action;
 }
 
+/**
+ * The batch's own bound is the bus's message size: each call in it is checked against
+ * STORE_CALL_LIMITS as a call of its own, so one call too deep fails alone, not its batch.
+ */
+const BATCH_LIMITS: InputLimits = { maxDepth: Number.MAX_SAFE_INTEGER, maxNodes: Number.MAX_SAFE_INTEGER };
+
+/**
+ * `store.batch`: calls RemoteBackend gathered in one turn (shared/store/remote-batch.ts), each run
+ * as a local call of its own action (its validation, bounds, errors), started in order as separate
+ * requests would be. Answers once every call has settled, so every write it acknowledges is stored.
+ */
+const batchAction: ActionSchema<StoreService> & { inputLimits: InputLimits } = {
+  visibility: "public",
+  inputLimits: BATCH_LIMITS,
+  params: {
+    calls: {
+      type: "array",
+      min: 1,
+      max: MAX_BATCH,
+      items: {
+        type: "object",
+        strict: true,
+        props: { method: { type: "enum", values: [...BATCHED_METHODS] }, params: "object" },
+      },
+    },
+  },
+  async handler(this: StoreService, ctx: Context<{ calls: { method: string; params: Params }[] }>) {
+    const nodeID = this.broker.nodeID;
+    const settled = await Promise.allSettled(
+      ctx.params.calls.map((c) => ctx.call(`${this.name}.${c.method}`, c.params, { nodeID })),
+    );
+    return settled.map((s): BatchOutcome =>
+      s.status === "fulfilled" ? { value: s.value } : { error: toPlain(this.broker, s.reason) },
+    );
+  },
+};
+
 const storeService: ServiceSchema<ServiceSettingSchema, Record<string, never>, StoreVars, StoreService> = {
   name: "store",
 
@@ -126,6 +170,7 @@ const storeService: ServiceSchema<ServiceSettingSchema, Record<string, never>, S
     dropIndex: collectionAction({ name: { type: "string", min: 1, max: 200 } }, (c, p) =>
       c.dropIndex(p.name),
     ),
+    [BATCH_ACTION]: batchAction,
     ping: {
       visibility: "public",
       async handler(this: StoreService) {
@@ -143,6 +188,7 @@ const storeService: ServiceSchema<ServiceSettingSchema, Record<string, never>, S
     this.store = await openEmbeddedStore(config.dataDir, {
       fsync: config.storeFsync,
       queryShapes: config.storeQueryShapes,
+      machinery: config.perfMachinery,
     });
   },
 

@@ -43,7 +43,17 @@ export interface ProfileActivatedEvent {
  */
 export const ENGINE_EVENTS = {
   changes: "engine.jobChanges",
+  /**
+   * Over a transporter, the `changes` of one event-loop turn of an engine replica as one message
+   * (`{changes: JobChangesEvent[]}`) to each node that listens to `changes`; that node hands each
+   * to its own listeners as a local `changes` event (shared/job-changes-batch.ts).
+   */
+  changesBatch: "engine.jobChangesBatch",
 } as const;
+
+export interface JobChangesBatchEvent {
+  changes: JobChangesEvent[];
+}
 
 export interface JobChangedEvent {
   jobId: string;
@@ -77,6 +87,17 @@ export const ADAPTER_DELETED_EVENT = "adapters.deleted";
 export interface AdapterDeletedEvent {
   name: string;
   id: string;
+}
+
+/**
+ * adapters -> adapters: an adapter instance was updated, stopped, started, restarted or deleted.
+ * Every replica forgets the target it keeps for it (services/adapters/orchestrator/target-cache.ts),
+ * so its next proxy call reads the stored adapter. A hint, not a record: the store stays the truth,
+ * and a replica that missed it reads the store again within TARGET_TTL_MS.
+ */
+export const ADAPTER_CHANGED_EVENT = "adapters.changed";
+export interface AdapterChangedEvent {
+  name: string;
 }
 
 /**

@@ -135,15 +135,8 @@ export const sortOrder = { type: "enum", values: [1, -1], optional: true } as co
  */
 export function dropNullOptionals(props: Props, params: Record<string, unknown> | null | undefined): void {
   if (!params || typeof params !== "object") return;
-  for (const [key, raw] of Object.entries(props)) {
-    if (key.startsWith("$$") || !(key in params)) continue;
-    const rule: Rule | undefined =
-      typeof raw === "object"
-        ? raw
-        : typeof raw === "string"
-          ? { type: raw.split("|")[0], optional: raw.includes("optional") }
-          : undefined;
-    if (!rule) continue;
+  for (const [key, rule] of rulesOf(props)) {
+    if (!(key in params)) continue;
     const value = params[key];
     if (value === null) {
       if (rule.optional && !rule.nullable) delete params[key];
@@ -151,6 +144,28 @@ export function dropNullOptionals(props: Props, params: Record<string, unknown> 
     }
     dropNullOptionalsIn(rule, value);
   }
+}
+
+/**
+ * A props object's members as rules (`$$` options and boolean rules left out, string shorthands
+ * read), made once per props object: this runs on every action call, and props are the contracts'
+ * constants, built once when a module loads and never changed after (a schema made per call is
+ * simply read once per call, as before).
+ */
+const compiledRules = new WeakMap<Props, (readonly [string, Rule])[]>();
+
+function rulesOf(props: Props): (readonly [string, Rule])[] {
+  let rules = compiledRules.get(props);
+  if (rules) return rules;
+  rules = [];
+  for (const [key, raw] of Object.entries(props)) {
+    if (key.startsWith("$$")) continue;
+    if (typeof raw === "object") rules.push([key, raw]);
+    else if (typeof raw === "string")
+      rules.push([key, { type: raw.split("|")[0], optional: raw.includes("optional") }]);
+  }
+  compiledRules.set(props, rules);
+  return rules;
 }
 
 function dropNullOptionalsIn(rule: Rule, value: unknown): void {

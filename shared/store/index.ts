@@ -33,6 +33,7 @@ export async function createStore(config: PlatformConfig, opts: CreateStoreOptio
       return openEmbeddedStore(config.dataDir, {
         fsync: config.storeFsync,
         queryShapes: config.storeQueryShapes,
+        machinery: config.perfMachinery,
       });
     case "mongo": {
       const url = config.mongoUrl;
@@ -50,7 +51,7 @@ export async function createStore(config: PlatformConfig, opts: CreateStoreOptio
 /** The process-wide embedded store of `dataDir`; the store service and its neighbours share it. */
 export function openEmbeddedStore(
   dataDir: string,
-  options: { fsync?: boolean; queryShapes?: string } = {},
+  options: { fsync?: boolean; queryShapes?: string; machinery?: boolean } = {},
 ): Promise<Store> {
   const resolved = path.resolve(dataDir);
   return acquire(`embedded:${resolved}`, async () => new EmbeddedBackend({ dataDir: resolved, ...options }));

@@ -1,11 +1,17 @@
 /**
  * RemoteBackend: the Store interface as calls to the `store` service, which holds the embedded
  * store in its own process. Every method is exactly one call, so each stays atomic over there.
+ *
+ * Calls with small answers (updates, deletes, counts) made in one turn of the event loop travel
+ * together as one `store.batch` request (./remote-batch.ts): over NATS the engine made one store
+ * request per transition, each a message with its own envelope, context and middlewares on both
+ * sides (docs/performance.md). Each call keeps its own answer or error.
  */
 import { currentContext } from "../observability/request-scope";
 import { StoreRuleError } from "../errors";
 import { checkFilter, checkPipeline } from "./rules";
-import type { ServiceBroker } from "moleculer";
+import type { Context, ServiceBroker } from "moleculer";
+import { Batcher, batchable } from "./remote-batch";
 import {
   DuplicateKeyError,
   type Collection,
@@ -39,6 +45,7 @@ export class RemoteBackend implements Store {
   private readonly service: string;
   private readonly discoveryTimeout: number;
   private discovered?: Promise<unknown>;
+  private readonly batcher: Batcher;
 
   constructor(
     private readonly broker: ServiceBroker,
@@ -46,6 +53,12 @@ export class RemoteBackend implements Store {
   ) {
     this.service = options.service ?? "store";
     this.discoveryTimeout = options.discoveryTimeout ?? 10_000;
+    this.batcher = new Batcher(
+      broker,
+      this.service,
+      (method, params, parent) => this.direct(method, params, parent),
+      rebuild,
+    );
   }
 
   collection<T extends Doc = Doc>(name: string): Collection<T> {
@@ -71,27 +84,44 @@ export class RemoteBackend implements Store {
       throw err;
     });
     await this.discovered;
+    // A traced call goes alone, as a child of its action: the store's span joins its trace.
+    const current = currentContext();
+    const parent = current?.broker === this.broker ? current : undefined;
+    if (batchable(method) && !parent?.tracing) return this.batcher.add<R>(method, params, parent);
+    return this.direct<R>(method, params, parent);
+  }
+
+  /**
+   * One call, one request. A child of `parent` for its trace and log lines, but not through
+   * `parent.call`: Moleculer skips a child call once its parent's own timeout has passed, and an
+   * engine replica's writes run in the context of the call that started the job, long after it.
+   */
+  private async direct<R>(method: string, params: Record<string, unknown>, parent?: Context): Promise<R> {
     try {
-      // A child of the action being run, when there is one: the store's spans join its trace.
-      const current = currentContext();
-      const parent = current?.broker === this.broker ? current : undefined;
       const action = `${this.service}.${method}`;
-      return parent
-        ? await parent.call<R, Record<string, unknown>>(action, params)
-        : await this.broker.call<R, Record<string, unknown>>(action, params);
+      return await this.broker.call<R, Record<string, unknown>>(
+        action,
+        params,
+        parent ? { parentCtx: parent } : undefined,
+      );
     } catch (err) {
-      const e = err as {
-        type?: string;
-        message?: string;
-        data?: { collection?: string; key?: Record<string, unknown>; storeCode?: number; codeName?: string };
-      };
-      if (e?.type === DUPLICATE_KEY) throw new DuplicateKeyError(e.data?.collection ?? "", e.data?.key ?? {});
-      // A refusal by MongoDB's rules, rebuilt as the class the other backends throw.
-      if (typeof e?.data?.storeCode === "number" && typeof e.data.codeName === "string")
-        throw new StoreRuleError(e.message ?? "", e.data.storeCode, e.data.codeName);
-      throw err;
+      throw rebuild(err);
     }
   }
+}
+
+/** The store's errors as the classes the other backends throw (they cross the bus as plain data). */
+function rebuild(err: unknown): unknown {
+  const e = err as {
+    type?: string;
+    message?: string;
+    data?: { collection?: string; key?: Record<string, unknown>; storeCode?: number; codeName?: string };
+  };
+  if (e?.type === DUPLICATE_KEY) return new DuplicateKeyError(e.data?.collection ?? "", e.data?.key ?? {});
+  // A refusal by MongoDB's rules, rebuilt as the class the other backends throw.
+  if (typeof e?.data?.storeCode === "number" && typeof e.data.codeName === "string")
+    return new StoreRuleError(e.message ?? "", e.data.storeCode, e.data.codeName);
+  return err;
 }
 
 /** The JSON a page of a remote find may carry: well inside NATS's default 1 MiB message limit. */

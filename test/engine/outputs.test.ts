@@ -6,7 +6,7 @@
  * and on the job store itself for the order of writes.
  */
 import type { Context } from "moleculer";
-import { JobStore } from "../../services/engine/run/jobs";
+import { JobStore, writableTask } from "../../services/engine/run/jobs";
 import { CHUNK_CHARS, SPILL_BYTES, spillWrite } from "../../services/engine/run/outputs";
 import { JobOutputRepository, type OutputChunk } from "../../services/engine/job-outputs.repository";
 import { JobRepository } from "../../services/engine/jobs.repository";
@@ -239,7 +239,7 @@ describe("bounded job documents", () => {
         new Step({ now: Date.now(), me: "test", budget: 0, claimTtlMs: 1000, newJobId: () => "unused" });
 
       await jobs.update(job._id, (draft) => {
-        draft.tasks.t1!.status = "running";
+        writableTask(draft, "t1")!.status = "running";
         finish(draft, "t1", { state: "success", outgoing: big("p") }, step());
       });
       let chunks = await chunksOf.find({ jobId: job._id });
@@ -259,7 +259,7 @@ describe("bounded job documents", () => {
 
       // A new value: stored under a new reference; the one it replaces is removed.
       await jobs.update(job._id, (draft) => {
-        draft.tasks.t1!.outgoing = big("q");
+        writableTask(draft, "t1")!.outgoing = big("q");
       });
       chunks = await chunksOf.find({ jobId: job._id });
       expect(chunks).toHaveLength(2);

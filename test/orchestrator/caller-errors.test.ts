@@ -113,10 +113,13 @@ describe("upstream JSON nested too deep", () => {
   });
 });
 
-test("an answer over the size bound: 502 naming the cause", async () => {
+test.each([
+  ["with a content-length (refused before it is read)", "/huge"],
+  ["chunked, with no content-length (dropped as it streams in)", "/huge-chunked"],
+])("an answer over the size bound, %s: 502 naming the cause", async (_how, path) => {
   const body = expectError(
     await env.admin.post("/orchestrator_manager/restQuery/nso", {
-      params: { path: "/huge", accept: "application/yang-data+json" },
+      params: { path, accept: "application/yang-data+json" },
     }),
     502,
     "BAD_GATEWAY",

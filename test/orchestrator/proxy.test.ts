@@ -108,6 +108,14 @@ describe("restQuery (operation 2)", () => {
     expect(slow.data).toEqual(expect.objectContaining({ adapter: "nso", timeoutMs: 1000 }));
   });
 
+  test("an answer that stops halfway through its body -> 504 at the adapter's timeout", async () => {
+    const started = Date.now();
+    const stalled = expectError(await query("nso", "/stall"), 504, "TIMEOUT");
+    expect(stalled.data).toEqual(expect.objectContaining({ adapter: "nso", timeoutMs: 1000 }));
+    // The stand-in would finish the body (200) after 5 s: the 504 came from the deadline.
+    expect(Date.now() - started).toBeLessThan(4000);
+  });
+
   test("past the in-flight limit and queue, a call is refused at once with 503", async () => {
     const first = query("nso-one", "/slow");
     await new Promise((r) => setTimeout(r, 200));

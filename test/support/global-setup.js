@@ -10,8 +10,6 @@
  *    never skip: without a NATS server the run fails here, saying why.
  * 4. Sets STORE_QUERY_SHAPES: every platform of the run notes each query shape no declared index
  *    serves (shared/store/embedded/query-shapes.ts); global-teardown.js fails the run on any.
- * 5. Sets ENGINE_STRICT_DRAFTS: a job write that changes a task its draft shares fails the test
- *    (docs/engine.md, "Job writes") instead of quietly copying the whole job.
  */
 const { execFileSync, spawn } = require("node:child_process");
 const net = require("node:net");
@@ -53,8 +51,6 @@ module.exports = async function globalSetup() {
   );
 
   const run = fs.mkdtempSync(path.join(os.tmpdir(), "platform-run-"));
-  // A job write that changes a task its draft shares fails the test instead of copying the job (docs/engine.md).
-  process.env.ENGINE_STRICT_DRAFTS = "1";
   process.env.TEST_LOG_FILE = path.join(run, "run.log");
   process.env.TEST_SECRETS_FILE = path.join(run, "secrets.txt");
   // Every query no declared index serves is noted here; global-teardown.js fails the run on any.

@@ -1,6 +1,7 @@
 /**
  * A test orchestrator on 127.0.0.1: NSO-style RESTCONF and legacy REST routes, plus one slow,
- * one failing, one XML, one connection-closing, one huge and one deeply nested route. It records the headers it received.
+ * one failing, one XML, one connection-closing, one huge (with a content-length, and chunked without),
+ * one stalling halfway through its body (5 s) and one deeply nested route. It records the headers it received.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -84,6 +85,20 @@ export async function startOrchestrator(): Promise<TestOrchestrator> {
         // 17 MiB of JSON: over the platform's bound on an upstream body.
         res.writeHead(200, { "content-type": "application/yang-data+json" });
         return res.end(JSON.stringify({ data: "x".repeat(17 * 1024 * 1024) }));
+      }
+      if (url.startsWith("/huge-chunked")) {
+        // 17 MiB sent in chunks, with no content-length: the bound must be kept as it streams in.
+        res.writeHead(200, { "content-type": "application/yang-data+json" });
+        const chunk = "x".repeat(1024 * 1024);
+        res.write('{"data":"');
+        for (let i = 0; i < 17; i++) res.write(chunk);
+        return res.end('"}');
+      }
+      if (url.startsWith("/stall")) {
+        // The headers and half a body, then nothing for 5 s: only the caller's deadline ends it sooner.
+        res.writeHead(200, { "content-type": "application/yang-data+json" });
+        res.write('{"partial":');
+        return setTimeout(() => res.end("1}"), 5000).unref();
       }
       if (url.startsWith("/deep")) {
         // JSON nested `?levels=` deep (5,000 by default: 30 KB), as a broken or hostile orchestrator might answer.

@@ -35,6 +35,30 @@ describe("caller cache", () => {
     expect(calls).toEqual(["accounts.authenticate a", "accounts.authenticate b"]);
   });
 
+  test("cached: a token's caller within its window, found without a call; nothing once revoked, forgotten or past it", async () => {
+    const { ctx, calls } = accounts();
+    const cache = new CallerCache(5_000);
+    expect(cache.cached(token("a"))).toBeUndefined();
+    await cache.resolve(ctx, token("a"));
+    await cache.resolve(ctx, token("b"));
+    expect(cache.cached(token("a"))?.accountId).toBe("acct-of-a");
+    expect(cache.cached(token("b"))?.accountId).toBe("acct-of-b");
+    expect(cache.cached(token("c"))).toBeUndefined();
+    cache.revoke([sessionIdOf("a")]);
+    expect(cache.cached(token("a"))).toBeUndefined();
+    cache.forgetAccounts(["acct-of-b"]);
+    expect(cache.cached(token("b"))).toBeUndefined();
+    // Basic credentials are never answered from here (their key is an HMAC: resolve finds them).
+    await cache.resolve(ctx, { kind: "basic", username: "u", password: "pw" });
+    expect(cache.cached({ kind: "basic", username: "u", password: "pw" })).toBeUndefined();
+    expect(calls).toHaveLength(3);
+    // Past its window: not cached any more.
+    const short = new CallerCache(1);
+    await short.resolve(ctx, token("d"));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(short.cached(token("d"))).toBeUndefined();
+  });
+
   test("a revoked session (by its id, the token's SHA-256) is checked with accounts again", async () => {
     const { ctx, calls } = accounts();
     const cache = new CallerCache(5_000);

@@ -10,6 +10,8 @@ import { frozenJsonText, parseFrozen } from "../../shared/frozen-json";
 import { EmbeddedBackend } from "../../shared/store/embedded/backend";
 import { fastUpdate, patchJson } from "../../shared/store/embedded/fast-update";
 import type { StoredDoc } from "../../shared/store/embedded/table";
+import { bsonDocumentSize } from "../../shared/store/embedded/size";
+import { BSON } from "mongodb";
 
 const task = { status: "complete", claim: null, outgoing: { result: [1, { deep: "x" }] }, end_time: 12 };
 
@@ -90,5 +92,25 @@ test("an insert keeps a frozen document with its text as given, logs that text, 
     await reopened.close();
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test("fast updates that set and then replace frozen values keep the document's size as the driver measures it", () => {
+  let doc = { _id: "j9", version: 1, tasks: { a: { status: "running", n: 1 } } } as unknown as StoredDoc;
+  let size = bsonDocumentSize(doc);
+  const values = [
+    { status: "complete", outgoing: { result: [1, 2.5, { deep: "ü" }] }, n: 2 },
+    { status: "error", outgoing: null, n: -2147483649 },
+    { status: "x" },
+  ];
+  for (const value of values) {
+    const update = fastUpdate(doc, {
+      $set: { "tasks.a": parseFrozen(JSON.stringify(value)) },
+      $inc: { version: 1 },
+    })!;
+    size += update.sizeDelta;
+    doc = update.doc;
+    // The stored (frozen) value is the one replaced next: the delta must still be exact.
+    expect(size).toBe(BSON.calculateObjectSize(JSON.parse(JSON.stringify(doc))));
   }
 });

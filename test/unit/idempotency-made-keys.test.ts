@@ -9,7 +9,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ServiceBroker, type Context } from "moleculer";
-import { GENERATED_KEY_META, IDEMPOTENCY_META, idempotencyMiddleware } from "../../shared/idempotency";
+import {
+  GENERATED_KEY_META,
+  IDEMPOTENCY_META,
+  idempotencyMiddleware,
+  MAKE_KEY_IF_SENT,
+} from "../../shared/idempotency";
 import { keyedDocumentId, notingKeyedInserts } from "../../shared/keyed-inserts";
 import { retryLeftNodeMiddleware } from "../../shared/retry-left-node";
 import { openEmbeddedStore } from "../../shared/store";
@@ -97,4 +102,41 @@ test("a client's key is kept wherever the call runs, and wins over a made one", 
   );
   expect(answer).toEqual({ keyed: true, metaKeys: [] });
   expect(await records()).toBe(before + 1);
+});
+
+describe("the gateway's mark (MAKE_KEY_IF_SENT): a key drawn only when the call is sent", () => {
+  const marked = { meta: { [GENERATED_KEY_META]: MAKE_KEY_IF_SENT } };
+
+  test("served locally: no key is made, no record, nothing reaches the handler", async () => {
+    const before = await records();
+    expect(await local.call("probe.make", {}, marked)).toEqual({ keyed: false, metaKeys: [] });
+    expect(await records()).toBe(before);
+  });
+
+  test("sent: each call gets a fresh key of its own, with its record", async () => {
+    const before = await records();
+    const ids = new Set<string>();
+    for (let i = 0; i < 3; i++) {
+      const meta: Record<string, unknown> = { [GENERATED_KEY_META]: MAKE_KEY_IF_SENT };
+      const ctx = { meta };
+      expect(await remoteCaller.call("probe.make", {}, ctx)).toEqual({ keyed: true, metaKeys: [] });
+      ids.add(String(meta[IDEMPOTENCY_META] ?? ""));
+    }
+    // Three calls, three records: the mark is never itself a key (which would make them one request).
+    expect(await records()).toBe(before + 3);
+    expect(ids.size).toBe(3);
+  });
+
+  test("a client's key wins over the mark", async () => {
+    const before = await records();
+    const meta = { [IDEMPOTENCY_META]: "client-mark", [GENERATED_KEY_META]: MAKE_KEY_IF_SENT };
+    expect(await remoteCaller.call("probe.make", {}, { meta })).toEqual({ keyed: true, metaKeys: [] });
+    expect(
+      await remoteCaller.call("probe.make", {}, { meta: { [IDEMPOTENCY_META]: "client-mark" } }),
+    ).toEqual({
+      keyed: true,
+      metaKeys: [],
+    });
+    expect(await records()).toBe(before + 1);
+  });
 });

@@ -1,15 +1,17 @@
 /**
  * The engine's job writes (services/engine/run/jobs.ts) share the tasks a write does not touch
  * with the remembered job, frozen: what is stored is what a full copy of the job would store; an
- * untouched task is never copied or written; a task changed without writableTask still gets
- * written (the write runs again on a full copy, and says so once).
+ * untouched task is never copied or written; a task changed without writableTask fails the write
+ * loudly (a TypeError from the frozen task) and nothing is stored: no fallback hides the bug.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { EmbeddedBackend } from "../../shared/store/embedded/backend";
 import { JobRepository } from "../../services/engine/jobs.repository";
-import { JobStore, writableTask } from "../../services/engine/run/jobs";
+import { JobStore, jsonSame, storedTask, writableTask } from "../../services/engine/run/jobs";
+import { deepFreeze } from "../../shared/objects";
+import { frozenJsonText } from "../../shared/frozen-json";
 import type { RunJob, RunTask } from "../../services/engine/run/types";
 
 const dirs: string[] = [];
@@ -88,37 +90,52 @@ test("an untouched task stays shared and frozen; a changed one is stored as a fu
   expect((await stored("j1")).tasks.a!.status).toBe("error");
 });
 
-test("a task changed without writableTask is still written, on a full copy, and reported once per change", async () => {
+test("a task changed without writableTask fails the write loudly (TypeError) and nothing is stored", async () => {
   await jobs.insert(newJob("j2"));
-  const reported: TypeError[] = [];
-  jobs.onFullCopy = (err) => void reported.push(err);
-  const written = await jobs.update("j2", (draft) => {
-    draft.tasks.b!.status = "error"; // skips writableTask
-    (draft.tasks.b!.variables as any).incoming.nested.list.push(3);
-  });
-  expect(written!.changed).toBe(true);
-  expect(reported).toHaveLength(1);
-  expect(reported[0]).toBeInstanceOf(TypeError);
+  await expect(
+    jobs.update("j2", (draft) => {
+      (draft.tasks.b!.variables as any).incoming.nested.list.push(3); // skips writableTask
+    }),
+  ).rejects.toBeInstanceOf(TypeError);
+  await expect(
+    jobs.update("j2", (draft) => {
+      draft.tasks.b!.status = "error"; // skips writableTask
+    }),
+  ).rejects.toBeInstanceOf(TypeError);
   const doc = await stored("j2");
-  expect(doc.tasks.b!.status).toBe("error");
-  expect((doc.tasks.b!.variables as any).incoming.nested.list).toEqual([1, 2, 3]);
+  expect(doc.tasks.b!.status).toBe("running");
+  expect((doc.tasks.b!.variables as any).incoming.nested.list).toEqual([1, 2]);
+  expect(doc.version).toBe(1);
   // The other tasks are as they were.
   expect(doc.tasks.a!.status).toBe("complete");
   expect(doc.tasks.c!.status).toBe("incomplete");
 });
 
-test("a strict store (onFullCopy throws) refuses such a write and stores nothing", async () => {
+test("a strict failure is not a message match: a refusal the change throws itself is passed on as it is", async () => {
   await jobs.insert(newJob("j3"));
-  jobs.onFullCopy = (err) => {
-    throw err;
-  };
+  const refusal = new TypeError("Cannot assign to read only property 'status' of object");
   await expect(
-    jobs.update("j3", (draft) => {
-      draft.tasks.b!.status = "error";
+    jobs.update("j3", () => {
+      throw refusal;
     }),
-  ).rejects.toBeInstanceOf(TypeError);
+  ).rejects.toBe(refusal);
   expect((await stored("j3")).tasks.b!.status).toBe("running");
   expect((await stored("j3")).version).toBe(1);
+});
+
+test("without the machinery (PERF_MACHINERY=off) a draft is a full copy: a direct change is written", async () => {
+  const plain = new JobStore(new JobRepository(backend), { machinery: false });
+  await plain.insert(newJob("j3b"));
+  const written = await plain.update("j3b", (draft) => {
+    draft.tasks.b!.status = "error";
+    (draft.tasks.b!.variables as any).incoming.nested.list.push(3);
+  });
+  expect(written!.changed).toBe(true);
+  expect(Object.isFrozen(written!.job.tasks.a)).toBe(false);
+  const doc = await stored("j3b");
+  expect(doc.tasks.b!.status).toBe("error");
+  expect((doc.tasks.b!.variables as any).incoming.nested.list).toEqual([1, 2, 3]);
+  expect(JSON.stringify(written!.job)).toBe(JSON.stringify(doc));
 });
 
 test("the caller's job is never frozen by insert or update", async () => {
@@ -176,14 +193,143 @@ test("the workflow's graph is shared by every draft, frozen, never written; a wr
   expect(fresh!.job.transitions).toBe(fresh!.before.transitions);
   expect((await stored("j6")).transitions).toEqual(job.transitions);
 
-  // A change into it (no transition makes one) is written on a full copy and reported.
-  const reported: TypeError[] = [];
-  jobs.onFullCopy = (err) => void reported.push(err);
-  await jobs.update("j6", (draft) => {
-    (draft.transitions as any).a.c = { state: "error", type: "standard" };
-  });
-  expect(reported).toHaveLength(1);
-  expect((await stored("j6")).transitions).toEqual({
-    a: { b: { state: "success", type: "standard" }, c: { state: "error", type: "standard" } },
-  });
+  // A change into it (no transition makes one) fails the write; the stored graph stays.
+  await expect(
+    jobs.update("j6", (draft) => {
+      (draft.transitions as any).a.c = { state: "error", type: "standard" };
+    }),
+  ).rejects.toBeInstanceOf(TypeError);
+  expect((await stored("j6")).transitions).toEqual(job.transitions);
+});
+
+test("parts no write changes (groups, runAs, workflow, ...) are shared frozen; a write into one fails, a whole new value is written", async () => {
+  const job = {
+    ...newJob("j7"),
+    groups: ["g1"],
+    runAs: { username: "u", roles: ["r"] },
+  } as unknown as RunJob;
+  await jobs.insert(job);
+  const first = await jobs.update("j7", (draft) => void (writableTask(draft, "c")!.status = "running"));
+  expect(first!.job.groups).toBe(first!.before.groups);
+  expect(first!.job.runAs).toBe(first!.before.runAs);
+  expect(Object.isFrozen(first!.job.runAs!.roles)).toBe(true);
+  // The parts a write changes are the draft's own.
+  expect(first!.job.metrics).not.toBe(first!.before.metrics);
+  await expect(jobs.update("j7", (draft) => void draft.groups.push("g2"))).rejects.toBeInstanceOf(TypeError);
+  expect((await stored("j7")).groups).toEqual(["g1"]);
+  await jobs.update("j7", (draft) => void (draft.groups = ["g1", "g3"]));
+  expect((await stored("j7")).groups).toEqual(["g1", "g3"]);
+});
+
+test("jsonSame answers as the JSON texts compare, or says it is unsure", () => {
+  const cases: [unknown, unknown][] = [
+    [
+      { a: 1, b: [1, "x", null] },
+      { a: 1, b: [1, "x", null] },
+    ],
+    [
+      { a: 1, b: 2 },
+      { b: 2, a: 1 },
+    ],
+    [{ a: 1, u: undefined }, { a: 1 }],
+    [
+      { a: undefined, b: 1 },
+      { b: 1, c: undefined },
+    ],
+    [{ a: 1 }, { a: 1, b: undefined, c: 2 }],
+    [
+      [1, 2],
+      [1, 2, 3],
+    ],
+    [{ a: {} }, { a: [] }],
+    [{ a: 0 }, { a: -0 }],
+    [{ a: NaN }, { a: null }],
+    [{ a: Infinity }, { a: null }],
+    [[undefined], [null]],
+    [{ d: new Date(0) }, { d: new Date(0).toISOString() }],
+    [{ a: "1" }, { a: 1 }],
+    [{ a: true }, { a: "true" }],
+    [{ a: null }, { a: {} }],
+    [{ a: { toJSON: () => 1 } }, { a: 1 }],
+    [{ a: () => 1, b: 1 }, { b: 1 }],
+    [{ a: [{ x: 1 }, { y: [2] }] }, { a: [{ x: 1 }, { y: [3] }] }],
+  ];
+  // And random plain values, most of them near each other.
+  let seed = 7;
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const value = (depth: number): unknown => {
+    const r = rand();
+    if (depth > 2 || r < 0.3) return [1, 0, "a", "b", null, true, undefined, 1.5][Math.floor(rand() * 8)];
+    if (r < 0.6) return Array.from({ length: Math.floor(rand() * 3) }, () => value(depth + 1));
+    const o: Record<string, unknown> = {};
+    for (const k of ["p", "q", "r"]) if (rand() < 0.6) o[k] = value(depth + 1);
+    return o;
+  };
+  for (let i = 0; i < 2000; i++) {
+    const a = value(0);
+    cases.push([a, rand() < 0.5 ? structuredClone(a) : value(0)]);
+  }
+  let sure = 0;
+  for (const [a, b] of cases) {
+    const same = jsonSame(a, b);
+    if (same !== undefined) {
+      sure++;
+      expect([a, b, same]).toEqual([a, b, JSON.stringify(a) === JSON.stringify(b)]);
+    }
+  }
+  expect(sure).toBeGreaterThan(1000); // unsure: mostly an undefined array element (JSON null)
+  // Sure where it should be: the cases the engine meets.
+  expect(jsonSame({ a: 1, u: undefined }, { a: 1 })).toBe(true);
+  expect(jsonSame({ a: 1, b: 2 }, { b: 2, a: 1 })).toBe(false);
+  expect(jsonSame({ a: NaN }, { a: null })).toBeUndefined();
+  expect(jsonSame({ d: new Date(0) }, { d: new Date(0).toISOString() })).toBeUndefined();
+});
+
+test("storedTask builds what parsing the task's text back gives, deep-frozen, sharing the stored task's members it kept", () => {
+  const old = deepFreeze(
+    JSON.parse(JSON.stringify(task("running", { outgoing: { a: [1, { b: 2 }] } }))),
+  ) as RunTask;
+  const cases: unknown[] = [
+    { ...old, status: "complete", claim: null, gone: undefined, n: -0 },
+    { ...old, outgoing: { date: new Date(0) } }, // a class: parsed back instead
+    { ...old, outgoing: { n: NaN } },
+    { ...old, outgoing: { list: [1, undefined] } },
+    { ...old, outgoing: { f: () => 1, kept: "yes" } },
+    { ...old, __proto__: "a member, not the prototype" },
+  ];
+  let seed = 3;
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const value = (depth: number): unknown => {
+    const r = rand();
+    if (depth > 2 || r < 0.35) return ["x", 0, -1.5, null, true, undefined, "ü"][Math.floor(rand() * 7)];
+    if (r < 0.6) return Array.from({ length: Math.floor(rand() * 3) }, () => value(depth + 1) ?? null);
+    const o: Record<string, unknown> = {};
+    for (const k of ["p", "q"]) if (rand() < 0.7) o[k] = value(depth + 1);
+    return o;
+  };
+  for (let i = 0; i < 300; i++)
+    cases.push({ ...old, status: "complete", outgoing: value(0), extra: value(0) });
+  for (const draftTask of cases) {
+    const text = JSON.stringify(draftTask);
+    const built = storedTask(draftTask as RunTask, old, text)!;
+    expect(JSON.stringify(built)).toBe(text);
+    expect(built).toEqual(JSON.parse(text));
+    expect(Object.getPrototypeOf(built)).toBe(Object.prototype);
+    expect(Object.isFrozen(built)).toBe(true);
+    expect(frozenJsonText(built)).toBe(text);
+    const walk = (v: unknown): void => {
+      if (v && typeof v === "object") {
+        expect(Object.isFrozen(v)).toBe(true);
+        Object.values(v).forEach(walk);
+      }
+    };
+    walk(built);
+  }
+  // A member kept from the stored task is shared, not copied.
+  const built = storedTask(
+    { ...old, status: "complete" } as RunTask,
+    old,
+    JSON.stringify({ ...old, status: "complete" }),
+  )!;
+  expect(built.variables).toBe(old.variables);
 });

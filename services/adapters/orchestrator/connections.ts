@@ -14,9 +14,17 @@ interface Pool {
 
 const pools = new Map<string, Pool>();
 
+/** Keys already made, per target: a kept target (./target-cache.ts) serves many calls. */
+const keys = new WeakMap<Target, string>();
+
 /** What makes two targets need different sockets. */
 function poolKey(target: Target): string {
-  return JSON.stringify([target.generation, target.base.origin, target.tls, target.maxInFlight]);
+  let key = keys.get(target);
+  if (key === undefined) {
+    key = JSON.stringify([target.generation, target.base.origin, target.tls, target.maxInFlight]);
+    keys.set(target, key);
+  }
+  return key;
 }
 
 /** The adapter's pool; a changed generation or TLS setting replaces (and closes) the old one. */
@@ -28,6 +36,11 @@ export function poolFor(target: Target): Agent {
   const agent = new Agent({
     connections: target.maxInFlight,
     keepAliveTimeout: 10_000,
+    // No undici timers of its own (300 s each by default, re-armed twice per request): every
+    // request sent over this pool runs under the adapter's timeout, which bounds the headers and
+    // the body together (./proxy.ts, `deadline`).
+    headersTimeout: 0,
+    bodyTimeout: 0,
     connect: {
       ...(target.tls.ca !== undefined && { ca: target.tls.ca }),
       rejectUnauthorized: target.tls.rejectUnauthorized,

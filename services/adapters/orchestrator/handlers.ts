@@ -12,14 +12,23 @@ import { targetOf, type Target } from "./target";
 
 type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;
 
-/** The target of a running orchestrator adapter: 404 unknown, 400 another type, 503 stopped. */
+/**
+ * The target of a running orchestrator adapter: 404 unknown, 400 another type, 503 stopped. Kept
+ * per process between calls (service.targets: ./target-cache.ts), forgotten on every change.
+ */
 export async function runningTarget(service: AdaptersService, name: string): Promise<Target> {
-  const doc = await service.adapters.get(name);
-  const target = targetOf(doc, service.secretKey);
-  assertRunning(doc);
-  target.onUpstream = (outcome, ms) =>
-    observe(service.broker, "upstreamTime", ms, { adapter: name, outcome });
-  return target;
+  const kept = await service.targets.get(name, async () => {
+    const doc = await service.adapters.get(name);
+    const target = targetOf(doc, service.secretKey);
+    target.onUpstream = (outcome, ms) =>
+      observe(service.broker, "upstreamTime", ms, { adapter: name, outcome });
+    // Shared by every call until forgotten: frozen, so no call can change it for the others.
+    for (const part of [target.headers, target.tls, target.breaker, target.health, target.devices])
+      Object.freeze(part);
+    return { target: Object.freeze(target), state: doc.state };
+  });
+  assertRunning({ name, state: kept.state });
+  return kept.target;
 }
 
 /** `[{result: "<upstream status>"}]`, plus `body` when the orchestrator answered one. */

@@ -148,13 +148,33 @@ export function targetOf(doc: StoredAdapter, key: Buffer): Target {
   };
 }
 
+/** Paths already resolved per target (a kept target serves many calls): at most MAX_PATHS each. */
+const resolved = new WeakMap<Target, Map<string, URL>>();
+const MAX_PATHS = 256;
+
+/**
+ * resolveUnder, remembered per target: a path resolves the same way until the target changes, and
+ * a changed adapter is a new target. Only paths that resolve are kept; a refused one is refused
+ * (and checked) every time. Callers must not change the URL answered: it is shared.
+ */
+export function resolvePath(target: Target, path: string): URL {
+  let paths = resolved.get(target);
+  const known = paths?.get(path);
+  if (known !== undefined) return known;
+  const url = resolveUnder(target, path);
+  if (paths === undefined) resolved.set(target, (paths = new Map()));
+  else if (paths.size >= MAX_PATHS) paths.clear();
+  paths.set(path, url);
+  return url;
+}
+
 /**
  * The absolute URL of `path` under the target's base, or 400. A path cannot leave the base URL:
  * it must start with one `/`, and neither it nor its percent-decoded form (decoded until stable,
  * so `%252e` counts) may hold a scheme, a backslash, a control character, an encoded slash, or a
  * `.`/`..` segment. The result is checked once more: same origin, under the base path.
  */
-export function resolvePath(target: Target, path: string): URL {
+function resolveUnder(target: Target, path: string): URL {
   const refuse = (why: string) => invalidField("params.path", `params.path ${why}`, "pathEscape");
   if (!path.startsWith("/") || path.startsWith("//")) throw refuse("must start with a single '/'");
   let decoded = path;

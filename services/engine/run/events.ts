@@ -2,9 +2,14 @@
  * Job and task changes as one broker event per write (shared/contracts/events.ts), broadcast so
  * every gateway replica can stream them to its own GET /events clients. Each carries the job's
  * groups: a gateway shows an event only to callers who may see that job.
+ *
+ * Over a transporter, the changes of one event-loop turn leave together, as one
+ * `engine.jobChangesBatch` message per listening node (shared/job-changes-batch.ts), while every
+ * listening node takes batches; in one process each is broadcast at once, as before.
  */
 import type { ServiceBroker } from "moleculer";
 import { ENGINE_EVENTS, type JobChangesEvent, type TaskChange } from "../../../shared/contracts/events";
+import { batchesTaken } from "../../../shared/job-changes-batch";
 import { count } from "../../../shared/observability/metrics";
 import type { RunJob } from "./types";
 
@@ -39,5 +44,37 @@ export function emitChanges(broker: ServiceBroker, before: RunJob | null, job: R
     jobChanged,
     tasks,
   };
-  broker.broadcast(ENGINE_EVENTS.changes, event);
+  if (!broker.transit) broker.broadcast(ENGINE_EVENTS.changes, event);
+  else queue(broker, event);
+}
+
+/** Each broker's changes waiting for the end of this turn. */
+const waiting = new WeakMap<ServiceBroker, JobChangesEvent[]>();
+
+function queue(broker: ServiceBroker, event: JobChangesEvent): void {
+  const list = waiting.get(broker);
+  if (list) {
+    list.push(event);
+    return;
+  }
+  waiting.set(broker, [event]);
+  setImmediate(() => {
+    const changes = waiting.get(broker) ?? [];
+    waiting.delete(broker);
+    send(broker, changes);
+  });
+}
+
+function send(broker: ServiceBroker, changes: JobChangesEvent[]): void {
+  try {
+    if (changes.length > 1 && batchesTaken(broker)) {
+      void Promise.resolve(broker.broadcast(ENGINE_EVENTS.changesBatch, { changes })).catch(() => undefined);
+      return;
+    }
+    for (const event of changes)
+      void Promise.resolve(broker.broadcast(ENGINE_EVENTS.changes, event)).catch(() => undefined);
+  } catch {
+    // As when each was broadcast at once: a broadcast that fails is not retried (events report
+    // writes already stored; they are not their record).
+  }
 }

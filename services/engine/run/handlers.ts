@@ -172,7 +172,7 @@ export const executorMixin = typedMixin<EngineService>({
       jobs: this.jobs,
       workflows: this.workflows,
       secretKey: () => this.secretKey(),
-      settings: runnerSettings(configOf(this.broker).engine),
+      settings: runnerSettings(configOf(this.broker).engine, configOf(this.broker).perfMachinery),
     });
     this.runner.startSweeper();
   },

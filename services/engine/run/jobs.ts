@@ -11,9 +11,15 @@
  *
  * The store's side (the reads, the insert, the compare-and-set itself) is ../jobs.repository.ts;
  * this class decides what to write.
+ *
+ * Performance machinery (PERF_MACHINERY, on by default): a draft shares the remembered job's tasks,
+ * deep-frozen, and a transition takes its own copy of a task with writableTask before changing it;
+ * a write into a shared task throws a TypeError, which fails the write (a bug the tests find, never
+ * a slower path taken quietly). Off, a draft is a full copy and changes are found by comparing
+ * JSON texts: the differential test (test/engine/perf-machinery.test.ts) runs both ways.
  */
 import { copyPlain, deepFreeze, setOwn } from "../../../shared/objects";
-import { parseFrozen } from "../../../shared/frozen-json";
+import { adoptFrozen, parseFrozen } from "../../../shared/frozen-json";
 import { nowIso } from "../../../shared/text";
 import { JOB_CACHE_SIZE, MAX_WRITE_ATTEMPTS } from "./settings";
 import type { RunJob, RunTask, SpillRef } from "./types";
@@ -43,8 +49,15 @@ export class JobStore {
   /** The values too big for their job (./outputs.ts). */
   readonly outputs: JobOutputRepository;
 
-  constructor(private readonly jobs: JobRepository) {
+  /** PERF_MACHINERY (see above): false makes every draft a full, unfrozen copy. */
+  private readonly machinery: boolean;
+
+  constructor(
+    private readonly jobs: JobRepository,
+    options: { machinery?: boolean } = {},
+  ) {
     this.outputs = jobs.outputs;
+    this.machinery = options.machinery ?? true;
   }
 
   /** The stored job with its values put back (and it is remembered), or null. */
@@ -62,7 +75,7 @@ export class JobStore {
         if (err instanceof OutputGoneError && attempt < 4) continue;
         throw err;
       }
-      this.remember(frozenTasks(doc));
+      this.remember(this.machinery ? frozenTasks(doc) : doc);
       return doc;
     }
   }
@@ -73,7 +86,7 @@ export class JobStore {
     // keeps it without a copy or a second serialization.
     const text = JSON.stringify(job);
     if (text.length <= MIN_SPILL_BYTES || text.length <= spillThreshold(job)) {
-      const doc = parseFrozen(text) as RunJob;
+      const doc = (this.machinery ? parseFrozen(text) : JSON.parse(text)) as RunJob;
       await this.jobs.insert(doc);
       this.remember(doc);
       return;
@@ -92,7 +105,7 @@ export class JobStore {
       await this.outputs.drop(doc.spilled ?? []).catch(() => undefined);
       throw err;
     }
-    this.remember(frozenTasks(doc));
+    this.remember(this.machinery ? frozenTasks(doc) : doc);
   }
 
   /**
@@ -115,24 +128,18 @@ export class JobStore {
           if (!base) return null;
         }
         // The engine's largest cost per transition was copying the whole job: the draft shares
-        // its tasks (frozen) until a transition changes one.
-        let draft = draftOf(base);
+        // its tasks (frozen) until a transition changes one. A write into a shared task throws
+        // (a TypeError): refused like any other throw, and thrown again on the fresh read.
+        const draft = this.machinery ? draftOf(base) : copyPlain(base);
         let result: R;
         try {
-          try {
-            result = change(draft);
-          } catch (err) {
-            if (!writesFrozen(err)) throw err;
-            this.onFullCopy(err as TypeError);
-            draft = copyPlain(base);
-            result = change(draft);
-          }
+          result = change(draft);
         } catch (err) {
           if (!cached) throw err;
           base = null; // refused on a remembered copy: check on the stored one
           continue;
         }
-        const delta = changes(base, draft);
+        const delta = changes(base, draft, this.machinery);
         if (!delta) {
           if (!cached) return { before: base, job: base, result, changed: false };
           base = null;
@@ -162,9 +169,6 @@ export class JobStore {
     await this.outputs.drop(entries).catch(() => undefined);
   }
 
-  /** A change wrote into a shared (frozen) task: a case writableTask missed. Logged, never lost. */
-  onFullCopy: (err: TypeError) => void = () => undefined;
-
   private remember(job: RunJob): void {
     this.cache.delete(job._id);
     // An ended job is rarely written again (and then after a fresh read): keep the memory for live ones.
@@ -191,21 +195,85 @@ export class JobStore {
 }
 
 /**
- * JSON text of the parts of jobs, by object: the remembered copy of a job is never changed (writes
- * work on a copy), so each write serializes only the new version of each part, not the old one too.
+ * The JSON text of a part of a job. No texts are kept by object: jsonSame spares serializing the
+ * old version of a part but when it is unsure, and an entry per remembered part in a WeakMap made
+ * every garbage collection dearer than the serializations it saved.
  */
-const serialized = new WeakMap<object, string>();
+const jsonOf = (value: unknown): string | undefined => JSON.stringify(value);
 
-function jsonOf(value: unknown): string | undefined {
-  if (typeof value !== "object" || value === null) return JSON.stringify(value);
-  // A frozen part is shared with the store, which may keep it long after this job: no text kept.
-  if (Object.isFrozen(value)) return JSON.stringify(value);
-  let text = serialized.get(value);
-  if (text === undefined) {
-    text = JSON.stringify(value);
-    serialized.set(value, text);
+/**
+ * Whether the JSON texts of `a` and `b` are equal, found by walking them instead of serializing:
+ * true or false when that is sure (plain objects and arrays, strings, booleans, null, finite
+ * numbers; members undefined, functions or symbols are left out, as JSON leaves them), undefined when it is not
+ * (a Date or other class, a non-finite number, an undefined array element, a function): the
+ * caller then compares texts. Test: test/unit/job-drafts.test.ts ("jsonSame").
+ */
+export function jsonSame(a: unknown, b: unknown): boolean | undefined {
+  if (a === b) return typeof a === "number" && !Number.isFinite(a) ? undefined : true;
+  const ta = typeof a;
+  const tb = typeof b;
+  if (ta === "number" && tb === "number") return Number.isFinite(a) && Number.isFinite(b) ? false : undefined;
+  if (!jsonKnown(a) || !jsonKnown(b)) return undefined;
+  if (ta !== "object" || tb !== "object" || a === null || b === null) return false;
+  const arrayA = Array.isArray(a);
+  if (arrayA !== Array.isArray(b)) return false;
+  let unsure = false;
+  if (arrayA) {
+    const x = a as unknown[];
+    const y = b as unknown[];
+    if (x.length !== y.length) return false;
+    for (let i = 0; i < x.length; i++) {
+      if (x[i] === undefined || y[i] === undefined) return undefined; // JSON's null
+      const same = jsonSame(x[i], y[i]);
+      if (same === false) return false;
+      if (same === undefined) unsure = true;
+    }
+    return unsure ? undefined : true;
   }
-  return text;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keysA = Object.keys(x);
+  const keysB = Object.keys(y);
+  let i = 0;
+  let j = 0;
+  for (;;) {
+    while (i < keysA.length && droppedByJson(x[keysA[i]])) i++;
+    while (j < keysB.length && droppedByJson(y[keysB[j]])) j++;
+    if (i === keysA.length || j === keysB.length) break;
+    if (keysA[i] !== keysB[j]) return false;
+    const same = jsonSame(x[keysA[i]], y[keysB[j]]);
+    if (same === false) return false;
+    if (same === undefined) unsure = true;
+    i++;
+    j++;
+  }
+  if (i !== keysA.length || j !== keysB.length) return false;
+  return unsure ? undefined : true;
+}
+
+/** A member JSON leaves out of an object. */
+const droppedByJson = (value: unknown) =>
+  value === undefined || typeof value === "function" || typeof value === "symbol";
+
+/** Whether JSON writes `value` as this walk reads it: plain objects, arrays and primitives only. */
+function jsonKnown(value: unknown): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value);
+    case "object": {
+      if (value === null || Array.isArray(value)) return true;
+      const proto = Object.getPrototypeOf(value);
+      return (
+        (proto === Object.prototype || proto === null) &&
+        typeof (value as { toJSON?: unknown }).toJSON !== "function"
+      );
+    }
+    default:
+      return false;
+  }
 }
 
 /**
@@ -234,28 +302,42 @@ function samePlain(a: unknown, b: unknown): boolean {
 }
 
 /**
- * Parts of a job no transition changes: the workflow's graph, copied into the job at its start
- * (about 600 bytes for ten tasks, the largest part after the tasks). Drafts share them, frozen, so
- * a write neither copies nor compares them. A change into one would throw and be written on a full
- * copy (onFullCopy), never lost.
+ * The parts of a job whose members a write may change (transitions.ts, control.ts): a draft has
+ * its own copy of each. Every other part (the workflow's graph, about 600 bytes for ten tasks, the
+ * job's workflow, groups, watchers, runAs, parent, decorators, ...) is set when the job is built
+ * and never changed inside: drafts share it, frozen, so a write neither copies nor compares it. A
+ * change into one throws (a TypeError) and the write fails; a part replaced whole on the draft is
+ * written as any other.
  */
-const READ_ONLY_PARTS = new Set<keyof RunJob>(["transitions"]);
+const WRITTEN_PARTS = new Set<string>([
+  "status",
+  "metrics",
+  "variables",
+  "error",
+  "sweepAt",
+  "waitingTasks",
+  "deferred",
+  "spilled",
+  "last_updated",
+  "version",
+]);
 
 /**
- * A draft of `base` to change: every part copied but the tasks, which stay shared (and frozen)
- * until writableTask gives the draft its own copy of one, and the read-only parts.
+ * A draft of `base` to change: the written parts copied, the tasks shared (and frozen) until
+ * writableTask gives the draft its own copy of one, every other part shared when frozen.
  */
 function draftOf(base: RunJob): RunJob {
-  const draft: Partial<Record<keyof RunJob, unknown>> = {};
-  for (const key of Object.keys(base) as (keyof RunJob)[])
-    draft[key] =
-      key === "tasks"
-        ? { ...base.tasks }
-        : READ_ONLY_PARTS.has(key) && Object.isFrozen(base[key])
-          ? base[key]
-          : copyPlain(base[key]);
-  // Every member of `base`, copied: a RunJob.
-  return draft as RunJob;
+  // A spread first (one copy of the job's shape), then the parts to copy overwritten in place:
+  // cheaper than building the draft member by member.
+  const draft = { ...base } as Record<string, unknown>;
+  for (const key of Object.keys(base)) {
+    const part = draft[key];
+    if (key === "tasks") draft.tasks = { ...base.tasks };
+    else if (typeof part === "object" && part !== null && (WRITTEN_PARTS.has(key) || !Object.isFrozen(part)))
+      draft[key] = copyPlain(part);
+  }
+  // Every member of `base`, copied or shared: a RunJob.
+  return draft as unknown as RunJob;
 }
 
 /**
@@ -266,36 +348,104 @@ export function readTask(job: RunJob, id: string): Readonly<RunTask> | null | un
   return Object.hasOwn(job.tasks, id) ? job.tasks[id] : undefined;
 }
 
-/** The draft's own, changeable copy of task `id` (own members only), or undefined when it has none. */
+/**
+ * The draft's own, changeable copy of task `id` (own members only), or undefined when it has none.
+ * Its members are changed by replacing them (status, claim, outgoing, iterations, ...), but for the
+ * two a transition changes inside (`previous`'s lists, a forEach's `loop`), which are copied; the
+ * others (variables, outgoing, ...) stay shared and frozen, so a write into one throws.
+ */
 export function writableTask(job: RunJob, id: string): RunTask | null | undefined {
   const task = readTask(job, id) as RunTask | null | undefined;
   if (!task || !Object.isFrozen(task)) return task;
-  const copy = copyPlain(task);
+  const copy = { ...task };
+  if (copy.previous) copy.previous = copyPlain(copy.previous);
+  if (copy.loop) copy.loop = copyPlain(copy.loop);
   setOwn(job.tasks, id, copy);
   return copy;
 }
 
-/** The job with every task and read-only part frozen: it is remembered, and drafts share them. */
-function frozenTasks(job: RunJob): RunJob {
-  for (const task of Object.values(job.tasks)) deepFreeze(task);
-  for (const key of READ_ONLY_PARTS) deepFreeze(job[key]);
-  return job;
-}
+/** Not JSON as jsonCopy takes it: the caller parses the text instead. */
+const NOT_PLAIN = Symbol("not plain");
 
-/** A TypeError from writing into a frozen object (V8's words for assign, add, delete, define). */
-function writesFrozen(err: unknown): boolean {
-  return (
-    err instanceof TypeError &&
-    /read.only|not extensible|Cannot (assign|add|delete|define|redefine)/i.test(err.message)
-  );
+/**
+ * The task as the store will hold it, deep-frozen with its JSON text `text` (what it serializes
+ * to): the members the draft kept from the stored task `old` (deep-frozen) are shared, the others
+ * copied as JSON would give them back. Cheaper than parsing `text` back (parseFrozen, the fallback
+ * for anything but plain data), which a whole task cost on every transition.
+ */
+export function storedTask(
+  task: RunTask | null,
+  old: Readonly<RunTask> | null,
+  text: string,
+): RunTask | null {
+  if (task === null) return null;
+  const copy = jsonCopy(task, old);
+  if (copy === NOT_PLAIN) return parseFrozen(text) as RunTask;
+  return adoptFrozen(deepFreeze(copy as RunTask), text);
 }
 
 /**
- * JSON texts of a remembered job's tasks, by task id, so the next write compares a changed task
- * without serializing the old one again. Keyed by the job object, not the task: the store holds
- * the same (frozen) tasks, and their texts must not live as long as they do.
+ * `value` as `JSON.parse(JSON.stringify(value))` gives it (members left undefined dropped, -0 as
+ * 0), or NOT_PLAIN for anything that is not plain data (a class, toJSON, NaN, a function, an
+ * undefined array element). A member of an object that is the very member of `shared` (a frozen
+ * stored value) is shared, not copied.
  */
-const taskTexts = new WeakMap<RunJob, Map<string, string>>();
+function jsonCopy(value: unknown, shared?: unknown): unknown {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      return Number.isFinite(value) ? value + 0 : NOT_PLAIN;
+    case "object":
+      break;
+    default:
+      return NOT_PLAIN;
+  }
+  if (value === null) return null;
+  if (Array.isArray(value)) {
+    const out = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i] === undefined ? NOT_PLAIN : jsonCopy(value[i]);
+      if (item === NOT_PLAIN) return NOT_PLAIN;
+      out[i] = item;
+    }
+    return out;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (
+    (proto !== Object.prototype && proto !== null) ||
+    typeof (value as { toJSON?: unknown }).toJSON === "function"
+  )
+    return NOT_PLAIN;
+  const from = value as Record<string, unknown>;
+  const keep =
+    shared !== null && typeof shared === "object" ? (shared as Record<string, unknown>) : undefined;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(from)) {
+    const member = from[key];
+    if (droppedByJson(member)) continue;
+    const copied =
+      keep !== undefined &&
+      typeof member === "object" &&
+      member !== null &&
+      Object.hasOwn(keep, key) &&
+      keep[key] === member
+        ? member
+        : jsonCopy(member);
+    if (copied === NOT_PLAIN) return NOT_PLAIN;
+    setOwn(out, key, copied);
+  }
+  return out;
+}
+
+/** The job with every task and every part no write changes frozen: it is remembered, and drafts share them. */
+function frozenTasks(job: RunJob): RunJob {
+  for (const task of Object.values(job.tasks)) deepFreeze(task);
+  for (const key of Object.keys(job))
+    if (key !== "tasks" && !WRITTEN_PARTS.has(key)) deepFreeze(job[key as keyof RunJob]);
+  return job;
+}
 
 /**
  * The `$set` and `$unset` that turn `before` into `after` (JSON values: what the store will hold),
@@ -304,9 +454,10 @@ const taskTexts = new WeakMap<RunJob, Map<string, string>>();
  * Tasks are set one by one (`tasks.<id>`): task ids are checked to be plain names when a workflow
  * is stored. A task the draft took but left as it was goes back to the
  * shared one; a changed task is kept as the store will hold it, frozen (parseFrozen), for the next
- * draft.
+ * draft. Without the machinery (`machinery` false: full copies) every part is compared by its
+ * JSON text and stored parsed, unfrozen.
  */
-function changes(before: RunJob, after: RunJob): Delta | null {
+function changes(before: RunJob, after: RunJob, machinery: boolean): Delta | null {
   const set: Record<string, unknown> = {};
   const sizes: Record<string, number> = {};
   let unset: Record<string, ""> | undefined;
@@ -318,21 +469,23 @@ function changes(before: RunJob, after: RunJob): Delta | null {
   for (const key of Object.keys(before) as (keyof RunJob)[])
     if (before[key] !== undefined && (!Object.hasOwn(after, key) || after[key] === undefined)) gone(key);
   for (const id of Object.keys(before.tasks)) if (!Object.hasOwn(after.tasks, id)) gone(`tasks.${id}`);
-  /** The JSON text of `a` when it differs from `b` (whose text may be known), else undefined. */
-  const differs = (a: unknown, b: unknown, bText?: string): string | undefined => {
-    // Most parts are untouched copies: comparing them costs less than serializing them.
-    if (samePlain(a, b)) return undefined;
+  /** The JSON text of `a` when it differs from `b`, else undefined. */
+  const differs = (a: unknown, b: unknown): string | undefined => {
+    // Walking both costs less than serializing the old one: most parts are untouched copies, and
+    // a changed task differs early. Only an unsure answer (a Date, NaN, ...) compares texts.
+    const same = machinery ? jsonSame(a, b) : undefined;
+    if (same === true) return undefined;
     const text = jsonOf(a);
-    return text === undefined || text === (bText ?? jsonOf(b)) ? undefined : text;
+    if (text === undefined) return undefined;
+    return same === false || text !== jsonOf(b) ? text : undefined;
   };
-  const oldTexts = taskTexts.get(before);
-  const texts = new Map<string, string>();
   for (const key of Object.keys(after) as (keyof RunJob)[]) {
     if (key === "_id" || key === "version" || key === "last_updated") continue;
     if (key !== "tasks") {
       const text = differs(after[key], before[key]);
       if (text === undefined) continue;
-      set[key] = JSON.parse(text);
+      // Frozen with its text too: the store keeps it without serializing and parsing it again.
+      set[key] = machinery ? parseFrozen(text) : JSON.parse(text);
       sizes[key] = text.length;
       any = true;
       continue;
@@ -340,29 +493,26 @@ function changes(before: RunJob, after: RunJob): Delta | null {
     for (const id of Object.keys(after.tasks)) {
       const task = after.tasks[id] ?? null;
       const old = Object.hasOwn(before.tasks, id) ? (before.tasks[id] ?? null) : null;
-      const oldText = oldTexts?.get(id);
-      const text = task === old ? undefined : differs(task, old, oldText);
+      const text = task === old ? undefined : differs(task, old);
       if (text === undefined) {
         if (task !== old) setOwn(after.tasks, id, old);
-        if (oldText !== undefined) texts.set(id, oldText);
         continue;
       }
       // Frozen with its text: the store keeps it without a copy; the next draft shares it.
-      const stored = parseFrozen(text) as RunTask | null;
+      const stored = (machinery ? storedTask(task, old, text) : JSON.parse(text)) as RunTask | null;
       set[`tasks.${id}`] = stored;
       setOwn(after.tasks, id, stored);
-      texts.set(id, text);
+      sizes[`tasks.${id}`] = text.length;
       any = true;
     }
   }
-  taskTexts.set(after, texts);
   return any ? { set, sizes, ...(unset && { unset }) } : null;
 }
 
 interface Delta {
   set: Record<string, unknown>;
   unset?: Record<string, "">;
-  /** The JSON length of each top-level part in `set` (tasks' texts are in taskTexts). */
+  /** The JSON length of each value in `set` (top-level parts and `tasks.<id>`). */
   sizes: Record<string, number>;
 }
 
@@ -382,9 +532,7 @@ function planSpill(
   const { set } = delta;
   const unset = delta.unset ?? {};
   const old = base.spilled ?? [];
-  const texts = taskTexts.get(draft);
-  const sizeOf = (key: string) =>
-    key.startsWith("tasks.") ? (texts?.get(key.slice(6))?.length ?? 0) : (delta.sizes[key] ?? 0);
+  const sizeOf = (key: string) => delta.sizes[key] ?? 0;
   const manyErrors = Object.hasOwn(set, "error") && (draft.error?.length ?? 0) > ERROR_RECORDS_INLINE;
   if (old.length === 0 && !manyErrors && Object.keys(set).every((key) => sizeOf(key) <= MIN_SPILL_BYTES))
     return null;
@@ -425,7 +573,9 @@ function planSpill(
       }
       set[key] = stored;
     } else if (key === "variables" && sizeOf(key) > threshold) {
-      const variables = set.variables as Record<string, unknown>;
+      // The write's own copy (the one in `set` may be frozen, shared/frozen-json.ts).
+      const variables = { ...(set.variables as Record<string, unknown>) };
+      set.variables = variables;
       for (const name of Object.keys(variables))
         if (place(["variables", name], draft.variables[name], base.variables?.[name])) variables[name] = null;
     } else if (key === "error" && (manyErrors || sizeOf(key) > threshold)) {

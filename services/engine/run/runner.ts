@@ -46,7 +46,8 @@ export const DISPATCH_EVENT = "engine.dispatch";
 const LOCAL_TIMER_MAX_MS = 60_000;
 
 interface RunningTask {
-  renew: NodeJS.Timeout;
+  /** When its claim is next renewed (epoch ms): the replica's one renewal timer looks (renewTick). */
+  renewAt: number;
   done: Promise<void>;
   jobId: string;
   taskId: string;
@@ -70,22 +71,14 @@ export class Runner {
   private readonly running = new Map<string, RunningTask>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private sweepTimer?: NodeJS.Timeout;
+  /** The one timer that renews the claims of every running task (while any runs). */
+  private renewTimer?: NodeJS.Timeout;
   private sweeping = false;
   private stopping = false;
 
   constructor(private readonly host: RunnerHost) {
     this.me = `${host.broker.nodeID}/${randomUUID().slice(0, 8)}`;
-    this.jobs = new JobStore(host.jobs);
-    let told = false;
-    this.jobs.onFullCopy = (err) => {
-      if (host.settings.strictDrafts) throw err;
-      // Once per replica: the write is right, only slower; the stack names the place to fix.
-      if (told) return;
-      told = true;
-      this.logger.warn(
-        `engine: a job write changed a shared task; drafts now copy whole jobs when that happens. ${err.stack}`,
-      );
-    };
+    this.jobs = new JobStore(host.jobs, { machinery: host.settings.machinery });
   }
 
   private get broker() {
@@ -195,18 +188,42 @@ export class Runner {
       jobId: job._id,
       taskId,
       run,
-      renew: setInterval(() => void this.renew(job._id, taskId, run), this.host.settings.claimRenewMs),
+      renewAt: Date.now() + this.host.settings.claimRenewMs,
       done: work
         .catch((err) =>
           this.logger.warn(`engine: task ${taskId} of job ${job._id} failed to finish: ${err.message}`),
         )
-        .finally(() => {
-          clearInterval(entry.renew);
-          this.running.delete(key);
-        }),
+        .finally(() => this.running.delete(key)),
     };
-    entry.renew.unref();
     this.running.set(key, entry);
+    this.armRenewals();
+  }
+
+  /**
+   * One timer per replica, not one per task (a timer's start and stop cost more than the no-op
+   * task they guard): it ticks every half renewal period while tasks run, so a claim is renewed
+   * between claimRenewMs and 1.5 x claimRenewMs after its last renewal, half the claim TTL at
+   * most, as the TTL allows (settings.ts). It stops when no task runs.
+   */
+  private armRenewals(): void {
+    if (this.renewTimer) return;
+    this.renewTimer = setInterval(() => this.renewTick(), Math.max(1, this.host.settings.claimRenewMs / 2));
+    this.renewTimer.unref();
+  }
+
+  private renewTick(): void {
+    // Renewals go on while a graceful stop lets tasks finish: a claim must not lapse under a running task.
+    if (this.running.size === 0) {
+      clearInterval(this.renewTimer);
+      this.renewTimer = undefined;
+      return;
+    }
+    const now = Date.now();
+    for (const entry of this.running.values()) {
+      if (entry.renewAt > now) continue;
+      entry.renewAt = now + this.host.settings.claimRenewMs;
+      void this.renew(entry.jobId, entry.taskId, entry.run);
+    }
   }
 
   /** An automatic task: its action's call, then the write of its outcome. */
@@ -415,15 +432,20 @@ export class Runner {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     const pending = [...this.running.values()];
-    if (pending.length === 0) return;
+    if (pending.length === 0) {
+      clearInterval(this.renewTimer);
+      this.renewTimer = undefined;
+      return;
+    }
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.all(pending.map((p) => p.done)),
       new Promise((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS))),
     ]);
     clearTimeout(timer);
+    clearInterval(this.renewTimer);
+    this.renewTimer = undefined;
     for (const task of this.running.values()) {
-      clearInterval(task.renew);
       await this.advance(task.jobId, (draft) => releaseClaim(draft, task.taskId, task.run), {
         fresh: true,
       }).catch(() => undefined);

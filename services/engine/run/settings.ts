@@ -19,18 +19,21 @@ export interface RunnerSettings {
   maxLocalTasks: number;
   /** How long an automatic task's action call may take. */
   taskTimeoutMs: number;
-  /** A write that changes a task the draft shares fails, instead of running again on a full copy. */
-  strictDrafts: boolean;
+  /**
+   * The job writes' performance machinery (PERF_MACHINERY): drafts sharing the remembered job's
+   * frozen tasks, frozen texts handed to the store. Off: each write works on a full copy.
+   */
+  machinery: boolean;
 }
 
-export function runnerSettings(engine: PlatformConfig["engine"]): RunnerSettings {
+export function runnerSettings(engine: PlatformConfig["engine"], machinery = true): RunnerSettings {
   return {
     claimTtlMs: engine.claimTtlMs,
     claimRenewMs: Math.floor(engine.claimTtlMs / 3),
     sweepIntervalMs: engine.sweepIntervalMs,
     maxLocalTasks: engine.maxLocalTasks,
     taskTimeoutMs: engine.taskTimeoutMs,
-    strictDrafts: engine.strictDrafts,
+    machinery,
   };
 }
 

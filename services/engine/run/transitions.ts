@@ -161,7 +161,9 @@ export function renewClaim(
 ): boolean {
   const task = readTask(job, taskId);
   if (!live(job) || !task || task.status !== "running" || task.claim?.run !== run) return false;
-  taskAt(job, taskId)!.claim!.until = now + claimTtlMs;
+  // A new claim object: the draft's task shares its members with the stored one (jobs.ts writableTask).
+  const own = taskAt(job, taskId)!;
+  own.claim = { ...own.claim!, until: now + claimTtlMs };
   return true;
 }
 
@@ -213,7 +215,8 @@ export function finish(job: RunJob, id: string, outcome: Outcome, step: Step): v
     retry.count < retry.limit &&
     (retry.state?.length ? retry.state : ["error"]).includes(outcome.state)
   ) {
-    retry.count++;
+    // A new object: the draft's task shares its members with the stored one (jobs.ts writableTask).
+    task.retrySettings = { ...retry, count: retry.count + 1 };
     task.status = "running";
     clearRunState(task);
     task.wakeAt = step.now + retry.delay;

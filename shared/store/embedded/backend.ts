@@ -36,6 +36,14 @@ export interface EmbeddedOptions {
    * platform's stores in a test run (STORE_QUERY_SHAPES), not a store a test opens for itself.
    */
   queryShapes?: string;
+  /**
+   * The performance machinery (PERF_MACHINERY, default on): frozen JSON texts taken as they are
+   * (an insert's or update's value stored without a copy, its log line from its known text), the
+   * fast update path (fast-update.ts), the read cache (read-cache.ts) and frozen read-only
+   * answers. Off: every value is copied and serialized, every update goes through mingo, every
+   * read is answered afresh, so a differential run can hold the two to the same results.
+   */
+  machinery?: boolean;
 }
 
 interface LogEntry {
@@ -104,6 +112,8 @@ export class EmbeddedBackend implements Store {
   private readonly fsync: boolean;
   /** @internal Where unindexed queries are noted (EmbeddedOptions.queryShapes). */
   readonly queryShapes?: string;
+  /** @internal EmbeddedOptions.machinery. */
+  readonly machinery: boolean;
   private readonly compactBytes: number;
   private readonly lockFile: string;
   private fd: number;
@@ -121,6 +131,7 @@ export class EmbeddedBackend implements Store {
     this.dir = path.join(path.resolve(options.dataDir), "store");
     this.fsync = options.fsync ?? false;
     this.queryShapes = options.queryShapes;
+    this.machinery = options.machinery ?? true;
     this.compactBytes = options.compactBytes ?? DEFAULT_COMPACT_BYTES;
     this.nextCompactionAt = this.compactBytes;
     // The store holds password hashes and session ids: only its owner may read it.
@@ -238,7 +249,7 @@ export class EmbeddedBackend implements Store {
     const line =
       (patches
         ? patchLine(this.seq + 1, collection, patches)
-        : (knownPutLine(this.seq + 1, collection, change) ??
+        : ((this.machinery ? knownPutLine(this.seq + 1, collection, change) : undefined) ??
           JSON.stringify({ s: this.seq + 1, c: collection, ...change }))) + "\n";
     // All or nothing: a document the store could not read back is refused before its line is written.
     // Documents sit two levels down in the line ({put: [doc]}); no node limit applies (depth.ts).

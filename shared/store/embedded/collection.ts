@@ -95,11 +95,14 @@ export class EmbeddedCollection implements Collection<Doc> {
     const { sort, skip = 0, limit, projection, readOnly, scan } = options;
     // The same read of an unchanged collection takes its last answer (read-cache.ts): copied, or
     // for a read-only caller the kept answer itself, frozen (a caller breaking its word throws).
-    const key = table.repeatRead()
-      ? readKey("find", filter, sort ?? null, skip, limit ?? null, projection ?? null)
-      : undefined;
+    const machinery = this.store.machinery;
+    const key =
+      machinery && table.repeatRead()
+        ? readKey("find", filter, sort ?? null, skip, limit ?? null, projection ?? null)
+        : undefined;
     const kept = key === undefined ? undefined : table.reads.get(key, table.version);
     if (Array.isArray(kept)) return readOnly ? shareKept(kept) : kept.map(copyDoc);
+    const shared = readOnly && machinery;
     const end = limit ? skip + limit : undefined;
     const version = table.version;
     let docs = await this.matchingInSlices(filter, sort ? Infinity : (end ?? Infinity), { sort, scan });
@@ -109,7 +112,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     const answer = projectShared(docs.slice(skip, end), projection);
     // A write that landed while the scan let others in may or may not be in the answer: not kept.
     if (key !== undefined && table.version === version) table.reads.set(key, version, answer);
-    return readOnly ? shareKept(answer) : answer.map(copyDoc);
+    return shared ? shareKept(answer) : answer.map(copyDoc);
   }
 
   async findOne(filter: Filter, options: Omit<FindOptions, "skip" | "limit"> = {}): Promise<Doc | null> {
@@ -123,7 +126,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     const table = this.table;
     if (filter && typeof filter === "object" && !Array.isArray(filter) && Object.keys(filter).length === 0)
       return table.docs.size;
-    const key = table.repeatRead() ? readKey("count", filter) : undefined;
+    const key = this.store.machinery && table.repeatRead() ? readKey("count", filter) : undefined;
     const kept = key === undefined ? undefined : table.reads.get(key, table.version);
     if (typeof kept === "number") return kept;
     const version = table.version;
@@ -158,7 +161,7 @@ export class EmbeddedCollection implements Collection<Doc> {
 
   async insertMany(docs: Doc[]): Promise<Doc[]> {
     this.expireDue();
-    const prepared = docs.map(withId);
+    const prepared = docs.map((doc) => withId(doc, this.store.machinery));
     for (const doc of prepared) withinSize(doc, false);
     this.table.check(this.name, prepared, true);
     // The answer is copied before the write: a failure here must leave nothing stored.
@@ -363,7 +366,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     // What the fast updates changed, logged instead of the new images while every one is fast.
     let patches: DocPatch[] | undefined = [];
     for (const doc of docs) {
-      const fast = fastUpdate(doc, update);
+      const fast = this.store.machinery ? fastUpdate(doc, update) : undefined;
       if (fast) {
         if (fast.changed) {
           const size = documentSize(doc) + fast.sizeDelta;

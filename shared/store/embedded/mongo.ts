@@ -43,11 +43,17 @@ export function toJson<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
-export function withId(doc: Doc): StoredDoc {
+export function withId(doc: Doc, takeFrozen = true): StoredDoc {
   if (doc === null || typeof doc !== "object" || Array.isArray(doc))
     throw new TypeError("a document must be an object");
-  // A frozen JSON value with its text, `_id` first (shared/frozen-json.ts), is stored as given.
-  if (typeof doc._id === "string" && frozenJsonText(doc) !== undefined && Object.keys(doc)[0] === "_id")
+  // A frozen JSON value with its text, `_id` first (shared/frozen-json.ts), is stored as given
+  // (unless the performance machinery is off: backend.ts EmbeddedOptions.machinery).
+  if (
+    takeFrozen &&
+    typeof doc._id === "string" &&
+    frozenJsonText(doc) !== undefined &&
+    Object.keys(doc)[0] === "_id"
+  )
     return doc as StoredDoc;
   const { _id, ...rest } = toJson(doc);
   if (_id !== undefined && typeof _id !== "string") throw new TypeError("_id must be a string");

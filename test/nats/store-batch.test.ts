@@ -1,0 +1,221 @@
+/**
+ * The remote store's calls of one turn travel as one `store.batch` request (shared/store/remote-batch.ts),
+ * over a real NATS: the store in one broker, a RemoteBackend on another. Each call must get its own
+ * answer (not its neighbour's), its own error (a duplicate key stays the call's, a refused call
+ * fails alone), and every write a batch acknowledges must be stored.
+ */
+import { randomUUID } from "node:crypto";
+import { ServiceBroker } from "moleculer";
+import { brokerOptions } from "../../app/broker-options";
+import { loadConfig } from "../../shared/config";
+import { RemoteBackend } from "../../shared/store/remote";
+import { MAX_BATCH } from "../../shared/store/remote-batch";
+import { DuplicateKeyError, type Collection } from "../../shared/store/types";
+import { bindConfig } from "../../shared/runtime";
+import storeService from "../../services/store/store.service";
+import { startPlatform, tempDir, type Platform } from "../support/platform";
+
+const NATS_URL = process.env.NATS_URL!;
+let store: Platform;
+let caller: ServiceBroker;
+let remote: RemoteBackend;
+let calls: jest.SpyInstance;
+
+beforeAll(async () => {
+  const namespace = `store-batch-${randomUUID().slice(0, 8)}`;
+  const env = { TRANSPORTER: NATS_URL, NAMESPACE: namespace };
+  store = await startPlatform({ services: ["store"], dataDir: tempDir(), env });
+  caller = new ServiceBroker({
+    ...brokerOptions(loadConfig({ ...env, METRICS_PORT: "off" })),
+    nodeID: `${namespace}-caller`,
+    logger: false,
+  });
+  await caller.start();
+  await caller.waitForServices(["store"], 10_000);
+  remote = new RemoteBackend(caller);
+  calls = jest.spyOn(caller, "call");
+}, 30_000);
+
+afterAll(async () => {
+  await caller?.stop();
+  await store?.stop();
+});
+
+beforeEach(() => calls.mockClear());
+
+/** The actions RemoteBackend called on the bus since the last clear. */
+const actionsCalled = () => calls.mock.calls.map((c) => c[0] as string);
+
+async function seeded(): Promise<Collection> {
+  const coll = remote.collection(`c${randomUUID().slice(0, 8)}`);
+  // Indexed as a service would declare them (the run's index-plan check).
+  await coll.createIndex({ keys: { group: 1 } });
+  await coll.createIndex({ keys: { n: 1 } });
+  for (let i = 0; i < 10; i++) await coll.insertOne({ _id: `d${i}`, group: i % 4, n: i });
+  calls.mockClear();
+  return coll;
+}
+
+test("calls of one turn go as one request, each answered with its own result", async () => {
+  const coll = await seeded();
+  // Groups 0..3 hold 3, 3, 2 and 2 documents: a shuffled answer gives some call a wrong count.
+  const [u0, u1, u2, u3, c0, c1, c2, c3, missing, one] = await Promise.all([
+    ...[0, 1, 2, 3].map((g) => coll.updateMany({ group: g }, { $inc: { n: 100 * (g + 1) } })),
+    ...[0, 1, 2, 3].map((g) => coll.count({ group: g })),
+    coll.deleteOne({ _id: "nowhere" }),
+    coll.updateOne({ _id: "d1" }, { $set: { x: 1 } }),
+  ]);
+  expect([u0, u1, u2, u3]).toEqual([
+    { matchedCount: 3, modifiedCount: 3 },
+    { matchedCount: 3, modifiedCount: 3 },
+    { matchedCount: 2, modifiedCount: 2 },
+    { matchedCount: 2, modifiedCount: 2 },
+  ]);
+  expect([c0, c1, c2, c3]).toEqual([3, 3, 2, 2]);
+  expect(missing).toBe(0);
+  expect(one).toEqual({ matchedCount: 1, modifiedCount: 1 });
+  expect(actionsCalled()).toEqual(["store.batch"]);
+  // Every acknowledged write is stored, each on its own documents.
+  const docs = await coll.find({}, { sort: { _id: 1 } });
+  expect(docs.map((d) => [d._id, d.n, d.x])).toEqual([
+    ["d0", 100, undefined],
+    ["d1", 201, 1],
+    ["d2", 302, undefined],
+    ["d3", 403, undefined],
+    ["d4", 104, undefined],
+    ["d5", 205, undefined],
+    ["d6", 306, undefined],
+    ["d7", 407, undefined],
+    ["d8", 108, undefined],
+    ["d9", 209, undefined],
+  ]);
+});
+
+test("a duplicate key fails its own call only, as a DuplicateKeyError naming the key", async () => {
+  const coll = remote.collection(`c${randomUUID().slice(0, 8)}`);
+  await coll.createIndex({ keys: { email: 1 }, unique: true });
+  await coll.insertOne({ _id: "d0", email: "a@example.com" });
+  await coll.insertOne({ _id: "d1", email: "b@example.com" });
+  await coll.insertOne({ _id: "d2", email: "c@example.com", n: 0 });
+  calls.mockClear();
+  const outcomes = await Promise.allSettled([
+    coll.updateOne({ _id: "d2" }, { $set: { n: 42 } }),
+    coll.updateOne({ _id: "d1" }, { $set: { email: "a@example.com" } }),
+    coll.count({}),
+  ]);
+  expect(actionsCalled()).toEqual(["store.batch"]);
+  expect(outcomes[0]).toEqual({ status: "fulfilled", value: { matchedCount: 1, modifiedCount: 1 } });
+  expect(outcomes[1].status).toBe("rejected");
+  const err = (outcomes[1] as PromiseRejectedResult).reason;
+  expect(err).toBeInstanceOf(DuplicateKeyError);
+  expect(err).toMatchObject({ collection: coll.name, key: { email: "a@example.com" } });
+  expect(outcomes[2]).toEqual({ status: "fulfilled", value: 3 });
+  // The refused write was not stored; its neighbour was.
+  expect(await coll.findOne({ _id: "d1" })).toMatchObject({ email: "b@example.com" });
+  expect(await coll.findOne({ _id: "d2" })).toMatchObject({ n: 42 });
+});
+
+test("a call the store refuses fails alone, with the error it gets alone", async () => {
+  const coll = await seeded();
+  // The same refused call, alone: the error it must keep inside a batch.
+  const alone = await coll.updateOne({ _id: "d3" }, { $bogus: { n: 1 } } as never).catch((e: unknown) => e);
+  expect(alone).toBeInstanceOf(Error);
+  calls.mockClear();
+  const outcomes = await Promise.allSettled([
+    coll.updateOne({ _id: "d3" }, { $bogus: { n: 1 } } as never),
+    coll.updateOne({ _id: "d4" }, { $set: { n: -4 } }),
+    coll.deleteOne({ _id: "d5" }),
+  ]);
+  expect(actionsCalled()).toEqual(["store.batch"]);
+  expect(outcomes[0].status).toBe("rejected");
+  const err = (outcomes[0] as PromiseRejectedResult).reason as Error & { code?: number; type?: string };
+  const want = alone as Error & { code?: number; type?: string };
+  expect({ name: err.name, code: err.code, type: err.type, message: err.message }).toEqual({
+    name: want.name,
+    code: want.code,
+    type: want.type,
+    message: want.message,
+  });
+  expect(outcomes[1]).toEqual({ status: "fulfilled", value: { matchedCount: 1, modifiedCount: 1 } });
+  expect(outcomes[2]).toEqual({ status: "fulfilled", value: 1 });
+  expect(await coll.count({})).toBe(9);
+});
+
+test(`more than ${MAX_BATCH} calls in one turn go in several batches, each call its own answer`, async () => {
+  const coll = await seeded();
+  const n = MAX_BATCH + 6;
+  const answers = await Promise.all(
+    Array.from({ length: n }, (_, i) => coll.count(i % 2 === 0 ? { group: i % 4 } : { n: { $gte: i % 10 } })),
+  );
+  const want = Array.from({ length: n }, (_, i) => (i % 2 === 0 ? (i % 4 < 2 ? 3 : 2) : 10 - (i % 10)));
+  expect(answers).toEqual(want);
+  expect(actionsCalled()).toEqual(["store.batch", "store.batch"]);
+});
+
+test("a call alone in its turn goes as a call of its own", async () => {
+  const coll = await seeded();
+  expect(await coll.updateOne({ _id: "d0" }, { $set: { n: 7 } })).toEqual({
+    matchedCount: 1,
+    modifiedCount: 1,
+  });
+  expect(actionsCalled()).toEqual(["store.updateOne"]);
+});
+
+test("a store of an older release, without store.batch, gets each call alone, each answered", async () => {
+  const namespace = `store-old-${randomUUID().slice(0, 8)}`;
+  const options = (name: string) => ({
+    ...brokerOptions(loadConfig({ TRANSPORTER: NATS_URL, NAMESPACE: namespace, METRICS_PORT: "off" })),
+    nodeID: `${namespace}-${name}`,
+    logger: false,
+  });
+  const older = new ServiceBroker(options("store"));
+  const { batch: _batch, ...actions } = storeService.actions as Record<string, unknown>;
+  const dataDir = tempDir();
+  bindConfig(older, loadConfig({ DATA_DIR: dataDir, METRICS_PORT: "off" }));
+  older.createService({ ...storeService, actions } as never);
+  const client = new ServiceBroker(options("client"));
+  try {
+    await Promise.all([older.start(), client.start()]);
+    await client.waitForServices(["store"], 10_000);
+    const coll = new RemoteBackend(client).collection("old");
+    await coll.createIndex({ keys: { group: 1 } });
+    for (let i = 0; i < 6; i++) await coll.insertOne({ _id: `d${i}`, group: i % 3 });
+    const sent = jest.spyOn(client, "call");
+    const answers = await Promise.all([
+      coll.count({ group: 0 }),
+      coll.updateMany({ group: 1 }, { $set: { seen: true } }),
+      coll.deleteOne({ _id: "d5" }),
+    ]);
+    expect(answers).toEqual([2, { matchedCount: 2, modifiedCount: 2 }, 1]);
+    expect(sent.mock.calls.map((c) => c[0])).toEqual(["store.count", "store.updateMany", "store.deleteOne"]);
+  } finally {
+    await client.stop();
+    await older.stop();
+  }
+});
+
+test("a store call made after its action's own timeout has passed still goes (a job's next write)", async () => {
+  const coll = await seeded();
+  // An engine replica's writes run in the context of the action that started the job, long after
+  // that call's timeout: the store call must not be skipped as Moleculer skips a late child call.
+  let write: Promise<unknown> | undefined;
+  caller.createService({
+    name: "latewriter",
+    actions: {
+      start: {
+        async handler() {
+          await new Promise((r) => setTimeout(r, 300));
+          write = coll.updateOne({ _id: "d0" }, { $set: { late: true } });
+          return write;
+        },
+      },
+    },
+  });
+  await caller.waitForServices(["latewriter"], 5000);
+  await expect(
+    caller.call("latewriter.start", {}, { timeout: 100, meta: { platform: true } }),
+  ).rejects.toThrow();
+  await new Promise((r) => setTimeout(r, 400));
+  await expect(write).resolves.toEqual({ matchedCount: 1, modifiedCount: 1 });
+  expect(await coll.findOne({ _id: "d0" })).toMatchObject({ late: true });
+});

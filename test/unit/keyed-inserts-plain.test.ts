@@ -1,0 +1,45 @@
+/**
+ * shared/keyed-inserts.ts outside a keyed call: the wrapped collection's insertOne is the store's
+ * own (no wrapper promise, no note, no made id), and its failures still arrive as rejections.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { notingKeyedInserts } from "../../shared/keyed-inserts";
+import { openEmbeddedStore } from "../../shared/store";
+import { DuplicateKeyError, type Store } from "../../shared/store/types";
+
+let dir: string;
+let store: Store;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "keyed-plain-"));
+  store = await openEmbeddedStore(dir);
+  await store.collection("plain").createIndex({ keys: { name: 1 }, unique: true, name: "name" });
+});
+afterAll(async () => {
+  await store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test("a key-less insert stores the document as given and answers it; nothing else is written", async () => {
+  const coll = notingKeyedInserts(store).collection("plain");
+  const doc = { _id: "p-1", name: "one", tags: ["a"] };
+  const answer = await coll.insertOne(doc);
+  expect(answer).toEqual(doc);
+  expect(await store.collection("plain").findOne({ _id: "p-1" })).toEqual(doc);
+  expect(await store.collection("idempotency").count({})).toBe(0);
+  // Without an _id the store makes one (no made id outside a keyed call).
+  const made = await coll.insertOne({ name: "two" });
+  expect(typeof made._id).toBe("string");
+  expect(await store.collection("plain").findOne({ name: "two" })).toEqual(made);
+});
+
+test("a key-less insert that fails is a rejected promise, and stores nothing", async () => {
+  const coll = notingKeyedInserts(store).collection("plain");
+  const before = await store.collection("plain").count({});
+  const pending = coll.insertOne({ _id: "p-dup", name: "one" });
+  expect(pending).toBeInstanceOf(Promise);
+  await expect(pending).rejects.toBeInstanceOf(DuplicateKeyError);
+  expect(await store.collection("plain").count({})).toBe(before);
+});
