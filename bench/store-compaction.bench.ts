@@ -2,9 +2,10 @@
  * bench:store-compaction: how long the embedded store's compaction holds the event loop.
  *
  * The embedded store appends every write to its log; once the log passes its threshold (64 MiB)
- * the write that crossed it rewrites every collection into a snapshot, synchronously, on the event
- * loop (shared/store/embedded/backend.ts, `compact`). Its cost grows with everything stored, not
- * with the write. This bench stores BENCH_JOBS finished jobs of about 6 KB (bench:engine's shape),
+ * the write that crossed it starts a compaction. It used to rewrite every collection synchronously,
+ * a cost that grew with everything stored; it now rotates the log and writes the snapshot a chunk
+ * per turn of the event loop (shared/store/embedded/snapshot.ts). This bench stores BENCH_JOBS
+ * finished jobs of about 6 KB (bench:engine's shape),
  * reopens the store with a threshold of one byte, and times the one insert that compacts, with a
  * 1 ms timer measuring the event loop's longest stall meanwhile.
  *

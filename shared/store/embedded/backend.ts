@@ -24,6 +24,7 @@ import { jsonNesting, writtenWithin, type WrittenValue } from "./depth";
 import { patchJson, replayPatch, type LoggedPatchOp, type PatchOp } from "./fast-update";
 import { frozenJsonText } from "../../frozen-json";
 import { MAX_DOCUMENT_DEPTH, documentTooDeep } from "../rules";
+import { rotatedLogPath, rotatedLogs, writeSnapshot, type CapturedTable } from "./snapshot";
 
 export interface EmbeddedOptions {
   dataDir: string;
@@ -71,27 +72,6 @@ interface Snapshot {
 
 const DEFAULT_COMPACT_BYTES = 64 * 1024 * 1024;
 /** Documents per snapshot line. */
-const SNAPSHOT_CHUNK = 500;
-
-/** Buffered line writes to a file descriptor: one writeSync per few MiB, not per line. */
-class LineWriter {
-  private pending: string[] = [];
-  private size = 0;
-  constructor(private readonly fd: number) {}
-  line(value: unknown): void {
-    const text = JSON.stringify(value) + "\n";
-    this.pending.push(text);
-    this.size += text.length;
-    if (this.size >= 4 * 1024 * 1024) this.flush();
-  }
-  flush(): void {
-    if (this.pending.length === 0) return;
-    fs.writeSync(this.fd, this.pending.join(""));
-    this.pending = [];
-    this.size = 0;
-  }
-}
-
 /** Calls `fn` with each newline-terminated or final line of `content`, decoded one at a time. */
 function forEachLine(content: Buffer, fn: (text: string, index: number) => void): void {
   let start = 0;
@@ -121,6 +101,10 @@ export class EmbeddedBackend implements Store {
   private logBytes = 0;
   private nextCompactionAt: number;
   private closed = false;
+  /** The compaction under way (its snapshot written off the event loop: ./snapshot.ts). */
+  private compaction?: Promise<void>;
+  /** Rotated logs' fds, closed once no flush on them is under way. */
+  private retiredFds: number[] = [];
   /** Group commit (fsync mode): the last seq known on disk, and the writes waiting for a flush. */
   private syncedSeq = 0;
   private syncWaiters: { seq: number; resolve(): void; reject(err: Error): void }[] = [];
@@ -160,12 +144,15 @@ export class EmbeddedBackend implements Store {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    await this.compacted();
+    if (this.closed) return;
     if (this.fsync && !this.syncFailure && this.syncedSeq < this.seq) {
       fs.fdatasyncSync(this.fd); // the writes waiting for a flush are acknowledged, not dropped
       this.synced(this.seq);
     }
     this.closed = true;
     fs.closeSync(this.fd);
+    this.closeRetiredFds();
     releaseLock(this.lockFile);
     this.failWaiters(new Error(`store in ${this.dir} is closed`));
   }
@@ -197,6 +184,7 @@ export class EmbeddedBackend implements Store {
     const upTo = this.seq;
     fs.fdatasync(this.fd, (err) => {
       this.syncState = "idle";
+      this.closeRetiredFds();
       if (err) {
         this.syncFailure = err;
         this.failWaiters(new Error(`store in ${this.dir} could not flush its log: ${err.message}`));
@@ -264,7 +252,7 @@ export class EmbeddedBackend implements Store {
     this.append(line);
     this.seq++;
     this.applyEntry({ s: this.seq, c: collection, ...change });
-    if (this.logBytes >= this.nextCompactionAt) this.compact();
+    if (this.logBytes >= this.nextCompactionAt && !this.compaction) this.startCompaction();
   }
 
   private assertOpen(): void {
@@ -322,7 +310,26 @@ export class EmbeddedBackend implements Store {
     tighten(this.dir, 0o700);
     if (fs.existsSync(snapshot)) tighten(snapshot, 0o600);
     if (fs.existsSync(snapshot)) this.seq = this.loadSnapshot(snapshot);
+    // Logs rotated by a compaction that had not finished (./snapshot.ts): older lines first.
+    for (const old of rotatedLogs(this.dir)) {
+      if (old.seq <= this.seq) fs.rmSync(old.file, { force: true });
+      else this.replayLog(old.file, fs.readFileSync(old.file));
+    }
     const content = fs.existsSync(log) ? fs.readFileSync(log) : Buffer.alloc(0);
+    const goodBytes = this.replayLog(log, content);
+    const fd = fs.openSync(log, "a", 0o600);
+    tighten(log, 0o600); // a log made by an older version was 0644
+    if (goodBytes < content.length) fs.ftruncateSync(fd, goodBytes);
+    this.logBytes = goodBytes;
+    fsyncDirectory(this.dir);
+    return fd;
+  }
+
+  /**
+   * Applies a log's lines the snapshot does not hold yet; answers how many bytes of it are whole
+   * lines. Only the last line can be torn by a crash; garbage earlier is corruption we must not hide.
+   */
+  private replayLog(log: string, content: Buffer): number {
     let goodBytes = 0;
     let start = 0;
     while (start < content.length) {
@@ -344,12 +351,7 @@ export class EmbeddedBackend implements Store {
       }
       goodBytes = start = end + 1;
     }
-    const fd = fs.openSync(log, "a", 0o600);
-    tighten(log, 0o600); // a log made by an older version was 0644
-    if (goodBytes < content.length) fs.ftruncateSync(fd, goodBytes);
-    this.logBytes = goodBytes;
-    fsyncDirectory(this.dir);
-    return fd;
+    return goodBytes;
   }
 
   /**
@@ -385,44 +387,71 @@ export class EmbeddedBackend implements Store {
     return seq;
   }
 
-  /** Writes every collection into a snapshot, then empties the log (its lines are all in the snapshot). */
-  private compact(): void {
-    const { snapshot, tmp } = this.paths;
+  /** @internal Settles once the compaction under way, if any, has ended (tests, close). */
+  async compacted(): Promise<void> {
+    await this.compaction;
+  }
+
+  /**
+   * Starts a compaction (./snapshot.ts): rotates the log, so new writes go to a fresh file, captures
+   * every collection as of now, and writes the snapshot off the event loop. The rotated logs it
+   * covers are deleted once it is in place. A failure leaves them (they are replayed on load) and
+   * tries again after another threshold's worth of log.
+   */
+  private startCompaction(): void {
+    const seq = this.seq;
     try {
-      const fd = fs.openSync(tmp, "w", 0o600);
-      try {
-        const out = new LineWriter(fd);
-        out.line({ s: this.seq, format: "lines" });
-        for (const [name, table] of this.tables) {
-          out.line({ c: name, idx: [...table.indexes.values()] });
-          let chunk: StoredDoc[] = [];
-          for (const doc of table.docs.values()) {
-            chunk.push(doc);
-            if (chunk.length === SNAPSHOT_CHUNK) {
-              out.line({ c: name, docs: chunk });
-              chunk = [];
-            }
-          }
-          if (chunk.length > 0) out.line({ c: name, docs: chunk });
-        }
-        out.flush();
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
-      fs.renameSync(tmp, snapshot);
-      fsyncDirectory(this.dir);
-      this.synced(this.seq); // the snapshot on disk holds every write so far
-      // Safe to crash from here on: replay skips log lines whose seq the snapshot already holds.
-      fs.ftruncateSync(this.fd, 0);
-      this.logBytes = 0;
-      this.nextCompactionAt = this.compactBytes;
+      this.rotateLog(seq);
     } catch (err) {
-      // The write that triggered this is already in the log; retry after another threshold's worth.
-      fs.rmSync(tmp, { force: true });
       this.nextCompactionAt = this.logBytes + this.compactBytes;
       process.emitWarning(`store compaction in ${this.dir} failed: ${(err as Error).message}`);
+      return;
     }
+    const tables: CapturedTable[] = [...this.tables].map(([name, table]) => ({
+      name,
+      indexes: [...table.indexes.values()],
+      docs: [...table.docs.values()],
+    }));
+    const { snapshot, tmp } = this.paths;
+    this.compaction = writeSnapshot(tmp, seq, tables)
+      .then(() => {
+        fs.renameSync(tmp, snapshot);
+        fsyncDirectory(this.dir);
+        // Safe to crash from here on: the snapshot holds every line of the logs it covers.
+        for (const old of rotatedLogs(this.dir)) if (old.seq <= seq) fs.rmSync(old.file, { force: true });
+      })
+      .catch((err: Error) => {
+        fs.rmSync(tmp, { force: true });
+        this.nextCompactionAt = this.logBytes + this.compactBytes;
+        process.emitWarning(`store compaction in ${this.dir} failed: ${err.message}`);
+      })
+      .finally(() => {
+        this.compaction = undefined;
+      });
+  }
+
+  /** The log up to `seq` becomes `store.log.<seq>`; new writes go to a fresh `store.log`. */
+  private rotateLog(seq: number): void {
+    if (this.fsync && this.syncedSeq < seq) {
+      // Writes waiting for a flush are on the old file: flush it before leaving it.
+      fs.fdatasyncSync(this.fd);
+      this.synced(seq);
+    }
+    const { log } = this.paths;
+    fs.renameSync(log, rotatedLogPath(this.dir, seq));
+    const fd = fs.openSync(log, "a", 0o600);
+    fsyncDirectory(this.dir);
+    this.retiredFds.push(this.fd);
+    this.fd = fd;
+    this.logBytes = 0;
+    this.nextCompactionAt = this.compactBytes;
+    this.closeRetiredFds();
+  }
+
+  /** A flush under way may still be on a rotated log's fd: those close once it has ended. */
+  private closeRetiredFds(): void {
+    if (this.syncState === "running") return;
+    for (const fd of this.retiredFds.splice(0)) fs.closeSync(fd);
   }
 }
 
