@@ -21,6 +21,7 @@ import { callAsPlatform } from "../shared/authorization";
 import { platformEnv, startPlatform } from "./support/platform";
 import { Completions, taskService, automaticWorkflow, AUTOMATIC_WORKFLOW } from "./engine/workload";
 import { JOB_CACHE_SIZE } from "../services/engine/run/settings";
+import { runBench } from "./support/main";
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 100_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
@@ -117,10 +118,4 @@ async function main(): Promise<void> {
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -27,6 +27,7 @@ import { inMemorySearch, type BaselineGroup } from "./search/baseline";
 import { waitQuiet, watchCpu } from "./support/cpu";
 import { makeCatalog, makeQueries, makeTags, MIX, type BenchQuery } from "./search/data";
 import { intEnv } from "./support/env";
+import { runBench } from "./support/main";
 
 const OBJECTS = intEnv("BENCH_OBJECTS", 100_000, 100);
 const ROUNDS = intEnv("BENCH_ROUNDS", 15, 1);
@@ -217,10 +218,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

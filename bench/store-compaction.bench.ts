@@ -15,6 +15,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { EmbeddedBackend } from "../shared/store/embedded/backend";
+import { runBench } from "./support/main";
 
 const SIZES = (process.env.BENCH_JOBS ?? "5000,20000").split(",").map(Number);
 const CHUNK = 500;
@@ -68,7 +69,4 @@ async function main(): Promise<void> {
   for (const jobs of SIZES) console.log(await measure(jobs));
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

@@ -16,6 +16,7 @@ import { callAsPlatform } from "../../shared/authorization";
 import { platformEnv, startPlatform } from "../support/platform";
 import { Completions, taskService, automaticWorkflow, AUTOMATIC_WORKFLOW, TASKS_PER_JOB } from "./workload";
 import { intEnv } from "../support/env";
+import { runBench } from "../support/main";
 
 const JOBS = intEnv("BENCH_JOBS", 2000, 10);
 const WARMUP = intEnv("BENCH_WARMUP_JOBS", 300, 0);
@@ -74,10 +75,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

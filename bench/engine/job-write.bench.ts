@@ -21,15 +21,11 @@ import type * as Builders from "../../test/support/engine-builders";
 import type { RunJob } from "../../services/engine/run/types";
 import { automaticWorkflow, TASKS_PER_JOB } from "./workload";
 import { intEnv } from "../support/env";
+import { compareBuilds, type Build } from "../support/builds-ab";
+import { runBench } from "../support/main";
 
 const ROUNDS = intEnv("BENCH_ROUNDS", 24, 3);
 const JOBS = intEnv("BENCH_JOBS", 150, 1);
-
-interface Build {
-  name: string;
-  round(): Promise<number>;
-  close(): Promise<void>;
-}
 
 async function load(dist: string): Promise<Build> {
   /* eslint-disable @typescript-eslint/no-require-imports */
@@ -92,29 +88,4 @@ async function load(dist: string): Promise<Build> {
   };
 }
 
-async function main(): Promise<void> {
-  const dists = process.argv.slice(2).map((d) => path.resolve(d));
-  if (dists.length === 0) dists.push(path.resolve(__dirname, "../.."));
-  const builds = await Promise.all(dists.map(load));
-  const figures = new Map<Build, number[]>(builds.map((b) => [b, []]));
-  for (let r = 0; r < ROUNDS; r++)
-    for (const build of r % 2 ? builds : [...builds].reverse()) figures.get(build)!.push(await build.round());
-  for (const build of builds) {
-    const kept = figures
-      .get(build)!
-      .slice(2)
-      .sort((a, b) => a - b);
-    console.log(
-      `${build.name}: ${kept[0].toFixed(1)} µs CPU per transition at best, ${kept[kept.length >> 1].toFixed(1)} median`,
-    );
-    await build.close();
-  }
-}
-
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(() => compareBuilds(load, ROUNDS, "transition"));

@@ -16,6 +16,8 @@ import path from "node:path";
 import type { EmbeddedBackend } from "../../shared/store/embedded/backend";
 import type { JobRepository } from "../../services/engine/jobs.repository";
 import { intEnv } from "../support/env";
+import { compareBuilds, type Build } from "../support/builds-ab";
+import { runBench } from "../support/main";
 
 const ROUNDS = intEnv("BENCH_ROUNDS", 30, 3);
 const JOBS = 200;
@@ -35,12 +37,6 @@ const task = (i: number, status: string) => ({
   start_time: "2026-11-25T16:55:04.758Z",
   iterations: ["f6b1f67e-caea-4c62-a1cf-fd40d3bc205b"],
 });
-
-interface Build {
-  name: string;
-  round(): Promise<number>;
-  close(): Promise<void>;
-}
 
 async function load(dist: string): Promise<Build> {
   // Two builds' modules side by side: each folder's own store and repository, by path.
@@ -110,29 +106,4 @@ async function load(dist: string): Promise<Build> {
   };
 }
 
-async function main(): Promise<void> {
-  const dists = process.argv.slice(2).map((d) => path.resolve(d));
-  if (dists.length === 0) dists.push(path.resolve(__dirname, "../.."));
-  const builds = await Promise.all(dists.map(load));
-  const figures = new Map<Build, number[]>(builds.map((b) => [b, []]));
-  for (let r = 0; r < ROUNDS; r++)
-    for (const build of r % 2 ? builds : [...builds].reverse()) figures.get(build)!.push(await build.round());
-  for (const build of builds) {
-    const kept = figures
-      .get(build)!
-      .slice(2)
-      .sort((a, b) => a - b);
-    console.log(
-      `${build.name}: ${kept[0].toFixed(1)} µs CPU per update at best, ${kept[kept.length >> 1].toFixed(1)} median`,
-    );
-    await build.close();
-  }
-}
-
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(() => compareBuilds(load, ROUNDS, "update"));

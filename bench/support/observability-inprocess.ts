@@ -16,6 +16,7 @@ import os from "node:os";
 import path from "node:path";
 import type { ServiceBroker } from "moleculer";
 import { PAGE_PATH, httpUrl, platformEnv, seed, startPlatform } from "./platform";
+import { runBench } from "./main";
 
 const mode = process.argv[2] === "metrics" ? "metrics" : "off";
 const slices = Number(process.argv[3] ?? 10);
@@ -89,10 +90,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);
