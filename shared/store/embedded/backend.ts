@@ -12,6 +12,10 @@
  * in an unknown state; only a restart, replaying the log, knows what is on disk).
  * Atomicity: every method checks and writes without an `await` in between, so within this
  * process nothing interleaves with a findOneAndUpdate.
+ * A large write (a log line of LARGE_WRITE_BYTES or more) is acknowledged once the event loop has
+ * polled for I/O again, as a server's answer would come: writing it and answering it (the caller's
+ * copy, shaping and encoding of a document of up to 16 MiB) are then two macrotasks, not one, and
+ * requests that arrived meanwhile are served in between (docs/security.md#stalls).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -71,6 +75,19 @@ interface Snapshot {
 }
 
 const DEFAULT_COMPACT_BYTES = 64 * 1024 * 1024;
+/**
+ * A write whose log line has this many bytes or more answers after the loop's next poll. A job's
+ * task transition logs a few KB and answers at once; a 1 MB golden config node took ~50 ms of one
+ * macrotask to write and answer together on a quiet machine (the stall test's bound is 100 ms).
+ */
+export const LARGE_WRITE_BYTES = 256 * 1024;
+/**
+ * Resolves once the event loop has polled for I/O again, so requests that arrived meanwhile are
+ * served first. One setImmediate is not enough: a write made in an I/O callback (the poll phase)
+ * would have its immediate run in the same loop iteration's check phase, before any new poll; the
+ * second immediate runs in the next iteration's check phase, after its poll.
+ */
+const afterPendingIo = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
 /** Documents per snapshot line. */
 /** Calls `fn` with each newline-terminated or final line of `content`, decoded one at a time. */
 function forEachLine(content: Buffer, fn: (text: string, index: number) => void): void {
@@ -110,6 +127,8 @@ export class EmbeddedBackend implements Store {
   private syncWaiters: { seq: number; resolve(): void; reject(err: Error): void }[] = [];
   private syncState: "idle" | "scheduled" | "running" = "idle";
   private syncFailure?: Error;
+  /** The seq of the last large write (its answer waits for the loop's next poll for I/O). */
+  private largeSeq = 0;
 
   constructor(options: EmbeddedOptions) {
     this.dir = path.join(path.resolve(options.dataDir), "store");
@@ -159,16 +178,23 @@ export class EmbeddedBackend implements Store {
 
   /**
    * @internal What a write awaits before it is acknowledged: in fsync mode, the flush of every
-   * line written so far (one flush for all the writes waiting); otherwise nothing (undefined, so a
-   * write in the default mode pays no extra turn of the event loop).
+   * line written so far (one flush for all the writes waiting); after a large write, the loop's
+   * next poll for I/O; otherwise nothing (undefined, so a write in the default mode pays no extra turn).
    */
   durable(): Promise<void> | undefined {
-    if (!this.fsync || this.syncedSeq >= this.seq) return undefined;
+    if (!this.fsync || this.syncedSeq >= this.seq) return this.afterLargeWrite();
     const seq = this.seq;
     return new Promise<void>((resolve, reject) => {
       this.syncWaiters.push({ seq, resolve, reject });
       this.scheduleSync();
     });
+  }
+
+  /** The loop's next poll, when the write just made was large (once: a later call pays nothing). */
+  private afterLargeWrite(): Promise<void> | undefined {
+    if (this.largeSeq !== this.seq) return undefined;
+    this.largeSeq = 0;
+    return afterPendingIo();
   }
 
   /** The next flush starts after this turn of the loop, so the writes of one turn share it. */
@@ -249,8 +275,9 @@ export class EmbeddedBackend implements Store {
       const violation = boundsViolation(doc, STORED_DOCUMENT_LIMITS);
       if (violation) throw documentTooDeep(violation.path);
     }
-    this.append(line);
+    const bytes = this.append(line);
     this.seq++;
+    if (bytes >= LARGE_WRITE_BYTES) this.largeSeq = this.seq;
     this.applyEntry({ s: this.seq, c: collection, ...change });
     if (this.logBytes >= this.nextCompactionAt && !this.compaction) this.startCompaction();
   }
@@ -263,7 +290,8 @@ export class EmbeddedBackend implements Store {
       );
   }
 
-  private append(line: string): void {
+  /** Writes `line` to the log; answers its length in bytes. */
+  private append(line: string): number {
     const bytes = Buffer.from(line);
     try {
       let written = 0;
@@ -274,6 +302,7 @@ export class EmbeddedBackend implements Store {
       throw err;
     }
     this.logBytes += bytes.length;
+    return bytes.length;
   }
 
   private applyEntry(entry: LogEntry): void {

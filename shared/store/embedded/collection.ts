@@ -218,7 +218,9 @@ export class EmbeddedCollection implements Collection<Doc> {
       return null;
     }
     const answer = options.returnDocument === "before" ? before : after;
-    return this.acknowledged(answer ? project([answer], options.projection)[0] : null);
+    // Copied once acknowledged: after a large write that is past the loop's next poll, so the copy
+    // of a big document is not made in the write's macrotask (stored documents are never changed).
+    return this.acknowledgedWith(() => (answer ? project([answer], options.projection)[0] : null));
   }
 
   async findOneAndDelete(filter: Filter): Promise<Doc | null> {
@@ -300,6 +302,12 @@ export class EmbeddedCollection implements Collection<Doc> {
   private acknowledged<T>(answer: T): T | Promise<T> {
     const flushed = this.store.durable();
     return flushed ? flushed.then(() => answer) : answer;
+  }
+
+  /** As `acknowledged`, the answer made once the write is acknowledged. */
+  private acknowledgedWith<T>(answer: () => T): T | Promise<T> {
+    const flushed = this.store.durable();
+    return flushed ? flushed.then(answer) : answer();
   }
 
   /**
