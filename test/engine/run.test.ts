@@ -13,15 +13,16 @@ import {
   createWorkflow,
   failure,
   graph,
-  loop,
   manual,
-  onError,
   op,
+  pushOrRollbackWorkflow,
   readJob,
   revert,
+  sizeCheckWorkflow,
   success,
   taskService,
   taskStatuses,
+  visitDevicesWorkflow,
   waitForJob,
   withStore,
 } from "../support/engine-fixtures";
@@ -227,32 +228,7 @@ describe("jobs run workflows (in-process)", () => {
   });
 
   test("evaluation takes the failure branch; query and merge compute values", async () => {
-    await createWorkflow(
-      admin,
-      platform.broker,
-      graph(
-        "size-check",
-        {
-          check: op("evaluation", { operand_1: "$var.job.count", operator: ">", operand_2: 10 }),
-          big: auto("enginetest", "echo", { size: "big" }),
-          small: auto("enginetest", "echo", { size: "small" }),
-          pick: op("query", { obj: "$var.job.facts", query: "interfaces[1].name" }),
-          combine: op(
-            "merge",
-            { data_to_merge: [{ key: "name", value: "$var.pick.return_data" }, { site: "$var.job.site" }] },
-            { merged_object: "$var.job.summary" },
-          ),
-        },
-        {
-          workflow_start: { check: success },
-          check: { big: success, small: failure },
-          big: { pick: success },
-          small: { pick: success },
-          pick: { combine: success },
-          combine: { workflow_end: success },
-        },
-      ),
-    );
+    await createWorkflow(admin, platform.broker, sizeCheckWorkflow("size-check"));
     const facts = { interfaces: [{ name: "ge-0/0/0" }, { name: "ge-0/0/1" }] };
     const started = await start("size-check", { count: 3, facts, site: "ams" });
     expect(started.status).toBe(200);
@@ -273,22 +249,7 @@ describe("jobs run workflows (in-process)", () => {
   });
 
   test("forEach runs its body once per item and collects the results", async () => {
-    await createWorkflow(
-      admin,
-      platform.broker,
-      graph(
-        "visit-devices",
-        {
-          each: op("forEach", { data_array: "$var.job.devices" }, { results: "$var.job.visited" }),
-          visit: auto("enginetest", "echo", { device: "$var.each.current_item", n: "$var.each.index" }),
-        },
-        {
-          workflow_start: { each: success },
-          each: { visit: loop, workflow_end: success },
-          visit: { each: success },
-        },
-      ),
-    );
+    await createWorkflow(admin, platform.broker, visitDevicesWorkflow("visit-devices"));
     const started = await start("visit-devices", { devices: ["r1", "r2", "r3"] });
     const done = await waitForJob(platform.broker, started.body._id);
     expect(done.status).toBe("complete");
@@ -312,22 +273,7 @@ describe("jobs run workflows (in-process)", () => {
   });
 
   test("a task that throws records the spec's error record and follows its error transition", async () => {
-    await createWorkflow(
-      admin,
-      platform.broker,
-      graph(
-        "push-or-rollback",
-        {
-          push: auto("enginetest", "fail", { device: "$var.job.device" }),
-          rollback: auto("enginetest", "echo", { undo: "$var.job.device" }),
-        },
-        {
-          workflow_start: { push: success },
-          push: { workflow_end: success, rollback: onError },
-          rollback: { workflow_end: success },
-        },
-      ),
-    );
+    await createWorkflow(admin, platform.broker, pushOrRollbackWorkflow("push-or-rollback"));
     const started = await start("push-or-rollback", { device: "r9" });
     const done = await waitForJob(platform.broker, started.body._id);
     expect(done.status).toBe("complete");

@@ -93,6 +93,66 @@ export function graph(
   };
 }
 
+// ------------------------------------------------------------------- workflows the suites share
+
+/**
+ * Evaluation picks a branch by `$var.job.count` (> 10: `big`, else `small`), then query and merge
+ * compute `$var.job.summary` from `$var.job.facts` and `$var.job.site`.
+ */
+export const sizeCheckWorkflow = (name: string) =>
+  graph(
+    name,
+    {
+      check: op("evaluation", { operand_1: "$var.job.count", operator: ">", operand_2: 10 }),
+      big: auto("enginetest", "echo", { size: "big" }),
+      small: auto("enginetest", "echo", { size: "small" }),
+      pick: op("query", { obj: "$var.job.facts", query: "interfaces[1].name" }),
+      combine: op(
+        "merge",
+        { data_to_merge: [{ key: "name", value: "$var.pick.return_data" }, { site: "$var.job.site" }] },
+        { merged_object: "$var.job.summary" },
+      ),
+    },
+    {
+      workflow_start: { check: success },
+      check: { big: success, small: failure },
+      big: { pick: success },
+      small: { pick: success },
+      pick: { combine: success },
+      combine: { workflow_end: success },
+    },
+  );
+
+/** forEach over `$var.job.devices`, its body echoing each item and index into `$var.job.visited`. */
+export const visitDevicesWorkflow = (name: string) =>
+  graph(
+    name,
+    {
+      each: op("forEach", { data_array: "$var.job.devices" }, { results: "$var.job.visited" }),
+      visit: auto("enginetest", "echo", { device: "$var.each.current_item", n: "$var.each.index" }),
+    },
+    {
+      workflow_start: { each: success },
+      each: { visit: loop, workflow_end: success },
+      visit: { each: success },
+    },
+  );
+
+/** A task that fails (`enginetest.fail`) and its error transition to a rollback task. */
+export const pushOrRollbackWorkflow = (name: string) =>
+  graph(
+    name,
+    {
+      push: auto("enginetest", "fail", { device: "$var.job.device" }),
+      rollback: auto("enginetest", "echo", { undo: "$var.job.device" }),
+    },
+    {
+      workflow_start: { push: success },
+      push: { workflow_end: success, rollback: onError },
+      rollback: { workflow_end: success },
+    },
+  );
+
 // ------------------------------------------------------------------------------ jobs and steps
 
 /** A fixed clock for hand-built jobs: 2026-01-01T00:00:00.000Z. */

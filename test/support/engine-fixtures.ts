@@ -22,8 +22,11 @@ export {
   manual,
   onError,
   op,
+  pushOrRollbackWorkflow,
   revert,
+  sizeCheckWorkflow,
   success,
+  visitDevicesWorkflow,
   type WorkflowInput,
 } from "./engine-builders";
 
