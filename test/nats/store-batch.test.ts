@@ -141,6 +141,24 @@ test("a call the store refuses fails alone, with the error it gets alone", async
   expect(await coll.count({})).toBe(9);
 });
 
+test("a batch NATS refuses as too large goes call by call, each answered and stored", async () => {
+  const coll = await seeded();
+  // Four calls of about 300 KB each: every one fits in NATS's 1 MiB, the four together do not.
+  const big = (i: number) => `${i}`.repeat(300 * 1024);
+  const answers = await Promise.all(
+    [1, 2, 3, 4].map((i) => coll.updateOne({ _id: `d${i}` }, { $set: { big: big(i) } })),
+  );
+  expect(answers).toEqual(Array(4).fill({ matchedCount: 1, modifiedCount: 1 }));
+  expect(actionsCalled()).toEqual([
+    "store.batch",
+    "store.updateOne",
+    "store.updateOne",
+    "store.updateOne",
+    "store.updateOne",
+  ]);
+  for (const i of [1, 2, 3, 4]) expect((await coll.findOne({ _id: `d${i}` }))?.big).toBe(big(i));
+});
+
 test(`more than ${MAX_BATCH} calls in one turn go in several batches, each call its own answer`, async () => {
   const coll = await seeded();
   const n = MAX_BATCH + 6;
