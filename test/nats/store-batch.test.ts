@@ -181,7 +181,7 @@ test("a call its own params schema refuses fails alone in a batch, with the erro
   expect(batch[3]).toEqual({ value: 1 });
   expect(alone[3]).toBe(0);
   expect(await coll.findOne({ _id: "d1" })).toMatchObject({ a: 1 });
-  expect(await coll.count({ b: 1 })).toBe(0);
+  expect((await coll.find({})).filter((d) => "b" in d)).toEqual([]);
 });
 
 test("a call past the store's input bounds fails alone in a batch, with the error it gets alone", async () => {
