@@ -11,7 +11,12 @@ import {
   type ServiceSchema,
   type ServiceSettingSchema,
 } from "moleculer";
-import { boundsError, boundsViolation, type InputLimits } from "../../shared/input-bounds";
+import {
+  boundsError,
+  boundsViolation,
+  CHECKED_BY_HANDLER,
+  type InputLimits,
+} from "../../shared/input-bounds";
 import { configOf } from "../../shared/runtime";
 import { STORED_DOCUMENT_LIMITS } from "../../shared/store/embedded/backend";
 import {
@@ -147,12 +152,6 @@ function collectionAction(method: Method): ActionSchema<StoreService> {
   return action;
 }
 
-/**
- * The batch's own bound is the bus's message size: each call in it is checked against
- * STORE_CALL_LIMITS as a call of its own, so one call too deep fails alone, not its batch.
- */
-const BATCH_LIMITS: InputLimits = { maxDepth: Number.MAX_SAFE_INTEGER, maxNodes: Number.MAX_SAFE_INTEGER };
-
 type Check = ((params: unknown, opts?: unknown) => true | Record<string, unknown>[] | Promise<unknown>) & {
   async?: boolean;
 };
@@ -201,7 +200,9 @@ async function runBatched(svc: StoreService, ctx: Context, method: string, param
  */
 const batchAction: ActionSchema<StoreService> & { inputLimits: InputLimits } = {
   visibility: "public",
-  inputLimits: BATCH_LIMITS,
+  // The batch's own bound is the bus's message size: each call in it is checked against
+  // STORE_CALL_LIMITS as a call of its own (runBatched), so one call too deep fails alone.
+  inputLimits: CHECKED_BY_HANDLER,
   params: {
     calls: {
       type: "array",
