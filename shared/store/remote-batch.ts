@@ -119,20 +119,23 @@ export class Batcher {
     // Alone, or to a store that does not serve batches yet (a rolling upgrade): one request each.
     const action = `${this.service}.${BATCH_ACTION}`;
     if (batch.length === 1 || !this.broker.registry.getActionEndpoints(action)?.hasAvailable()) {
-      for (const p of batch) this.direct(p.method, p.params, p.parent).then(p.resolve, p.reject);
+      this.eachAlone(batch);
       return;
     }
     const calls = batch.map(({ method, params }) => ({ method, params }));
     this.broker.call<BatchOutcome[], { calls: typeof calls }>(action, { calls }).then(
       (outcomes) => this.settle(batch, outcomes),
       (err) => {
-        if (refusedAsTooLarge(err)) {
-          for (const p of batch) this.direct(p.method, p.params, p.parent).then(p.resolve, p.reject);
-          return;
-        }
-        for (const p of batch) p.reject(this.rebuild(err));
+        // Refused before it was sent: none of its calls reached the store.
+        if (refusedAsTooLarge(err)) this.eachAlone(batch);
+        else for (const p of batch) p.reject(this.rebuild(err));
       },
     );
+  }
+
+  /** Each call as a request of its own, settling with its own answer or error. */
+  private eachAlone(batch: Pending[]): void {
+    for (const p of batch) this.direct(p.method, p.params, p.parent).then(p.resolve, p.reject);
   }
 
   private settle(batch: Pending[], outcomes: BatchOutcome[]): void {

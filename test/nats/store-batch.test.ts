@@ -9,7 +9,7 @@ import { ServiceBroker } from "moleculer";
 import { brokerOptions } from "../../app/broker-options";
 import { loadConfig } from "../../shared/config";
 import { RemoteBackend } from "../../shared/store/remote";
-import { MAX_BATCH } from "../../shared/store/remote-batch";
+import { MAX_BATCH, type BatchOutcome } from "../../shared/store/remote-batch";
 import { DuplicateKeyError, type Collection } from "../../shared/store/types";
 import { bindConfig } from "../../shared/runtime";
 import storeService from "../../services/store/store.service";
@@ -139,6 +139,90 @@ test("a call the store refuses fails alone, with the error it gets alone", async
   expect(outcomes[1]).toEqual({ status: "fulfilled", value: { matchedCount: 1, modifiedCount: 1 } });
   expect(outcomes[2]).toEqual({ status: "fulfilled", value: 1 });
   expect(await coll.count({})).toBe(9);
+});
+
+/** A batch sent as RemoteBackend sends one, and the same calls each alone: what each answered. */
+async function batchAndAlone(calls: { method: string; params: Record<string, unknown> }[]) {
+  const batch = await caller.call<BatchOutcome[], unknown>("store.batch", { calls });
+  const alone = await Promise.all(
+    calls.map((c) => caller.call(`store.${c.method}`, c.params).catch((err: unknown) => err)),
+  );
+  return { batch, alone };
+}
+
+/** What of an error a caller sees, as plain data (a batch carries it so). */
+const seen = (e: { name?: string; code?: number; type?: string; message?: string; data?: unknown }) => ({
+  name: e.name,
+  code: e.code,
+  type: e.type,
+  message: e.message,
+  data: e.data,
+});
+
+test("a call its own params schema refuses fails alone in a batch, with the error it gets alone", async () => {
+  const coll = await seeded();
+  const { batch, alone } = await batchAndAlone([
+    {
+      method: "updateOne",
+      params: { collection: coll.name, filter: { _id: "d1" }, update: { $set: { a: 1 } } },
+    },
+    // No filter: store.updateOne's schema refuses it (RemoteBackend never sends one).
+    { method: "updateOne", params: { collection: coll.name, update: { $set: { b: 1 } } } },
+    { method: "count", params: { collection: "", filter: {} } },
+    { method: "deleteOne", params: { collection: coll.name, filter: { _id: "d2" }, extra: 1 } },
+  ]);
+  expect(batch[0]).toEqual({ value: { matchedCount: 1, modifiedCount: 1 } });
+  for (const i of [1, 2]) {
+    const err = (batch[i] as { error: Parameters<typeof seen>[0] }).error;
+    expect(err).toMatchObject({ name: "ValidationError", code: 422, type: "VALIDATION_ERROR" });
+    expect(seen(err)).toEqual(seen(alone[i] as Error));
+  }
+  // Unknown members pass as they do alone (the schema is not strict): d2 was deleted, once.
+  expect(batch[3]).toEqual({ value: 1 });
+  expect(alone[3]).toBe(0);
+  expect(await coll.findOne({ _id: "d1" })).toMatchObject({ a: 1 });
+  expect((await coll.find({})).filter((d) => "b" in d)).toEqual([]);
+});
+
+test("a call past the store's input bounds fails alone in a batch, with the error it gets alone", async () => {
+  const coll = await seeded();
+  let deep: Record<string, unknown> = { leaf: 1 };
+  for (let i = 0; i < 200; i++) deep = { d: deep };
+  const { batch, alone } = await batchAndAlone([
+    {
+      method: "updateOne",
+      params: { collection: coll.name, filter: { _id: "d1" }, update: { $set: { deep } } },
+    },
+    {
+      method: "updateOne",
+      params: { collection: coll.name, filter: { _id: "d2" }, update: { $set: { n: -2 } } },
+    },
+  ]);
+  const err = (batch[0] as { error: Parameters<typeof seen>[0] }).error;
+  expect(err).toMatchObject({ code: 400 });
+  expect(err.message).toMatch(/MAX_INPUT_DEPTH/);
+  expect(seen(err)).toEqual(seen(alone[0] as Error));
+  expect(batch[1]).toEqual({ value: { matchedCount: 1, modifiedCount: 1 } });
+  expect(await coll.findOne({ _id: "d1" })).not.toHaveProperty("deep");
+  expect(await coll.findOne({ _id: "d2" })).toMatchObject({ n: -2 });
+});
+
+test("a batch NATS refuses as too large goes call by call, each answered and stored", async () => {
+  const coll = await seeded();
+  // Four calls of about 300 KB each: every one fits in NATS's 1 MiB, the four together do not.
+  const big = (i: number) => `${i}`.repeat(300 * 1024);
+  const answers = await Promise.all(
+    [1, 2, 3, 4].map((i) => coll.updateOne({ _id: `d${i}` }, { $set: { big: big(i) } })),
+  );
+  expect(answers).toEqual(Array(4).fill({ matchedCount: 1, modifiedCount: 1 }));
+  expect(actionsCalled()).toEqual([
+    "store.batch",
+    "store.updateOne",
+    "store.updateOne",
+    "store.updateOne",
+    "store.updateOne",
+  ]);
+  for (const i of [1, 2, 3, 4]) expect((await coll.findOne({ _id: `d${i}` }))?.big).toBe(big(i));
 });
 
 test(`more than ${MAX_BATCH} calls in one turn go in several batches, each call its own answer`, async () => {

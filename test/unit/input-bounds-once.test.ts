@@ -3,7 +3,11 @@
  * same object once (shared/input-bounds.ts): only for limits no wider than the action's, only for
  * the one call, and never for params carrying moleculer-web's `$req`.
  */
-import { assertParamsWithinBounds, inputBoundsMiddleware } from "../../shared/input-bounds";
+import {
+  assertParamsWithinBounds,
+  CHECKED_BY_HANDLER,
+  inputBoundsMiddleware,
+} from "../../shared/input-bounds";
 
 const limits = { maxDepth: 4, maxNodes: 50 };
 const deep = () => ({ a: { b: { c: { d: { e: 1 } } } } });
@@ -38,4 +42,15 @@ test("a mark made under wider limits than the action's, or params with $req, are
 
 test("the gateway's own check still throws the 400 for params past the limits", () => {
   expect(() => assertParamsWithinBounds(deep(), limits)).toThrow(/deeper than 4 levels/);
+});
+
+test("an action whose handler checks each part itself is not walked; limits as wide are", async () => {
+  const hook = (inputBoundsMiddleware(limits) as any).localAction;
+  const next = async () => "called";
+  // The same limits as an object of its own are still a walk (only the marker skips it).
+  const wide = { maxDepth: Number.MAX_SAFE_INTEGER, maxNodes: Number.MAX_SAFE_INTEGER };
+  expect(hook(next, { params: { any: "any" }, inputLimits: wide })).not.toBe(next);
+  expect(hook(next, { params: { any: "any" }, inputLimits: CHECKED_BY_HANDLER })).toBe(next);
+  // Ordinary actions still are.
+  await expect(checked()({ params: deep() })).rejects.toThrow(/deeper than 4 levels/);
 });
