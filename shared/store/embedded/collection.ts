@@ -101,7 +101,7 @@ export class EmbeddedCollection implements Collection<Doc> {
         ? readKey("find", filter, sort ?? null, skip, limit ?? null, projection ?? null)
         : undefined;
     const kept = key === undefined ? undefined : table.reads.get(key, table.version);
-    if (Array.isArray(kept)) return readOnly ? shareKept(kept) : kept.map(copyDoc);
+    if (Array.isArray(kept)) return this.logged(readOnly ? shareKept(kept) : kept.map(copyDoc));
     const shared = readOnly && machinery;
     const end = limit ? skip + limit : undefined;
     const version = table.version;
@@ -112,7 +112,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     const answer = projectShared(docs.slice(skip, end), projection);
     // A write that landed while the scan let others in may or may not be in the answer: not kept.
     if (key !== undefined && table.version === version) table.reads.set(key, version, answer);
-    return shared ? shareKept(answer) : answer.map(copyDoc);
+    return this.logged(shared ? shareKept(answer) : answer.map(copyDoc));
   }
 
   async findOne(filter: Filter, options: Omit<FindOptions, "skip" | "limit"> = {}): Promise<Doc | null> {
@@ -125,14 +125,14 @@ export class EmbeddedCollection implements Collection<Doc> {
     filter = checkFilter(filter);
     const table = this.table;
     if (filter && typeof filter === "object" && !Array.isArray(filter) && Object.keys(filter).length === 0)
-      return table.docs.size;
+      return this.logged(table.docs.size);
     const key = this.store.machinery && table.repeatRead() ? readKey("count", filter) : undefined;
     const kept = key === undefined ? undefined : table.reads.get(key, table.version);
-    if (typeof kept === "number") return kept;
+    if (typeof kept === "number") return this.logged(kept);
     const version = table.version;
     const count = (await this.matchingInSlices(filter, Infinity, options)).length;
     if (key !== undefined && table.version === version) table.reads.set(key, version, count);
-    return count;
+    return this.logged(count);
   }
 
   async insertOne(doc: Doc): Promise<Doc> {
@@ -252,7 +252,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     const aggregator = new Aggregator(stages, {
       collectionResolver: (name) => [...this.store.table(name).docs.values()].map(copyDoc),
     });
-    return aggregator.run<R>(input.map(copyDoc));
+    return this.logged(aggregator.run<R>(input.map(copyDoc)));
   }
 
   /**
@@ -294,8 +294,18 @@ export class EmbeddedCollection implements Collection<Doc> {
   }
 
   /**
-   * A write's answer, once the write is durable: at once by default (its log line is written),
-   * after the next group flush in fsync mode (backend.ts).
+   * A read's answer, once every write it may have seen is in the log: at once, but while this
+   * turn's lines wait for their group write (backend.ts logged).
+   */
+  private logged<T>(answer: T): T | Promise<T> {
+    const written = this.store.logged();
+    return written ? written.then(() => answer) : answer;
+  }
+
+  /**
+   * A write's answer, once the write is durable: after this turn's group write by default (one
+   * writeSync for the turn's lines), after the next group flush in fsync mode, at once with the
+   * machinery off (its line written already) (backend.ts).
    */
   private acknowledged<T>(answer: T): T | Promise<T> {
     const flushed = this.store.durable();
