@@ -188,10 +188,25 @@ test("default mode: a read that sees a write not yet in the log answers after it
     jobs.count({}).then((answer) => ({ answer, inLog: inLog() })),
     jobs.count({ _id: "fresh" }).then((answer) => ({ answer, inLog: inLog() })),
     jobs.aggregate([{ $match: { _id: "fresh" } }]).then((answer) => ({ answer, inLog: inLog() })),
+    // Misses that the kept write decides (a compare-and-set lost to it, a second insert's delete).
+    jobs.updateOne({ _id: "fresh", v: 1 }, { $set: { v: 2 } }).then((answer) => ({ answer, inLog: inLog() })),
+    jobs
+      .findOneAndUpdate({ _id: "fresh", v: 1 }, { $set: { v: 2 } })
+      .then((answer) => ({ answer, inLog: inLog() })),
+    jobs.findOneAndDelete({ _id: "fresh", v: 1 }).then((answer) => ({ answer, inLog: inLog() })),
   ]);
   const [acknowledged, ...seen] = answers as [boolean, ...{ answer: unknown; inLog: boolean }[]];
   expect(acknowledged).toBe(true);
-  expect(seen.map((s) => s.answer)).toEqual([{ _id: "fresh" }, [{ _id: "fresh" }], 1, 1, [{ _id: "fresh" }]]);
+  expect(seen.map((s) => s.answer)).toEqual([
+    { _id: "fresh" },
+    [{ _id: "fresh" }],
+    1,
+    1,
+    [{ _id: "fresh" }],
+    { matchedCount: 0, modifiedCount: 0 },
+    null,
+    null,
+  ]);
   expect(seen.every((s) => s.inLog)).toBe(true);
   await store.close();
 });

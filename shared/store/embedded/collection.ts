@@ -180,7 +180,8 @@ export class EmbeddedCollection implements Collection<Doc> {
         matchedCount: 1,
         modifiedCount: this.replace([doc], filter, update).length,
       });
-    if (!options.upsert) return { matchedCount: 0, modifiedCount: 0 };
+    // No match may be the answer of a write not yet in the log (a lost compare-and-set): after it.
+    if (!options.upsert) return this.logged({ matchedCount: 0, modifiedCount: 0 });
     return this.acknowledged({
       matchedCount: 0,
       modifiedCount: 0,
@@ -215,7 +216,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     } else if (options.upsert) {
       after = this.upsert(filter, update);
     } else {
-      return null;
+      return this.logged(null);
     }
     const answer = options.returnDocument === "before" ? before : after;
     return this.acknowledged(answer ? project([answer], options.projection)[0] : null);
@@ -224,7 +225,7 @@ export class EmbeddedCollection implements Collection<Doc> {
   async findOneAndDelete(filter: Filter): Promise<Doc | null> {
     filter = checkFilter(filter);
     const [doc] = this.matching(filter, 1);
-    if (!doc) return null;
+    if (!doc) return this.logged(null);
     this.store.commit(this.name, { del: [doc._id] });
     return this.acknowledged(copyDoc(doc));
   }
