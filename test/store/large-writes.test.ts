@@ -1,15 +1,16 @@
 /**
  * A large write answers once the event loop has polled for I/O again (shared/store/embedded/
- * backend.ts, LARGE_WRITE_BYTES), as a database server's answer would: writing a 1 MB document and
+ * backend.ts, LARGE_WRITE_CHARS), as a database server's answer would: writing a 1 MB document and
  * answering it (the caller's copy, shaping and encoding) are two macrotasks, and requests that
  * arrived meanwhile are served in between (docs/security.md#stalls). A small write still answers
- * at once (no extra turn on the engine's hot path); a large one is in the log before its answer.
+ * before the next poll (no extra loop iteration on the engine's hot path); a large one is in the log
+ * before its answer.
  */
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { EmbeddedBackend, LARGE_WRITE_BYTES } from "../../shared/store/embedded/backend";
+import { EmbeddedBackend, LARGE_WRITE_CHARS } from "../../shared/store/embedded/backend";
 
 const temps: string[] = [];
 afterAll(() => {
@@ -21,7 +22,7 @@ function openStore(): { store: EmbeddedBackend; dir: string } {
   return { store: new EmbeddedBackend({ dataDir: dir }), dir };
 }
 
-const big = () => "x".repeat(LARGE_WRITE_BYTES);
+const big = () => "x".repeat(LARGE_WRITE_CHARS);
 
 /**
  * Makes `write()` in an I/O callback (as a request's handler runs), just after more bytes were sent
@@ -49,7 +50,7 @@ async function firstServed(write: () => Promise<unknown>): Promise<"answer" | "o
   }
 }
 
-test("a small write answers at once; a large one after the I/O that arrived meanwhile", async () => {
+test("a small write answers before the next poll; a large one after the I/O that arrived meanwhile", async () => {
   const { store } = openStore();
   const nodes = store.collection("nodes");
   expect(await firstServed(() => nodes.insertOne({ _id: "small", config: "hostname r1" }))).toBe("answer");

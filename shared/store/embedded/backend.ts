@@ -2,8 +2,14 @@
  * EmbeddedBackend: every collection lives in memory (a Map by `_id`), queried with mingo, and
  * persisted in `<dataDir>/store/` as an append-only log of JSON lines plus a periodic snapshot.
  *
- * Durability: each mutation is one log line holding post-images, written with one writeSync
- * before its promise resolves, so an acknowledged write survives the process being killed.
+ * Durability: each mutation is one log line holding post-images, written before its promise
+ * resolves, so an acknowledged write survives the process being killed. By default the lines of
+ * one turn of the event loop are written together (one writeSync at the end of the turn, then
+ * their writes are acknowledged): a write is applied at once (the next write, in the same turn,
+ * builds on it) and answered after its line is in the log; a read answers after that group write
+ * too, so no answer carries a write a SIGKILL could still lose. A group write that fails leaves
+ * the store failed, as a failed flush does (its writes are applied in memory but not logged).
+ * PERF_MACHINERY=off writes each line at once instead.
  * With `fsync` (STORE_FSYNC) it survives power loss too, by group commit: a write is applied and
  * its line written at once (so reads see it, as MongoDB's local reads do), and its promise
  * resolves after the next fdatasync, which covers every line written before it began; one flush
@@ -12,7 +18,7 @@
  * in an unknown state; only a restart, replaying the log, knows what is on disk).
  * Atomicity: every method checks and writes without an `await` in between, so within this
  * process nothing interleaves with a findOneAndUpdate.
- * A large write (a log line of LARGE_WRITE_BYTES or more) is acknowledged once the event loop has
+ * A large write (a log line of LARGE_WRITE_CHARS or more) is acknowledged once the event loop has
  * polled for I/O again, as a server's answer would come: writing it and answering it (the caller's
  * copy, shaping and encoding of a document of up to 16 MiB) are then two macrotasks, not one, and
  * requests that arrived meanwhile are served in between (docs/security.md#stalls).
@@ -76,11 +82,11 @@ interface Snapshot {
 
 const DEFAULT_COMPACT_BYTES = 64 * 1024 * 1024;
 /**
- * A write whose log line has this many bytes or more answers after the loop's next poll. A job's
- * task transition logs a few KB and answers at once; a 1 MB golden config node took ~50 ms of one
+ * A write whose log line has this many characters or more answers after the loop's next poll. A job's
+ * task transition logs a few KB and answers in its own loop iteration; a 1 MB golden config node took ~50 ms of one
  * macrotask to write and answer together on a quiet machine (the stall test's bound is 100 ms).
  */
-export const LARGE_WRITE_BYTES = 256 * 1024;
+export const LARGE_WRITE_CHARS = 256 * 1024;
 /**
  * Resolves once the event loop has polled for I/O again, so requests that arrived meanwhile are
  * served first. One setImmediate is not enough: a write made in an I/O callback (the poll phase)
@@ -129,12 +135,21 @@ export class EmbeddedBackend implements Store {
   private syncFailure?: Error;
   /** The seq of the last large write (its answer waits for the loop's next poll for I/O). */
   private largeSeq = 0;
+  /**
+   * Group write (default mode, machinery on): the lines applied but not yet written, and the
+   * promise the writes waiting for them are acknowledged with (one for the whole group).
+   */
+  private readonly groupWrites: boolean;
+  private unwritten: string[] = [];
+  private unwrittenChars = 0;
+  private groupWritten?: { promise: Promise<void>; resolve(): void; reject(err: Error): void };
 
   constructor(options: EmbeddedOptions) {
     this.dir = path.join(path.resolve(options.dataDir), "store");
     this.fsync = options.fsync ?? false;
     this.queryShapes = options.queryShapes;
     this.machinery = options.machinery ?? true;
+    this.groupWrites = !this.fsync && this.machinery;
     this.compactBytes = options.compactBytes ?? DEFAULT_COMPACT_BYTES;
     this.nextCompactionAt = this.compactBytes;
     // The store holds password hashes and session ids: only its owner may read it.
@@ -165,6 +180,7 @@ export class EmbeddedBackend implements Store {
     if (this.closed) return;
     await this.compacted();
     if (this.closed) return;
+    if (!this.syncFailure) this.writeUnwritten(); // the writes waiting for it are acknowledged
     if (this.fsync && !this.syncFailure && this.syncedSeq < this.seq) {
       fs.fdatasyncSync(this.fd); // the writes waiting for a flush are acknowledged, not dropped
       this.synced(this.seq);
@@ -178,11 +194,20 @@ export class EmbeddedBackend implements Store {
 
   /**
    * @internal What a write awaits before it is acknowledged: in fsync mode, the flush of every
-   * line written so far (one flush for all the writes waiting); after a large write, the loop's
-   * next poll for I/O; otherwise nothing (undefined, so a write in the default mode pays no extra turn).
+   * line written so far (one flush for all the writes waiting); by default, the group write of this
+   * turn's lines; nothing (undefined) when every line is written already (machinery off). After a
+   * large write, that and then the loop's next poll for I/O.
    */
   durable(): Promise<void> | undefined {
-    if (!this.fsync || this.syncedSeq >= this.seq) return this.afterLargeWrite();
+    const written = this.logged() ?? this.flushed();
+    if (this.largeSeq !== this.seq) return written;
+    this.largeSeq = 0; // once: a later call that wrote nothing pays no extra turn
+    return written ? written.then(afterPendingIo) : afterPendingIo();
+  }
+
+  /** In fsync mode, the flush of every line written so far; undefined when there is none to wait for. */
+  private flushed(): Promise<void> | undefined {
+    if (!this.fsync || this.syncedSeq >= this.seq) return undefined;
     const seq = this.seq;
     return new Promise<void>((resolve, reject) => {
       this.syncWaiters.push({ seq, resolve, reject });
@@ -190,11 +215,14 @@ export class EmbeddedBackend implements Store {
     });
   }
 
-  /** The loop's next poll, when the write just made was large (once: a later call pays nothing). */
-  private afterLargeWrite(): Promise<void> | undefined {
-    if (this.largeSeq !== this.seq) return undefined;
-    this.largeSeq = 0;
-    return afterPendingIo();
+  /**
+   * @internal What a read awaits before it answers: the group write of lines it may have seen
+   * (default mode), so no answer carries a write a SIGKILL could still lose; undefined when every
+   * line is written. (In fsync mode reads see written lines before their flush, as MongoDB's local
+   * reads do.)
+   */
+  logged(): Promise<void> | undefined {
+    return this.unwritten.length > 0 ? this.groupWritten!.promise : undefined;
   }
 
   /** The next flush starts after this turn of the loop, so the writes of one turn share it. */
@@ -236,6 +264,47 @@ export class EmbeddedBackend implements Store {
     const waiting = this.syncWaiters;
     this.syncWaiters = [];
     for (const w of waiting) w.reject(err);
+    const group = this.groupWritten;
+    this.groupWritten = undefined;
+    group?.reject(err);
+  }
+
+  /** Keeps a line for this turn's group write, which the first line of a turn schedules. */
+  private appendLater(line: string): void {
+    if (this.unwritten.push(line) === 1) {
+      let resolve!: () => void;
+      let reject!: (err: Error) => void;
+      const promise = new Promise<void>((ok, fail) => ((resolve = ok), (reject = fail)));
+      // Every write of the group awaits it (collection.ts acknowledged); this keeps a failure
+      // from counting as unhandled should a group have no waiter left.
+      promise.catch(() => undefined);
+      this.groupWritten = { promise, resolve, reject };
+      setImmediate(() => this.writeUnwritten());
+    }
+    this.unwrittenChars += line.length;
+  }
+
+  /**
+   * Writes the lines kept for the group write, in one writeSync, and acknowledges their writes.
+   * A failure fails them and the store (they are applied in memory, not in the log).
+   */
+  private writeUnwritten(): void {
+    if (this.unwritten.length === 0 || this.closed || this.syncFailure) return;
+    const lines = this.unwritten.join("");
+    const group = this.groupWritten!;
+    this.unwritten = [];
+    this.unwrittenChars = 0;
+    this.groupWritten = undefined;
+    try {
+      this.append(lines);
+    } catch (err) {
+      this.syncFailure = err as Error;
+      const failure = new Error(`store in ${this.dir} could not flush its log: ${(err as Error).message}`);
+      group.reject(failure);
+      this.failWaiters(failure);
+      return;
+    }
+    group.resolve();
   }
 
   /** @internal The in-memory state of one collection; created on first write. */
@@ -275,11 +344,13 @@ export class EmbeddedBackend implements Store {
       const violation = boundsViolation(doc, STORED_DOCUMENT_LIMITS);
       if (violation) throw documentTooDeep(violation.path);
     }
-    const bytes = this.append(line);
+    if (this.groupWrites) this.appendLater(line);
+    else this.append(line);
     this.seq++;
-    if (bytes >= LARGE_WRITE_BYTES) this.largeSeq = this.seq;
+    if (line.length >= LARGE_WRITE_CHARS) this.largeSeq = this.seq;
     this.applyEntry({ s: this.seq, c: collection, ...change });
-    if (this.logBytes >= this.nextCompactionAt && !this.compaction) this.startCompaction();
+    const logged = this.logBytes + this.unwrittenChars;
+    if (logged >= this.nextCompactionAt && !this.compaction) this.startCompaction();
   }
 
   private assertOpen(): void {
@@ -290,8 +361,7 @@ export class EmbeddedBackend implements Store {
       );
   }
 
-  /** Writes `line` to the log; answers its length in bytes. */
-  private append(line: string): number {
+  private append(line: string): void {
     const bytes = Buffer.from(line);
     try {
       let written = 0;
@@ -302,7 +372,6 @@ export class EmbeddedBackend implements Store {
       throw err;
     }
     this.logBytes += bytes.length;
-    return bytes.length;
   }
 
   private applyEntry(entry: LogEntry): void {
@@ -461,6 +530,8 @@ export class EmbeddedBackend implements Store {
 
   /** The log up to `seq` becomes `store.log.<seq>`; new writes go to a fresh `store.log`. */
   private rotateLog(seq: number): void {
+    this.writeUnwritten(); // lines up to `seq` belong in the log the snapshot covers
+    if (this.syncFailure) throw this.syncFailure;
     if (this.fsync && this.syncedSeq < seq) {
       // Writes waiting for a flush are on the old file: flush it before leaving it.
       fs.fdatasyncSync(this.fd);

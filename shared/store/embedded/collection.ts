@@ -101,7 +101,7 @@ export class EmbeddedCollection implements Collection<Doc> {
         ? readKey("find", filter, sort ?? null, skip, limit ?? null, projection ?? null)
         : undefined;
     const kept = key === undefined ? undefined : table.reads.get(key, table.version);
-    if (Array.isArray(kept)) return readOnly ? shareKept(kept) : kept.map(copyDoc);
+    if (Array.isArray(kept)) return this.logged(readOnly ? shareKept(kept) : kept.map(copyDoc));
     const shared = readOnly && machinery;
     const end = limit ? skip + limit : undefined;
     const version = table.version;
@@ -112,7 +112,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     const answer = projectShared(docs.slice(skip, end), projection);
     // A write that landed while the scan let others in may or may not be in the answer: not kept.
     if (key !== undefined && table.version === version) table.reads.set(key, version, answer);
-    return shared ? shareKept(answer) : answer.map(copyDoc);
+    return this.logged(shared ? shareKept(answer) : answer.map(copyDoc));
   }
 
   async findOne(filter: Filter, options: Omit<FindOptions, "skip" | "limit"> = {}): Promise<Doc | null> {
@@ -125,14 +125,14 @@ export class EmbeddedCollection implements Collection<Doc> {
     filter = checkFilter(filter);
     const table = this.table;
     if (filter && typeof filter === "object" && !Array.isArray(filter) && Object.keys(filter).length === 0)
-      return table.docs.size;
+      return this.logged(table.docs.size);
     const key = this.store.machinery && table.repeatRead() ? readKey("count", filter) : undefined;
     const kept = key === undefined ? undefined : table.reads.get(key, table.version);
-    if (typeof kept === "number") return kept;
+    if (typeof kept === "number") return this.logged(kept);
     const version = table.version;
     const count = (await this.matchingInSlices(filter, Infinity, options)).length;
     if (key !== undefined && table.version === version) table.reads.set(key, version, count);
-    return count;
+    return this.logged(count);
   }
 
   async insertOne(doc: Doc): Promise<Doc> {
@@ -180,7 +180,8 @@ export class EmbeddedCollection implements Collection<Doc> {
         matchedCount: 1,
         modifiedCount: this.replace([doc], filter, update).length,
       });
-    if (!options.upsert) return { matchedCount: 0, modifiedCount: 0 };
+    // No match may be the answer of a write not yet in the log (a lost compare-and-set): after it.
+    if (!options.upsert) return this.logged({ matchedCount: 0, modifiedCount: 0 });
     return this.acknowledged({
       matchedCount: 0,
       modifiedCount: 0,
@@ -215,7 +216,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     } else if (options.upsert) {
       after = this.upsert(filter, update);
     } else {
-      return null;
+      return this.logged(null);
     }
     const answer = options.returnDocument === "before" ? before : after;
     // Copied once acknowledged: after a large write that is past the loop's next poll, so the copy
@@ -226,7 +227,7 @@ export class EmbeddedCollection implements Collection<Doc> {
   async findOneAndDelete(filter: Filter): Promise<Doc | null> {
     filter = checkFilter(filter);
     const [doc] = this.matching(filter, 1);
-    if (!doc) return null;
+    if (!doc) return this.logged(null);
     this.store.commit(this.name, { del: [doc._id] });
     return this.acknowledged(copyDoc(doc));
   }
@@ -254,7 +255,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     const aggregator = new Aggregator(stages, {
       collectionResolver: (name) => [...this.store.table(name).docs.values()].map(copyDoc),
     });
-    return aggregator.run<R>(input.map(copyDoc));
+    return this.logged(aggregator.run<R>(input.map(copyDoc)));
   }
 
   /**
@@ -296,8 +297,18 @@ export class EmbeddedCollection implements Collection<Doc> {
   }
 
   /**
-   * A write's answer, once the write is durable: at once by default (its log line is written),
-   * after the next group flush in fsync mode (backend.ts).
+   * A read's answer, once every write it may have seen is in the log: at once, but while this
+   * turn's lines wait for their group write (backend.ts logged).
+   */
+  private logged<T>(answer: T): T | Promise<T> {
+    const written = this.store.logged();
+    return written ? written.then(() => answer) : answer;
+  }
+
+  /**
+   * A write's answer, once the write is durable: after this turn's group write by default (one
+   * writeSync for the turn's lines), after the next group flush in fsync mode, at once with the
+   * machinery off (its line written already) (backend.ts).
    */
   private acknowledged<T>(answer: T): T | Promise<T> {
     const flushed = this.store.durable();
