@@ -49,6 +49,7 @@ import { buildOpenApi } from "./openapi";
 import { buildParams } from "./request-params";
 import { plainQuery } from "./query-string";
 import { AliasMemo } from "./alias-memo";
+import { bodyReader } from "./body-reader";
 import { jsonTextOf } from "../shared/frozen-json";
 import { rateLimits } from "./rate-limit";
 import { assertParamsWithinBounds, assertWithinBounds } from "../shared/input-bounds";
@@ -107,11 +108,17 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
     mappingPolicy: "restrict",
     autoAliases: false,
     aliases: aliasesOf(ops),
-    bodyParsers: {
-      json: { limit: config.bodyLimit, strict: true, type: ["application/json", "application/*+json"] },
-      // Parsed for any route, but only an operation that declares `form` accepts it (onBeforeCall).
-      urlencoded: { extended: false, limit: config.bodyLimit, parameterLimit: 100 },
-    },
+    // The body: moleculer-web's parsers (body-parser's json, then urlencoded), with a short way
+    // for a plain JSON body (body-reader.ts); moleculer-web's own are off.
+    bodyParsers: false,
+    use: [
+      bodyReader({
+        limit: config.bodyLimit,
+        json: { strict: true, type: ["application/json", "application/*+json"] },
+        // Parsed for any route, but only an operation that declares `form` accepts it (onBeforeCall).
+        urlencoded: { extended: false, parameterLimit: 100 },
+      }),
+    ],
     callOptions: { timeout: config.requestTimeout },
     async onBeforeCall(
       this: GatewayService,
