@@ -5,10 +5,12 @@
  * platform and a raw keep-alive socket client (a few µs a request) share one process; its CPU per
  * request is measured over 1-s slices and the smallest slice is the figure (other work only adds).
  *
- *   node dist/bench/support/observability-inprocess.js off|metrics [slices, 10]
+ *   node dist/bench/support/observability-inprocess.js off|metrics|sampled|traced [slices, 10]
  *
  * With `metrics` the metrics port is scraped once a second from this process, as Prometheus would.
- * Run it alternating builds and modes; compare the minimum of each.
+ * `sampled` is metrics and 10% of requests traced, `traced` metrics and every request traced, both
+ * exported over OTLP/HTTP to a receiver in a child process (bench/support/otlp-sink-node.ts: its
+ * CPU is not this process's). Run it alternating builds and modes; compare the minimum of each.
  */
 import fs from "node:fs";
 import net from "node:net";
@@ -17,8 +19,11 @@ import path from "node:path";
 import type { ServiceBroker } from "moleculer";
 import { PAGE_PATH, httpUrl, platformEnv, seed, startPlatform } from "./platform";
 import { runBench } from "./main";
+import { spawnTracked, stopAllChildren } from "./children";
+import { startTelemetry } from "../../shared/telemetry";
 
-const mode = process.argv[2] === "metrics" ? "metrics" : "off";
+const MODES = ["off", "metrics", "sampled", "traced"] as const;
+const mode = MODES.find((m) => m === process.argv[2]) ?? "off";
 const slices = Number(process.argv[3] ?? 10);
 const CONNECTIONS = 16;
 
@@ -44,10 +49,29 @@ function keepAsking(port: number, request: Buffer, answered: () => void): Promis
   return new Promise((resolve) => socket.once("connect", () => resolve(socket)));
 }
 
+/** The OTLP receiver in a child process; answers its endpoint. */
+function startSink(): Promise<string> {
+  const child = spawnTracked(process.execPath, [path.join(__dirname, "otlp-sink-node.js")], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  return new Promise((resolve, reject) => {
+    child.once("message", (m: { port: number }) => resolve(`http://127.0.0.1:${m.port}`));
+    child.once("exit", (code) => reject(new Error(`otlp sink exited ${code}`)));
+  });
+}
+
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "obs-inprocess-"));
+  const endpoint = mode === "sampled" || mode === "traced" ? await startSink() : null;
+  if (endpoint) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = endpoint;
+  const sdk = endpoint ? startTelemetry("obs-inprocess") : null;
   const broker: ServiceBroker = await startPlatform(
-    platformEnv({ DATA_DIR: dataDir, ...(mode === "metrics" && { METRICS_PORT: "0" }) }),
+    platformEnv({
+      DATA_DIR: dataDir,
+      ...(mode !== "off" && { METRICS_PORT: "0" }),
+      ...(endpoint && { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }),
+      ...(mode === "sampled" && { TRACE_SAMPLE_RATE: "0.1" }),
+    }),
   );
   try {
     const base = new URL(httpUrl(broker));
@@ -61,7 +85,7 @@ async function main(): Promise<void> {
     );
     for (const socket of sockets) socket.write(request);
     const scrapeUrl =
-      mode === "metrics"
+      mode !== "off"
         ? `http://127.0.0.1:${(broker.metrics as any).reporter[0].server.address().port}/metrics`
         : null;
     const scraper =
@@ -83,9 +107,13 @@ async function main(): Promise<void> {
     for (const socket of sockets) socket.destroy();
     perRequest.sort((a, b) => a - b);
     const at = (q: number) => Number(perRequest[Math.floor(q * (perRequest.length - 1))].toFixed(2));
-    console.log(JSON.stringify({ mode, cpuUsPerRequest: { min: at(0), q1: at(0.25), median: at(0.5) } }));
+    console.log(
+      JSON.stringify({ mode, cpuUsPerRequest: { min: at(0), q1: at(0.25), median: at(0.5) }, answered }),
+    );
   } finally {
     await broker.stop();
+    await sdk?.shutdown();
+    await stopAllChildren();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
