@@ -6,11 +6,17 @@
  * request is measured over 1-s slices and the smallest slice is the figure (other work only adds).
  *
  *   node dist/bench/support/observability-inprocess.js off|metrics|sampled|traced [slices, 10]
+ *   node dist/bench/support/observability-inprocess.js off,metrics [slices per mode, 10]
  *
  * With `metrics` the metrics port is scraped once a second from this process, as Prometheus would.
  * `sampled` is metrics and 10% of requests traced, `traced` metrics and every request traced, both
  * exported over OTLP/HTTP to a receiver in a child process (bench/support/otlp-sink-node.ts: its
  * CPU is not this process's). Run it alternating builds and modes; compare the minimum of each.
+ *
+ * Several modes (comma-separated) start one platform each in this process and take turns, one
+ * 1-s slice each, the others idle: the modes then share the machine's load slice by slice, which
+ * alternated processes cannot. The idle platforms' timers (lag monitor, process metrics) run in
+ * every slice, so per-second costs are spread over all modes, not billed to their own.
  */
 import fs from "node:fs";
 import net from "node:net";
@@ -23,12 +29,21 @@ import { spawnTracked, stopAllChildren } from "./children";
 import { startTelemetry } from "../../shared/telemetry";
 
 const MODES = ["off", "metrics", "sampled", "traced"] as const;
-const mode = MODES.find((m) => m === process.argv[2]) ?? "off";
+type Mode = (typeof MODES)[number];
+const modes: Mode[] = (process.argv[2] ?? "off")
+  .split(",")
+  .map((m) => MODES.find((known) => known === m) ?? "off");
 const slices = Number(process.argv[3] ?? 10);
 const CONNECTIONS = 16;
 
-/** One connection asking for `request` again as soon as each answer is complete. */
-function keepAsking(port: number, request: Buffer, answered: () => void): Promise<net.Socket> {
+/** One connection asking for `request` again as soon as each answer is complete, while `asking()`. */
+function keepAsking(
+  port: number,
+  request: Buffer,
+  answered: () => void,
+  asking: () => boolean,
+  idle: (socket: net.Socket) => void,
+): Promise<net.Socket> {
   const socket = net.connect(port, "127.0.0.1");
   socket.setNoDelay(true);
   let buffered = "";
@@ -43,7 +58,8 @@ function keepAsking(port: number, request: Buffer, answered: () => void): Promis
       if (buffered.length < head + 4 + length) return;
       buffered = buffered.slice(head + 4 + length);
       answered();
-      socket.write(request);
+      if (asking()) socket.write(request);
+      else idle(socket);
     }
   });
   return new Promise((resolve) => socket.once("connect", () => resolve(socket)));
@@ -60,58 +76,115 @@ function startSink(): Promise<string> {
   });
 }
 
-async function main(): Promise<void> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "obs-inprocess-"));
-  const endpoint = mode === "sampled" || mode === "traced" ? await startSink() : null;
-  if (endpoint) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = endpoint;
-  const sdk = endpoint ? startTelemetry("obs-inprocess") : null;
+/** One platform in this process, its clients, and (metrics on) its scrape once a second. */
+interface Side {
+  mode: Mode;
+  answered: number;
+  /** Sends load until `pause`; scraped meanwhile when metrics are on. */
+  resume(): void;
+  pause(): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function startSide(mode: Mode, dataDir: string, endpoint: string | null): Promise<Side> {
   const broker: ServiceBroker = await startPlatform(
     platformEnv({
       DATA_DIR: dataDir,
       ...(mode !== "off" && { METRICS_PORT: "0" }),
-      ...(endpoint && { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }),
+      ...(endpoint && mode !== "off" && mode !== "metrics" && { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }),
       ...(mode === "sampled" && { TRACE_SAMPLE_RATE: "0.1" }),
     }),
   );
+  const base = new URL(httpUrl(broker));
+  const { token } = await seed(base.origin, 50);
+  const request = Buffer.from(
+    `GET ${PAGE_PATH} HTTP/1.1\r\nHost: ${base.host}\r\nAuthorization: Bearer ${token}\r\n\r\n`,
+  );
+  let asking = false;
+  const idle = new Set<net.Socket>();
+  const side: Side = {
+    mode,
+    answered: 0,
+    resume() {
+      asking = true;
+      for (const socket of idle) socket.write(request);
+      idle.clear();
+      if (scrapeUrl) scraper ??= setInterval(scrape, 1000);
+    },
+    async pause() {
+      asking = false;
+      if (scraper) clearInterval(scraper);
+      scraper = undefined;
+      while (idle.size < sockets.length) await new Promise((resolve) => setTimeout(resolve, 5));
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await broker.stop();
+    },
+  };
+  const sockets = await Promise.all(
+    Array.from({ length: CONNECTIONS }, () =>
+      keepAsking(
+        Number(base.port),
+        request,
+        () => side.answered++,
+        () => asking,
+        (socket) => idle.add(socket),
+      ),
+    ),
+  );
+  for (const socket of sockets) idle.add(socket);
+  const scrapeUrl =
+    mode !== "off"
+      ? `http://127.0.0.1:${(broker.metrics as any).reporter[0].server.address().port}/metrics`
+      : null;
+  const scrape = () =>
+    void fetch(scrapeUrl!, { headers: { "accept-encoding": "gzip" } }).then((r) => r.arrayBuffer());
+  let scraper: NodeJS.Timeout | undefined;
+  return side;
+}
+
+/** CPU µs per request of one 1-s slice of `side`'s load. */
+async function slice(side: Side): Promise<number> {
+  side.resume();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const cpu = process.cpuUsage();
+  const before = side.answered;
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const used = process.cpuUsage(cpu);
+  const answered = side.answered - before;
+  await side.pause();
+  return (used.user + used.system) / answered;
+}
+
+async function main(): Promise<void> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "obs-inprocess-"));
+  const traced = modes.some((m) => m === "sampled" || m === "traced");
+  const endpoint = traced ? await startSink() : null;
+  if (endpoint) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = endpoint;
+  const sdk = endpoint ? startTelemetry("obs-inprocess") : null;
+  const sides: Side[] = [];
   try {
-    const base = new URL(httpUrl(broker));
-    const { token } = await seed(base.origin, 50);
-    const request = Buffer.from(
-      `GET ${PAGE_PATH} HTTP/1.1\r\nHost: ${base.host}\r\nAuthorization: Bearer ${token}\r\n\r\n`,
-    );
-    let answered = 0;
-    const sockets = await Promise.all(
-      Array.from({ length: CONNECTIONS }, () => keepAsking(Number(base.port), request, () => answered++)),
-    );
-    for (const socket of sockets) socket.write(request);
-    const scrapeUrl =
-      mode !== "off"
-        ? `http://127.0.0.1:${(broker.metrics as any).reporter[0].server.address().port}/metrics`
-        : null;
-    const scraper =
-      scrapeUrl &&
-      setInterval(
-        () => void fetch(scrapeUrl, { headers: { "accept-encoding": "gzip" } }).then((r) => r.arrayBuffer()),
-        1000,
+    for (const [i, mode] of modes.entries())
+      sides.push(await startSide(mode, path.join(dataDir, String(i)), endpoint));
+    const perRequest = new Map<Side, number[]>(sides.map((side) => [side, []]));
+    // Warm-up: two slices each, not counted.
+    for (let i = 0; i < 2; i++) for (const side of sides) await slice(side);
+    for (let i = 0; i < slices; i++)
+      for (const side of i % 2 ? [...sides].reverse() : sides) perRequest.get(side)!.push(await slice(side));
+    for (const side of sides) {
+      const figures = perRequest.get(side)!.sort((a, b) => a - b);
+      const at = (q: number) => Number(figures[Math.floor(q * (figures.length - 1))].toFixed(2));
+      console.log(
+        JSON.stringify({
+          mode: side.mode,
+          cpuUsPerRequest: { min: at(0), q1: at(0.25), median: at(0.5) },
+          answered: side.answered,
+        }),
       );
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    const perRequest: number[] = [];
-    for (let i = 0; i < slices; i++) {
-      const cpu = process.cpuUsage();
-      const before = answered;
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      const used = process.cpuUsage(cpu);
-      perRequest.push((used.user + used.system) / (answered - before));
     }
-    if (scraper) clearInterval(scraper);
-    for (const socket of sockets) socket.destroy();
-    perRequest.sort((a, b) => a - b);
-    const at = (q: number) => Number(perRequest[Math.floor(q * (perRequest.length - 1))].toFixed(2));
-    console.log(
-      JSON.stringify({ mode, cpuUsPerRequest: { min: at(0), q1: at(0.25), median: at(0.5) }, answered }),
-    );
   } finally {
-    await broker.stop();
+    for (const side of sides) await side.close();
     await sdk?.shutdown();
     await stopAllChildren();
     fs.rmSync(dataDir, { recursive: true, force: true });
