@@ -6,7 +6,7 @@
  * processor without SDK span objects (shared/observability/span-export.ts) are compared field by
  * field with what the SDK's own tracer made of the same spans (the export path before it).
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import {
   ROOT_CONTEXT,
   SpanKind,
@@ -44,6 +44,12 @@ test("trace ids: a UUID's hex digits, anything else hashed; the same answer ever
     expect(traceIdOf(uuid)).toBe("3f2504e04f8941d39a0c0305e82c3301");
     expect(traceIdOf("client-chosen-id")).toBe(hashed("client-chosen-id"));
     expect(traceIdOf("0123456789abcdef0123456789abcdeg")).toBe(hashed("0123456789abcdef0123456789abcdeg"));
+  }
+  // Moleculer's own ids (lower-case UUIDs): their digits, trace and span id alike.
+  for (let i = 0; i < 100; i++) {
+    const id = randomUUID();
+    expect(traceIdOf(id)).toBe(id.replace(/-/g, ""));
+    expect(traceIdOf(id.toUpperCase())).toBe(id.replace(/-/g, ""));
   }
   // Past the cache's bound, answers stay right.
   for (let i = 0; i < 1100; i++) expect(traceIdOf(`req-${i}`)).toBe(hashed(`req-${i}`));
