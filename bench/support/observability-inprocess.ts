@@ -81,7 +81,7 @@ interface Side {
   mode: Mode;
   answered: number;
   /** Sends load until `pause`; scraped meanwhile when metrics are on. */
-  resume(): void;
+  resume(): Promise<void>;
   pause(): Promise<void>;
   close(): Promise<void>;
 }
@@ -101,39 +101,43 @@ async function startSide(mode: Mode, dataDir: string, endpoint: string | null): 
     `GET ${PAGE_PATH} HTTP/1.1\r\nHost: ${base.host}\r\nAuthorization: Bearer ${token}\r\n\r\n`,
   );
   let asking = false;
+  let sockets: net.Socket[] = [];
   const idle = new Set<net.Socket>();
   const side: Side = {
     mode,
     answered: 0,
-    resume() {
+    // Fresh connections each slice: the server closes keep-alive sockets idle for 5 s.
+    async resume() {
       asking = true;
-      for (const socket of idle) socket.write(request);
       idle.clear();
+      sockets = await Promise.all(
+        Array.from({ length: CONNECTIONS }, () =>
+          keepAsking(
+            Number(base.port),
+            request,
+            () => side.answered++,
+            () => asking,
+            (socket) => idle.add(socket),
+          ),
+        ),
+      );
+      for (const socket of sockets) socket.write(request);
       if (scrapeUrl) scraper ??= setInterval(scrape, 1000);
     },
     async pause() {
       asking = false;
       if (scraper) clearInterval(scraper);
       scraper = undefined;
-      while (idle.size < sockets.length) await new Promise((resolve) => setTimeout(resolve, 5));
+      // Every answer in flight comes back (bounded: 5 s).
+      for (let i = 0; i < 1000 && idle.size < sockets.length; i++)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      for (const socket of sockets) socket.destroy();
     },
     async close() {
       for (const socket of sockets) socket.destroy();
       await broker.stop();
     },
   };
-  const sockets = await Promise.all(
-    Array.from({ length: CONNECTIONS }, () =>
-      keepAsking(
-        Number(base.port),
-        request,
-        () => side.answered++,
-        () => asking,
-        (socket) => idle.add(socket),
-      ),
-    ),
-  );
-  for (const socket of sockets) idle.add(socket);
   const scrapeUrl =
     mode !== "off"
       ? `http://127.0.0.1:${(broker.metrics as any).reporter[0].server.address().port}/metrics`
@@ -146,7 +150,7 @@ async function startSide(mode: Mode, dataDir: string, endpoint: string | null): 
 
 /** CPU µs per request of one 1-s slice of `side`'s load. */
 async function slice(side: Side): Promise<number> {
-  side.resume();
+  await side.resume();
   await new Promise((resolve) => setTimeout(resolve, 200));
   const cpu = process.cpuUsage();
   const before = side.answered;
