@@ -16,7 +16,8 @@
  * Several modes (comma-separated) start one platform each in this process and take turns, one
  * 1-s slice each, the others idle: the modes then share the machine's load slice by slice, which
  * alternated processes cannot. The idle platforms' timers (lag monitor, process metrics) run in
- * every slice, so per-second costs are spread over all modes, not billed to their own.
+ * every slice, so per-second costs are spread over all modes, not billed to their own. `vsFirst` is
+ * each mode's CPU per request over the first mode's, slice by slice within a pass, the median.
  */
 import fs from "node:fs";
 import net from "node:net";
@@ -176,13 +177,19 @@ async function main(): Promise<void> {
     for (let i = 0; i < 2; i++) for (const side of sides) await slice(side);
     for (let i = 0; i < slices; i++)
       for (const side of i % 2 ? [...sides].reverse() : sides) perRequest.get(side)!.push(await slice(side));
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+    const first = perRequest.get(sides[0])!;
     for (const side of sides) {
-      const figures = perRequest.get(side)!.sort((a, b) => a - b);
+      const own = perRequest.get(side)!;
+      // Against the first mode slice by slice (the same pass, next to each other): the load moves less.
+      const vsFirst = median(own.map((x, i) => x / first[i]));
+      const figures = [...own].sort((a, b) => a - b);
       const at = (q: number) => Number(figures[Math.floor(q * (figures.length - 1))].toFixed(2));
       console.log(
         JSON.stringify({
           mode: side.mode,
           cpuUsPerRequest: { min: at(0), q1: at(0.25), median: at(0.5) },
+          vsFirst: Number(vsFirst.toFixed(3)),
           answered: side.answered,
         }),
       );
