@@ -3,22 +3,15 @@
  * OTEL_TRACES_EXPORTER) is set; then the NodeSDK exports with the standard OTEL_* variables.
  *
  * Moleculer traces every action and event itself and carries the trace across NATS in each
- * context. `OpenTelemetryExporter` hands Moleculer's finished spans to the OpenTelemetry SDK with
- * Moleculer's own trace and span ids (through `MoleculerIdGenerator`), so the spans of one request
- * join into one tree across every process.
+ * context. `OpenTelemetryExporter` hands Moleculer's finished spans to the OpenTelemetry SDK's span
+ * processor with Moleculer's own trace and span ids, so the spans of one request join into one tree
+ * across every process.
  *
  * Spans carry no params and no meta (passwords, tokens, secrets would be in them): see
  * `tracingOptions`. The gateway's request span names the path, never the query string.
  */
-import { createHash, randomBytes } from "node:crypto";
-import {
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  TraceFlags,
-  trace,
-  type Attributes,
-} from "@opentelemetry/api";
+import { createHash } from "node:crypto";
+import { SpanKind, diag, type Attributes } from "@opentelemetry/api";
 import { NodeSDK, type NodeSDKConfiguration } from "@opentelemetry/sdk-node";
 import * as moleculer from "moleculer";
 import {
@@ -28,6 +21,7 @@ import {
   type Middleware,
   type ServiceBroker,
 } from "moleculer";
+import { endSpan, spanSink, type SpanSink } from "./observability/span-export";
 
 export function telemetryEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   const exporter = env.OTEL_TRACES_EXPORTER;
@@ -36,19 +30,6 @@ export function telemetryEnabled(env: NodeJS.ProcessEnv = process.env): boolean 
     env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ||
     (exporter && exporter !== "none"),
   );
-}
-
-/** The ids the next span must take; set just before the SDK creates it (synchronously). */
-let nextIds: { traceId?: string; spanId?: string } = {};
-
-/** Gives a span the ids Moleculer chose, and random ones otherwise. */
-export class MoleculerIdGenerator {
-  generateTraceId(): string {
-    return nextIds.traceId ?? randomBytes(16).toString("hex");
-  }
-  generateSpanId(): string {
-    return nextIds.spanId ?? randomBytes(8).toString("hex");
-  }
 }
 
 /**
@@ -62,7 +43,14 @@ const HEX32 = /^[0-9a-f]{32}$/;
  * Bounded: emptied at 1,024 entries (request ids may be a caller's).
  */
 const hexIds = new Map<string, string>();
+/** Moleculer's own ids (crypto.randomUUID): their hex digits are read off without the cache. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 function hexId(id: string, length: 32 | 16): string {
+  // A new span id missed the cache every time (about 1 µs: replace, lower-case, test, store).
+  if (UUID.test(id))
+    return length === 16
+      ? id.slice(0, 8) + id.slice(9, 13) + id.slice(14, 18)
+      : id.slice(0, 8) + id.slice(9, 13) + id.slice(14, 18) + id.slice(19, 23) + id.slice(24);
   let hex = hexIds.get(id);
   if (hex === undefined) {
     const plain = id.replace(/-/g, "").toLowerCase();
@@ -102,42 +90,58 @@ interface MoleculerSpan {
   service?: { name?: string; fullName?: string };
 }
 
+/** Spans waiting for the next turn of the event loop; past this many, spans are dropped (as the SDK's queue). */
+const MAX_PENDING = 2048;
+
+/**
+ * Moleculer's finished spans to the OpenTelemetry SDK's span processor, with Moleculer's own trace
+ * and span ids, so the spans of one request join into one tree across every process. A finished
+ * span is only queued on the request's path; the queue is converted on the next turn of the event
+ * loop (after the answer is written) and handed to the processor without SDK span objects
+ * (./observability/span-export.ts).
+ */
 export class OpenTelemetryExporter extends TracerExporters.Base {
+  private pending: MoleculerSpan[] = [];
+  private sink: SpanSink | null = null;
+  private dropped = 0;
+
   override spanFinished(finished: unknown): void {
-    const span = finished as MoleculerSpan;
-    const traceId = traceIdOf(span.traceID);
-    const parent = span.parentID
-      ? trace.setSpanContext(ROOT_CONTEXT, {
-          traceId,
-          spanId: spanIdOf(span.parentID),
-          traceFlags: TraceFlags.SAMPLED,
-          isRemote: true,
-        })
-      : ROOT_CONTEXT;
-    const attributes: Attributes = {};
-    addAttributes(attributes, span.tags);
-    attributes["service.component"] = span.service?.fullName ?? span.service?.name ?? "";
-    nextIds = { traceId, spanId: spanIdOf(span.id) };
-    let otel;
-    try {
-      otel = trace.getTracer("moleculer").startSpan(
-        span.name,
-        {
-          startTime: span.startTime,
-          kind: span.type === "action" && !span.parentID ? SpanKind.SERVER : SpanKind.INTERNAL,
-          attributes,
-        },
-        parent,
-      );
-    } finally {
-      nextIds = {};
+    if (this.pending.length >= MAX_PENDING) {
+      if (this.dropped++ === 0) diag.warn("tracing: span queue full, dropping spans");
+      return;
     }
-    if (span.error)
-      otel.setStatus({
-        code: SpanStatusCode.ERROR,
-        message: `${span.error.name ?? "Error"}: ${span.error.message ?? ""}`,
+    if (this.pending.push(finished as MoleculerSpan) === 1) setImmediate(() => this.flush());
+  }
+
+  /** Hands every queued span to the SDK (also when the broker stops: Moleculer calls `stop`). */
+  flush(): void {
+    const spans = this.pending;
+    if (spans.length === 0) return;
+    this.pending = [];
+    this.dropped = 0;
+    this.sink ??= spanSink("moleculer");
+    const sink = this.sink;
+    if (!sink) return;
+    for (const span of spans) {
+      const attributes: Attributes = {};
+      addAttributes(attributes, span.tags);
+      attributes["service.component"] = span.service?.fullName ?? span.service?.name ?? "";
+      endSpan(sink, {
+        traceId: traceIdOf(span.traceID),
+        spanId: spanIdOf(span.id),
+        parentSpanId: span.parentID ? spanIdOf(span.parentID) : undefined,
+        name: span.name,
+        kind: span.type === "action" && !span.parentID ? SpanKind.SERVER : SpanKind.INTERNAL,
+        startMs: span.startTime,
+        finishMs: span.finishTime,
+        attributes,
+        error: span.error ? `${span.error.name ?? "Error"}: ${span.error.message ?? ""}` : undefined,
       });
-    otel.end(span.finishTime);
+    }
+  }
+
+  override stop(): void {
+    this.flush();
   }
 }
 
@@ -205,7 +209,6 @@ export function sampledTracingMiddleware(broker: ServiceBroker): Middleware {
 export function startTelemetry(serviceName: string, extra: Partial<NodeSDKConfiguration> = {}): NodeSDK {
   const sdk = new NodeSDK({
     serviceName,
-    idGenerator: new MoleculerIdGenerator(),
     instrumentations: [],
     ...extra,
   });

@@ -5,10 +5,19 @@
  * platform and a raw keep-alive socket client (a few µs a request) share one process; its CPU per
  * request is measured over 1-s slices and the smallest slice is the figure (other work only adds).
  *
- *   node dist/bench/support/observability-inprocess.js off|metrics [slices, 10]
+ *   node dist/bench/support/observability-inprocess.js off|metrics|sampled|traced [slices, 10]
+ *   node dist/bench/support/observability-inprocess.js off,metrics [slices per mode, 10]
  *
  * With `metrics` the metrics port is scraped once a second from this process, as Prometheus would.
- * Run it alternating builds and modes; compare the minimum of each.
+ * `sampled` is metrics and 10% of requests traced, `traced` metrics and every request traced, both
+ * exported over OTLP/HTTP to a receiver in a child process (bench/support/otlp-sink-node.ts: its
+ * CPU is not this process's). Run it alternating builds and modes; compare the minimum of each.
+ *
+ * Several modes (comma-separated) start one platform each in this process and take turns, one
+ * 1-s slice each, the others idle: the modes then share the machine's load slice by slice, which
+ * alternated processes cannot. The idle platforms' timers (lag monitor, process metrics) run in
+ * every slice, so per-second costs are spread over all modes, not billed to their own. `vsFirst` is
+ * each mode's CPU per request over the first mode's, slice by slice within a pass, the median.
  */
 import fs from "node:fs";
 import net from "node:net";
@@ -17,13 +26,25 @@ import path from "node:path";
 import type { ServiceBroker } from "moleculer";
 import { PAGE_PATH, httpUrl, platformEnv, seed, startPlatform } from "./platform";
 import { runBench } from "./main";
+import { spawnTracked, stopAllChildren } from "./children";
+import { startTelemetry } from "../../shared/telemetry";
 
-const mode = process.argv[2] === "metrics" ? "metrics" : "off";
+const MODES = ["off", "metrics", "sampled", "traced"] as const;
+type Mode = (typeof MODES)[number];
+const modes: Mode[] = (process.argv[2] ?? "off")
+  .split(",")
+  .map((m) => MODES.find((known) => known === m) ?? "off");
 const slices = Number(process.argv[3] ?? 10);
 const CONNECTIONS = 16;
 
-/** One connection asking for `request` again as soon as each answer is complete. */
-function keepAsking(port: number, request: Buffer, answered: () => void): Promise<net.Socket> {
+/** One connection asking for `request` again as soon as each answer is complete, while `asking()`. */
+function keepAsking(
+  port: number,
+  request: Buffer,
+  answered: () => void,
+  asking: () => boolean,
+  idle: (socket: net.Socket) => void,
+): Promise<net.Socket> {
   const socket = net.connect(port, "127.0.0.1");
   socket.setNoDelay(true);
   let buffered = "";
@@ -38,54 +59,145 @@ function keepAsking(port: number, request: Buffer, answered: () => void): Promis
       if (buffered.length < head + 4 + length) return;
       buffered = buffered.slice(head + 4 + length);
       answered();
-      socket.write(request);
+      if (asking()) socket.write(request);
+      else idle(socket);
     }
   });
   return new Promise((resolve) => socket.once("connect", () => resolve(socket)));
 }
 
+/** The OTLP receiver in a child process; answers its endpoint. */
+function startSink(): Promise<string> {
+  const child = spawnTracked(process.execPath, [path.join(__dirname, "otlp-sink-node.js")], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  return new Promise((resolve, reject) => {
+    child.once("message", (m: { port: number }) => resolve(`http://127.0.0.1:${m.port}`));
+    child.once("exit", (code) => reject(new Error(`otlp sink exited ${code}`)));
+  });
+}
+
+/** One platform in this process, its clients, and (metrics on) its scrape once a second. */
+interface Side {
+  mode: Mode;
+  answered: number;
+  /** Sends load until `pause`; scraped meanwhile when metrics are on. */
+  resume(): Promise<void>;
+  pause(): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function startSide(mode: Mode, dataDir: string, endpoint: string | null): Promise<Side> {
+  const broker: ServiceBroker = await startPlatform(
+    platformEnv({
+      DATA_DIR: dataDir,
+      ...(mode !== "off" && { METRICS_PORT: "0" }),
+      ...(endpoint && mode !== "off" && mode !== "metrics" && { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }),
+      ...(mode === "sampled" && { TRACE_SAMPLE_RATE: "0.1" }),
+    }),
+  );
+  const base = new URL(httpUrl(broker));
+  const { token } = await seed(base.origin, 50);
+  const request = Buffer.from(
+    `GET ${PAGE_PATH} HTTP/1.1\r\nHost: ${base.host}\r\nAuthorization: Bearer ${token}\r\n\r\n`,
+  );
+  let asking = false;
+  let sockets: net.Socket[] = [];
+  const idle = new Set<net.Socket>();
+  const side: Side = {
+    mode,
+    answered: 0,
+    // Fresh connections each slice: the server closes keep-alive sockets idle for 5 s.
+    async resume() {
+      asking = true;
+      idle.clear();
+      sockets = await Promise.all(
+        Array.from({ length: CONNECTIONS }, () =>
+          keepAsking(
+            Number(base.port),
+            request,
+            () => side.answered++,
+            () => asking,
+            (socket) => idle.add(socket),
+          ),
+        ),
+      );
+      for (const socket of sockets) socket.write(request);
+      if (scrapeUrl) scraper ??= setInterval(scrape, 1000);
+    },
+    async pause() {
+      asking = false;
+      if (scraper) clearInterval(scraper);
+      scraper = undefined;
+      // Every answer in flight comes back (bounded: 5 s).
+      for (let i = 0; i < 1000 && idle.size < sockets.length; i++)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      for (const socket of sockets) socket.destroy();
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await broker.stop();
+    },
+  };
+  const scrapeUrl =
+    mode !== "off"
+      ? `http://127.0.0.1:${(broker.metrics as any).reporter[0].server.address().port}/metrics`
+      : null;
+  const scrape = () =>
+    void fetch(scrapeUrl!, { headers: { "accept-encoding": "gzip" } }).then((r) => r.arrayBuffer());
+  let scraper: NodeJS.Timeout | undefined;
+  return side;
+}
+
+/** CPU µs per request of one 1-s slice of `side`'s load. */
+async function slice(side: Side): Promise<number> {
+  await side.resume();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const cpu = process.cpuUsage();
+  const before = side.answered;
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const used = process.cpuUsage(cpu);
+  const answered = side.answered - before;
+  await side.pause();
+  return (used.user + used.system) / answered;
+}
+
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "obs-inprocess-"));
-  const broker: ServiceBroker = await startPlatform(
-    platformEnv({ DATA_DIR: dataDir, ...(mode === "metrics" && { METRICS_PORT: "0" }) }),
-  );
+  const traced = modes.some((m) => m === "sampled" || m === "traced");
+  const endpoint = traced ? await startSink() : null;
+  if (endpoint) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = endpoint;
+  const sdk = endpoint ? startTelemetry("obs-inprocess") : null;
+  const sides: Side[] = [];
   try {
-    const base = new URL(httpUrl(broker));
-    const { token } = await seed(base.origin, 50);
-    const request = Buffer.from(
-      `GET ${PAGE_PATH} HTTP/1.1\r\nHost: ${base.host}\r\nAuthorization: Bearer ${token}\r\n\r\n`,
-    );
-    let answered = 0;
-    const sockets = await Promise.all(
-      Array.from({ length: CONNECTIONS }, () => keepAsking(Number(base.port), request, () => answered++)),
-    );
-    for (const socket of sockets) socket.write(request);
-    const scrapeUrl =
-      mode === "metrics"
-        ? `http://127.0.0.1:${(broker.metrics as any).reporter[0].server.address().port}/metrics`
-        : null;
-    const scraper =
-      scrapeUrl &&
-      setInterval(
-        () => void fetch(scrapeUrl, { headers: { "accept-encoding": "gzip" } }).then((r) => r.arrayBuffer()),
-        1000,
+    for (const [i, mode] of modes.entries())
+      sides.push(await startSide(mode, path.join(dataDir, String(i)), endpoint));
+    const perRequest = new Map<Side, number[]>(sides.map((side) => [side, []]));
+    // Warm-up: two slices each, not counted.
+    for (let i = 0; i < 2; i++) for (const side of sides) await slice(side);
+    for (let i = 0; i < slices; i++)
+      for (const side of i % 2 ? [...sides].reverse() : sides) perRequest.get(side)!.push(await slice(side));
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+    const first = perRequest.get(sides[0])!;
+    for (const side of sides) {
+      const own = perRequest.get(side)!;
+      // Against the first mode slice by slice (the same pass, next to each other): the load moves less.
+      const vsFirst = median(own.map((x, i) => x / first[i]));
+      const figures = [...own].sort((a, b) => a - b);
+      const at = (q: number) => Number(figures[Math.floor(q * (figures.length - 1))].toFixed(2));
+      console.log(
+        JSON.stringify({
+          mode: side.mode,
+          cpuUsPerRequest: { min: at(0), q1: at(0.25), median: at(0.5) },
+          vsFirst: Number(vsFirst.toFixed(3)),
+          answered: side.answered,
+        }),
       );
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    const perRequest: number[] = [];
-    for (let i = 0; i < slices; i++) {
-      const cpu = process.cpuUsage();
-      const before = answered;
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      const used = process.cpuUsage(cpu);
-      perRequest.push((used.user + used.system) / (answered - before));
     }
-    if (scraper) clearInterval(scraper);
-    for (const socket of sockets) socket.destroy();
-    perRequest.sort((a, b) => a - b);
-    const at = (q: number) => Number(perRequest[Math.floor(q * (perRequest.length - 1))].toFixed(2));
-    console.log(JSON.stringify({ mode, cpuUsPerRequest: { min: at(0), q1: at(0.25), median: at(0.5) } }));
   } finally {
-    await broker.stop();
+    for (const side of sides) await side.close();
+    await sdk?.shutdown();
+    await stopAllChildren();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
