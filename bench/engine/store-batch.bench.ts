@@ -19,26 +19,10 @@ import type { ServiceBroker, ServiceSchema } from "moleculer";
 import { intEnv } from "../support/env";
 import { compareBuilds, type Build } from "../support/builds-ab";
 import { runBench } from "../support/main";
+import { benchJob, JOBS, transitionSet } from "./transition-fixture";
 
 const ROUNDS = intEnv("BENCH_ROUNDS", 30, 3);
-const JOBS = 200;
 const PER_BATCH = 8;
-
-const task = (i: number, status: string) => ({
-  name: "noop",
-  summary: `t${i}`,
-  app: "benchtask",
-  variables: { incoming: {}, outgoing: {} },
-  type: "automatic",
-  status,
-  previous: { incomplete: [], complete: [`t${i - 1}`], error: [] },
-  claim: null,
-  loop: null,
-  waitingSince: null,
-  child: null,
-  start_time: "2026-11-25T16:55:04.758Z",
-  iterations: ["f6b1f67e-caea-4c62-a1cf-fd40d3bc205b"],
-});
 
 type Outcome = { value?: { matchedCount: number } } | { error: unknown };
 
@@ -64,26 +48,9 @@ async function load(dist: string): Promise<Build> {
   await call("createIndex", { spec: { keys: { status: 1, sweepAt: 1 } } });
   const versions = new Map<string, number>();
   for (let j = 0; j < JOBS; j++) {
-    const tasks: Record<string, unknown> = {};
-    for (let i = 1; i <= 10; i++) tasks[`t${i}`] = task(i, "incomplete");
     const _id = `job-${j}`;
     versions.set(_id, 1);
-    await call("insertOne", {
-      doc: {
-        _id,
-        type: "automation",
-        name: "bench",
-        workflow: { _id: "w", name: "bench" },
-        status: "running",
-        tasks,
-        groups: ["g"],
-        created_by: "u",
-        metrics: { start_time: Date.now() + j, progress: 0, manual_time: 0 },
-        version: 1,
-        sweepAt: 1,
-        transitions: {},
-      },
-    });
+    await call("insertOne", { doc: benchJob(_id, j) });
   }
   const ids = [...versions.keys()];
   let step = 0;
@@ -94,7 +61,6 @@ async function load(dist: string): Promise<Build> {
       let updates = 0;
       for (let r = 0; r < 3; r++) {
         step++;
-        const t = (step % 10) + 1;
         for (let b = 0; b < ids.length; b += PER_BATCH) {
           const batch = ids.slice(b, b + PER_BATCH);
           // Fresh params per call, as each arrives parsed from the bus.
@@ -104,13 +70,7 @@ async function load(dist: string): Promise<Build> {
               collection: "jobs",
               filter: { _id: id, version: versions.get(id) },
               update: {
-                $set: {
-                  [`tasks.t${t}`]: task(t, "complete"),
-                  [`tasks.t${(t % 10) + 1}`]: task(t, "running"),
-                  metrics: { start_time: 1, progress: step % 100, manual_time: 0 },
-                  sweepAt: Date.now() + step,
-                  last_updated: new Date().toISOString(),
-                },
+                $set: transitionSet(step),
                 $inc: { version: 1 },
               },
             },

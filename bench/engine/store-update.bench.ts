@@ -18,25 +18,9 @@ import type { JobRepository } from "../../services/engine/jobs.repository";
 import { intEnv } from "../support/env";
 import { compareBuilds, type Build } from "../support/builds-ab";
 import { runBench } from "../support/main";
+import { benchJob, JOBS, transitionSet } from "./transition-fixture";
 
 const ROUNDS = intEnv("BENCH_ROUNDS", 30, 3);
-const JOBS = 200;
-
-const task = (i: number, status: string) => ({
-  name: "noop",
-  summary: `t${i}`,
-  app: "benchtask",
-  variables: { incoming: {}, outgoing: {} },
-  type: "automatic",
-  status,
-  previous: { incomplete: [], complete: [`t${i - 1}`], error: [] },
-  claim: null,
-  loop: null,
-  waitingSince: null,
-  child: null,
-  start_time: "2026-11-25T16:55:04.758Z",
-  iterations: ["f6b1f67e-caea-4c62-a1cf-fd40d3bc205b"],
-});
 
 async function load(dist: string): Promise<Build> {
   // Two builds' modules side by side: each folder's own store and repository, by path.
@@ -55,24 +39,9 @@ async function load(dist: string): Promise<Build> {
   for (const spec of repo.indexes) await jobs.createIndex(spec);
   const versions = new Map<string, number>();
   for (let j = 0; j < JOBS; j++) {
-    const tasks: Record<string, unknown> = {};
-    for (let i = 1; i <= 10; i++) tasks[`t${i}`] = task(i, "incomplete");
     const _id = repo.newId();
     versions.set(_id, 1);
-    await jobs.insertOne({
-      _id,
-      type: "automation",
-      name: "bench",
-      workflow: { _id: "w", name: "bench" },
-      status: "running",
-      tasks,
-      groups: ["g"],
-      created_by: "u",
-      metrics: { start_time: Date.now() + j, progress: 0, manual_time: 0 },
-      version: 1,
-      sweepAt: 1,
-      transitions: {},
-    });
+    await jobs.insertOne(benchJob(_id, j));
   }
   let step = 0;
   return {
@@ -82,15 +51,8 @@ async function load(dist: string): Promise<Build> {
       let updates = 0;
       for (let r = 0; r < 3; r++) {
         step++;
-        const t = (step % 10) + 1;
         for (const [id, version] of versions) {
-          const set = {
-            [`tasks.t${t}`]: task(t, "complete"),
-            [`tasks.t${(t % 10) + 1}`]: task(t, "running"),
-            metrics: { start_time: 1, progress: step % 100, manual_time: 0 },
-            sweepAt: Date.now() + step,
-            last_updated: new Date().toISOString(),
-          };
+          const set = transitionSet(step);
           if (!(await repo.compareAndSet(id, version, set))) throw new Error(`job ${id}: lost its own write`);
           versions.set(id, version + 1);
           updates++;
