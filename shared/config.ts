@@ -74,6 +74,8 @@ export interface PlatformConfig {
   /** Failed sign-ins of one account within loginFailureWindowMs before it is refused for the rest of the window. */
   loginMaxFailures: number;
   loginFailureWindowMs: number;
+  /** Sign-ins and password changes doing scrypt work at once per accounts replica, and waiting at most. */
+  passwordWork: { concurrency: number; queue: number };
   /** Server-Sent Event streams (GET /events): caps and how often their callers are re-read. */
   eventStreams: { perSession: number; total: number; recheckMs: number };
   /** Bounds on every input's shape, at the gateway and on every action call (docs/security.md#limits). */
@@ -272,6 +274,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
       loginRateLimit: int("LOGIN_RATE_LIMIT", 60, 1),
       loginMaxFailures: int("LOGIN_MAX_FAILURES", 10, 1),
       loginFailureWindowMs: int("LOGIN_FAILURE_WINDOW_MS", 900_000, 1000),
+      passwordWork: {
+        concurrency: int("PASSWORD_WORK_CONCURRENCY", 2, 1),
+        queue: int("PASSWORD_WORK_QUEUE", 64, 0),
+      },
       eventStreams: {
         perSession: int("EVENTS_MAX_PER_SESSION", 5, 1),
         total: int("EVENTS_MAX_STREAMS", 1000, 1),

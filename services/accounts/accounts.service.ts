@@ -38,6 +38,7 @@ import { AccountsRepository } from "./accounts.repository";
 import { CredentialsRepository } from "./credentials.repository";
 import { GroupsRepository } from "./groups.repository";
 import { LoginFailuresRepository } from "./login-failures.repository";
+import { PasswordWork } from "./password-work";
 import { RolesRepository } from "./roles.repository";
 import { ServiceAccountsRepository } from "./service-accounts.repository";
 import { SessionsRepository } from "./sessions.repository";
@@ -46,6 +47,8 @@ import { SessionsRepository } from "./sessions.repository";
 export type AccountsService = PlatformService<{
   sweepTimer?: NodeJS.Timeout;
   secretKey: Buffer;
+  /** The bounded line every scrypt derivation of a request goes through (./password-work.ts). */
+  passwordWork: PasswordWork;
   accounts: AccountsRepository;
   credentials: CredentialsRepository;
   groups: GroupsRepository;
@@ -100,7 +103,9 @@ export default typedService<AccountsService>({
 
   created() {
     // The key of the failure counts' ids (./sessions.ts): every replica shares it.
-    this.secretKey = loadKey(configOf(this.broker));
+    const config = configOf(this.broker);
+    this.secretKey = loadKey(config);
+    this.passwordWork = new PasswordWork({ ...config.passwordWork, maxWaitMs: config.requestTimeout });
   },
 
   async started() {

@@ -27,7 +27,7 @@ export async function create(this: AccountsService, ctx: Ctx<"create">) {
   const memberOf = await memberOfFromBody(this, ctx.params);
   const { assignedRoles } = ctx.params;
   if (assignedRoles) await checkAssignedRoles(this, assignedRoles, "assignedRoles");
-  const hash = await hashPassword(password);
+  const hash = await this.passwordWork.run(() => hashPassword(password));
   const now = nowIso();
   let account;
   try {
@@ -60,23 +60,35 @@ export async function setPassword(this: AccountsService, ctx: Ctx<"setPassword">
 export async function changePassword(this: AccountsService, ctx: Ctx<"changePassword">) {
   const caller = requireCaller(ctx.meta);
   const credentials = await this.credentials.of(caller.accountId);
-  if (!credentials || !(await verifyPassword(ctx.params.currentPassword, credentials.hash))) {
-    throw new BadRequestError("Current password is wrong", [
+  const wrongPassword = () =>
+    new BadRequestError("Current password is wrong", [
       { field: "currentPassword", message: "Current password is wrong", type: "password" },
     ]);
-  }
+  if (!credentials) throw wrongPassword();
+  // A change that landed while this one waited its turn, or while it verified: no derivation for a
+  // compare-and-set that would lose (20 parallel changes cost a few derivations, not 40).
+  const changedSinceRead = async () =>
+    (await this.credentials.of(caller.accountId))?.hash !== credentials.hash;
+  const hash = await this.passwordWork.run(async () => {
+    if (await changedSinceRead()) throw changedMeanwhile();
+    if (!(await verifyPassword(ctx.params.currentPassword, credentials.hash))) throw wrongPassword();
+    if (await changedSinceRead()) throw changedMeanwhile();
+    return hashPassword(ctx.params.newPassword);
+  });
   // Compare-and-set on the hash that was verified: of two changes from the same current password,
   // one wins; the other finds the hash changed and changes nothing.
-  const hash = await hashPassword(ctx.params.newPassword);
   if (!(await this.credentials.replace(caller.accountId, credentials.hash, hash, nowIso())))
-    throw new ConflictError("The password was changed by another request meanwhile; sign in again");
+    throw changedMeanwhile();
   await this.accounts.touch(caller.accountId, nowIso());
   await revokeSessions(this, { accountId: caller.accountId, except: caller.sessionId ?? "" });
   return { status: "OK", message: "Password changed; your other sessions ended" };
 }
 
+const changedMeanwhile = () =>
+  new ConflictError("The password was changed by another request meanwhile; sign in again");
+
 async function storePassword(service: AccountsService, accountId: string, password: string): Promise<void> {
-  const hash = await hashPassword(password);
+  const hash = await service.passwordWork.run(() => hashPassword(password));
   await service.credentials.set(accountId, hash, nowIso());
   await service.accounts.touch(accountId, nowIso());
 }

@@ -33,7 +33,7 @@ export async function createServiceAccount(this: AccountsService, ctx: Ctx<"crea
   const caller = requireCaller(ctx.meta);
   const memberOf = await memberOfFromBody(this, ctx.params);
   const secret = newSecret();
-  const hash = await hashPassword(secret);
+  const hash = await this.passwordWork.run(() => hashPassword(secret));
   const now = nowIso();
   // The id is the client id: one value names the document and the OAuth client.
   const id = this.serviceAccounts.newId();
@@ -85,7 +85,7 @@ export async function rotateServiceAccountSecret(
   if (!account) throw new NotFoundError("Service account", clientId);
   const secret = newSecret();
   const now = nowIso();
-  await this.credentials.set(clientId, await hashPassword(secret), now);
+  await this.credentials.set(clientId, await this.passwordWork.run(() => hashPassword(secret)), now);
   await this.serviceAccounts.touch(clientId, now);
   await revokeSessions(this, { accountId: clientId });
   return { ...account, clientSecret: secret };

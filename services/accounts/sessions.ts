@@ -79,7 +79,9 @@ export async function secretMatches(
   failureKey: string,
 ): Promise<boolean> {
   const credentials = holder ? await service.credentials.of(holder._id) : null;
-  const valid = await verifyPassword(secret, credentials?.hash ?? (await decoyHash()));
+  const valid = await service.passwordWork.run(async () =>
+    verifyPassword(secret, credentials?.hash ?? (await decoyHash())),
+  );
   if (holder && credentials && valid && !holder.inactive) return true;
   await countFailure(service, failureKey);
   return false;
@@ -161,7 +163,9 @@ export async function refreshCaller(this: AccountsService, ctx: Ctx<"refreshCall
 export async function authenticateBasic(this: AccountsService, ctx: Ctx<"authenticateBasic">) {
   const account = await this.accounts.byUsername(ctx.params.username);
   const credentials = account ? await this.credentials.of(account._id) : null;
-  const valid = await verifyPassword(ctx.params.password, credentials?.hash ?? (await decoyHash()));
+  const valid = await this.passwordWork.run(async () =>
+    verifyPassword(ctx.params.password, credentials?.hash ?? (await decoyHash())),
+  );
   if (!account || !credentials || !valid || account.inactive)
     throw new UnauthorizedError("Invalid username or password");
   return callerOf(this, account._id);
