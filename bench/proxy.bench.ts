@@ -181,7 +181,7 @@ async function main(): Promise<void> {
       const range = (f: { median: number; min: number; max: number }) => `${f.median} (${f.min}-${f.max})`;
       console.log(
         `paired cpu floor/proxy ${range(paired.cpuRatio)}x over ${paired.pairs} pairs of ${paired.sliceMs} ms ` +
-          `(µs/req floor ${range(paired.floorUs)}, proxy ${range(paired.proxyUs)}; aim >= 0.8x)`,
+          `(µs/req floor ${range(paired.floorUs)}, proxy ${range(paired.proxyUs)}; least slices ${paired.leastRatio}x; aim >= 0.8x)`,
       );
     }
     const out = path.resolve(__dirname, "../../bench/results");

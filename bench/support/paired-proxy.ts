@@ -31,6 +31,8 @@ export interface PairedFigures {
   proxyUs: Spread;
   /** floor/proxy of each pair's CPU per request: what req/s would show where this process is the bottleneck. */
   cpuRatio: Spread;
+  /** floor/proxy of each side's least slice (other work only ever adds to a slice's CPU). */
+  leastRatio: number;
   all: { floorUs: number; proxyUs: number; floorAnswered: number; proxyAnswered: number }[];
 }
 
@@ -115,6 +117,9 @@ export async function pairedSlices(
       cpuRatio: spread(
         all.map((p) => p.floorUs / p.proxyUs),
         2,
+      ),
+      leastRatio: Number(
+        (Math.min(...all.map((p) => p.floorUs)) / Math.min(...all.map((p) => p.proxyUs))).toFixed(2),
       ),
       all,
     };
