@@ -112,15 +112,17 @@ function readText(body: Body, length: number): Promise<string> {
         fail(tooLarge());
       }
     });
-    body.once("end", () => {
+    // 'on', not 'once': a stream emits each of these once at most (a late one finds `settled`), and
+    // once-wrappers cost every answer three more objects.
+    body.on("end", () => {
       settled = true;
       resolve(
         chunks.length === 1 ? chunks[0].toString("utf8") : Buffer.concat(chunks, size).toString("utf8"),
       );
     });
-    body.once("error", fail);
+    body.on("error", fail);
     // Last resort: a stream closed without 'end' or 'error'. Checked first: an Error costs its stack.
-    body.once("close", () => {
+    body.on("close", () => {
       if (!settled) fail(new Error("the answer was cut off"));
     });
   });
