@@ -23,6 +23,11 @@
  * request: µs/req. The stand-in's CPU and autocannon's are the same for floor and proxy and are left
  * out. cpu floor/proxy is the ratio that req/s would show on an idle machine where the bench process
  * is the bottleneck. Run the bench with `node --cpu-prof` (and BENCH_ONLY=proxy) to profile the proxy.
+ *
+ * After the rounds, with both floor and proxy run, the paired slices (./support/paired-proxy.ts): one
+ * load client switched between them every BENCH_SLICE_MS (1000), BENCH_PAIRS pairs (12, after 2 not
+ * counted), the ratio of CPU per request floor/proxy taken pair by pair; its median and range is the
+ * verdict that holds on a noisy machine (BENCH_PAIRS=0: none).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -30,6 +35,7 @@ import { scratchSpace, spawnTracked, stopAllChildren } from "./support/children"
 import { intEnv } from "./support/env";
 import { measure, type LoadResult, type LoadSettings } from "./support/load";
 import { ADMIN_PASSWORD, httpUrl, platformEnv, startPlatform } from "./support/platform";
+import { pairedSlices, type PairedFigures } from "./support/paired-proxy";
 import { startProxyFloor } from "./support/proxy-floor";
 
 const settings: LoadSettings = {
@@ -39,6 +45,8 @@ const settings: LoadSettings = {
   quietWaitS: intEnv("BENCH_QUIET_WAIT", 20, 0),
 };
 const rounds = intEnv("BENCH_ROUNDS", 3, 1);
+const pairs = intEnv("BENCH_PAIRS", 12, 0);
+const sliceMs = intEnv("BENCH_SLICE_MS", 1000, 100);
 type Scenario = "direct" | "floor" | "proxy";
 const ONLY = process.env.BENCH_ONLY?.split(",").map((s) => s.trim());
 const runs = (id: Scenario) => !ONLY || ONLY.includes(id);
@@ -106,6 +114,7 @@ async function main(): Promise<void> {
       throw new Error("the floor did not answer what the proxy answers");
 
     const results: Record<Scenario, LoadResult[]> = { direct: [], floor: [], proxy: [] };
+    let paired: PairedFigures | null = null;
     const row = (name: string, r: LoadResult) =>
       `${name.padEnd(8)} ${String(Math.round(r.reqPerSec)).padStart(8)} req/s   p50 ${r.p50Ms} ms   p99 ${r.p99Ms} ms   ` +
       `bench process ${benchUsPerReq(r)} µs/req   errors ${r.non2xx + r.errors + r.timeouts}`;
@@ -133,6 +142,18 @@ async function main(): Promise<void> {
         if (f && p) console.log(`  cpu floor/proxy ${(f / p).toFixed(2)}x`);
       }
     }
+    if (runs("floor") && runs("proxy") && pairs > 0) {
+      console.log(`paired slices: ${pairs} pairs of ${sliceMs} ms`);
+      const floorTarget = new URL(floorUrl);
+      const proxyTarget = new URL(`${base}/orchestrator_manager/restQuery/bench`);
+      paired = await pairedSlices(
+        [
+          { port: Number(floorTarget.port), path: floorTarget.pathname, body, headers: {} },
+          { port: Number(proxyTarget.port), path: proxyTarget.pathname, body, headers: auth },
+        ],
+        { pairs, sliceMs, connections: settings.connections },
+      );
+    }
     const round2 = (n: number) => Math.round(n * 100) / 100;
     const direct = results.direct.length ? best(results.direct) : undefined;
     const floorBest = results.floor.length ? best(results.floor) : undefined;
@@ -156,6 +177,13 @@ async function main(): Promise<void> {
     if (cpuRatio !== null)
       console.log(`cpu floor/proxy ${cpuRatio}x (least µs/req: floor ${cpuUs.floor}, proxy ${cpuUs.proxy})`);
     if (ratio !== null) console.log(`proxy/direct ${ratio}x (aim >= 0.35x)`);
+    if (paired) {
+      const range = (f: { median: number; min: number; max: number }) => `${f.median} (${f.min}-${f.max})`;
+      console.log(
+        `paired cpu floor/proxy ${range(paired.cpuRatio)}x over ${paired.pairs} pairs of ${paired.sliceMs} ms ` +
+          `(µs/req floor ${range(paired.floorUs)}, proxy ${range(paired.proxyUs)}; least slices ${paired.leastRatio}x; aim >= 0.8x)`,
+      );
+    }
     const out = path.resolve(__dirname, "../../bench/results");
     fs.mkdirSync(out, { recursive: true });
     fs.writeFileSync(
@@ -172,6 +200,7 @@ async function main(): Promise<void> {
           floorRatio,
           cpuUs,
           cpuRatio,
+          paired,
           all: results,
         },
         null,

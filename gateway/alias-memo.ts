@@ -10,6 +10,11 @@
  *   order, with those whose first segment is not a plain word (a parameter, a pattern) kept in
  *   every list. path-to-regexp matches case-insensitively, and an ASCII letter of a pattern only
  *   ever matches the same letter in either case, so a plain word is compared in lower case.
+ *
+ * The gateway's onBeforeCall needs the path parameters apart from the body and query moleculer-web
+ * merged them into: `paramsOf` answers them without matching the path again (a pattern's
+ * regular expression, its parameters decoded, a new object) when the alias has no parameters, or
+ * when the path is the one last resolved to that alias (params depend on the alias and path only).
  */
 type Alias = {
   keys: unknown[];
@@ -53,6 +58,8 @@ export class AliasMemo {
   private byMethod = new Map<string, MethodIndex>();
   private list: unknown[] | undefined;
   private length = 0;
+  /** The last path resolved to an alias with parameters, and its params (read, never changed). */
+  private last: { alias: Alias; url: string; params: Record<string, unknown> } | undefined;
 
   resolve(
     aliases: unknown[],
@@ -73,7 +80,20 @@ export class AliasMemo {
     const found = this.scanCandidates(aliases as Alias[], url, method) ?? scan(url, method);
     if (found && found.alias.keys.length === 0 && this.remembered.size < MAX_REMEMBERED)
       this.remembered.set(key, found.alias);
+    // moleculer-web only reads found.params (it merges them into the request's params).
+    if (found && found.alias.keys.length > 0) this.last = { alias: found.alias, url, params: found.params };
     return found;
+  }
+
+  /**
+   * The path parameters of `url` under `alias` (which matched it), as `alias.match(url)` answers
+   * them; a fresh object every time, as that one is.
+   */
+  paramsOf(alias: Alias, url: string): Record<string, unknown> {
+    if (alias.keys.length === 0) return {};
+    const last = this.last;
+    if (last !== undefined && last.alias === alias && last.url === url) return { ...last.params };
+    return alias.match(url) || {};
   }
 
   /** moleculer-web's scan over the aliases that can match; undefined when there is no index for it. */

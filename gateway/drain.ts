@@ -18,6 +18,13 @@ const POLL_MS = 20;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A 'close' listener that forgets its response (`this`) in `inFlight`. */
+function forgetIn(inFlight: Set<ServerResponse>) {
+  return function forget(this: ServerResponse) {
+    inFlight.delete(this);
+  };
+}
+
 export class HttpDrain {
   private readonly inFlight = new Set<ServerResponse>();
   private readonly sockets = new Set<Socket>();
@@ -35,11 +42,22 @@ export class HttpDrain {
     });
   }
 
+  /**
+   * One listener for every response ('close' comes once; a response is not reused): no closure
+   * and once-wrapper per request.
+   */
+  private readonly done = forgetIn(this.inFlight);
+
   /** Follows one request until its response is done. */
   track(res: ServerResponse): void {
     this.inFlight.add(res);
     if (this.draining) res.setHeader("Connection", "close");
-    res.once("close", () => this.inFlight.delete(res));
+    res.on("close", this.done);
+  }
+
+  /** Responses not yet done (for tests). */
+  get inFlightCount(): number {
+    return this.inFlight.size;
   }
 
   /** Drains once; later calls wait for the same drain. */

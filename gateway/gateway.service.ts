@@ -159,7 +159,7 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
         else (ctx.meta as Record<string, unknown>)[GENERATED_KEY_META] = MAKE_KEY_IF_SENT;
       }
       // Before anything crosses the bus: a value too deep for the bus would not even serialize.
-      const pathParams = alias.match(req.parsedUrl) || {};
+      const pathParams = this.aliasMemo.paramsOf(alias, req.parsedUrl ?? "");
       if (!paramsHoldBody(op, req.body, pathParams)) assertWithinBounds(req.body, config.inputLimits);
       req.$params = buildParams(op, req, pathParams);
       // Remembered, so a local action's own bounds check does not walk these params again.

@@ -128,3 +128,38 @@ test("a changed alias list is indexed afresh", () => {
     params: { id: "/things/2" },
   });
 });
+
+test("the path parameters onBeforeCall reads (paramsOf) are the alias's match of that path, whichever path was resolved last", () => {
+  const r = seeded(11);
+  const found: { alias: any; url: string; method: string }[] = [];
+  for (const op of operations())
+    for (const url of pathsOf(r, op.path)) {
+      const f = attempt(() => gateway.resolveAlias(url, op.method));
+      if (f && !("thrown" in f)) found.push({ alias: f.alias, url, method: op.method });
+    }
+  const withParams = found.filter(({ alias }) => alias.keys.length > 0);
+  expect(withParams.length).toBeGreaterThan(50);
+  for (const { alias, url } of found)
+    expect(gateway.aliasMemo.paramsOf(alias, url)).toEqual(alias.match(url) || {});
+  // Read after another path was resolved (often of the same alias, other ids: a request in between):
+  // each path's own params, never the last resolved path's.
+  let sameAliasOtherParams = 0;
+  for (const [i, { alias, url }] of withParams.entries()) {
+    const other = withParams[(i + 1) % withParams.length];
+    gateway.resolveAlias(other.url, other.method);
+    if (
+      other.alias === alias &&
+      JSON.stringify(other.alias.match(other.url)) !== JSON.stringify(alias.match(url))
+    )
+      sameAliasOtherParams++;
+    expect(gateway.aliasMemo.paramsOf(alias, url)).toEqual(alias.match(url));
+  }
+  expect(sameAliasOtherParams).toBeGreaterThan(20);
+  // Read right after the path's own resolve (the remembered match), a fresh object each time.
+  for (const { alias, url, method } of withParams) {
+    gateway.resolveAlias(url, method);
+    const params = gateway.aliasMemo.paramsOf(alias, url);
+    expect(params).toEqual(alias.match(url));
+    expect(gateway.aliasMemo.paramsOf(alias, url)).not.toBe(params);
+  }
+});

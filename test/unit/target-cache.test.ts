@@ -79,3 +79,19 @@ test("a failed read keeps nothing: the next call reads again", async () => {
   expect((await cache.get("nso", load)).target.generation).toBe(3);
   expect(reads).toBe(2);
 });
+
+test("peek (a proxy call's way, without a promise) answers what get would without a read, nothing once forgotten or past the TTL", async () => {
+  const cache = new TargetCache();
+  const { load } = loader(kept(1, "RUNNING"));
+  const now = Date.now();
+  expect(cache.peek("nso", now)).toBeUndefined();
+  await cache.get("nso", load, now);
+  expect(cache.peek("nso", now + TARGET_TTL_MS - 50)).toMatchObject({
+    state: "RUNNING",
+    target: { generation: 1 },
+  });
+  expect(cache.peek("nso", now + TARGET_TTL_MS + 50)).toBeUndefined();
+  expect(cache.peek("other", now)).toBeUndefined();
+  cache.forget("nso");
+  expect(cache.peek("nso", now)).toBeUndefined();
+});

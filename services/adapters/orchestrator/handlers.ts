@@ -16,7 +16,17 @@ type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contra
  * The target of a running orchestrator adapter: 404 unknown, 400 another type, 503 stopped. Kept
  * per process between calls (service.targets: ./target-cache.ts), forgotten on every change.
  */
-export async function runningTarget(service: AdaptersService, name: string): Promise<Target> {
+export function runningTarget(service: AdaptersService, name: string): Target | Promise<Target> {
+  // Kept: answered without a promise (every call of a busy adapter).
+  const hit = service.targets.peek(name);
+  if (hit !== undefined) {
+    assertRunning({ name, state: hit.state });
+    return hit.target;
+  }
+  return loadRunningTarget(service, name);
+}
+
+async function loadRunningTarget(service: AdaptersService, name: string): Promise<Target> {
   const kept = await service.targets.get(name, async () => {
     const doc = await service.adapters.get(name);
     const target = targetOf(doc, service.secretKey);

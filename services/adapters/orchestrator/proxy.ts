@@ -12,7 +12,7 @@ import { Errors } from "moleculer";
 import { BadGatewayError, invalidField } from "../../../shared/errors";
 import { abandonTrial, admit, recordFailure, recordSuccess } from "./breaker";
 import { poolFor } from "./connections";
-import { limiterFor } from "./limiter";
+import { limiterFor, type Limiter } from "./limiter";
 import { GatewayTimeoutError, headerValueProblem, OverloadedError, resolvePath, type Target } from "./target";
 
 /** Upstream bodies larger than this are refused (502), not buffered without end. */
@@ -112,15 +112,17 @@ function readText(body: Body, length: number): Promise<string> {
         fail(tooLarge());
       }
     });
-    body.once("end", () => {
+    // 'on', not 'once': a stream emits each of these once at most (a late one finds `settled`), and
+    // once-wrappers cost every answer three more objects.
+    body.on("end", () => {
       settled = true;
       resolve(
         chunks.length === 1 ? chunks[0].toString("utf8") : Buffer.concat(chunks, size).toString("utf8"),
       );
     });
-    body.once("error", fail);
+    body.on("error", fail);
     // Last resort: a stream closed without 'end' or 'error'. Checked first: an Error costs its stack.
-    body.once("close", () => {
+    body.on("close", () => {
       if (!settled) fail(new Error("the answer was cut off"));
     });
   });
@@ -256,14 +258,28 @@ async function exchange(target: Target, url: URL, req: UpstreamRequest): Promise
 
 /** The header values the caller chose (`params.accept`, `params.contentType`): 400 naming the field. */
 function checkCallerHeaders(req: UpstreamRequest): void {
-  const supplied: [string, string | undefined][] = [
-    ["params.accept", req.accept],
-    ["params.contentType", req.contentType],
-  ];
-  for (const [field, value] of supplied) {
-    const problem = value === undefined ? undefined : headerValueProblem(value);
-    if (problem) throw invalidField(field, `${field} ${problem}`, "headerValue");
+  // Field by field, not a list of pairs: this runs on every call.
+  if (req.accept !== undefined) checkCallerHeader("params.accept", req.accept);
+  if (req.contentType !== undefined) checkCallerHeader("params.contentType", req.contentType);
+}
+
+function checkCallerHeader(field: string, value: string): void {
+  const problem = headerValueProblem(value);
+  if (problem) throw invalidField(field, `${field} ${problem}`, "headerValue");
+}
+
+/**
+ * The target's limiter, kept beside the target (kept itself until its adapter changes): the shared
+ * one of its name and limits (limiterFor), looked up once per target rather than per call.
+ */
+const limiters = new WeakMap<Target, Limiter>();
+function limiterOf(target: Target): Limiter {
+  let limiter = limiters.get(target);
+  if (!limiter) {
+    limiter = limiterFor(target.name, target.maxInFlight, target.maxQueue);
+    limiters.set(target, limiter);
   }
+  return limiter;
 }
 
 /** The caller's own mistake (a 4xx the platform raised before or instead of sending): not the upstream's failure. */
@@ -280,7 +296,7 @@ export async function exchangeGuarded(target: Target, req: UpstreamRequest): Pro
   checkCallerHeaders(req);
   const method = req.method.toUpperCase();
   admit(target);
-  const limiter = limiterFor(target.name, target.maxInFlight, target.maxQueue);
+  const limiter = limiterOf(target);
   let reply: UpstreamReply;
   try {
     reply = await limiter.run(

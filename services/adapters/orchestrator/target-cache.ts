@@ -45,8 +45,8 @@ export class TargetCache {
    * `load` throws for an unknown adapter or one that is not an orchestrator: nothing is kept then.
    */
   async get(name: string, load: () => Promise<KeptTarget>, now = Date.now()): Promise<KeptTarget> {
-    const hit = this.kept.get(name);
-    if (hit !== undefined && hit.until > now) return hit;
+    const hit = this.peek(name, now);
+    if (hit !== undefined) return hit;
     const epoch = this.epoch;
     const loaded = await load();
     if (epoch === this.epoch) {
@@ -55,6 +55,12 @@ export class TargetCache {
       this.kept.set(name, { ...loaded, until: Date.now() + this.ttlMs });
     }
     return loaded;
+  }
+
+  /** The adapter's kept target, without a promise (a proxy call's common case); undefined when none is kept now. */
+  peek(name: string, now = Date.now()): KeptTarget | undefined {
+    const hit = this.kept.get(name);
+    return hit !== undefined && hit.until > now ? hit : undefined;
   }
 
   /** The adapter changed or is gone: its next call reads the store. */

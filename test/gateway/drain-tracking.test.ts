@@ -1,0 +1,57 @@
+/**
+ * The gateway's drain follows every request until its response is done (gateway/drain.ts): one
+ * shared 'close' listener forgets each response, so a drain waits for exactly the responses not yet
+ * done. Through HTTP, on a node:http server tracked as the gateway's is.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { HttpDrain } from "../../gateway/drain";
+
+let server: http.Server;
+let drain: HttpDrain;
+let port: number;
+const held: http.ServerResponse[] = [];
+
+beforeAll(async () => {
+  drain = new HttpDrain();
+  server = http.createServer((req, res) => {
+    drain.track(res);
+    if (req.url === "/held") held.push(res);
+    else res.end("done");
+  });
+  drain.attach(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+/** Until the server has seen every response close (polled: 'close' follows the client's answer). */
+async function settled(count: number): Promise<number> {
+  for (let i = 0; i < 500 && drain.inFlightCount !== count; i++)
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  return drain.inFlightCount;
+}
+
+test("answered responses are forgotten, each one; a response not yet done is followed", async () => {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
+  const get = (path: string) =>
+    new Promise<string>((resolve, reject) =>
+      http
+        .get({ port, host: "127.0.0.1", path, agent }, (res) => {
+          let text = "";
+          res.on("data", (d) => (text += d)).on("end", () => resolve(text));
+        })
+        .on("error", reject),
+    );
+  // Several on the same keep-alive sockets: each response gets the one listener.
+  for (let i = 0; i < 5; i++) expect(await get("/")).toBe("done");
+  expect(await settled(0)).toBe(0);
+  const answer = get("/held");
+  expect(await settled(1)).toBe(1);
+  await Promise.all([get("/"), get("/")]);
+  expect(await settled(1)).toBe(1);
+  held[0].end("late");
+  expect(await answer).toBe("late");
+  expect(await settled(0)).toBe(0);
+  agent.destroy();
+});
