@@ -16,7 +16,7 @@ import type {
 } from "../types";
 import type { DocPatch, EmbeddedBackend } from "./backend";
 import type { WrittenValue } from "./depth";
-import { fastUpdate } from "./fast-update";
+import { fastUpdate, versionedUpdate, type FastUpdate } from "./fast-update";
 import { documentSize, rememberSize } from "./size";
 import {
   MAX_DOCUMENT_BYTES,
@@ -187,6 +187,45 @@ export class EmbeddedCollection implements Collection<Doc> {
       modifiedCount: 0,
       upsertedId: this.upsert(filter, update)._id,
     });
+  }
+
+  /**
+   * Collection.updateVersioned: with the performance machinery on, the document looked up by its
+   * `_id`, its `version` compared and the update applied by versionedUpdate (fast-update.ts), none
+   * of the generic filter and update checks; whatever that path does not take (and everything
+   * with the machinery off) goes through updateOne as the generic caller would send it.
+   */
+  async updateVersioned(
+    id: string,
+    version: number,
+    set: Record<string, unknown>,
+    unset?: Record<string, "">,
+  ): Promise<boolean> {
+    const generic = async () => {
+      const update: Update = { $set: set, $inc: { version: 1 }, ...(unset && { $unset: unset }) };
+      return (await this.updateOne({ _id: id, version }, update)).matchedCount === 1;
+    };
+    if (
+      !this.store.machinery ||
+      typeof id !== "string" ||
+      typeof version !== "number" ||
+      Number.isNaN(version)
+    )
+      return generic();
+    if (set === null || typeof set !== "object" || Array.isArray(set)) return generic();
+    if (unset !== undefined && (unset === null || typeof unset !== "object" || Array.isArray(unset)))
+      return generic();
+    if (Object.keys(set).length === 0) return generic(); // an empty $set: MongoDB's refusal
+    this.expireDue();
+    const doc = this.table.docs.get(id);
+    // A miss (a lost compare-and-set, rare) goes the generic way: MongoDB checks the update's
+    // shape before it matches anything, and the answer waits for a kept write that decided it.
+    if (!doc || doc.version !== version) return generic();
+    if (unset !== undefined && Object.keys(unset).length === 0) return generic();
+    const fast = versionedUpdate(doc, set, unset);
+    if (!fast) return generic();
+    this.writeFast(doc, fast);
+    return this.acknowledged(true);
   }
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
@@ -388,10 +427,7 @@ export class EmbeddedCollection implements Collection<Doc> {
       const fast = this.store.machinery ? fastUpdate(doc, update) : undefined;
       if (fast) {
         if (fast.changed) {
-          const size = documentSize(doc) + fast.sizeDelta;
-          if (size > MAX_DOCUMENT_BYTES) throw documentTooLarge(size, true);
-          rememberSize(fast.doc, size);
-          changed.push(fast.doc);
+          changed.push(sizedImage(doc, fast));
           patches?.push({ _id: doc._id, ops: fast.patch });
         }
         written?.push(...fast.written);
@@ -412,6 +448,14 @@ export class EmbeddedCollection implements Collection<Doc> {
     return changed;
   }
 
+  /** One document's fast update, checked and committed as `replace` commits a batch of them. */
+  private writeFast(doc: StoredDoc, fast: FastUpdate): void {
+    if (!fast.changed) return;
+    const next = sizedImage(doc, fast);
+    this.table.check(this.name, [next], false);
+    this.store.commit(this.name, { put: [next] }, fast.written, [{ _id: doc._id, ops: fast.patch }]);
+  }
+
   /** MongoDB's upsert: the filter's equalities, then $setOnInsert, then the update. */
   private upsert(filter: Filter, update: Update): StoredDoc {
     assertOperatorUpdate(update);
@@ -430,6 +474,14 @@ export class EmbeddedCollection implements Collection<Doc> {
     if (docs.length) this.store.commit(this.name, { del: docs.map((d) => d._id) });
     return docs.length;
   }
+}
+
+/** A fast update's new image, its size known from the old one's; MongoDB's refusal past 16 MiB. */
+function sizedImage(doc: StoredDoc, fast: FastUpdate): StoredDoc {
+  const size = documentSize(doc) + fast.sizeDelta;
+  if (size > MAX_DOCUMENT_BYTES) throw documentTooLarge(size, true);
+  rememberSize(fast.doc, size);
+  return fast.doc;
 }
 
 /** `doc`, when its BSON size is within MongoDB's 16 MiB; MongoDB's refusal otherwise. */
