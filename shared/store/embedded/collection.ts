@@ -173,6 +173,22 @@ export class EmbeddedCollection implements Collection<Doc> {
   }
 
   async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
+    // The versioned compare-and-set's shape (a job write that came through a wrapper without
+    // updateVersioned, or over the bus to the store node) takes its path too.
+    const versioned = this.store.machinery && !options.upsert ? versionedShape(filter, update) : undefined;
+    if (
+      versioned &&
+      this.writeVersioned(filter._id as string, filter.version as number, versioned.set, versioned.unset)
+    )
+      return this.acknowledged({ matchedCount: 1, modifiedCount: 1 });
+    return this.genericUpdateOne(filter, update, options);
+  }
+
+  private async genericUpdateOne(
+    filter: Filter,
+    update: Update,
+    options: UpdateOptions,
+  ): Promise<UpdateResult> {
     filter = checkFilter(filter);
     assertOperatorUpdate(update);
     this.expireDue();
@@ -195,7 +211,7 @@ export class EmbeddedCollection implements Collection<Doc> {
    * Collection.updateVersioned: with the performance machinery on, the document looked up by its
    * `_id`, its `version` compared and the update applied by versionedUpdate (fast-update.ts), none
    * of the generic filter and update checks; whatever that path does not take (and everything
-   * with the machinery off) goes through updateOne as the generic caller would send it.
+   * with the machinery off) goes the generic updateOne's way.
    */
   async updateVersioned(
     id: string,
@@ -203,31 +219,35 @@ export class EmbeddedCollection implements Collection<Doc> {
     set: Record<string, unknown>,
     unset?: Record<string, "">,
   ): Promise<boolean> {
-    const generic = async () => {
-      const update: Update = { $set: set, $inc: { version: 1 }, ...(unset && { $unset: unset }) };
-      return (await this.updateOne({ _id: id, version }, update)).matchedCount === 1;
-    };
-    if (
-      !this.store.machinery ||
-      typeof id !== "string" ||
-      typeof version !== "number" ||
-      Number.isNaN(version)
-    )
-      return generic();
-    if (set === null || typeof set !== "object" || Array.isArray(set)) return generic();
-    if (unset !== undefined && (unset === null || typeof unset !== "object" || Array.isArray(unset)))
-      return generic();
-    if (Object.keys(set).length === 0) return generic(); // an empty $set: MongoDB's refusal
+    const valid = typeof id === "string" && typeof version === "number" && !Number.isNaN(version);
+    if (this.store.machinery && valid && isRecord(set) && (unset === undefined || isRecord(unset)))
+      if (this.writeVersioned(id, version, set, unset)) return this.acknowledged(true);
+    const update: Update = { $set: set, $inc: { version: 1 }, ...(unset && { $unset: unset }) };
+    return (await this.genericUpdateOne({ _id: id, version }, update, {})).matchedCount === 1;
+  }
+
+  /**
+   * The versioned write when versionedUpdate takes it: true once written (its acknowledgement is
+   * the caller's), false for the generic path to decide. A miss (a lost compare-and-set, rare)
+   * goes that way too: MongoDB checks the update's shape before it matches anything, and the
+   * answer waits for a kept write that decided it.
+   */
+  private writeVersioned(
+    id: string,
+    version: number,
+    set: Record<string, unknown>,
+    unset: Record<string, unknown> | undefined,
+  ): boolean {
+    // An empty $set or $unset: MongoDB's refusal, the generic path's to make.
+    if (Object.keys(set).length === 0 || (unset !== undefined && Object.keys(unset).length === 0))
+      return false;
     this.expireDue();
     const doc = this.table.docs.get(id);
-    // A miss (a lost compare-and-set, rare) goes the generic way: MongoDB checks the update's
-    // shape before it matches anything, and the answer waits for a kept write that decided it.
-    if (!doc || doc.version !== version) return generic();
-    if (unset !== undefined && Object.keys(unset).length === 0) return generic();
+    if (!doc || doc.version !== version) return false;
     const fast = versionedUpdate(doc, set, unset);
-    if (!fast) return generic();
+    if (!fast) return false;
     this.writeFast(doc, fast);
-    return this.acknowledged(true);
+    return true;
   }
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
@@ -476,6 +496,29 @@ export class EmbeddedCollection implements Collection<Doc> {
     if (docs.length) this.store.commit(this.name, { del: docs.map((d) => d._id) });
     return docs.length;
   }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+/**
+ * The `$set` and `$unset` of an update of the versioned compare-and-set's shape (filter
+ * `{_id: <string>, version: <number>}`, update `{$set, $inc: {version: 1}, $unset?}`), or
+ * undefined for any other.
+ */
+function versionedShape(
+  filter: Filter,
+  update: Update,
+): { set: Record<string, unknown>; unset?: Record<string, unknown> } | undefined {
+  if (!isRecord(filter) || !isRecord(update)) return undefined;
+  if (typeof filter._id !== "string" || typeof filter.version !== "number" || Number.isNaN(filter.version))
+    return undefined;
+  if (Object.keys(filter).length !== 2) return undefined;
+  const { $set: set, $inc: inc, $unset: unset } = update as Record<string, unknown>;
+  if (!isRecord(set) || !isRecord(inc) || (unset !== undefined && !isRecord(unset))) return undefined;
+  if (Object.keys(update).length !== (unset === undefined ? 2 : 3)) return undefined;
+  if (Object.keys(inc).length !== 1 || inc.version !== 1) return undefined;
+  return { set, unset };
 }
 
 /** A fast update's new image, its size known from the old one's; MongoDB's refusal past 16 MiB. */
