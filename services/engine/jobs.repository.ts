@@ -121,7 +121,11 @@ export class JobRepository extends Repository<RunJob> {
     set: Record<string, unknown>,
     unset?: Record<string, "">,
   ): Promise<boolean> {
-    const written = await this.docs.updateOne(
+    // The store's own versioned write where it has one (the embedded store: fewer checks, the same
+    // answer); a remote store, or one behind a wrapper that leaves it out, takes the generic update.
+    const docs = this.docs;
+    if (docs.updateVersioned) return docs.updateVersioned(id, version, set, unset);
+    const written = await docs.updateOne(
       { _id: id, version },
       { $set: set, $inc: { version: 1 }, ...(unset && { $unset: unset }) },
     );

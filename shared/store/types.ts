@@ -157,6 +157,19 @@ export interface Collection<T extends Doc = Doc> {
   insertMany(docs: (Omit<T, "_id"> & { _id?: string })[]): Promise<T[]>;
   updateOne(filter: Filter<T>, update: Update<T>, options?: UpdateOptions): Promise<UpdateResult>;
   updateMany(filter: Filter<T>, update: Update<T>): Promise<UpdateResult>;
+  /**
+   * Optional (a backend may lack it, and a wrapper may leave it out: callers then send the
+   * updateOne below). The same as
+   * `updateOne({_id: id, version}, {$set: set, $inc: {version: 1}, $unset: unset})` answering
+   * whether it matched, for the compare-and-set of a versioned document (the engine's jobs), done
+   * without the generic update's checks and parsing where the backend can (the embedded store).
+   */
+  updateVersioned?(
+    id: string,
+    version: number,
+    set: Record<string, unknown>,
+    unset?: Record<string, "">,
+  ): Promise<boolean>;
   /** Atomic: no other write to the matched document lands between the match and the update. */
   findOneAndUpdate(
     filter: Filter<T>,

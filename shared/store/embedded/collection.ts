@@ -16,7 +16,7 @@ import type {
 } from "../types";
 import type { DocPatch, EmbeddedBackend } from "./backend";
 import type { WrittenValue } from "./depth";
-import { fastUpdate } from "./fast-update";
+import { fastUpdate, versionedUpdate, type FastUpdate } from "./fast-update";
 import { documentSize, rememberSize } from "./size";
 import {
   MAX_DOCUMENT_BYTES,
@@ -164,13 +164,31 @@ export class EmbeddedCollection implements Collection<Doc> {
     const prepared = docs.map((doc) => withId(doc, this.store.machinery));
     for (const doc of prepared) withinSize(doc, false);
     this.table.check(this.name, prepared, true);
-    // The answer is copied before the write: a failure here must leave nothing stored.
-    const answer = prepared.map(copyDoc);
+    // The answer is copied before the write: a failure here must leave nothing stored. A frozen
+    // document the store took as given (the engine's new job) is its own answer: nobody can
+    // change it, and its copy was the larger part of the insert.
+    const answer = prepared.map((doc, i) => (doc === docs[i] && Object.isFrozen(doc) ? doc : copyDoc(doc)));
     this.store.commit(this.name, { put: prepared });
     return this.acknowledged(answer);
   }
 
   async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
+    // The versioned compare-and-set's shape (a job write that came through a wrapper without
+    // updateVersioned, or over the bus to the store node) takes its path too.
+    const versioned = this.store.machinery && !options.upsert ? versionedShape(filter, update) : undefined;
+    if (
+      versioned &&
+      this.writeVersioned(filter._id as string, filter.version as number, versioned.set, versioned.unset)
+    )
+      return this.acknowledged({ matchedCount: 1, modifiedCount: 1 });
+    return this.genericUpdateOne(filter, update, options);
+  }
+
+  private async genericUpdateOne(
+    filter: Filter,
+    update: Update,
+    options: UpdateOptions,
+  ): Promise<UpdateResult> {
     filter = checkFilter(filter);
     assertOperatorUpdate(update);
     this.expireDue();
@@ -187,6 +205,49 @@ export class EmbeddedCollection implements Collection<Doc> {
       modifiedCount: 0,
       upsertedId: this.upsert(filter, update)._id,
     });
+  }
+
+  /**
+   * Collection.updateVersioned: with the performance machinery on, the document looked up by its
+   * `_id`, its `version` compared and the update applied by versionedUpdate (fast-update.ts), none
+   * of the generic filter and update checks; whatever that path does not take (and everything
+   * with the machinery off) goes the generic updateOne's way.
+   */
+  async updateVersioned(
+    id: string,
+    version: number,
+    set: Record<string, unknown>,
+    unset?: Record<string, "">,
+  ): Promise<boolean> {
+    const valid = typeof id === "string" && typeof version === "number" && !Number.isNaN(version);
+    if (this.store.machinery && valid && isRecord(set) && (unset === undefined || isRecord(unset)))
+      if (this.writeVersioned(id, version, set, unset)) return this.acknowledged(true);
+    const update: Update = { $set: set, $inc: { version: 1 }, ...(unset && { $unset: unset }) };
+    return (await this.genericUpdateOne({ _id: id, version }, update, {})).matchedCount === 1;
+  }
+
+  /**
+   * The versioned write when versionedUpdate takes it: true once written (its acknowledgement is
+   * the caller's), false for the generic path to decide. A miss (a lost compare-and-set, rare)
+   * goes that way too: MongoDB checks the update's shape before it matches anything, and the
+   * answer waits for a kept write that decided it.
+   */
+  private writeVersioned(
+    id: string,
+    version: number,
+    set: Record<string, unknown>,
+    unset: Record<string, unknown> | undefined,
+  ): boolean {
+    // An empty $set or $unset: MongoDB's refusal, the generic path's to make.
+    if (Object.keys(set).length === 0 || (unset !== undefined && Object.keys(unset).length === 0))
+      return false;
+    this.expireDue();
+    const doc = this.table.docs.get(id);
+    if (!doc || doc.version !== version) return false;
+    const fast = versionedUpdate(doc, set, unset);
+    if (!fast) return false;
+    this.writeFast(doc, fast);
+    return true;
   }
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
@@ -388,10 +449,7 @@ export class EmbeddedCollection implements Collection<Doc> {
       const fast = this.store.machinery ? fastUpdate(doc, update) : undefined;
       if (fast) {
         if (fast.changed) {
-          const size = documentSize(doc) + fast.sizeDelta;
-          if (size > MAX_DOCUMENT_BYTES) throw documentTooLarge(size, true);
-          rememberSize(fast.doc, size);
-          changed.push(fast.doc);
+          changed.push(sizedImage(doc, fast));
           patches?.push({ _id: doc._id, ops: fast.patch });
         }
         written?.push(...fast.written);
@@ -412,6 +470,14 @@ export class EmbeddedCollection implements Collection<Doc> {
     return changed;
   }
 
+  /** One document's fast update, checked and committed as `replace` commits a batch of them. */
+  private writeFast(doc: StoredDoc, fast: FastUpdate): void {
+    if (!fast.changed) return;
+    const next = sizedImage(doc, fast);
+    this.table.check(this.name, [next], false);
+    this.store.commit(this.name, { put: [next] }, fast.written, [{ _id: doc._id, ops: fast.patch }]);
+  }
+
   /** MongoDB's upsert: the filter's equalities, then $setOnInsert, then the update. */
   private upsert(filter: Filter, update: Update): StoredDoc {
     assertOperatorUpdate(update);
@@ -430,6 +496,37 @@ export class EmbeddedCollection implements Collection<Doc> {
     if (docs.length) this.store.commit(this.name, { del: docs.map((d) => d._id) });
     return docs.length;
   }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+/**
+ * The `$set` and `$unset` of an update of the versioned compare-and-set's shape (filter
+ * `{_id: <string>, version: <number>}`, update `{$set, $inc: {version: 1}, $unset?}`), or
+ * undefined for any other.
+ */
+function versionedShape(
+  filter: Filter,
+  update: Update,
+): { set: Record<string, unknown>; unset?: Record<string, unknown> } | undefined {
+  if (!isRecord(filter) || !isRecord(update)) return undefined;
+  if (typeof filter._id !== "string" || typeof filter.version !== "number" || Number.isNaN(filter.version))
+    return undefined;
+  if (Object.keys(filter).length !== 2) return undefined;
+  const { $set: set, $inc: inc, $unset: unset } = update as Record<string, unknown>;
+  if (!isRecord(set) || !isRecord(inc) || (unset !== undefined && !isRecord(unset))) return undefined;
+  if (Object.keys(update).length !== (unset === undefined ? 2 : 3)) return undefined;
+  if (Object.keys(inc).length !== 1 || inc.version !== 1) return undefined;
+  return { set, unset };
+}
+
+/** A fast update's new image, its size known from the old one's; MongoDB's refusal past 16 MiB. */
+function sizedImage(doc: StoredDoc, fast: FastUpdate): StoredDoc {
+  const size = documentSize(doc) + fast.sizeDelta;
+  if (size > MAX_DOCUMENT_BYTES) throw documentTooLarge(size, true);
+  rememberSize(fast.doc, size);
+  return fast.doc;
 }
 
 /** `doc`, when its BSON size is within MongoDB's 16 MiB; MongoDB's refusal otherwise. */

@@ -87,12 +87,10 @@ function stepsOf(update: RawUpdate): Step[] | undefined {
       } else if (op === "$set" || op === "$push") {
         if (op === "$push" && isPlain(operand) && Object.keys(operand).some((k) => k.startsWith("$")))
           return undefined; // $each, $slice, $sort, $position
-        step.raw = operand;
-        // A frozen value with its text (shared/frozen-json.ts) is kept as given: nobody can change it.
-        const known = frozenJsonText(operand);
-        step.json = known ?? JSON.stringify(operand);
-        if (step.json === undefined) return undefined;
-        step.value = known !== undefined ? operand : JSON.parse(step.json);
+        const value = setStep(op, parts, operand);
+        if (!value) return undefined;
+        steps.push(value);
+        continue;
       }
       steps.push(step);
     }
@@ -114,7 +112,83 @@ function conflicting(steps: Step[]): boolean {
 /** `update` applied to `doc` as mingo would, or undefined when mingo must do it. */
 export function fastUpdate(doc: StoredDoc, update: Update): FastUpdate | undefined {
   const steps = stepsOf(update);
-  if (!steps) return undefined;
+  return steps && applySteps(doc, steps, true);
+}
+
+/** A `$set` step of `value` (frozen with its text, or any value JSON takes), or undefined. */
+function setStep(op: "$set" | "$push", parts: string[], operand: unknown): Step | undefined {
+  const step: Step = { op, parts, raw: operand };
+  // A frozen value with its text (shared/frozen-json.ts) is kept as given: nobody can change it.
+  const known = frozenJsonText(operand);
+  step.json = known ?? JSON.stringify(operand);
+  if (step.json === undefined) return undefined;
+  step.value = known !== undefined || typeof operand === "string" ? operand : JSON.parse(step.json);
+  return step;
+}
+
+/** Each path's segments, or null when not a plain path (fast path refused); a bounded memo. */
+const pathMemo = new Map<string, string[] | null>();
+const PATH_MEMO_SIZE = 4096;
+
+function plainPath(path: string): string[] | null {
+  let parts = pathMemo.get(path);
+  if (parts !== undefined) return parts;
+  parts = path.split(".");
+  if (parts[0] === "_id" || parts[0] === "version" || !parts.every(plainSegment)) parts = null;
+  if (pathMemo.size >= PATH_MEMO_SIZE) pathMemo.clear();
+  pathMemo.set(path, parts);
+  return parts;
+}
+
+/**
+ * A versioned compare-and-set's update (Collection.updateVersioned: `{$set: set, $unset: unset,
+ * $inc: {version: 1}}`) applied to `doc` without the generic checks and parsing: paths split once
+ * (a memo), no conflict search but a prefix lookup, and no comparison of each value set with the
+ * one it replaces (the caller sets what changed; MongoDB writes an equal value too). Undefined when
+ * the generic path must take it: a path not plain, through `_id` or `version`, two paths where
+ * one is the other or inside it, `version` not a number, or anything fastUpdate refuses.
+ */
+export function versionedUpdate(
+  doc: StoredDoc,
+  set: Record<string, unknown>,
+  unset: Record<string, unknown> | undefined,
+): FastUpdate | undefined {
+  if (typeof doc.version !== "number") return undefined;
+  const steps: Step[] = [];
+  const taken = (parts: string[], path: string) => {
+    // A path inside another one of the update (`a` and `a.b`): the generic path refuses it.
+    for (let i = 1; i < parts.length; i++) {
+      const prefix = i === 1 ? parts[0] : parts.slice(0, i).join(".");
+      if (Object.hasOwn(set, prefix) || (unset && Object.hasOwn(unset, prefix))) return true;
+    }
+    return unset !== undefined && Object.hasOwn(set, path) && Object.hasOwn(unset, path);
+  };
+  for (const path of Object.keys(set)) {
+    const parts = plainPath(path);
+    if (!parts || taken(parts, path)) return undefined;
+    const step = setStep("$set", parts, set[path]);
+    if (!step) return undefined;
+    steps.push(step);
+  }
+  // In the generic update's order ($set, $inc, $unset): the same patch, the same log line.
+  steps.push({ op: "$inc", parts: VERSION, value: 1 });
+  if (unset)
+    for (const path of Object.keys(unset)) {
+      const parts = plainPath(path);
+      if (!parts || taken(parts, path)) return undefined;
+      steps.push({ op: "$unset", parts });
+    }
+  return applySteps(doc, steps, false);
+}
+
+const VERSION = ["version"];
+
+/**
+ * `steps` applied to `doc` as mingo would. `keepEqual`: a `$set` of a value equal (mingo's
+ * isEqual) to the stored one keeps the stored one, as mingo does; without it the value given is
+ * written (versionedUpdate).
+ */
+function applySteps(doc: StoredDoc, steps: Step[], keepEqual: boolean): FastUpdate | undefined {
   const root: Doc = { ...doc };
   // Objects of the new image that are ours (copied or created here), so they may be written in place.
   const owned = new Set<object>([root]);
@@ -164,7 +238,7 @@ export function fastUpdate(doc: StoredDoc, update: Update): FastUpdate | undefin
     let next: unknown;
     if (op === "$set") {
       // mingo keeps the stored value when it is equal (in any key order) to the one given.
-      if (has && isEqual(old, step.raw)) continue;
+      if (keepEqual && has && isEqual(old, step.raw)) continue;
       next = step.value;
       if (has && typeof old === "object" && old !== null) unsure.push({ old, json: step.json! });
       else changed ||= !has || old !== next;

@@ -179,8 +179,46 @@ export function predicateOf(filter: Filter): ((doc: Doc) => boolean) | undefined
   return (doc) => query.test(doc);
 }
 
-/** Index key tuples of a document as JSON; a missing field indexes as null, like MongoDB. */
+/** Each index's fields split into their path segments, worked out once per spec. */
+const indexFieldParts = new WeakMap<IndexSpec, string[][]>();
+
+/** Not one value: an array on the path or at its end (a multikey entry), for the general walk. */
+const MANY = Symbol("many values");
+
+/**
+ * The value at `parts` when no array is on the way or at its end, undefined when missing (a
+ * scalar or null on the way, as pathValues finds nothing there), MANY otherwise.
+ */
+function singlePathValue(doc: Doc, parts: string[]): unknown {
+  let value: unknown = doc;
+  for (const part of parts) {
+    if (Array.isArray(value)) return MANY;
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Doc)[part];
+  }
+  return Array.isArray(value) ? MANY : value;
+}
+
+/**
+ * Index key tuples of a document as JSON; a missing field indexes as null, like MongoDB. Every
+ * write re-keys the indexes whose fields it changed (a job's `status` and `sweepAt` on each task
+ * transition): one value per field, the usual case, is one tuple made without the general walk's
+ * arrays (the same key: test/store/index-keys.test.ts compares both).
+ */
 export function indexKeys(doc: Doc, spec: IndexSpec): string[] {
+  let fields = indexFieldParts.get(spec);
+  if (!fields) indexFieldParts.set(spec, (fields = Object.keys(spec.keys).map((f) => f.split("."))));
+  const tuple = new Array<unknown>(fields.length);
+  for (let i = 0; i < fields.length; i++) {
+    const value = singlePathValue(doc, fields[i]);
+    if (value === MANY) return indexKeysOfMany(doc, spec);
+    tuple[i] = value === undefined ? null : value;
+  }
+  return [JSON.stringify(tuple)];
+}
+
+/** indexKeys by the general walk: every value each path reaches, arrays entered (multikey). */
+export function indexKeysOfMany(doc: Doc, spec: IndexSpec): string[] {
   let tuples: unknown[][] = [[]];
   for (const field of Object.keys(spec.keys)) {
     const values = pathValues(doc, field.split("."));
