@@ -70,9 +70,10 @@ test("an insert keeps a frozen document with its text as given, logs that text, 
     const plain = { _id: "j1", status: "running", tasks: { a: task }, n: 1.5 };
     const frozen = parseFrozen(JSON.stringify(plain));
     const answer = await store.collection("jobs").insertOne(frozen as never);
-    // The answer is the caller's own copy; the store holds the frozen document itself.
+    // The answer is the frozen document the caller gave (nobody can change it: no copy is needed,
+    // test/store/frozen-insert.test.ts); the store holds that document itself.
     expect(answer).toEqual(plain);
-    expect(Object.isFrozen(answer)).toBe(false);
+    expect(answer).toBe(frozen);
     expect(store.table("jobs").docs.get("j1") as unknown).toBe(frozen);
     // `_id` not first, or no known text: the usual path (copied), same answer.
     await store
