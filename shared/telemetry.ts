@@ -22,6 +22,7 @@ import {
   type ServiceBroker,
 } from "moleculer";
 import { endSpan, spanSink, type SpanSink } from "./observability/span-export";
+import { actionSpans } from "./observability/action-spans";
 
 export function telemetryEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   const exporter = env.OTEL_TRACES_EXPORTER;
@@ -172,9 +173,10 @@ const UNSTARTED_SPAN = { priority: 5 };
  * drops the unsampled ones at the exporter. Here the sampling decision comes first: the one the
  * request carries (`ctx.tracing`, inherited by every child context and sent in every request
  * packet, so a remote node keeps the caller's decision), or, at the request's root, the tracer's
- * (`shouldSample`, the call Moleculer's span would make). Sampled, the call goes through
- * Moleculer's middleware unchanged, so sampled spans are as they were; unsampled, straight to the
- * handler, with `ctx.tracing = false` for its children.
+ * (`shouldSample`, the call Moleculer's span would make). Sampled, an action's span is built as
+ * Moleculer's middleware builds it, without its Span object (./observability/action-spans.ts), and an
+ * event goes through Moleculer's middleware unchanged; unsampled, straight to the handler, with
+ * `ctx.tracing = false` for its children.
  */
 export function sampledTracingMiddleware(broker: ServiceBroker): Middleware {
   // Moleculer exports its built-in middlewares without typings.
@@ -187,11 +189,15 @@ export function sampledTracingMiddleware(broker: ServiceBroker): Middleware {
     if (ctx.tracing == null) ctx.tracing = tracer.shouldSample(UNSTARTED_SPAN);
     return ctx.tracing;
   };
-  const onlySampled = (hook: Hook | null | undefined): Hook | undefined =>
+  const leanAction = actionSpans(broker);
+  const onlySampled = (hook: Hook | null | undefined, lean?: typeof leanAction): Hook | undefined =>
     hook
       ? (next, def) => {
-          const traced = hook.call(broker, next, def);
-          if (traced === next) return next;
+          const moleculers = hook.call(broker, next, def);
+          if (moleculers === next) return next;
+          // A sampled action call's span without Moleculer's Span object (./observability/action-spans.ts).
+          const traced =
+            (lean?.(next as never, def as never) as ((...args: unknown[]) => unknown) | null) ?? moleculers;
           // Actions and events (Moleculer 0.15) are called with the context alone.
           return function sampledOnly(this: unknown, ctx: unknown) {
             return sampled(ctx as Context) ? traced.call(this, ctx) : next.call(this, ctx);
@@ -200,7 +206,7 @@ export function sampledTracingMiddleware(broker: ServiceBroker): Middleware {
       : undefined;
   return {
     name: "Tracing",
-    localAction: onlySampled(builtin.localAction),
+    localAction: onlySampled(builtin.localAction, leanAction),
     localEvent: onlySampled(builtin.localEvent),
   } as unknown as Middleware;
 }

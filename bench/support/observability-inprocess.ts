@@ -5,13 +5,15 @@
  * platform and a raw keep-alive socket client (a few µs a request) share one process; its CPU per
  * request is measured over 1-s slices and the smallest slice is the figure (other work only adds).
  *
- *   node dist/bench/support/observability-inprocess.js off|metrics|sampled|traced [slices, 10]
+ *   node dist/bench/support/observability-inprocess.js off|metrics|unsampled|sampled|traced [slices, 10]
  *   node dist/bench/support/observability-inprocess.js off,metrics [slices per mode, 10]
  *
  * With `metrics` the metrics port is scraped once a second from this process, as Prometheus would.
  * `sampled` is metrics and 10% of requests traced, `traced` metrics and every request traced, both
  * exported over OTLP/HTTP to a receiver in a child process (bench/support/otlp-sink-node.ts: its
- * CPU is not this process's). Run it alternating builds and modes; compare the minimum of each.
+ * CPU is not this process's). `unsampled` is metrics with tracing on and no request sampled
+ * (TRACE_SAMPLE_RATE=0): what tracing costs the 90% that are not traced. Run it alternating builds
+ * and modes; compare the minimum of each.
  *
  * Several modes (comma-separated) start one platform each in this process and take turns, one
  * 1-s slice each, the others idle: the modes then share the machine's load slice by slice, which
@@ -29,7 +31,7 @@ import { runBench } from "./main";
 import { spawnTracked, stopAllChildren } from "./children";
 import { startTelemetry } from "../../shared/telemetry";
 
-const MODES = ["off", "metrics", "sampled", "traced"] as const;
+const MODES = ["off", "metrics", "unsampled", "sampled", "traced"] as const;
 type Mode = (typeof MODES)[number];
 const modes: Mode[] = (process.argv[2] ?? "off")
   .split(",")
@@ -94,6 +96,7 @@ async function startSide(mode: Mode, dataDir: string, endpoint: string | null): 
       ...(mode !== "off" && { METRICS_PORT: "0" }),
       ...(endpoint && mode !== "off" && mode !== "metrics" && { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }),
       ...(mode === "sampled" && { TRACE_SAMPLE_RATE: "0.1" }),
+      ...(mode === "unsampled" && { TRACE_SAMPLE_RATE: "0" }),
     }),
   );
   const base = new URL(httpUrl(broker));
@@ -164,7 +167,7 @@ async function slice(side: Side): Promise<number> {
 
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "obs-inprocess-"));
-  const traced = modes.some((m) => m === "sampled" || m === "traced");
+  const traced = modes.some((m) => m === "unsampled" || m === "sampled" || m === "traced");
   const endpoint = traced ? await startSink() : null;
   if (endpoint) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = endpoint;
   const sdk = endpoint ? startTelemetry("obs-inprocess") : null;

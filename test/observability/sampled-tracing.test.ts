@@ -18,11 +18,16 @@ let gateway: Platform;
 let accounts: Platform;
 let store: Platform;
 let token: string;
-/** Trace ids (Moleculer's request ids) of every span started on any of the three brokers. */
+/**
+ * Trace ids (Moleculer's request ids) of every span started on any of the three brokers: through
+ * the tracer (Moleculer's Span, sampled or not) or handed to the exporters (an action's span,
+ * built without the tracer: shared/observability/action-spans.ts).
+ */
 const started: { node: string; traceID: string }[] = [];
 let decision = true;
 
 interface Tracer {
+  exporter: { spanStarted(span: { traceID: string }): void; spanFinished(span: unknown): void }[];
   startSpan(name: string, opts?: { traceID?: string }): unknown;
   shouldSample(span: unknown): boolean;
 }
@@ -51,6 +56,10 @@ beforeAll(async () => {
       started.push({ node, traceID: opts?.traceID ?? "" });
       return startSpan(name, opts);
     };
+    tracer.exporter.push({
+      spanStarted: (span) => started.push({ node, traceID: span.traceID }),
+      spanFinished: () => {},
+    });
   }
   decision = true;
   tracerOf(gateway.broker).shouldSample = () => decision;
