@@ -3,27 +3,11 @@
  * per-route counts, Moleculer's per-action counts and errors, jobs and tasks by status, store
  * operations, the bus gauge and process metrics, in Prometheus text.
  */
-import type { ServiceBroker } from "moleculer";
 import { auto, chain, createWorkflow, taskService, waitForJob } from "../support/engine-fixtures";
+import { metricsUrl, sample } from "../support/metrics";
 import { client, usePlatform } from "../support/platform";
 
 const env = usePlatform();
-
-function metricsUrl(broker: ServiceBroker): string {
-  const reporter = (broker.metrics as any).reporter[0];
-  return `http://127.0.0.1:${reporter.server.address().port}/metrics`;
-}
-
-/** Sum of a metric's samples whose labels include every given label. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  let total = 0;
-  for (const line of text.split("\n")) {
-    if (!line.startsWith(name + "{")) continue;
-    if (!Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) continue;
-    total += Number(line.slice(line.lastIndexOf(" ") + 1));
-  }
-  return total;
-}
 
 beforeAll(async () => {
   env.platform.broker.createService(taskService("metricstest").schema);

@@ -3,6 +3,7 @@
  * scrypt work and PASSWORD_WORK_QUEUE waiting, a sign-in is refused at once with a retryable 503
  * that changes nothing: it is not counted as a failed sign-in, so it cannot lock the account.
  */
+import { metricsUrl, sample } from "../support/metrics";
 import { ADMIN_PASSWORD, login, request, startPlatform, type Platform } from "../support/platform";
 
 const signIn = (platform: Platform, username: string, password: string) =>
@@ -26,6 +27,15 @@ test("a burst of sign-ins past the line is refused with 503, counts no failure, 
         type: "SERVICE_UNAVAILABLE",
         message: expect.stringContaining("retry shortly"),
       });
+    // Operators see the refusals (docs/operations-guide.md, "Sign-ins refused").
+    const text = await (await fetch(metricsUrl(platform.broker))).text();
+    expect(
+      sample(text, "moleculer_request_error_total", {
+        service: "accounts",
+        action: "accounts.login",
+        errorType: "SERVICE_UNAVAILABLE",
+      }),
+    ).toBe(refused.length);
     // Had every wrong password been checked, the account would be locked (5 failures): it is not.
     expect(await login(platform.baseUrl, "admin", ADMIN_PASSWORD)).toMatch(/^\S{20,}$/);
   } finally {
