@@ -12,7 +12,7 @@
 import { searchPage, type SearchOptions } from "../../shared/client-filter";
 import { JOB_STATUSES } from "../../shared/contracts/engine-documents";
 import { index, Repository } from "../../shared/store/repository";
-import type { Filter, Pipeline, Store } from "../../shared/store/types";
+import { versionedUpdateOne, type Filter, type Pipeline, type Store } from "../../shared/store/types";
 import { JobOutputRepository, type SpillingDoc } from "./job-outputs.repository";
 import type { JobStoreQuery } from "./jobs/query-builder";
 import { JOB_HIDDEN_PATHS } from "./jobs/public-job";
@@ -125,11 +125,8 @@ export class JobRepository extends Repository<RunJob> {
     // answer); a remote store, or one behind a wrapper that leaves it out, takes the generic update.
     const docs = this.docs;
     if (docs.updateVersioned) return docs.updateVersioned(id, version, set, unset);
-    const written = await docs.updateOne(
-      { _id: id, version },
-      { $set: set, $inc: { version: 1 }, ...(unset && { $unset: unset }) },
-    );
-    return written.matchedCount === 1;
+    const { filter, update } = versionedUpdateOne(id, version, set, unset);
+    return (await docs.updateOne(filter, update)).matchedCount === 1;
   }
 
   /** What a parent needs of its children: their status and variables (big ones put back). */

@@ -127,6 +127,22 @@ export interface FindOneAndUpdateOptions extends UpdateOptions {
   projection?: Projection;
 }
 
+/**
+ * Collection.updateVersioned as a generic updateOne: the filter and update every backend runs when
+ * it has no versioned write of its own (one home for the shape the fast path also recognizes).
+ */
+export function versionedUpdateOne(
+  id: string,
+  version: number,
+  set: Record<string, unknown>,
+  unset?: Record<string, "">,
+): { filter: Filter; update: Update } {
+  return {
+    filter: { _id: id, version },
+    update: { $set: set, $inc: { version: 1 }, ...(unset && { $unset: unset }) },
+  };
+}
+
 export interface UpdateResult {
   matchedCount: number;
   modifiedCount: number;

@@ -14,6 +14,7 @@ import type {
   UpdateOptions,
   UpdateResult,
 } from "../types";
+import { versionedUpdateOne } from "../types";
 import type { DocPatch, EmbeddedBackend } from "./backend";
 import type { WrittenValue } from "./depth";
 import { fastUpdate, versionedUpdate, type FastUpdate } from "./fast-update";
@@ -222,8 +223,8 @@ export class EmbeddedCollection implements Collection<Doc> {
     const valid = typeof id === "string" && typeof version === "number" && !Number.isNaN(version);
     if (this.store.machinery && valid && isRecord(set) && (unset === undefined || isRecord(unset)))
       if (this.writeVersioned(id, version, set, unset)) return this.acknowledged(true);
-    const update: Update = { $set: set, $inc: { version: 1 }, ...(unset && { $unset: unset }) };
-    return (await this.genericUpdateOne({ _id: id, version }, update, {})).matchedCount === 1;
+    const { filter, update } = versionedUpdateOne(id, version, set, unset);
+    return (await this.genericUpdateOne(filter, update, {})).matchedCount === 1;
   }
 
   /**
