@@ -60,7 +60,7 @@ export class PasswordWork {
     });
   }
 
-  /** Requests doing password work now, and waiting (for tests and the operations guide's reading). */
+  /** Requests doing password work now, and waiting (the unit tests read it). */
   get load(): { running: number; waiting: number } {
     return { running: this.running, waiting: this.waiting.length };
   }
