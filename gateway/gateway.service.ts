@@ -51,6 +51,7 @@ import { plainQuery } from "./query-string";
 import { AliasMemo } from "./alias-memo";
 import { bodyReader } from "./body-reader";
 import { jsonTextOf } from "../shared/frozen-json";
+import { endInSlices } from "./large-answers";
 import { rateLimits } from "./rate-limit";
 import { assertParamsWithinBounds, assertWithinBounds } from "../shared/input-bounds";
 import { applySessionEffect } from "./session-cookie";
@@ -292,9 +293,14 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
        * request listener in `started`), so nothing is built for a line never written.
        */
       logResponse(): void {},
-      /** JSON.stringify, with texts the store keeps for read-only answers spliced in (shared/frozen-json.ts). */
-      encodeResponse(this: GatewayService, _req: Req, _res: ServerResponse, data: unknown): string {
-        return jsonTextOf(data);
+      /**
+       * JSON.stringify, with texts the store keeps for read-only answers spliced in
+       * (shared/frozen-json.ts); a large answer is then written in slices (large-answers.ts).
+       */
+      encodeResponse(this: GatewayService, _req: Req, res: ServerResponse, data: unknown): string {
+        const text = jsonTextOf(data);
+        endInSlices(res, text);
+        return text;
       },
       /** Event streams take their own path (see sendEventStream); everything else moleculer-web's. */
       sendResponse(this: GatewayService, req: Req, res: ServerResponse, data: unknown, action: unknown) {

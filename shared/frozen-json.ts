@@ -54,38 +54,77 @@ const keptTexts = new WeakMap<object, string>();
 /**
  * The JSON text of `value`, a deep-frozen value held to be sent many times (the embedded store's
  * read-only answers), kept for as long as the value lives; jsonTextOf then uses it instead of
- * serializing the value again. Serialized once, on the first call.
+ * serializing the value again. Made once, on the first call (members with kept texts spliced in).
  */
 export function keepJsonText(value: object): string {
   let text = keptTexts.get(value);
   if (text === undefined) {
     // Only a frozen value cannot drift from its text; callers freeze all of it (deepFreeze).
     if (!Object.isFrozen(value)) throw new TypeError("keepJsonText takes deep-frozen values only");
-    text = JSON.stringify(value);
+    text = jsonTextOf(value);
     keptTexts.set(value, text);
   }
   return text;
 }
 
 /**
- * `JSON.stringify(value)`, with the kept text (keepJsonText) of the value itself or of any member
- * of a plain object spliced in instead of serialized: a page answer `{results, skip, limit, total}`
- * whose `results` the store keeps frozen costs a few concatenations. Anything else is plain
+ * parseFrozen, and the text kept beside the value for as long as it lives (as keepJsonText keeps
+ * it): for a large value that is stored and then answered and read many times (a node's spec at
+ * its bounds: 1.4 MB of JSON), so no answer serializes it again. The text costs memory beside the
+ * value (about a quarter of the parsed value's heap): only for values worth it.
+ */
+export function parseKept(text: string): unknown {
+  const value = parseFrozen(text);
+  if (typeof value === "object" && value !== null) keptTexts.set(value, text);
+  return value;
+}
+
+/** The text kept beside `value` (keepJsonText, parseKept), or undefined. */
+export function keptJsonText(value: unknown): string | undefined {
+  return typeof value === "object" && value !== null ? keptTexts.get(value) : undefined;
+}
+
+/**
+ * `JSON.stringify(value)`, with the kept text (keepJsonText, parseKept) of the value itself, of any
+ * member of a plain object, or of any member of a plain object in an array, spliced in instead of
+ * serialized: a page answer `{results, skip, limit, total}` whose `results` the store keeps frozen
+ * costs a few concatenations, and so does a node whose spec is kept. Anything else is plain
  * `JSON.stringify` (test/unit/json-text.test.ts holds the two to the same text).
  */
 export function jsonTextOf(value: unknown): string {
   if (typeof value !== "object" || value === null) return JSON.stringify(value);
   const own = keptTexts.get(value);
   if (own !== undefined) return own;
+  if (Array.isArray(value)) {
+    if (!value.some((element) => isKept(element) || holdsKept(element))) return JSON.stringify(value);
+    let out = "";
+    // Holes too: JSON.stringify writes what it cannot write (undefined, functions, symbols) as null.
+    for (let i = 0; i < value.length; i++) {
+      const element: unknown = value[i];
+      out += `${i ? "," : ""}${isKept(element) ? keptTexts.get(element) : (recordText(element) ?? "null")}`;
+    }
+    return `[${out}]`;
+  }
+  return recordText(value) as string;
+}
+
+/** A plain object (no toJSON) with a member whose text is kept. */
+function holdsKept(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   const proto = Object.getPrototypeOf(value);
-  if (Array.isArray(value) || (proto !== Object.prototype && proto !== null)) return JSON.stringify(value);
+  if (proto !== Object.prototype && proto !== null) return false;
   const record = value as Record<string, unknown>;
-  if (typeof record.toJSON === "function") return JSON.stringify(value);
-  const keys = Object.keys(record);
-  if (!keys.some((key) => isKept(record[key]))) return JSON.stringify(value);
+  if (typeof record.toJSON === "function") return false;
+  for (const key in record) if (Object.hasOwn(record, key) && isKept(record[key])) return true;
+  return false;
+}
+
+/** JSON.stringify(value), kept members of a plain object spliced in; undefined where it gives that. */
+function recordText(value: unknown): string | undefined {
+  if (!holdsKept(value)) return JSON.stringify(value) as string | undefined;
   let out = "";
-  for (const key of keys) {
-    const member = record[key];
+  for (const key of Object.keys(value)) {
+    const member = value[key];
     const text = isKept(member) ? keptTexts.get(member) : (JSON.stringify(member) as string | undefined);
     // JSON.stringify leaves out members it cannot write (undefined, functions, symbols).
     if (text === undefined) continue;

@@ -11,7 +11,7 @@ import { ConflictError, invalidField } from "../../shared/errors";
 import { nowIso } from "../../shared/text";
 import { DuplicateKeyError } from "../../shared/store/types";
 import { defaultParserFor } from "./parsers";
-import { checkedSpecs, type SpecInput } from "./spec-check";
+import { checkedSpecs, specLinesOf, type SpecInput } from "./spec-check";
 import { checkVariables } from "./spec-model";
 import { checkNodePathNames, checkNotReserved, checkTreeBounds } from "./tree-bounds";
 import { findTree, ROOT_NODE } from "./trees";
@@ -177,7 +177,8 @@ export async function importGoldenConfig(this: ConfigurationService, ctx: Ctx<"i
   );
   let next = 0;
   for (const entry of prepared)
-    for (let j = 0; j < entry.specs.length; j++) entry.nodes[j].spec = checked[next++].spec;
+    for (let j = 0; j < entry.specs.length; j++)
+      entry.nodes[j].spec = specLinesOf.call(this, checked[next++]);
   const created: StoredTree[] = [];
   try {
     for (const entry of prepared) {

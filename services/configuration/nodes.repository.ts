@@ -72,7 +72,8 @@ export class NodesRepository extends Repository<StoredNode> {
 
   /**
    * Creates or changes the node in one upsert on its unique key: what `changes` sets, and for a new
-   * node the rest of an empty node. Two writers leave one node.
+   * node the rest of an empty node. Two writers leave one node. The answer is read-only (frozen on
+   * the embedded store): the caller hands it on as it is.
    */
   async put(treeId: string, version: string, path: string, changes: NodeChanges): Promise<StoredNode> {
     const onInsert: Partial<StoredNode> = { created: changes.lastUpdated };
@@ -82,7 +83,7 @@ export class NodesRepository extends Repository<StoredNode> {
     const node = await this.docs.findOneAndUpdate(
       { treeId, version, path },
       { $set: changes, $setOnInsert: onInsert },
-      { upsert: true },
+      { upsert: true, readOnly: true },
     );
     // An upsert answering "after" always has a document.
     return node!;

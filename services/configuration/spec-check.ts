@@ -11,7 +11,10 @@
  * What crosses to a worker and back is plain data: the inputs, then each spec's checked lines and
  * text form, or the 400 that names the first bad field.
  */
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { BadRequestError, invalidField, type FieldError } from "../../shared/errors";
+import { keptJsonText, parseKept } from "../../shared/frozen-json";
+import { configOf } from "../../shared/runtime";
 import { effectiveOf, type NodeLike } from "./inherit";
 import { checkSpec, type SpecLine } from "./spec-model";
 import { parseSpecText, specToText } from "./spec-text";
@@ -35,9 +38,17 @@ export interface SpecInput {
   spec?: unknown;
 }
 
-/** Each spec's checked lines with its text form, or the first input's 400 as plain data. */
-export type SpecOutcome =
-  { checked: { spec: SpecLine[]; config: string }[] } | { invalid: { message: string; data: FieldError[] } };
+/**
+ * A spec checked: its lines as JSON text, and its text form. The lines cross back from a worker as
+ * one string, not as an object graph to clone, and reach the store as that text (specLinesOf).
+ */
+export interface CheckedSpec {
+  specJson: string;
+  config: string;
+}
+
+/** Each spec checked, or the first input's 400 as plain data. */
+export type SpecOutcome = { checked: CheckedSpec[] } | { invalid: { message: string; data: FieldError[] } };
 
 /** The pure check (in a worker or inline): the inputs in order, or the first one's 400. */
 export function checkSpecInputs(inputs: SpecInput[]): SpecOutcome {
@@ -48,7 +59,7 @@ export function checkSpecInputs(inputs: SpecInput[]): SpecOutcome {
           input.config !== undefined
             ? parseSpecText(input.config, input.field)
             : checkSpec(input.spec, input.field);
-        return { spec, config: specToText(spec) };
+        return { specJson: JSON.stringify(spec), config: specToText(spec) };
       }),
     };
   } catch (err) {
@@ -92,11 +103,20 @@ function regexPartsOf(value: unknown, atMost: number): number {
   return count;
 }
 
+/**
+ * A checked spec's lines, parsed. With the performance machinery (PERF_MACHINERY) they are
+ * deep-frozen with their text kept beside them (shared/frozen-json.ts parseKept): the embedded
+ * store keeps them as given (no copy of a 10,000-line spec; its log line is this text), and the
+ * node's answers and its reads in a worker use the text instead of serializing the lines again.
+ */
+export function specLinesOf(this: ConfigurationService, checked: CheckedSpec): SpecLine[] {
+  return (
+    configOf(this.broker).perfMachinery ? parseKept(checked.specJson) : JSON.parse(checked.specJson)
+  ) as SpecLine[];
+}
+
 /** The inputs checked (in a worker when heavy): their lines and text forms, or the 400. */
-export async function checkedSpecs(
-  this: ConfigurationService,
-  inputs: SpecInput[],
-): Promise<{ spec: SpecLine[]; config: string }[]> {
+export async function checkedSpecs(this: ConfigurationService, inputs: SpecInput[]): Promise<CheckedSpec[]> {
   const pool = this.evaluationPool;
   let outcome: SpecOutcome;
   if (!pool || !isHeavy(inputs)) outcome = checkSpecInputs(inputs);
@@ -137,12 +157,32 @@ function linesOf(chain: NodeLike[], atMost: number): number {
   return count;
 }
 
+/**
+ * A node of a view task as it crosses to a worker: its spec as the text kept beside it when there
+ * is one (specLinesOf), one string to copy instead of an object graph to clone.
+ */
+export type ViewNode = Omit<NodeLike, "spec"> & ({ spec: SpecLine[] } | { specJson: string });
+
+function toViewNode(node: NodeLike): ViewNode {
+  const specJson = keptJsonText(node.spec);
+  return specJson === undefined ? node : { path: node.path, variables: node.variables, specJson };
+}
+
+/** A view task's node as the worker reads it. */
+export function viewNodeOf(node: ViewNode): NodeLike {
+  if (!("specJson" in node)) return node;
+  return { path: node.path, variables: node.variables, spec: JSON.parse(node.specJson) as SpecLine[] };
+}
+
 /** A node's read view, made in a worker when its chain holds more than HEAVY_VIEW_LINES lines. */
 export async function nodeView(this: ConfigurationService, chain: NodeLike[]): Promise<NodeView> {
   const pool = this.evaluationPool;
   if (!pool || linesOf(chain, HEAVY_VIEW_LINES + 1) <= HEAVY_VIEW_LINES) return viewOf(chain);
-  const run = await pool.run({ view: chain }, undefined, SPEC_WORK_BUDGET_MS);
+  const run = await pool.run({ view: chain.map(toViewNode) }, undefined, SPEC_WORK_BUDGET_MS);
   // Merging and rendering is linear in the lines: only a pool stopping or stalled gets here.
   if (run.overBudget) throw new Error(`reading the node took longer than ${run.budgetMs} ms`);
+  // The view crossed back as a clone as large as the spec; the answer is encoded in a later turn
+  // of the event loop, not in the one that took the clone (docs/security.md#stalls).
+  await yieldToEventLoop();
   return run.result as NodeView; // a `{ view }` task answers the node's view
 }

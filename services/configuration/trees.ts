@@ -4,6 +4,7 @@
  * root `base`, each with a config spec, variables and the devices assigned to it. Names are unique by
  * index (409 from the insert itself); a version is added by compare-and-set on the tree's version list.
  */
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { ConflictError, invalidField, NotFoundError } from "../../shared/errors";
 import { MAX_PAGE_SIZE, pageLimit } from "../../shared/paging";
 import { nowIso } from "../../shared/text";
@@ -11,8 +12,8 @@ import { DuplicateKeyError } from "../../shared/store/types";
 import { withId } from "./answers";
 import { ancestorPaths } from "./inherit";
 import { defaultParserFor } from "./parsers";
-import { checkedSpecs, nodeView } from "./spec-check";
-import { checkVariables, type SpecLine } from "./spec-model";
+import { checkedSpecs, nodeView, specLinesOf, type CheckedSpec } from "./spec-check";
+import { checkVariables } from "./spec-model";
 import { specToText } from "./spec-text";
 import { checkNodePathNames, checkNotReserved, checkTreeBounds } from "./tree-bounds";
 import type { NewNode, NodeChanges, StoredNode } from "./nodes.repository";
@@ -161,7 +162,7 @@ export async function createVersion(this: ConfigurationService, ctx: Ctx<"create
 async function specFrom(
   this: ConfigurationService,
   params: { config?: string; spec?: Record<string, any>[] },
-): Promise<{ spec: SpecLine[]; config: string } | undefined> {
+): Promise<CheckedSpec | undefined> {
   if (params.config !== undefined && params.spec !== undefined)
     throw invalidField("config", "Send the spec as text (config) or as JSON (spec), not both.", "exclusive");
   if (params.config !== undefined)
@@ -175,6 +176,10 @@ export async function setNode(this: ConfigurationService, ctx: Ctx<"setNode">) {
   const { treeId, version, nodePath } = ctx.params;
   checkNodePathNames(nodePath, "nodePath");
   const checked = await specFrom.call(this, ctx.params);
+  const spec = checked && specLinesOf.call(this, checked);
+  // A spec at its bounds takes ~20 ms to parse and the store's write as long again: not in one
+  // turn of the event loop (docs/security.md#stalls).
+  if (spec) await yieldToEventLoop();
   const variables = ctx.params.variables === undefined ? undefined : checkVariables(ctx.params.variables);
   const devices = ctx.params.devices === undefined ? undefined : [...new Set(ctx.params.devices)];
   await requireVersion.call(this, treeId, version);
@@ -194,9 +199,9 @@ export async function setNode(this: ConfigurationService, ctx: Ctx<"setNode">) {
   const now = nowIso();
   // What the request sets; a new node starts empty in the rest (nodes.repository.ts#put).
   const changes: NodeChanges = { lastUpdated: now };
-  if (checked) changes.spec = checked.spec;
   if (variables) changes.variables = variables;
   if (devices) changes.devices = devices;
+  if (spec) changes.spec = spec;
   const node = await this.nodes.put(treeId, version, nodePath, changes);
   await this.trees.touch(treeId, now);
   return { ...withId(node), config: checked?.config ?? specToText(node.spec) };

@@ -20,8 +20,7 @@ import type { ParsersRepository } from "./parsers.repository";
 import type { ReportsRepository } from "./reports.repository";
 import type { TreesRepository } from "./trees.repository";
 import type { DeviceResult } from "./evaluation";
-import type { NodeLike } from "./inherit";
-import type { NodeView, SpecInput, SpecOutcome } from "./spec-check";
+import type { NodeView, SpecInput, SpecOutcome, ViewNode } from "./spec-check";
 
 export interface ComplianceLimits {
   /** How often each replica looks for batches to run (queued, or a dead replica's). */
@@ -61,7 +60,7 @@ export type ConfigurationService = PlatformService<{
  * A task of the compliance workers: one device's config text, a request's specs to check, or a
  * node's read view to make (spec-check.ts).
  */
-export type PoolTask = { config: string } | { specs: SpecInput[] } | { view: NodeLike[] };
+export type PoolTask = { config: string } | { specs: SpecInput[] } | { view: ViewNode[] };
 /** What the workers answer: a device's result, the specs' outcome, or the node's view. */
 export type PoolResult = DeviceResult | SpecOutcome | NodeView;
 

@@ -125,6 +125,12 @@ export interface FindOneAndUpdateOptions extends UpdateOptions {
   returnDocument?: "before" | "after";
   sort?: Sort;
   projection?: Projection;
+  /**
+   * As FindOptions.readOnly: the caller will not change the answer, so the embedded store may
+   * answer the stored document itself, frozen, instead of a copy (a node of 10,000 spec lines is
+   * not copied to be answered). Other backends answer a fresh document either way.
+   */
+  readOnly?: boolean;
 }
 
 /**

@@ -483,6 +483,39 @@ function describeStoreContract(name: string, makeStore: () => Promise<Harness>, 
       ]);
     });
 
+    test("a read-only findOneAndUpdate answers what a findOneAndUpdate answers (update, upsert, before, projection)", async () => {
+      const c = fresh("fau-ro");
+      await c.insertMany([
+        { _id: "a", spec: [{ words: ["x"] }], n: 0 },
+        { _id: "b", spec: [], n: 0 },
+      ]);
+      const plain = fresh("fau-plain");
+      await plain.insertMany([
+        { _id: "a", spec: [{ words: ["x"] }], n: 0 },
+        { _id: "b", spec: [], n: 0 },
+      ]);
+      const calls: [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>][] = [
+        [{ _id: "a" }, { $set: { spec: [{ words: ["y"] }] }, $inc: { n: 1 } }, {}],
+        [{ _id: "b" }, { $inc: { n: 5 } }, { returnDocument: "before" }],
+        [{ _id: "a" }, { $set: { m: 1 } }, { projection: { spec: 0 } }],
+        [{ path: "new" }, { $set: { spec: [{ words: ["z"] }] }, $setOnInsert: { n: 0 } }, { upsert: true }],
+        [{ _id: "zz" }, { $set: { n: 1 } }, {}],
+      ];
+      for (const [filter, update, options] of calls) {
+        const expected = await plain.findOneAndUpdate(filter as never, update as never, options);
+        const answer = await c.findOneAndUpdate(filter as never, update as never, {
+          ...options,
+          readOnly: true,
+        });
+        if (expected && "_id" in expected && filter.path) expected._id = answer!._id;
+        expect(answer).toEqual(expected);
+      }
+      // The stored documents are the same either way.
+      expect(await c.find({}, { sort: { n: 1 }, projection: { _id: 0 } })).toEqual(
+        await plain.find({}, { sort: { n: 1 }, projection: { _id: 0 } }),
+      );
+    });
+
     test("findOneAndUpdate: before/after, upsert, sort, projection", async () => {
       const c = fresh("fau");
       await c.insertMany([

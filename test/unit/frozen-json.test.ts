@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { frozenJsonText, parseFrozen } from "../../shared/frozen-json";
+import { frozenJsonText, keptJsonText, parseFrozen, parseKept } from "../../shared/frozen-json";
 import { EmbeddedBackend } from "../../shared/store/embedded/backend";
 import { fastUpdate, patchJson } from "../../shared/store/embedded/fast-update";
 import type { StoredDoc } from "../../shared/store/embedded/table";
@@ -113,5 +113,48 @@ test("fast updates that set and then replace frozen values keep the document's s
     doc = update.doc;
     // The stored (frozen) value is the one replaced next: the delta must still be exact.
     expect(size).toBe(BSON.calculateObjectSize(JSON.parse(JSON.stringify(doc))));
+  }
+});
+
+test("a value with its text kept for life (parseKept: a node's spec) is stored as given in a later turn, logged as that text, and answered frozen to a read-only findOneAndUpdate", async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "frozen-json-"));
+  try {
+    const store = new EmbeddedBackend({ dataDir });
+    const nodes = store.collection("config_nodes");
+    await nodes.insertOne({ _id: "n1", path: "base", spec: [], n: 1 });
+    const spec = [{ words: [[{ type: "regex", value: "Gi\\d+" }]], evalMode: "required", children: [] }];
+    const text = JSON.stringify(spec);
+    const kept = parseKept(text);
+    // A later turn: the moment's text (parseFrozen's) is gone, the kept one is not.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(frozenJsonText(kept)).toBeUndefined();
+    expect(keptJsonText(kept)).toBe(text);
+    const answer = await nodes.findOneAndUpdate({ _id: "n1" }, { $set: { spec: kept } }, { readOnly: true });
+    expect(answer).toEqual({ _id: "n1", path: "base", spec, n: 1 });
+    // Kept, not copied: the store holds the caller's frozen value, and answers the stored document.
+    expect((store.table("config_nodes").docs.get("n1") as any).spec).toBe(kept);
+    expect(answer!.spec).toBe(kept);
+    expect(Object.isFrozen(answer)).toBe(true);
+    // A plain findOneAndUpdate still answers a copy the caller may change.
+    const copy = await nodes.findOneAndUpdate({ _id: "n1" }, { $inc: { n: 1 } });
+    expect(Object.isFrozen(copy)).toBe(false);
+    expect(copy!.spec).not.toBe(kept);
+    await store.close();
+    const log = fs
+      .readdirSync(dataDir, { recursive: true })
+      .map(String)
+      .find((f) => f.endsWith("store.log"))!;
+    const lines = fs.readFileSync(path.join(dataDir, log), "utf8");
+    expect(lines).toContain(`["set","spec",${text}]`);
+    const reopened = new EmbeddedBackend({ dataDir });
+    expect(await reopened.collection("config_nodes").findOne({ _id: "n1" })).toEqual({
+      _id: "n1",
+      path: "base",
+      spec,
+      n: 2,
+    });
+    await reopened.close();
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });

@@ -4,7 +4,7 @@
  * kept text is only taken for a frozen value.
  */
 import { deepFreeze } from "../../shared/objects";
-import { jsonTextOf, keepJsonText } from "../../shared/frozen-json";
+import { jsonTextOf, keepJsonText, keptJsonText, parseKept } from "../../shared/frozen-json";
 import { int, pick, randomObject, seeded, type Rand } from "../support/random-docs";
 
 function randomMember(r: Rand, kept: boolean): unknown {
@@ -62,6 +62,43 @@ describe("jsonTextOf", () => {
     ])
       expect(jsonTextOf(value)).toBe(JSON.stringify(value));
     expect(jsonTextOf(undefined)).toBe(JSON.stringify(undefined));
+  });
+
+  test("arrays of answers with kept members (a read-only node answer) are written as JSON.stringify writes them", () => {
+    const r = seeded(78);
+    let spliced = 0;
+    for (let i = 0; i < 1500; i++) {
+      const value: unknown[] = [];
+      for (let e = int(r, 0, 4); e > 0; e--) {
+        const kind = int(r, 0, 5);
+        if (kind === 0) value.push(randomMember(r, r() < 0.5));
+        else {
+          const record: Record<string, unknown> = {};
+          for (let m = int(r, 0, 4); m > 0; m--)
+            record[pick(r, ["spec", "_id", "path", 'q"', "é"])] = randomMember(r, r() < 0.6);
+          value.push(r() < 0.2 ? deepFreeze(record) : record);
+        }
+      }
+      if (r() < 0.1) value.length += 2; // holes: JSON writes them as null
+      if (r() < 0.3 && Object.isFrozen(deepFreeze(value))) keepJsonText(value);
+      expect(jsonTextOf(value)).toBe(JSON.stringify(value));
+      if (value.some((v) => v && typeof v === "object" && Object.values(v).some((m) => keptJsonText(m))))
+        spliced++;
+    }
+    expect(spliced).toBeGreaterThan(300);
+  });
+
+  test("parseKept: the value frozen, its own text kept and spliced into the answers that hold it", () => {
+    const text = JSON.stringify([{ words: [[{ type: "regex", value: "Gi\\d+" }]], children: [] }]);
+    const spec = parseKept(text) as { words: unknown[] }[];
+    expect(Object.isFrozen(spec[0].words)).toBe(true);
+    expect(keptJsonText(spec)).toBe(text);
+    const node = { _id: "n1", spec, config: "interface {/Gi\\d+/}" };
+    expect(jsonTextOf(node)).toBe(JSON.stringify(node));
+    expect(jsonTextOf([node])).toBe(JSON.stringify([node]));
+    // A text kept must be the value's: a frozen value cannot drift from it.
+    expect(() => (spec as unknown[]).push(1)).toThrow(TypeError);
+    expect(parseKept("7")).toBe(7);
   });
 
   test("only frozen values have their text kept", () => {

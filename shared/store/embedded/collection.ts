@@ -281,6 +281,8 @@ export class EmbeddedCollection implements Collection<Doc> {
       return this.logged(null);
     }
     const answer = options.returnDocument === "before" ? before : after;
+    if (answer && options.readOnly && this.store.machinery)
+      return this.acknowledgedWith(() => deepFreeze(projectShared([answer], options.projection))[0]);
     // Copied once acknowledged: after a large write that is past the loop's next poll, so the copy
     // of a big document is not made in the write's macrotask (stored documents are never changed).
     return this.acknowledgedWith(() => (answer ? project([answer], options.projection)[0] : null));

@@ -13,7 +13,7 @@
  * BadValue, ConflictingUpdateOperators). test/unit/fast-update.test.ts compares both paths.
  * It also answers how much the document grew (sizeDelta), so the 16 MiB bound costs no full walk.
  */
-import { frozenJsonText } from "../../frozen-json";
+import { frozenJsonText, keptJsonText } from "../../frozen-json";
 import { isEqual } from "mingo/util";
 import { isPlainObject as isPlain } from "../../objects";
 import type { Doc, RawUpdate, Update } from "../types";
@@ -118,8 +118,9 @@ export function fastUpdate(doc: StoredDoc, update: Update): FastUpdate | undefin
 /** A `$set` step of `value` (frozen with its text, or any value JSON takes), or undefined. */
 function setStep(op: "$set" | "$push", parts: string[], operand: unknown): Step | undefined {
   const step: Step = { op, parts, raw: operand };
-  // A frozen value with its text (shared/frozen-json.ts) is kept as given: nobody can change it.
-  const known = frozenJsonText(operand);
+  // A frozen value with its text (shared/frozen-json.ts: for the moment, or kept for its life) is
+  // kept as given: nobody can change it.
+  const known = frozenJsonText(operand) ?? keptJsonText(operand);
   step.json = known ?? JSON.stringify(operand);
   if (step.json === undefined) return undefined;
   step.value = known !== undefined || typeof operand === "string" ? operand : JSON.parse(step.json);
