@@ -68,7 +68,8 @@ export class LinkedSet<T extends object> implements Iterable<T> {
   /** The members when the iteration began, oldest first (a drain's walk, rare: a copy is fine). */
   [Symbol.iterator](): Iterator<T> {
     const members: T[] = [];
-    for (let node = this.head[NEXT]!; node !== this.head; node = node[NEXT]!) members.push(node as unknown as T);
+    for (let node = this.head[NEXT]!; node !== this.head; node = node[NEXT]!)
+      members.push(node as unknown as T);
     return members[Symbol.iterator]();
   }
 }

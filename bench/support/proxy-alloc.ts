@@ -11,7 +11,11 @@
  * Prints, per round, KB allocated per answered request for the floor and the proxy (taking turns),
  * then the medians; with `top sites` > 0 the proxy's largest allocation sites of the last round,
  * by the nearest frame in this project's code and by the allocating function itself.
- * Env: BENCH_CONNECTIONS (32), ALLOC_SAMPLE_BYTES (sampling interval, 1024).
+ * Env: BENCH_CONNECTIONS (32), ALLOC_SAMPLE_BYTES (sampling interval, 1024), ALLOC_GC=1 (no
+ * profile: GC time per request by kind, and how much the old generation grew per request while
+ * no full GC ran, that is what the young generation's collections promoted), ALLOC_LIVE=1 (only
+ * what is still alive after a full GC once the slice's requests are answered: what a request leaves
+ * behind). Run it with `--trace-gc-nvp` to see each collection's `promoted` bytes.
  */
 import inspector from "node:inspector/promises";
 import path from "node:path";
@@ -29,11 +33,6 @@ const SAMPLE_BYTES = Number(process.env.ALLOC_SAMPLE_BYTES ?? 1024);
 const GC_ONLY = process.env.ALLOC_GC === "1";
 /** ALLOC_LIVE=1: only what is still alive once the slice's requests are all answered (a full GC first). */
 const LIVE_ONLY = process.env.ALLOC_LIVE === "1";
-/**
- * ALLOC_SURVIVED=1: only what outlived the scavenges (collected by a full GC, or still alive): the
- * objects the young generation's collections copy, which cost them their time.
- */
-const SURVIVED_ONLY = process.env.ALLOC_SURVIVED === "1";
 const QUERY_PATH = "/restconf/data/tailf-ncs:devices";
 
 interface ProfileNode {
@@ -71,7 +70,8 @@ function rawRequest(port: number, urlPath: string, body: string, headers: Record
   return `${head.join("\r\n")}\r\n\r\n${body}`;
 }
 
-const oldSpaceUsed = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === "old_space")!.space_used_size;
+const oldSpaceUsed = () =>
+  v8.getHeapSpaceStatistics().find((s) => s.space_name === "old_space")!.space_used_size;
 
 const frame = (n: ProfileNode) =>
   `${n.callFrame.functionName || "(anonymous)"} ${n.callFrame.url.replace(/^.*\/(node_modules|dist)\//, "$1/")}:${n.callFrame.lineNumber + 1}`;
@@ -111,7 +111,13 @@ async function main() {
     const properties = { host: "127.0.0.1", port: upstream.port, maxInFlight: 64, maxQueue: 1000 };
     await post(
       `${base}/adapters`,
-      { properties: { name: "bench", type: "Application", properties: { id: "bench", type: "NSO", properties } } },
+      {
+        properties: {
+          name: "bench",
+          type: "Application",
+          properties: { id: "bench", type: "NSO", properties },
+        },
+      },
       auth,
     );
     const body = JSON.stringify({ params: { path: QUERY_PATH, accept: "application/yang-data+json" } });
@@ -124,7 +130,10 @@ async function main() {
     load.send({
       targets: [
         { port: floorPort, request: rawRequest(floorPort, "/floor/restQuery", body, {}) },
-        { port: proxyPort, request: rawRequest(proxyPort, "/orchestrator_manager/restQuery/bench", body, auth) },
+        {
+          port: proxyPort,
+          request: rawRequest(proxyPort, "/orchestrator_manager/restQuery/bench", body, auth),
+        },
       ],
     });
     await ready;
@@ -165,14 +174,16 @@ async function main() {
           console.log(
             `  ${index ? "proxy" : "floor"} gc ${((all * 1000) / answered).toFixed(1)} µs/req, ` +
               `old space grew ${Math.round(promoted)} B/req: ` +
-              [...byKind].map(([kind, k]) => `kind ${kind} ${k.n}x ${((k.ms * 1000) / answered).toFixed(1)} µs/req`).join(", "),
+              [...byKind]
+                .map(([kind, k]) => `kind ${kind} ${k.n}x ${((k.ms * 1000) / answered).toFixed(1)} µs/req`)
+                .join(", "),
           );
           continue;
         }
         await session.post("HeapProfiler.startSampling", {
           samplingInterval: SAMPLE_BYTES,
           includeObjectsCollectedByMajorGC: !LIVE_ONLY,
-          includeObjectsCollectedByMinorGC: !LIVE_ONLY && !SURVIVED_ONLY,
+          includeObjectsCollectedByMinorGC: !LIVE_ONLY,
         });
         const answered = await run(index, sliceMs);
         if (LIVE_ONLY) await session.post("HeapProfiler.collectGarbage");
@@ -181,13 +192,14 @@ async function main() {
         kb[index].push(t.total / answered / 1024);
         if (index === 1) [last, lastAnswered] = [t, answered];
       }
+      const unit = GC_ONLY ? "µs GC/req" : "KB/req";
       console.log(
-        `round ${round + 1}: floor ${kb[0][round].toFixed(1)} KB/req, proxy ${kb[1][round].toFixed(1)} KB/req`,
+        `round ${round + 1}: floor ${kb[0][round].toFixed(1)} ${unit}, proxy ${kb[1][round].toFixed(1)} ${unit}`,
       );
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     console.log(
-      `median KB allocated per request: floor ${median(kb[0]).toFixed(1)}, proxy ${median(kb[1]).toFixed(1)}`,
+      `median ${GC_ONLY ? "µs of GC" : "KB allocated"} per request: floor ${median(kb[0]).toFixed(1)}, proxy ${median(kb[1]).toFixed(1)}`,
     );
     if (last && topSites > 0) {
       const show = (title: string, m: Map<string, number>) => {
