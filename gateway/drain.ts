@@ -12,6 +12,7 @@
  */
 import net, { type Socket } from "node:net";
 import type { Server, ServerResponse } from "node:http";
+import { LinkedSet } from "../shared/linked-set";
 
 const IDLE_GRACE_MS = 1000;
 const POLL_MS = 20;
@@ -19,15 +20,20 @@ const POLL_MS = 20;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A 'close' listener that forgets its response (`this`) in `inFlight`. */
-function forgetIn(inFlight: Set<ServerResponse>) {
+function forgetIn(inFlight: LinkedSet<ServerResponse>) {
   return function forget(this: ServerResponse) {
     inFlight.delete(this);
   };
 }
 
 export class HttpDrain {
-  private readonly inFlight = new Set<ServerResponse>();
-  private readonly sockets = new Set<Socket>();
+  /**
+   * Linked sets, not Sets: a member in, a member out with every request (or connection), and a
+   * Set's left-behind tables kept each proxied request's response alive into the old generation
+   * (../shared/linked-set.ts says why).
+   */
+  private readonly inFlight = new LinkedSet<ServerResponse>();
+  private readonly sockets = new LinkedSet<Socket>();
   private drained?: Promise<void>;
 
   get draining(): boolean {

@@ -11,13 +11,17 @@ let server: http.Server;
 let drain: HttpDrain;
 let port: number;
 const held: http.ServerResponse[] = [];
+const answered: http.ServerResponse[] = [];
 
 beforeAll(async () => {
   drain = new HttpDrain();
   server = http.createServer((req, res) => {
     drain.track(res);
     if (req.url === "/held") held.push(res);
-    else res.end("done");
+    else {
+      answered.push(res);
+      res.end("done");
+    }
   });
   drain.attach(server);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -54,4 +58,15 @@ test("answered responses are forgotten, each one; a response not yet done is fol
   expect(await answer).toBe("late");
   expect(await settled(0)).toBe(0);
   agent.destroy();
+});
+
+test("a forgotten response keeps no link to the responses still followed (shared/linked-set.ts)", async () => {
+  // Followed in a linked set, not a Set: a Set's left-behind tables kept finished responses alive
+  // past the young generation's collections. Once forgotten, a response's two links are cleared.
+  expect(await settled(0)).toBe(0);
+  expect(answered.length).toBeGreaterThan(0);
+  for (const res of answered) {
+    const links = Object.getOwnPropertySymbols(res).filter((s) => s.description?.startsWith("linked-set."));
+    expect(links.map((s) => (res as unknown as Record<symbol, unknown>)[s])).toEqual([null, null]);
+  }
 });
