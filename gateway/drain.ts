@@ -18,17 +18,32 @@ const POLL_MS = 20;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A 'close' listener that forgets its response (`this`) in `inFlight`. */
-function forgetIn(inFlight: Set<ServerResponse>) {
+/** What the gateway does once a tracked response is done, given the time `track` was given. */
+export type Answered = (res: ServerResponse, startedAt: number) => void;
+
+/**
+ * The one 'close' listener of every response: forgets it in `inFlight` and hands it, with its
+ * start, to `answered` (the gateway's metrics and access log), if any. One listener, not the
+ * drain's and the metrics' side by side: with two, each response's listeners are an array
+ * (allocated when the second is added, copied again when 'close' is emitted).
+ */
+function forgetIn(inFlight: Map<ServerResponse, number>, answered: () => Answered | undefined) {
   return function forget(this: ServerResponse) {
+    const startedAt = inFlight.get(this)!;
     inFlight.delete(this);
+    answered()?.(this, startedAt);
   };
 }
 
 export class HttpDrain {
-  private readonly inFlight = new Set<ServerResponse>();
+  /**
+   * Responses not yet done, each with the start `track` was given (0 when not timed): kept here,
+   * not as a property added to every response (which changes the shape of Node's responses).
+   */
+  private readonly inFlight = new Map<ServerResponse, number>();
   private readonly sockets = new Set<Socket>();
   private drained?: Promise<void>;
+  private answered?: Answered;
 
   get draining(): boolean {
     return this.drained !== undefined;
@@ -42,15 +57,20 @@ export class HttpDrain {
     });
   }
 
+  /** Calls `answered` once for each tracked response, when it is done. */
+  onAnswered(answered: Answered): void {
+    this.answered = answered;
+  }
+
   /**
    * One listener for every response ('close' comes once; a response is not reused): no closure
    * and once-wrapper per request.
    */
-  private readonly done = forgetIn(this.inFlight);
+  private readonly done = forgetIn(this.inFlight, () => this.answered);
 
-  /** Follows one request until its response is done. */
-  track(res: ServerResponse): void {
-    this.inFlight.add(res);
+  /** Follows one request until its response is done; `startedAt` is handed back to `onAnswered`'s. */
+  track(res: ServerResponse, startedAt = 0): void {
+    this.inFlight.set(res, startedAt);
     if (this.draining) res.setHeader("Connection", "close");
     res.on("close", this.done);
   }
@@ -67,7 +87,7 @@ export class HttpDrain {
   }
 
   private async run(server: Server, timeoutMs: number): Promise<void> {
-    for (const res of this.inFlight) if (!res.headersSent) res.setHeader("Connection", "close");
+    for (const res of this.inFlight.keys()) if (!res.headersSent) res.setHeader("Connection", "close");
     if (server.listening) net.Server.prototype.close.call(server);
     const until = Date.now() + timeoutMs;
     while (this.inFlight.size > 0 && Date.now() < until) await sleep(POLL_MS);
