@@ -19,22 +19,36 @@ const POLL_MS = 20;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A 'close' listener that forgets its response (`this`) in `inFlight`. */
-function forgetIn(inFlight: LinkedSet<ServerResponse>) {
-  return function forget(this: ServerResponse) {
+/** What the gateway does once a tracked response is done, given the time `track` was given. */
+export type Answered = (res: ServerResponse, startedAt: number) => void;
+
+/** Where a tracked response holds the start `track` was given, beside inFlight's links. */
+const STARTED_AT = Symbol("drain.startedAt");
+type Tracked = ServerResponse & { [STARTED_AT]?: number };
+
+/**
+ * The one 'close' listener of every response: forgets it in `inFlight` and hands it, with its
+ * start, to `answered` (the gateway's metrics and access log), if any. One listener, not the
+ * drain's and the metrics' side by side: with two, each response's listeners are an array
+ * (allocated when the second is added, copied again when 'close' is emitted).
+ */
+function forgetIn(inFlight: LinkedSet<ServerResponse>, answered: () => Answered | undefined) {
+  return function forget(this: Tracked) {
     inFlight.delete(this);
+    answered()?.(this, this[STARTED_AT] ?? 0);
   };
 }
 
 export class HttpDrain {
   /**
-   * Linked sets, not Sets: a member in, a member out with every request (or connection), and a
-   * Set's left-behind tables kept each proxied request's response alive into the old generation
-   * (../shared/linked-set.ts says why).
+   * Linked sets, not Sets or Maps: a member in, a member out with every request (or connection),
+   * and a Set's left-behind tables kept each proxied request's response alive into the old
+   * generation (../shared/linked-set.ts says why). A response's start rides with its links.
    */
   private readonly inFlight = new LinkedSet<ServerResponse>();
   private readonly sockets = new LinkedSet<Socket>();
   private drained?: Promise<void>;
+  private answered?: Answered;
 
   get draining(): boolean {
     return this.drained !== undefined;
@@ -48,14 +62,20 @@ export class HttpDrain {
     });
   }
 
+  /** Calls `answered` once for each tracked response, when it is done. */
+  onAnswered(answered: Answered): void {
+    this.answered = answered;
+  }
+
   /**
    * One listener for every response ('close' comes once; a response is not reused): no closure
    * and once-wrapper per request.
    */
-  private readonly done = forgetIn(this.inFlight);
+  private readonly done = forgetIn(this.inFlight, () => this.answered);
 
-  /** Follows one request until its response is done. */
-  track(res: ServerResponse): void {
+  /** Follows one request until its response is done; `startedAt` is handed back to `onAnswered`'s. */
+  track(res: ServerResponse, startedAt = 0): void {
+    (res as Tracked)[STARTED_AT] = startedAt;
     this.inFlight.add(res);
     if (this.draining) res.setHeader("Connection", "close");
     res.on("close", this.done);

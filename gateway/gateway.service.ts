@@ -372,27 +372,27 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       const metrics = HttpMetrics.of(this.broker);
       const accessLog = writesDebug(this.logger);
       const logger = this.logger;
-      // One listener for every response, its start riding on the response: no closure, once-wrapper
-      // or bound function per request ('close' comes once; the response is not reused).
-      function answered(this: ServerResponse & { $startedAt: number; req: Req }) {
-        const ms = performance.now() - this.$startedAt;
-        const req = this.req;
-        metrics?.finished(req.method ?? "", req.$alias?.fullPath ?? "unmatched", this.statusCode, ms);
-        if (!accessLog) return;
-        const path = (req.url ?? "").split("?")[0];
-        logger.debug(
-          `${req.method} ${path} ${this.statusCode} ${ms.toFixed(1)}ms ${this.getHeader("X-Request-ID") ?? ""}`,
-        );
-      }
+      // Done responses come back from the drain's own 'close' listener with their start (no second
+      // listener, closure or property per request).
+      const timed = metrics !== null || accessLog;
+      if (timed)
+        this.httpDrain.onAnswered((res, startedAt) => {
+          const ms = performance.now() - startedAt;
+          const req = (res as ServerResponse & { req: Req }).req;
+          metrics?.finished(req.method ?? "", req.$alias?.fullPath ?? "unmatched", res.statusCode, ms);
+          if (!accessLog) return;
+          const path = (req.url ?? "").split("?")[0];
+          logger.debug(
+            `${req.method} ${path} ${res.statusCode} ${ms.toFixed(1)}ms ${res.getHeader("X-Request-ID") ?? ""}`,
+          );
+        });
       this.server.prependListener("request", (req: Req, res: ServerResponse) => {
         req.url = collapseSlashes(req.url);
-        this.httpDrain.track(res);
         // Neither metrics nor an access log (METRICS_PORT=off, LOG_LEVEL above debug): a request is
-        // only followed by the drain, with no clock read, label objects or closure of its own.
-        if (!metrics && !accessLog) return;
-        (res as ServerResponse & { $startedAt: number }).$startedAt = performance.now();
+        // only followed by the drain, with no clock read of its own.
+        if (!timed) return this.httpDrain.track(res);
         metrics?.started();
-        res.on("close", answered);
+        this.httpDrain.track(res, performance.now());
       });
     },
   });

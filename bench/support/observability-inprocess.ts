@@ -7,6 +7,7 @@
  *
  *   node dist/bench/support/observability-inprocess.js off|metrics|unsampled|sampled|traced [slices, 10]
  *   node dist/bench/support/observability-inprocess.js off,metrics [slices per mode, 10]
+ *   node dist/bench/support/observability-inprocess.js off,metrics,off@../base/dist,metrics@../base/dist
  *
  * With `metrics` the metrics port is scraped once a second from this process, as Prometheus would.
  * `sampled` is metrics and 10% of requests traced, `traced` metrics and every request traced, both
@@ -20,22 +21,40 @@
  * alternated processes cannot. The idle platforms' timers (lag monitor, process metrics) run in
  * every slice, so per-second costs are spread over all modes, not billed to their own. `vsFirst` is
  * each mode's CPU per request over the first mode's, slice by slice within a pass, the median.
+ *
+ * A mode written `MODE@DIST` runs the platform of another build (its `dist` folder) in the same
+ * process, so two builds are compared slice by slice under the same load: `vsOwnOff` is then each
+ * mode's CPU per request over its own build's `off`, slice by slice, the median.
  */
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import type { ServiceBroker } from "moleculer";
-import { PAGE_PATH, httpUrl, platformEnv, seed, startPlatform } from "./platform";
+import * as platform from "./platform";
 import { runBench } from "./main";
 import { spawnTracked, stopAllChildren } from "./children";
 import { startTelemetry } from "../../shared/telemetry";
 
 const MODES = ["off", "metrics", "unsampled", "sampled", "traced"] as const;
 type Mode = (typeof MODES)[number];
-const modes: Mode[] = (process.argv[2] ?? "off")
-  .split(",")
-  .map((m) => MODES.find((known) => known === m) ?? "off");
+/** A mode, and the build whose platform it runs (this one's when `dist` is undefined). */
+interface Run {
+  mode: Mode;
+  dist?: string;
+}
+const runs: Run[] = (process.argv[2] ?? "off").split(",").map((given) => {
+  const [m, dist] = given.split("@");
+  return { mode: MODES.find((known) => known === m) ?? "off", dist: dist && path.resolve(dist) };
+});
+const modes = runs.map((r) => r.mode);
+const nameOf = (r: Run) => (r.dist ? `${r.mode}@${r.dist}` : r.mode);
+
+/** The platform helpers of a build: this one's, or those of the `dist` folder given. */
+function platformOf(dist: string | undefined): typeof platform {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a build chosen at run time
+  return dist ? require(path.join(dist, "bench/support/platform.js")) : platform;
+}
 const slices = Number(process.argv[3] ?? 10);
 const CONNECTIONS = 16;
 
@@ -81,7 +100,7 @@ function startSink(): Promise<string> {
 
 /** One platform in this process, its clients, and (metrics on) its scrape once a second. */
 interface Side {
-  mode: Mode;
+  run: Run;
   answered: number;
   /** Sends load until `pause`; scraped meanwhile when metrics are on. */
   resume(): Promise<void>;
@@ -89,7 +108,9 @@ interface Side {
   close(): Promise<void>;
 }
 
-async function startSide(mode: Mode, dataDir: string, endpoint: string | null): Promise<Side> {
+async function startSide(run: Run, dataDir: string, endpoint: string | null): Promise<Side> {
+  const { mode } = run;
+  const { PAGE_PATH, httpUrl, platformEnv, seed, startPlatform } = platformOf(run.dist);
   const broker: ServiceBroker = await startPlatform(
     platformEnv({
       DATA_DIR: dataDir,
@@ -108,7 +129,7 @@ async function startSide(mode: Mode, dataDir: string, endpoint: string | null): 
   let sockets: net.Socket[] = [];
   const idle = new Set<net.Socket>();
   const side: Side = {
-    mode,
+    run,
     answered: 0,
     // Fresh connections each slice: the server closes keep-alive sockets idle for 5 s.
     async resume() {
@@ -173,8 +194,8 @@ async function main(): Promise<void> {
   const sdk = endpoint ? startTelemetry("obs-inprocess") : null;
   const sides: Side[] = [];
   try {
-    for (const [i, mode] of modes.entries())
-      sides.push(await startSide(mode, path.join(dataDir, String(i)), endpoint));
+    for (const [i, run] of runs.entries())
+      sides.push(await startSide(run, path.join(dataDir, String(i)), endpoint));
     const perRequest = new Map<Side, number[]>(sides.map((side) => [side, []]));
     // Warm-up: two slices each, not counted.
     for (let i = 0; i < 2; i++) for (const side of sides) await slice(side);
@@ -182,17 +203,21 @@ async function main(): Promise<void> {
       for (const side of i % 2 ? [...sides].reverse() : sides) perRequest.get(side)!.push(await slice(side));
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
     const first = perRequest.get(sides[0])!;
+    const ratio = (own: number[], to: number[]) => Number(median(own.map((x, i) => x / to[i])).toFixed(3));
+    const ownOff = (side: Side) => sides.find((s) => s.run.mode === "off" && s.run.dist === side.run.dist);
     for (const side of sides) {
       const own = perRequest.get(side)!;
       // Against the first mode slice by slice (the same pass, next to each other): the load moves less.
-      const vsFirst = median(own.map((x, i) => x / first[i]));
+      const vsFirst = ratio(own, first);
+      const off = ownOff(side);
       const figures = [...own].sort((a, b) => a - b);
       const at = (q: number) => Number(figures[Math.floor(q * (figures.length - 1))].toFixed(2));
       console.log(
         JSON.stringify({
-          mode: side.mode,
+          mode: nameOf(side.run),
           cpuUsPerRequest: { min: at(0), q1: at(0.25), median: at(0.5) },
-          vsFirst: Number(vsFirst.toFixed(3)),
+          vsFirst,
+          ...(runs.some((r) => r.dist) && off && { vsOwnOff: ratio(own, perRequest.get(off)!) }),
           answered: side.answered,
         }),
       );

@@ -70,3 +70,34 @@ test("a forgotten response keeps no link to the responses still followed (shared
     expect(links.map((s) => (res as unknown as Record<symbol, unknown>)[s])).toEqual([null, null]);
   }
 });
+
+test("a done response comes back to onAnswered once, with its start, from the drain's one listener", async () => {
+  const answered: [http.ServerResponse, number][] = [];
+  const timedDrain = new HttpDrain();
+  timedDrain.onAnswered((res, startedAt) => answered.push([res, startedAt]));
+  const listeners: number[] = [];
+  const timed = http.createServer((req, res) => {
+    timedDrain.track(res, 1000 + answered.length + listeners.length);
+    // The metrics ride on the drain's own 'close' listener: a second one would make every
+    // response's listeners an array.
+    listeners.push(res.listenerCount("close"));
+    res.end("done");
+  });
+  await new Promise<void>((resolve) => timed.listen(0, "127.0.0.1", resolve));
+  const timedPort = (timed.address() as AddressInfo).port;
+  try {
+    for (let i = 0; i < 3; i++) {
+      const answer = await fetch(`http://127.0.0.1:${timedPort}/`);
+      expect(await answer.text()).toBe("done");
+      for (let j = 0; j < 500 && answered.length <= i; j++)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(listeners).toEqual([1, 1, 1]);
+    expect(answered.map(([, startedAt]) => startedAt)).toEqual([1000, 1002, 1004]);
+    expect(new Set(answered.map(([res]) => res)).size).toBe(3);
+    expect(timedDrain.inFlightCount).toBe(0);
+  } finally {
+    timed.closeAllConnections();
+    await new Promise((resolve) => timed.close(resolve));
+  }
+});
