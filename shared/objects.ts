@@ -17,6 +17,16 @@ export function setOwn<T>(obj: Record<string, T>, key: string, value: T): void {
 }
 
 /**
+ * Object.prototype.hasOwnProperty, for walks that take an object's own members with for-in: V8
+ * compiles `for (key in o) if (hasOwn.call(o, key))` to a check of the object's enumeration cache,
+ * with no array of keys made (Object.keys makes one per object walked, about a tenth of what the
+ * engine allocated per transition), and about a fifth fewer instructions for a copy of a job
+ * (callgrind). `Object.hasOwn` is not compiled that way. The check drops what for-in adds to
+ * Object.keys: members inherited from a prototype (test/unit/store-copy.test.ts).
+ */
+export const hasOwn = Object.prototype.hasOwnProperty;
+
+/**
  * A deep copy of plain data (objects, arrays, scalars; undefined members kept), as structuredClone
  * gives, several times faster on documents: the store copies every answer and the engine every
  * job it writes. Any other object (a Date, a Map) is handed to structuredClone. A "__proto__"
@@ -33,7 +43,8 @@ export function copyPlain<T>(value: T): T {
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return structuredClone(value);
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
+  for (const key in value) {
+    if (!hasOwn.call(value, key)) continue;
     const child = copyPlain((value as Record<string, unknown>)[key]);
     // setOwn's rule, inline: this loop runs for every member of every copied document.
     if (key === "__proto__") setOwn(out, key, child);
@@ -50,6 +61,6 @@ export function copyPlain<T>(value: T): T {
 export function deepFreeze<T>(value: T): T {
   if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
   Object.freeze(value);
-  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  for (const key in value) if (hasOwn.call(value, key)) deepFreeze((value as Record<string, unknown>)[key]);
   return value;
 }

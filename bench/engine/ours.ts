@@ -20,6 +20,8 @@ import {
   waitForRemote,
 } from "../support/platform";
 import { latency, type Latency } from "./stats";
+import { StageRecorder } from "./stages";
+import { intEnv } from "../support/env";
 import {
   Completions,
   Http,
@@ -101,6 +103,9 @@ async function inChild(
   }
 }
 
+/** BENCH_STAGES=1: where the half-peak run's slow jobs wait, in one process (./stages.ts). */
+const STAGES = intEnv("BENCH_STAGES", 0, 0) > 0;
+
 /** The measured part, the same for both shapes. */
 async function measure(
   id: Shape,
@@ -113,6 +118,8 @@ async function measure(
   const completions = new Completions();
   broker.createService(taskService(callers));
   broker.createService(completions.service());
+  const stages = STAGES && id === "in-process" ? new StageRecorder() : undefined;
+  if (stages) broker.createService(stages.service());
   await broker.waitForServices(["benchtask", "benchlistener", "engine"], 30_000);
 
   const http = new Http(httpUrl(broker));
@@ -140,6 +147,7 @@ async function measure(
       ? await runFinishTasks(http, s.finish, s.concurrency)
       : { count: 0, failed: 0, wallMs: 0, latencies: [] };
   const peakJobsPerSec = run.completed / (run.wallMs / 1000);
+  stages?.start();
   const paced =
     s.pacedJobs > 0 && peakJobsPerSec > 0
       ? s.client === "child"
@@ -152,6 +160,8 @@ async function measure(
           })
         : await runPacedJobs(http, completions, s.pacedJobs, peakJobsPerSec / 2)
       : null;
+  stages?.stop();
+  if (stages && paced) for (const line of stages.report(paced.stamps ?? [])) console.log(line);
 
   const transitions = run.completed * TASKS_PER_JOB;
   return {

@@ -5,6 +5,7 @@
  */
 import type { Context, ServiceBroker, ServiceSchema } from "moleculer";
 import { ENGINE_EVENTS, type JobChangesEvent } from "../../shared/contracts/events";
+import type { JobStamp } from "./stages";
 
 export const TASKS_PER_JOB = 10;
 export const AUTOMATIC_WORKFLOW = "bench-ten-tasks";
@@ -179,6 +180,8 @@ export interface JobsRun {
   latencies: number[];
   /** start request sent -> its answer received, per job. */
   startLatencies: number[];
+  /** Each of our jobs' wall-clock stamps (ours only; ./stages.ts reads them). */
+  stamps?: JobStamp[];
 }
 
 /** What a load loop saw of its jobs. */
@@ -187,7 +190,9 @@ class Tally {
   private failed = 0;
   private readonly latencies: number[] = [];
   private readonly startLatencies: number[] = [];
-  add(one: { startMs?: number; completeMs?: number }): void {
+  private readonly stamps: JobStamp[] = [];
+  add(one: { startMs?: number; completeMs?: number; stamp?: JobStamp }): void {
+    if (one.stamp) this.stamps.push(one.stamp);
     if (one.startMs !== undefined) this.startLatencies.push(one.startMs);
     if (one.completeMs === undefined) this.failed++;
     else {
@@ -196,8 +201,8 @@ class Tally {
     }
   }
   totals() {
-    const { completed, failed, latencies, startLatencies } = this;
-    return { completed, failed, latencies, startLatencies };
+    const { completed, failed, latencies, startLatencies, stamps } = this;
+    return { completed, failed, latencies, startLatencies, ...(stamps.length > 0 && { stamps }) };
   }
 }
 
@@ -205,7 +210,7 @@ class Tally {
 async function startAndWait(
   http: Http,
   completions: Completions,
-): Promise<{ startMs?: number; completeMs?: number }> {
+): Promise<{ startMs?: number; completeMs?: number; stamp?: JobStamp }> {
   const sent = performance.now();
   const reply = await http.post("/operations-manager/jobs/start", {
     workflow: AUTOMATIC_WORKFLOW,
@@ -214,7 +219,10 @@ async function startAndWait(
   if (reply.status !== 200) return {};
   const startMs = performance.now() - sent;
   const end = await completions.wait(reply.body._id, 60_000).catch(() => ({ at: NaN, status: "timeout" }));
-  return end.status === "complete" ? { startMs, completeMs: end.at - sent } : { startMs };
+  const wall = (at: number) => performance.timeOrigin + at;
+  const stamp: JobStamp = { jobId: reply.body._id, sent: wall(sent), answered: wall(sent + startMs) };
+  if (end.status !== "complete") return { startMs, stamp };
+  return { startMs, completeMs: end.at - sent, stamp: { ...stamp, ended: wall(end.at) } };
 }
 
 /** Runs `jobs` jobs of the automatic workflow, `concurrency` at a time; stops starting at `deadline`. */
@@ -229,7 +237,7 @@ export async function runJobs(
 }
 
 /** One job of any engine: started, then awaited until it ends. Undefined times: it failed. */
-export type OneJob = () => Promise<{ startMs?: number; completeMs?: number }>;
+export type OneJob = () => Promise<{ startMs?: number; completeMs?: number; stamp?: JobStamp }>;
 
 /**
  * Closed loop: `concurrency` jobs in flight, each slot starting the next job when its last one

@@ -333,3 +333,34 @@ test("storedTask builds what parsing the task's text back gives, deep-frozen, sh
   )!;
   expect(built.variables).toBe(old.variables);
 });
+
+/**
+ * The draft and the write's `$set` are found with for-in walks that take own members only
+ * (shared/objects.ts hasOwn): an enumerable member inherited from Object.prototype must not be
+ * copied into a draft, compared, unset or written.
+ */
+test("a member inherited from Object.prototype is never drafted, compared or written", async () => {
+  await jobs.insert(newJob("p1"));
+  Object.defineProperty(Object.prototype, "inheritedForIn", {
+    value: { x: 1 },
+    enumerable: true,
+    configurable: true,
+    writable: true,
+  });
+  let written;
+  try {
+    written = await jobs.update("p1", (draft) => {
+      expect(Object.hasOwn(draft, "inheritedForIn")).toBe(false);
+      writableTask(draft, "b")!.status = "complete";
+      draft.metrics.progress = 50;
+    });
+  } finally {
+    delete (Object.prototype as Record<string, unknown>).inheritedForIn;
+  }
+  expect(written!.changed).toBe(true);
+  const doc = await stored("p1");
+  expect(Object.keys(doc)).not.toContain("inheritedForIn");
+  expect(Object.keys(doc.tasks)).toEqual(["a", "b", "c"]);
+  expect(doc.tasks.b!.status).toBe("complete");
+  expect(JSON.stringify(written!.job)).toBe(JSON.stringify(doc));
+});

@@ -3,7 +3,7 @@
  * key order and a "__proto__" member included, and shares no object or array with its source; the
  * engine's copy of a job (copyPlain, the same walk) answers what structuredClone answers.
  */
-import { copyPlain } from "../../shared/objects";
+import { copyPlain, deepFreeze as freezeAll } from "../../shared/objects";
 import { copyDoc } from "../../shared/store/embedded/mongo";
 import type { Doc } from "../../shared/store/types";
 import { deepFreeze, randomDoc, seeded } from "../support/random-docs";
@@ -50,5 +50,35 @@ test("copyPlain answers what structuredClone does on plain data, undefined membe
     expect(copy).toStrictEqual(structuredClone(value));
     expect(Object.keys(copy)).toEqual(Object.keys(value));
     if (i % 10 === 0) expect(copy.when).not.toBe(value.when);
+  }
+});
+
+/**
+ * copyPlain and deepFreeze walk members with for-in and Object.prototype.hasOwnProperty (no array
+ * of keys per object): for-in also lists enumerable members inherited from a prototype, which the
+ * check must leave out, as Object.keys did.
+ */
+test("copyPlain and deepFreeze take own members only, with a member inherited from Object.prototype", () => {
+  const inherited = { x: 1 };
+  Object.defineProperty(Object.prototype, "inheritedForIn", {
+    value: inherited,
+    enumerable: true,
+    configurable: true,
+    writable: true,
+  });
+  try {
+    const r = seeded(13);
+    for (let i = 0; i < 200; i++) {
+      const value = randomDoc(r, `d${i}`) as Record<string, unknown>;
+      const copy = copyPlain(value);
+      expect(Object.keys(copy)).toEqual(Object.keys(value));
+      expect(Object.hasOwn(copy, "inheritedForIn")).toBe(false);
+      expect(JSON.stringify(copy)).toBe(JSON.stringify(value));
+    }
+    const frozen = freezeAll({ a: { b: [{ c: 1 }] } });
+    expect(Object.isFrozen(frozen.a.b[0])).toBe(true);
+    expect(Object.isFrozen(inherited)).toBe(false);
+  } finally {
+    delete (Object.prototype as Record<string, unknown>).inheritedForIn;
   }
 });

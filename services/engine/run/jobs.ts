@@ -18,7 +18,7 @@
  * a slower path taken quietly). Off, a draft is a full copy and changes are found by comparing
  * JSON texts: the differential test (test/engine/perf-machinery.test.ts) runs both ways.
  */
-import { copyPlain, deepFreeze, setOwn } from "../../../shared/objects";
+import { copyPlain, deepFreeze, hasOwn, setOwn } from "../../../shared/objects";
 import { adoptFrozen, parseFrozen } from "../../../shared/frozen-json";
 import { nowIso } from "../../../shared/text";
 import { JOB_CACHE_SIZE, MAX_WRITE_ATTEMPTS } from "./settings";
@@ -330,7 +330,9 @@ function draftOf(base: RunJob): RunJob {
   // A spread first (one copy of the job's shape), then the parts to copy overwritten in place:
   // cheaper than building the draft member by member.
   const draft = { ...base } as Record<string, unknown>;
-  for (const key of Object.keys(base)) {
+  // for-in with hasOwn (shared/objects.ts): no array of the job's keys made on every write.
+  for (const key in base) {
+    if (!hasOwn.call(base, key)) continue;
     const part = draft[key];
     if (key === "tasks") draft.tasks = { ...base.tasks };
     else if (typeof part === "object" && part !== null && (WRITTEN_PARTS.has(key) || !Object.isFrozen(part)))
@@ -422,7 +424,8 @@ function jsonCopy(value: unknown, shared?: unknown): unknown {
   const keep =
     shared !== null && typeof shared === "object" ? (shared as Record<string, unknown>) : undefined;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(from)) {
+  for (const key in from) {
+    if (!hasOwn.call(from, key)) continue;
     const member = from[key];
     if (droppedByJson(member)) continue;
     const copied =
@@ -466,9 +469,15 @@ function changes(before: RunJob, after: RunJob, machinery: boolean): Delta | nul
     (unset ??= {})[path] = "";
     any = true;
   };
-  for (const key of Object.keys(before) as (keyof RunJob)[])
-    if (before[key] !== undefined && (!Object.hasOwn(after, key) || after[key] === undefined)) gone(key);
-  for (const id of Object.keys(before.tasks)) if (!Object.hasOwn(after.tasks, id)) gone(`tasks.${id}`);
+  // for-in with hasOwn (shared/objects.ts), here and below: no arrays of keys made on every write.
+  for (const key in before) {
+    if (!hasOwn.call(before, key)) continue;
+    const value = before[key as keyof RunJob];
+    if (value !== undefined && (!Object.hasOwn(after, key) || after[key as keyof RunJob] === undefined))
+      gone(key);
+  }
+  for (const id in before.tasks)
+    if (hasOwn.call(before.tasks, id) && !Object.hasOwn(after.tasks, id)) gone(`tasks.${id}`);
   /** The JSON text of `a` when it differs from `b`, else undefined. */
   const differs = (a: unknown, b: unknown): string | undefined => {
     // Walking both costs less than serializing the old one: most parts are untouched copies, and
@@ -479,7 +488,9 @@ function changes(before: RunJob, after: RunJob, machinery: boolean): Delta | nul
     if (text === undefined) return undefined;
     return same === false || text !== jsonOf(b) ? text : undefined;
   };
-  for (const key of Object.keys(after) as (keyof RunJob)[]) {
+  for (const name in after) {
+    if (!hasOwn.call(after, name)) continue;
+    const key = name as keyof RunJob;
     if (key === "_id" || key === "version" || key === "last_updated") continue;
     if (key !== "tasks") {
       const text = differs(after[key], before[key]);
@@ -490,7 +501,8 @@ function changes(before: RunJob, after: RunJob, machinery: boolean): Delta | nul
       any = true;
       continue;
     }
-    for (const id of Object.keys(after.tasks)) {
+    for (const id in after.tasks) {
+      if (!hasOwn.call(after.tasks, id)) continue;
       const task = after.tasks[id] ?? null;
       const old = Object.hasOwn(before.tasks, id) ? (before.tasks[id] ?? null) : null;
       const text = task === old ? undefined : differs(task, old);
