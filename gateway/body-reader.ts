@@ -102,9 +102,7 @@ function withoutBody(req: IncomingMessage & { body?: unknown }): boolean {
   const { headers } = req;
   if (headers["content-length"] !== undefined || headers["transfer-encoding"] !== undefined) return false;
   const finished =
-    (req as { upgrade?: boolean }).upgrade ||
-    !req.socket?.readable ||
-    (req.complete && !req.readable);
+    (req as { upgrade?: boolean }).upgrade || !req.socket?.readable || (req.complete && !req.readable);
   if (!finished && !("body" in req)) req.body = undefined;
   return true;
 }

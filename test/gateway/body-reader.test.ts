@@ -59,7 +59,11 @@ function serve(mw: Mw): http.Server {
         mw(req, res, (err) => {
           const answer = err
             ? { error: { type: err.type ?? null, status: err.status ?? null } }
-            : { body: (req as { body?: unknown }).body ?? null, member: "body" in req, scope: scope.getStore() };
+            : {
+                body: (req as { body?: unknown }).body ?? null,
+                member: "body" in req,
+                scope: scope.getStore(),
+              };
           res.setHeader("content-type", "application/json");
           res.end(JSON.stringify(answer));
         }),
