@@ -243,7 +243,11 @@ test("the short way calls back in the request's async context", async () => {
 test("a request without a body skips body-parser: the same answer, `req.body` set as it sets it", async () => {
   const none = Buffer.alloc(0);
   for (const method of ["GET", "DELETE", "POST"])
-    for (const headers of [{}, { "content-type": "application/json" }, { "content-type": "text/plain" }]) {
+    for (const headers of [
+      {},
+      { "content-type": "application/json" },
+      { "content-type": "text/plain" },
+    ] as Record<string, string>[]) {
       expect(await expectSame(headers, none, [], method)).toBe(true);
       const answer = JSON.parse(await send(portOf(ours), headers, [none], method));
       expect(answer).toEqual({ body: null, member: true, scope: "scope-/x" });
