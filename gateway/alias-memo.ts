@@ -22,10 +22,27 @@ type Alias = {
   fullPath: string;
   isMethod(method: string): boolean;
   match(url: string): Record<string, unknown> | false;
+  toString(): string;
 };
 type Found = { alias: Alias; params: Record<string, unknown> };
 
 const MAX_REMEMBERED = 1000;
+
+/** Aliases whose text is built (textOnce). */
+const withText = new WeakSet<object>();
+
+/**
+ * moleculer-web logs every request's alias at debug level with `alias.toString()` as the argument,
+ * built (kleur's colours, a padStart, five concatenations) before the logger looks at its level. The
+ * text depends on the alias alone (kleur's colour switch is read once, at its import), so each
+ * alias's is built once and answered from then on.
+ */
+function textOnce(alias: Alias): void {
+  if (withText.has(alias)) return;
+  const text = alias.toString();
+  alias.toString = () => text;
+  withText.add(alias);
+}
 /** Methods indexed at most: OPTIONS resolves by a header's method, any text. */
 const MAX_METHODS = 32;
 /** A first segment path-to-regexp reads as itself and nothing else. */
@@ -78,6 +95,7 @@ export class AliasMemo {
     // A fresh params object each time: moleculer-web merges into what it is given.
     if (alias) return { alias, params: {} };
     const found = this.scanCandidates(aliases as Alias[], url, method) ?? scan(url, method);
+    if (found) textOnce(found.alias);
     if (found && found.alias.keys.length === 0 && this.remembered.size < MAX_REMEMBERED)
       this.remembered.set(key, found.alias);
     // moleculer-web only reads found.params (it merges them into the request's params).

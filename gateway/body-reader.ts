@@ -92,6 +92,21 @@ function shortWayLength(req: IncomingMessage, limit: number | undefined): number
   return length;
 }
 
+/**
+ * A request with neither Content-Length nor Transfer-Encoding has no body (type-is's hasBody, which
+ * body-parser asks first): both parsers would only set `req.body` to undefined, unless the request
+ * has finished (on-finished's test, which they ask before that), and call `next`. That is done here
+ * without them: a read (GET) no longer pays their checks and `debug` calls twice.
+ */
+function withoutBody(req: IncomingMessage & { body?: unknown }): boolean {
+  const { headers } = req;
+  if (headers["content-length"] !== undefined || headers["transfer-encoding"] !== undefined) return false;
+  const finished =
+    (req as { upgrade?: boolean }).upgrade || !req.socket?.readable || (req.complete && !req.readable);
+  if (!finished && !("body" in req)) req.body = undefined;
+  return true;
+}
+
 /** The route's one body middleware: the short way, else body-parser's json then urlencoded. */
 export function bodyReader(options: BodyOptions): Middleware {
   const parsers = (ApiGateway as unknown as { bodyParser: Record<string, (o: unknown) => Middleware> })
@@ -104,6 +119,7 @@ export function bodyReader(options: BodyOptions): Middleware {
     json(req, res, (err) => (err ? next(err) : urlencoded(req, res, next)));
 
   return function readBody(req, res, next) {
+    if (withoutBody(req)) return next();
     const length = shortWayLength(req, limit);
     if (length === undefined) return bodyParsers(req, res, next);
     readJson(req as IncomingMessage & { body?: unknown }, length, next);

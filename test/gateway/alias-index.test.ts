@@ -163,3 +163,20 @@ test("the path parameters onBeforeCall reads (paramsOf) are the alias's match of
     expect(gateway.aliasMemo.paramsOf(alias, url)).not.toBe(params);
   }
 });
+
+test("an alias's text (moleculer-web logs it for every request) is built once, the same text", () => {
+  const op = operations().find((o) => o.method === "GET" && !o.path.includes(":"))!;
+  const found = gateway.resolveAlias(op.path, op.method);
+  const proto = Object.getPrototypeOf(found.alias);
+  const spy = jest.spyOn(proto, "toString");
+  try {
+    const text = found.alias.toString();
+    expect(text).toBe(proto.toString.call(found.alias));
+    expect(text).toContain(op.path);
+    spy.mockClear();
+    for (let i = 0; i < 5; i++) expect(gateway.resolveAlias(op.path, op.method).alias.toString()).toBe(text);
+    expect(spy).not.toHaveBeenCalled();
+  } finally {
+    spy.mockRestore();
+  }
+});

@@ -59,7 +59,11 @@ function serve(mw: Mw): http.Server {
         mw(req, res, (err) => {
           const answer = err
             ? { error: { type: err.type ?? null, status: err.status ?? null } }
-            : { body: (req as { body?: unknown }).body ?? null, scope: scope.getStore() };
+            : {
+                body: (req as { body?: unknown }).body ?? null,
+                member: "body" in req,
+                scope: scope.getStore(),
+              };
           res.setHeader("content-type", "application/json");
           res.end(JSON.stringify(answer));
         }),
@@ -82,7 +86,12 @@ afterAll(async () => {
 });
 
 /** Sends raw bytes (head + body pieces, a pause between pieces so they arrive apart) and reads the answer. */
-function send(port: number, headers: Record<string, string>, pieces: Buffer[]): Promise<string> {
+function send(
+  port: number,
+  headers: Record<string, string>,
+  pieces: Buffer[],
+  method = "POST",
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, "127.0.0.1");
     let answer = "";
@@ -90,7 +99,7 @@ function send(port: number, headers: Record<string, string>, pieces: Buffer[]): 
     socket.on("error", reject);
     socket.on("end", () => resolve(answer.slice(answer.indexOf("\r\n\r\n") + 4)));
     const head =
-      `POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n` +
+      `${method} /x HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n` +
       Object.entries(headers)
         .map(([k, v]) => `${k}: ${v}\r\n`)
         .join("") +
@@ -110,6 +119,7 @@ async function expectSame(
   headers: Record<string, string>,
   body: Buffer,
   cuts: number[] = [],
+  method = "POST",
 ): Promise<boolean> {
   const pieces: Buffer[] = [];
   let at = 0;
@@ -121,8 +131,8 @@ async function expectSame(
   pieces.push(body.subarray(at));
   const before = fallbacks;
   const [a, b] = await Promise.all([
-    send(portOf(ours), headers, pieces),
-    send(portOf(theirs), headers, pieces),
+    send(portOf(ours), headers, pieces, method),
+    send(portOf(theirs), headers, pieces, method),
   ]);
   expect(a).toBe(b);
   return fallbacks === before;
@@ -227,5 +237,22 @@ test("at the limit the short way; over it, and every other request, body-parser'
 test("the short way calls back in the request's async context", async () => {
   const body = utf8('{"a":1}');
   const answer = JSON.parse(await send(portOf(ours), withLength("application/json", body), [body]));
-  expect(answer).toEqual({ body: { a: 1 }, scope: "scope-/x" });
+  expect(answer).toEqual({ body: { a: 1 }, member: true, scope: "scope-/x" });
+});
+
+test("a request without a body skips body-parser: the same answer, `req.body` set as it sets it", async () => {
+  const none = Buffer.alloc(0);
+  for (const method of ["GET", "DELETE", "POST"])
+    for (const headers of [
+      {},
+      { "content-type": "application/json" },
+      { "content-type": "text/plain" },
+    ] as Record<string, string>[]) {
+      expect(await expectSame(headers, none, [], method)).toBe(true);
+      const answer = JSON.parse(await send(portOf(ours), headers, [none], method));
+      expect(answer).toEqual({ body: null, member: true, scope: "scope-/x" });
+    }
+  // A Content-Length (even 0) or a Transfer-Encoding is a body to type-is: body-parser's way.
+  expect(await expectSame({ "content-length": "0" }, none, [], "GET")).toBe(false);
+  expect(await expectSame({ "transfer-encoding": "chunked" }, utf8("0\r\n\r\n"), [], "DELETE")).toBe(false);
 });

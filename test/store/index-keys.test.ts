@@ -48,4 +48,18 @@ describe("indexKeys", () => {
     expect(indexKeys({ _id: "j", status: ["a", "b"], sweepAt: 1 }, spec)).toEqual(['["a",1]', '["b",1]']);
     expect(indexKeys({ _id: "j", status: [], sweepAt: 1 }, spec)).toEqual(["[null,1]"]);
   });
+
+  it("keys an index of one field reaching an array (a form's tags) under each value once", () => {
+    const spec: IndexSpec = { keys: { tags: 1 } };
+    expect(indexKeys({ _id: "f", tags: [] }, spec)).toEqual(["[null]"]);
+    expect(indexKeys({ _id: "f", tags: ["t1"] }, spec)).toEqual(['["t1"]']);
+    expect(indexKeys({ _id: "f", tags: ["t1", "t2", "t1", null] }, spec)).toEqual([
+      '["t1"]',
+      '["t2"]',
+      "[null]",
+    ]);
+    expect(indexKeys({ _id: "f", tags: [[1], { a: 1 }] }, spec)).toEqual(["[[1]]", '[{"a":1}]']);
+    const nested: IndexSpec = { keys: { "arr.a": 1 } };
+    expect(indexKeys({ _id: "f", arr: [{ a: 1 }, { a: [2, 1] }, {}] }, nested)).toEqual(["[1]", "[2]"]);
+  });
 });

@@ -320,19 +320,21 @@ export class EmbeddedBackend implements Store {
    * `written` lists every value a fast update wrote into documents already stored (so within the
    * depth bound): only those are measured, unless one of them is too deep. With `patches` (the
    * same fast updates as the new images in `change.put`), the line holds the patches: a task
-   * transition logs the task it changed, not the whole job.
+   * transition logs the task it changed, not the whole job. `putTexts` are the JSON texts of the
+   * puts that an insert already made (mongo.ts storedImage), by position; undefined where unknown.
    */
   commit(
     collection: string,
     change: Omit<LogEntry, "s" | "c">,
     written?: WrittenValue[],
     patches?: DocPatch[],
+    putTexts?: readonly (string | undefined)[],
   ): void {
     this.assertOpen();
     const line =
       (patches
         ? patchLine(this.seq + 1, collection, patches)
-        : ((this.machinery ? knownPutLine(this.seq + 1, collection, change) : undefined) ??
+        : ((this.machinery ? knownPutLine(this.seq + 1, collection, change, putTexts) : undefined) ??
           JSON.stringify({ s: this.seq + 1, c: collection, ...change }))) + "\n";
     // All or nothing: a document the store could not read back is refused before its line is written.
     // Documents sit two levels down in the line ({put: [doc]}); no node limit applies (depth.ts).
@@ -565,17 +567,21 @@ function patchLine(seq: number, collection: string, patches: DocPatch[]): string
 }
 
 /**
- * The line of a batch of puts whose documents all carry their JSON text (shared/frozen-json.ts),
- * put together from those texts: the same text JSON.stringify gives, without serializing them again.
+ * The line of a batch of puts whose documents all carry their JSON text (shared/frozen-json.ts), or
+ * whose texts the insert made (`putTexts`), put together from those texts: the same text
+ * JSON.stringify gives, without serializing them again.
  */
 function knownPutLine(
   seq: number,
   collection: string,
   change: Omit<LogEntry, "s" | "c">,
+  putTexts: readonly (string | undefined)[] | undefined,
 ): string | undefined {
-  const { put, ...rest } = change;
-  if (!put?.length || Object.keys(rest).length > 0) return undefined;
-  const texts = put.map(frozenJsonText);
+  const { put } = change;
+  if (!put?.length) return undefined;
+  // Puts only (a plain object literal: no inherited members to meet).
+  for (const member in change) if (member !== "put") return undefined;
+  const texts = put.map((doc, i) => putTexts?.[i] ?? frozenJsonText(doc));
   if (texts.some((text) => text === undefined)) return undefined;
   return lineOf(seq, collection, "put", texts as string[]);
 }

@@ -37,6 +37,7 @@ import {
   assertOperatorUpdate,
   copyDoc,
   withId,
+  storedImage,
   idsOf,
   equalitiesOf,
   project,
@@ -148,7 +149,7 @@ export class EmbeddedCollection implements Collection<Doc> {
    */
   private expireDue(): void {
     const table = this.table;
-    const ttl = [...table.indexes.values()].filter((i) => i.expireAfterSeconds !== undefined);
+    const ttl = table.expiring();
     if (ttl.length === 0) return;
     const now = Date.now();
     if (now - (lastExpiry.get(table) ?? 0) < EXPIRY_EVERY_MS) return;
@@ -162,14 +163,21 @@ export class EmbeddedCollection implements Collection<Doc> {
 
   async insertMany(docs: Doc[]): Promise<Doc[]> {
     this.expireDue();
-    const prepared = docs.map((doc) => withId(doc, this.store.machinery));
+    const images = docs.map((doc) => storedImage(doc, this.store.machinery));
+    const prepared = images.map((image) => image.doc);
     for (const doc of prepared) withinSize(doc, false);
     this.table.check(this.name, prepared, true);
     // The answer is copied before the write: a failure here must leave nothing stored. A frozen
     // document the store took as given (the engine's new job) is its own answer: nobody can
     // change it, and its copy was the larger part of the insert.
     const answer = prepared.map((doc, i) => (doc === docs[i] && Object.isFrozen(doc) ? doc : copyDoc(doc)));
-    this.store.commit(this.name, { put: prepared });
+    this.store.commit(
+      this.name,
+      { put: prepared },
+      undefined,
+      undefined,
+      images.map((image) => image.text),
+    );
     return this.acknowledged(answer);
   }
 

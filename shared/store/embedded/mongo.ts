@@ -38,26 +38,39 @@ export function assertOperatorUpdate(update: Update): void {
   checkUpdate(update);
 }
 
-/** The document as it will be after a JSON round trip, so memory and log replay agree exactly. */
-export function toJson<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
+export function withId(doc: Doc, takeFrozen = true): StoredDoc {
+  return storedImage(doc, takeFrozen).doc;
 }
 
-export function withId(doc: Doc, takeFrozen = true): StoredDoc {
+/** A string `_id` as a JSON text's first member: `{"_id":"` opens the text. */
+const ID_FIRST = '{"_id":"';
+
+/**
+ * The document as stored: after a JSON round trip (memory and log replay agree exactly), `_id`
+ * first, a new ObjectId's hex when it has none (withId answers this image alone).
+ *
+ * With `machinery`, also the image's JSON text when it is already known: a frozen value's
+ * own text, or the round trip's text when the document's first member is a string `_id`, so that the
+ * image is the text parsed as it is (no members to re-order) and JSON.stringify of it gives that
+ * text again. The insert's log line is then put together from it (backend.ts commit), not
+ * serialized a second time. Any other document gets no text: its line is serialized as before.
+ */
+export function storedImage(doc: Doc, machinery: boolean): { doc: StoredDoc; text?: string } {
   if (doc === null || typeof doc !== "object" || Array.isArray(doc))
     throw new TypeError("a document must be an object");
   // A frozen JSON value with its text, `_id` first (shared/frozen-json.ts), is stored as given
   // (unless the performance machinery is off: backend.ts EmbeddedOptions.machinery).
-  if (
-    takeFrozen &&
-    typeof doc._id === "string" &&
-    frozenJsonText(doc) !== undefined &&
-    Object.keys(doc)[0] === "_id"
-  )
-    return doc as StoredDoc;
-  const { _id, ...rest } = toJson(doc);
+  if (machinery && typeof doc._id === "string") {
+    const frozenText = frozenJsonText(doc);
+    if (frozenText !== undefined && Object.keys(doc)[0] === "_id")
+      return { doc: doc as StoredDoc, text: frozenText };
+  }
+  const text = JSON.stringify(doc);
+  const image = JSON.parse(text) as Doc;
+  if (machinery && text.startsWith(ID_FIRST)) return { doc: image as StoredDoc, text };
+  const { _id, ...rest } = image;
   if (_id !== undefined && typeof _id !== "string") throw new TypeError("_id must be a string");
-  return { _id: _id ?? new ObjectId().toHexString(), ...rest };
+  return { doc: { _id: _id ?? new ObjectId().toHexString(), ...rest } };
 }
 
 export function idsOf(idCondition: unknown): string[] | undefined {
@@ -211,11 +224,29 @@ export function indexKeys(doc: Doc, spec: IndexSpec): string[] {
   const tuple = new Array<unknown>(fields.length);
   for (let i = 0; i < fields.length; i++) {
     const value = singlePathValue(doc, fields[i]);
-    if (value === MANY) return indexKeysOfMany(doc, spec);
+    if (value === MANY)
+      return fields.length === 1 ? oneFieldKeys(doc, fields[0]) : indexKeysOfMany(doc, spec);
     tuple[i] = value === undefined ? null : value;
   }
   return [JSON.stringify(tuple)];
 }
+
+/**
+ * The general walk's keys for an index of one field: one tuple per value the path reaches, without
+ * the walk's tuple arrays (a form's `tags`, an empty array the usual case, keys search's index).
+ */
+function oneFieldKeys(doc: Doc, parts: string[]): string[] {
+  const values = pathValues(doc, parts);
+  if (values.length === 0) return [EMPTY_KEY];
+  // `values` is then the one tuple itself.
+  if (values.length === 1) return [JSON.stringify(values)];
+  const keys = new Set<string>();
+  for (const value of values) keys.add(JSON.stringify([value]));
+  return [...keys];
+}
+
+/** The key of a field that reaches no value: null, as MongoDB indexes a missing field. */
+const EMPTY_KEY = "[null]";
 
 /** indexKeys by the general walk: every value each path reaches, arrays entered (multikey). */
 export function indexKeysOfMany(doc: Doc, spec: IndexSpec): string[] {

@@ -35,8 +35,19 @@ export class Table {
     return repeat;
   }
 
+  /** The expiry indexes (expireAfterSeconds), listed again after an index is added or dropped. */
+  private expiryIndexes: NamedIndex[] | undefined;
+
+  /** The indexes with expireAfterSeconds: every write asks (collection.ts expireDue). */
+  expiring(): NamedIndex[] {
+    return (this.expiryIndexes ??= [...this.indexes.values()].filter(
+      (i) => i.expireAfterSeconds !== undefined,
+    ));
+  }
+
   addIndex(spec: NamedIndex): void {
     this.version++;
+    this.expiryIndexes = undefined;
     this.indexes.set(spec.name, spec);
     if (spec.unique) {
       const keys = new Map<string, string>();
@@ -51,6 +62,7 @@ export class Table {
   /** Removes the index `name` and its entries (an index migration: collection.ts createIndex). */
   dropIndex(name: string): void {
     this.version++;
+    this.expiryIndexes = undefined;
     this.indexes.delete(name);
     this.uniqueKeys.delete(name);
     this.sharedKeys.delete(name);
@@ -87,6 +99,29 @@ export class Table {
 
   /** Throws DuplicateKeyError when writing `puts` (new `_id`s when `inserting`) would break a unique index. */
   check(collection: string, puts: StoredDoc[], inserting: boolean): void {
+    if (puts.length === 1) this.checkOne(collection, puts[0], inserting);
+    else this.checkBatch(collection, puts, inserting);
+  }
+
+  /**
+   * check for one document (every insertOne, every single update): the batch's rule without the
+   * batch's sets. Its own `_id` is the batch's only member, so a key clashes only with another
+   * document owning it, and the document's own keys never clash with each other.
+   */
+  private checkOne(collection: string, doc: StoredDoc, inserting: boolean): void {
+    if (inserting && this.docs.has(doc._id)) throw new DuplicateKeyError(collection, { _id: doc._id });
+    for (const [name, owners] of this.uniqueKeys) {
+      const spec = this.indexes.get(name)!;
+      for (const key of indexKeys(doc, spec)) {
+        const owner = owners.get(key);
+        if (owner !== undefined && owner !== doc._id)
+          throw new DuplicateKeyError(collection, keyObject(spec, key));
+      }
+    }
+  }
+
+  /** check for any number of documents (test/store/unique-check.test.ts holds checkOne to it). */
+  checkBatch(collection: string, puts: StoredDoc[], inserting: boolean): void {
     const batchIds = new Set<string>();
     for (const doc of puts) {
       if (inserting && (this.docs.has(doc._id) || batchIds.has(doc._id))) {
