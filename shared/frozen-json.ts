@@ -68,24 +68,29 @@ export function keepJsonText(value: object): string {
 }
 
 /**
- * parseFrozen, and the text kept beside the value for as long as it lives (as keepJsonText keeps
- * it): for a large value that is stored and then answered and read many times (a node's spec at
- * its bounds: 1.4 MB of JSON), so no answer serializes it again. The text costs memory beside the
- * value (about a quarter of the parsed value's heap): only for values worth it.
+ * `JSON.parse(text)`, deep-frozen, with its text kept beside it for as long as it lives (as
+ * keepJsonText keeps it): for a large value that is stored, then answered and read many times (a
+ * node's spec at its bounds: 1.4 MB of JSON), so nothing serializes it again. The text costs
+ * memory beside the value (about a quarter of the parsed value's heap): only for values worth it.
+ * Over two turns of the event loop, as parsing and freezing such a text together would hold the
+ * loop too long (~25 ms to parse, ~10 to freeze on the test machine): parsed in this turn, frozen
+ * and given its text in the next. Nothing else can reach the value in between, so it is still
+ * exactly its text.
  */
-export function parseKept(text: string): unknown {
-  const value = parseFrozen(text);
-  if (typeof value === "object" && value !== null) keptTexts.set(value, text);
+export async function parseKeptInTurns(text: string): Promise<unknown> {
+  const value: unknown = JSON.parse(text);
+  await new Promise((resolve) => setImmediate(resolve));
+  if (typeof value === "object" && value !== null) keptTexts.set(deepFreeze(value), text);
   return value;
 }
 
-/** The text kept beside `value` (keepJsonText, parseKept), or undefined. */
+/** The text kept beside `value` (keepJsonText, parseKeptInTurns), or undefined. */
 export function keptJsonText(value: unknown): string | undefined {
   return typeof value === "object" && value !== null ? keptTexts.get(value) : undefined;
 }
 
 /**
- * `JSON.stringify(value)`, with the kept text (keepJsonText, parseKept) of the value itself, of any
+ * `JSON.stringify(value)`, with the kept text (keepJsonText, parseKeptInTurns) of the value itself, of any
  * member of a plain object, or of any member of a plain object in an array, spliced in instead of
  * serialized: a page answer `{results, skip, limit, total}` whose `results` the store keeps frozen
  * costs a few concatenations, and so does a node whose spec is kept. Anything else is plain
@@ -108,24 +113,35 @@ export function jsonTextOf(value: unknown): string {
   return recordText(value) as string;
 }
 
-/** A plain object (no toJSON) with a member whose text is kept. */
-function holdsKept(value: unknown): value is Record<string, unknown> {
+/** How deep in plain objects kept texts are looked for: a node read's `effective.spec` is two down. */
+const SPLICE_DEPTH = 2;
+
+/** A plain object (no toJSON) with a kept member, or a plain member holding one, `depth` levels down. */
+function holdsKept(value: unknown, depth = SPLICE_DEPTH): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return false;
   const record = value as Record<string, unknown>;
   if (typeof record.toJSON === "function") return false;
-  for (const key in record) if (Object.hasOwn(record, key) && isKept(record[key])) return true;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    const member = record[key];
+    if (isKept(member) || (depth > 1 && holdsKept(member, depth - 1))) return true;
+  }
   return false;
 }
 
-/** JSON.stringify(value), kept members of a plain object spliced in; undefined where it gives that. */
-function recordText(value: unknown): string | undefined {
-  if (!holdsKept(value)) return JSON.stringify(value) as string | undefined;
+/** JSON.stringify(value), kept members of plain objects spliced in; undefined where it gives that. */
+function recordText(value: unknown, depth = SPLICE_DEPTH): string | undefined {
+  if (!holdsKept(value, depth)) return JSON.stringify(value) as string | undefined;
   let out = "";
   for (const key of Object.keys(value)) {
     const member = value[key];
-    const text = isKept(member) ? keptTexts.get(member) : (JSON.stringify(member) as string | undefined);
+    const text = isKept(member)
+      ? keptTexts.get(member)
+      : depth > 1 && holdsKept(member, depth - 1)
+        ? recordText(member, depth - 1)
+        : (JSON.stringify(member) as string | undefined);
     // JSON.stringify leaves out members it cannot write (undefined, functions, symbols).
     if (text === undefined) continue;
     out += `${out ? "," : ""}${JSON.stringify(key)}:${text}`;

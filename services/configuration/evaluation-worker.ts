@@ -5,12 +5,12 @@
  */
 import { serveTasks } from "../../shared/worker-pool";
 import { checkText, prepareSpec, type DeviceSpec, type PreparedSpec } from "./evaluation";
-import { checkSpecInputs, viewNodeOf, viewOf, type SpecInput } from "./spec-check";
+import { checkSpecInputs, viewNodeOf, viewReplyOf, type SpecInput } from "./spec-check";
 import type { PoolTask, PoolResult } from "./types";
 
 serveTasks<PoolTask, DeviceSpec, PreparedSpec, PoolResult>(prepareSpec, (task, prepared) => {
   if ("specs" in task) return checkSpecInputs(task.specs as SpecInput[]);
-  if ("view" in task) return viewOf(task.view.map(viewNodeOf));
+  if ("view" in task) return viewReplyOf(task.view.map(viewNodeOf));
   if (!prepared) throw new Error("no device spec was sent with this task");
   return checkText(prepared.reader, prepared.compiled, task.config);
 });

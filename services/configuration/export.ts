@@ -178,7 +178,7 @@ export async function importGoldenConfig(this: ConfigurationService, ctx: Ctx<"i
   let next = 0;
   for (const entry of prepared)
     for (let j = 0; j < entry.specs.length; j++)
-      entry.nodes[j].spec = specLinesOf.call(this, checked[next++]);
+      entry.nodes[j].spec = await specLinesOf.call(this, checked[next++].specJson);
   const created: StoredTree[] = [];
   try {
     for (const entry of prepared) {

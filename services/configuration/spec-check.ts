@@ -13,7 +13,7 @@
  */
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { BadRequestError, invalidField, type FieldError } from "../../shared/errors";
-import { keptJsonText, parseKept } from "../../shared/frozen-json";
+import { keptJsonText, parseKeptInTurns } from "../../shared/frozen-json";
 import { configOf } from "../../shared/runtime";
 import { effectiveOf, type NodeLike } from "./inherit";
 import { checkSpec, type SpecLine } from "./spec-model";
@@ -104,15 +104,18 @@ function regexPartsOf(value: unknown, atMost: number): number {
 }
 
 /**
- * A checked spec's lines, parsed. With the performance machinery (PERF_MACHINERY) they are
- * deep-frozen with their text kept beside them (shared/frozen-json.ts parseKept): the embedded
- * store keeps them as given (no copy of a 10,000-line spec; its log line is this text), and the
- * node's answers and its reads in a worker use the text instead of serializing the lines again.
+ * Spec lines from their JSON text (a checked spec's, or a view's effective spec from a worker),
+ * parsed in one turn of the event loop and answered in a later one. With the performance machinery
+ * (PERF_MACHINERY) they are deep-frozen with their text kept beside them (shared/frozen-json.ts
+ * parseKeptInTurns): the embedded store keeps them as given (no copy of a 10,000-line spec; its log
+ * line is this text), and answers and worker tasks that carry them use the text instead of
+ * serializing the lines again.
  */
-export function specLinesOf(this: ConfigurationService, checked: CheckedSpec): SpecLine[] {
-  return (
-    configOf(this.broker).perfMachinery ? parseKept(checked.specJson) : JSON.parse(checked.specJson)
-  ) as SpecLine[];
+export async function specLinesOf(this: ConfigurationService, specJson: string): Promise<SpecLine[]> {
+  if (configOf(this.broker).perfMachinery) return (await parseKeptInTurns(specJson)) as SpecLine[];
+  const lines = JSON.parse(specJson) as SpecLine[];
+  await yieldToEventLoop();
+  return lines;
 }
 
 /** The inputs checked (in a worker when heavy): their lines and text forms, or the 400. */
@@ -134,6 +137,19 @@ export async function checkedSpecs(this: ConfigurationService, inputs: SpecInput
 export interface NodeView {
   config: string;
   effective: { spec: SpecLine[]; config: string; variables: Record<string, string> };
+}
+
+/** A view as it crosses back from a worker: the effective spec as JSON text, one string to copy. */
+export interface ViewReply {
+  config: string;
+  effective: { specJson: string; config: string; variables: Record<string, string> };
+}
+
+/** The view of a worker's task (viewOf), its effective spec as text. */
+export function viewReplyOf(chain: NodeLike[]): ViewReply {
+  const { config, effective } = viewOf(chain);
+  const { spec, ...rest } = effective;
+  return { config, effective: { specJson: JSON.stringify(spec), ...rest } };
 }
 
 /** The pure view (in a worker or inline) of the last node of `chain` (root first). */
@@ -181,8 +197,7 @@ export async function nodeView(this: ConfigurationService, chain: NodeLike[]): P
   const run = await pool.run({ view: chain.map(toViewNode) }, undefined, SPEC_WORK_BUDGET_MS);
   // Merging and rendering is linear in the lines: only a pool stopping or stalled gets here.
   if (run.overBudget) throw new Error(`reading the node took longer than ${run.budgetMs} ms`);
-  // The view crossed back as a clone as large as the spec; the answer is encoded in a later turn
-  // of the event loop, not in the one that took the clone (docs/security.md#stalls).
-  await yieldToEventLoop();
-  return run.result as NodeView; // a `{ view }` task answers the node's view
+  const reply = run.result as ViewReply; // a `{ view }` task answers the node's view
+  const { specJson, ...effective } = reply.effective;
+  return { config: reply.config, effective: { spec: await specLinesOf.call(this, specJson), ...effective } };
 }

@@ -176,9 +176,9 @@ export async function setNode(this: ConfigurationService, ctx: Ctx<"setNode">) {
   const { treeId, version, nodePath } = ctx.params;
   checkNodePathNames(nodePath, "nodePath");
   const checked = await specFrom.call(this, ctx.params);
-  const spec = checked && specLinesOf.call(this, checked);
-  // A spec at its bounds takes ~20 ms to parse and the store's write as long again: not in one
-  // turn of the event loop (docs/security.md#stalls).
+  const spec = checked && (await specLinesOf.call(this, checked.specJson));
+  // Parsing a spec at its bounds, freezing it and the store's write take 10-25 ms each on the test
+  // machine: each in a turn of the event loop of its own (docs/security.md#stalls).
   if (spec) await yieldToEventLoop();
   const variables = ctx.params.variables === undefined ? undefined : checkVariables(ctx.params.variables);
   const devices = ctx.params.devices === undefined ? undefined : [...new Set(ctx.params.devices)];

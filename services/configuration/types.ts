@@ -20,7 +20,7 @@ import type { ParsersRepository } from "./parsers.repository";
 import type { ReportsRepository } from "./reports.repository";
 import type { TreesRepository } from "./trees.repository";
 import type { DeviceResult } from "./evaluation";
-import type { NodeView, SpecInput, SpecOutcome, ViewNode } from "./spec-check";
+import type { SpecInput, SpecOutcome, ViewNode, ViewReply } from "./spec-check";
 
 export interface ComplianceLimits {
   /** How often each replica looks for batches to run (queued, or a dead replica's). */
@@ -62,6 +62,6 @@ export type ConfigurationService = PlatformService<{
  */
 export type PoolTask = { config: string } | { specs: SpecInput[] } | { view: ViewNode[] };
 /** What the workers answer: a device's result, the specs' outcome, or the node's view. */
-export type PoolResult = DeviceResult | SpecOutcome | NodeView;
+export type PoolResult = DeviceResult | SpecOutcome | ViewReply;
 
 export type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contract, K>;

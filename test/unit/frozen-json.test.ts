@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { frozenJsonText, keptJsonText, parseFrozen, parseKept } from "../../shared/frozen-json";
+import { frozenJsonText, keptJsonText, parseFrozen, parseKeptInTurns } from "../../shared/frozen-json";
 import { EmbeddedBackend } from "../../shared/store/embedded/backend";
 import { fastUpdate, patchJson } from "../../shared/store/embedded/fast-update";
 import type { StoredDoc } from "../../shared/store/embedded/table";
@@ -116,7 +116,7 @@ test("fast updates that set and then replace frozen values keep the document's s
   }
 });
 
-test("a value with its text kept for life (parseKept: a node's spec) is stored as given in a later turn, logged as that text, and answered frozen to a read-only findOneAndUpdate", async () => {
+test("a value with its text kept for life (parseKeptInTurns: a node's spec) is stored as given in a later turn, logged as that text, and answered frozen to a read-only findOneAndUpdate", async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "frozen-json-"));
   try {
     const store = new EmbeddedBackend({ dataDir });
@@ -124,7 +124,7 @@ test("a value with its text kept for life (parseKept: a node's spec) is stored a
     await nodes.insertOne({ _id: "n1", path: "base", spec: [], n: 1 });
     const spec = [{ words: [[{ type: "regex", value: "Gi\\d+" }]], evalMode: "required", children: [] }];
     const text = JSON.stringify(spec);
-    const kept = parseKept(text);
+    const kept = await parseKeptInTurns(text);
     // A later turn: the moment's text (parseFrozen's) is gone, the kept one is not.
     await new Promise((resolve) => setImmediate(resolve));
     expect(frozenJsonText(kept)).toBeUndefined();

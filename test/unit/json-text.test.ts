@@ -4,7 +4,7 @@
  * kept text is only taken for a frozen value.
  */
 import { deepFreeze } from "../../shared/objects";
-import { jsonTextOf, keepJsonText, keptJsonText, parseKept } from "../../shared/frozen-json";
+import { jsonTextOf, keepJsonText, keptJsonText, parseKeptInTurns } from "../../shared/frozen-json";
 import { int, pick, randomObject, seeded, type Rand } from "../support/random-docs";
 
 function randomMember(r: Rand, kept: boolean): unknown {
@@ -88,17 +88,25 @@ describe("jsonTextOf", () => {
     expect(spliced).toBeGreaterThan(300);
   });
 
-  test("parseKept: the value frozen, its own text kept and spliced into the answers that hold it", () => {
+  test("parseKeptInTurns: the value frozen, its own text kept and spliced into the answers that hold it", async () => {
     const text = JSON.stringify([{ words: [[{ type: "regex", value: "Gi\\d+" }]], children: [] }]);
-    const spec = parseKept(text) as { words: unknown[] }[];
+    const spec = (await parseKeptInTurns(text)) as { words: unknown[] }[];
     expect(Object.isFrozen(spec[0].words)).toBe(true);
     expect(keptJsonText(spec)).toBe(text);
     const node = { _id: "n1", spec, config: "interface {/Gi\\d+/}" };
     expect(jsonTextOf(node)).toBe(JSON.stringify(node));
     expect(jsonTextOf([node])).toBe(JSON.stringify([node]));
+    // Two levels down too: a node read's `effective.spec`, with or without its own spec kept.
+    const read = { ...node, effective: { spec, config: "x", variables: { a: "1" } } };
+    expect(jsonTextOf(read)).toBe(JSON.stringify(read));
+    const restarted = { _id: "n1", spec: [], effective: { spec, variables: {} } };
+    expect(jsonTextOf(restarted)).toBe(JSON.stringify(restarted));
+    // Not three: deeper kept texts are serialized as JSON.stringify does.
+    const deep = { a: { b: { spec } } };
+    expect(jsonTextOf(deep)).toBe(JSON.stringify(deep));
     // A text kept must be the value's: a frozen value cannot drift from it.
     expect(() => (spec as unknown[]).push(1)).toThrow(TypeError);
-    expect(parseKept("7")).toBe(7);
+    expect(await parseKeptInTurns("7")).toBe(7);
   });
 
   test("only frozen values have their text kept", () => {
