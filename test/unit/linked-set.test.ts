@@ -5,16 +5,7 @@
  * they it) past the young generation's collections, the reason it is not a Set.
  */
 import { LinkedSet } from "../../shared/linked-set";
-
-/** A small deterministic generator (mulberry32): the same sequence every run. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seeded } from "../support/random-docs";
 
 const linksOf = (member: object) =>
   Object.getOwnPropertySymbols(member)
@@ -22,7 +13,7 @@ const linksOf = (member: object) =>
     .map((s) => (member as Record<symbol, unknown>)[s]);
 
 test("answers as a Set would: add, delete, has, size and order, over 20,000 random steps", () => {
-  const next = random(26);
+  const next = seeded(26);
   const members = Array.from({ length: 40 }, (_, id) => ({ id }));
   const linked = new LinkedSet<{ id: number }>();
   const set = new Set<{ id: number }>();
