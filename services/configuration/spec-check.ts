@@ -8,8 +8,10 @@
  * worker pool (the compliance workers, under a budget of its own); a light one inline, so an
  * everyday edit never waits behind a compliance batch's queue.
  *
- * What crosses to a worker and back is plain data: the inputs, then each spec's checked lines and
- * text form, or the 400 that names the first bad field.
+ * What crosses to a worker and back is plain data: the inputs, then each spec's checked lines (as
+ * JSON text: one string to copy, not an object graph to clone) and text form, or the 400 that names
+ * the first bad field. A read's view goes the same way: the specs the service keeps with their text
+ * go as that text, and the effective spec comes back as text.
  */
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { BadRequestError, invalidField, type FieldError } from "../../shared/errors";
