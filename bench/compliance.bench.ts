@@ -28,7 +28,8 @@ import { ObjectId } from "mongodb";
 import { configOf } from "../shared/runtime";
 import { intEnv } from "./support/env";
 import { withStore } from "./support/store";
-import { spawnTracked, stopAllChildren, stopChild } from "./support/children";
+import { spawnTracked, stopChild } from "./support/children";
+import { runBench } from "./support/main";
 import { httpUrl, platformEnv, startPlatform } from "./support/platform";
 import { probeHealth } from "./support/health-probe";
 
@@ -288,10 +289,6 @@ async function main() {
       2,
     ),
   );
-  await stopAllChildren();
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

@@ -20,6 +20,7 @@
  */
 import { writeResults } from "./support/report";
 import { scratchSpace, stopAllChildren } from "./support/children";
+import { runBench } from "./support/main";
 import { TASKS_PER_JOB } from "./engine/workload";
 import { runOurs, type OursResult, type OursSettings, type Shape } from "./engine/ours";
 import { intEnv } from "./support/env";
@@ -122,10 +123,4 @@ async function main(): Promise<void> {
   if (missed.length > 0) console.log(`aim missed: ${missed.map((r) => r.id).join(", ")}`);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    void stopAllChildren().finally(() => process.exit(1));
-  },
-);
+runBench(main);

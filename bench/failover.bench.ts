@@ -14,7 +14,8 @@
  */
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { scratchSpace, spawnTracked, stopAllChildren } from "./support/children";
+import { scratchSpace, spawnTracked } from "./support/children";
+import { runBench } from "./support/main";
 import { intEnv } from "./support/env";
 
 const NATS_URL = process.env.NATS_URL || "nats://127.0.0.1:4222";
@@ -121,9 +122,4 @@ async function main(): Promise<void> {
   }
 }
 
-main()
-  .catch((err) => {
-    console.error(err);
-    process.exitCode = 1;
-  })
-  .finally(() => void stopAllChildren());
+runBench(main);

@@ -24,7 +24,8 @@ import os from "node:os";
 import path from "node:path";
 import { ServiceBroker } from "moleculer";
 import { startBare } from "./support/bare";
-import { scratchSpace, spawnTracked, stopAllChildren, stopChild } from "./support/children";
+import { scratchSpace, spawnTracked, stopChild } from "./support/children";
+import { runBench } from "./support/main";
 import {
   DEFAULT_TUNING,
   floorBrokerOptions,
@@ -378,13 +379,4 @@ async function main(): Promise<void> {
   console.log(`\nwritten: ${path.relative(process.cwd(), out)}`);
 }
 
-main()
-  .catch((err) => {
-    console.error(`\nbench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    process.exitCode = 1;
-  })
-  .finally(async () => {
-    await stopAllChildren();
-    // Brokers leave signal handlers and timers behind; the bench is done either way.
-    process.exit();
-  });
+runBench(main);

@@ -25,7 +25,8 @@ import path from "node:path";
 import type { ServiceBroker } from "moleculer";
 import { startTelemetry } from "../shared/telemetry";
 import type { ChildProcess } from "node:child_process";
-import { scratchSpace, spawnTracked, stopAllChildren, waitExit } from "./support/children";
+import { scratchSpace, spawnTracked, waitExit } from "./support/children";
+import { runBench } from "./support/main";
 import { serverPids } from "./support/cpu";
 import { intEnv } from "./support/env";
 import { measure, type LoadResult, type LoadSettings } from "./support/load";
@@ -167,11 +168,6 @@ async function main(): Promise<void> {
     path.join(out, ONLY ? "observability-partial.json" : "observability.json"),
     JSON.stringify({ settings, rounds: ROUNDS, best: bests, costs, exports: stats, runs }, null, 2),
   );
-  await stopAllChildren();
 }
 
-main().catch(async (err) => {
-  console.error(err);
-  await stopAllChildren();
-  process.exit(1);
-});
+runBench(main);

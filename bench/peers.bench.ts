@@ -27,6 +27,7 @@
  */
 import { writeResults } from "./support/report";
 import { scratchSpace, stopAllChildren } from "./support/children";
+import { runBench } from "./support/main";
 import { intEnv } from "./support/env";
 import { runOurs, type OursResult, type Shape } from "./engine/ours";
 import { runOurSchedules, type ScheduleResult } from "./scheduler/ours";
@@ -277,10 +278,4 @@ async function main(): Promise<void> {
   report(probes);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    void stopAllChildren().finally(() => process.exit(1));
-  },
-);
+runBench(main);

@@ -31,7 +31,8 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { scratchSpace, spawnTracked, stopAllChildren } from "./support/children";
+import { scratchSpace, spawnTracked } from "./support/children";
+import { runBench } from "./support/main";
 import { intEnv } from "./support/env";
 import { measure, type LoadResult, type LoadSettings } from "./support/load";
 import { ADMIN_PASSWORD, httpUrl, platformEnv, startPlatform } from "./support/platform";
@@ -210,12 +211,7 @@ async function main(): Promise<void> {
   } finally {
     await floor.stop();
     await broker.stop();
-    await stopAllChildren();
   }
 }
 
-main().catch(async (err) => {
-  console.error(err);
-  await stopAllChildren();
-  process.exit(1);
-});
+runBench(main);

@@ -15,6 +15,7 @@
  */
 import { writeResults } from "./support/report";
 import { scratchSpace, stopAllChildren } from "./support/children";
+import { runBench } from "./support/main";
 import { intEnv } from "./support/env";
 import { runOurSchedules, type ScheduleResult, type ScheduleSettings } from "./scheduler/ours";
 
@@ -75,10 +76,4 @@ async function main(): Promise<void> {
     );
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    void stopAllChildren().finally(() => process.exit(1));
-  },
-);
+runBench(main);

@@ -22,7 +22,8 @@ import path from "node:path";
 import v8 from "node:v8";
 import { PerformanceObserver } from "node:perf_hooks";
 import { httpUrl, platformEnv, startPlatform, ADMIN_PASSWORD } from "./platform";
-import { scratchSpace, spawnTracked, stopAllChildren } from "./children";
+import { scratchSpace, spawnTracked } from "./children";
+import { runBench } from "./main";
 import { startProxyFloor } from "./proxy-floor";
 
 const rounds = Number(process.argv[2] ?? 3);
@@ -215,12 +216,7 @@ async function main() {
     session.disconnect();
     await floor.stop();
     await broker.stop();
-    await stopAllChildren();
   }
 }
 
-main().catch(async (err) => {
-  console.error(err);
-  await stopAllChildren();
-  process.exit(1);
-});
+runBench(main);
