@@ -18,9 +18,8 @@ export class AutomationRunsRepository extends Repository<AutomationRun> {
     // An automation's run history, newest first.
     index({ automationId: 1, dueAt: -1 }),
     // Claims whose lease ran out, and the earliest lease: both pin `state` to "claimed", held by the
-    // few slots in flight, so this index names them (the embedded store looks up an index only
-    // when every one of its fields is pinned: with `leaseUntil` in it, every window read and
-    // sweep scanned the whole run history, which only grows).
+    // few slots in flight, so this index names them, and the run history, which only grows, is
+    // never scanned for them.
     index({ state: 1 }),
   ];
   /** Declared until 2026-11-25 where `{state}` serves now: nothing reads it, and every write paid for it. */

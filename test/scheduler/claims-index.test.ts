@@ -1,9 +1,8 @@
 /**
  * The claims in flight are found by index, not by scanning the run history
  * (services/scheduler/automation-runs.repository.ts): every window read asks for the earliest lease
- * and every sweep for the expired claims, while the history only grows. On the embedded store an
- * index serves a query only when the query pins every one of its fields, so the claims' index is
- * on `state` alone.
+ * and every sweep for the expired claims, while the history only grows: the index on `state`
+ * names the claims.
  */
 import fs from "node:fs";
 import os from "node:os";

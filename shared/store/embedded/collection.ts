@@ -395,7 +395,8 @@ export class EmbeddedCollection implements Collection<Doc> {
 
   /**
    * Stored documents matching `filter`, in insertion order; `_id` equalities and equalities on
-   * every field of an index look their documents up instead of scanning.
+   * an index's fields, or on its leading fields, look their documents up instead of scanning
+   * (table.ts candidates).
    */
   private matching(filter: Filter, limit = Infinity, plan?: QueryPlan): StoredDoc[] {
     const { test, candidates } = this.scan(filter, plan);

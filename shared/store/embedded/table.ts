@@ -13,8 +13,15 @@ export class Table {
   readonly indexes = new Map<string, NamedIndex>();
   /** Per unique index: key tuple (JSON) -> `_id` of the document holding it. */
   private readonly uniqueKeys = new Map<string, Map<string, string>>();
-  /** Per other index: key tuple (JSON) -> `_id`s of the documents holding it. */
+  /** Per other index (and per leading-fields index): key tuple (JSON) -> `_id`s of the documents holding it. */
   private readonly sharedKeys = new Map<string, Map<string, Set<string>>>();
+  /**
+   * The leading fields of each compound index as indexes of their own (`status` of `{status,
+   * sweepAt}`): derived here, never listed, stored or logged. A filter pinning only an index's first
+   * fields (the sweep's `status: "running"`, a device's reports) then looks its documents up, as
+   * MongoDB's planner uses an index's prefix, instead of scanning a collection that only grows.
+   */
+  private readonly prefixes = new Map<string, NamedIndex>();
   /** Insertion rank of each document, so index hits come back in the order a scan would give. */
   private readonly rank = new Map<string, number>();
   private nextRank = 0;
@@ -54,9 +61,9 @@ export class Table {
       this.uniqueKeys.set(spec.name, keys);
       for (const doc of this.docs.values()) for (const key of indexKeys(doc, spec)) keys.set(key, doc._id);
     } else {
-      this.sharedKeys.set(spec.name, new Map());
-      for (const doc of this.docs.values()) this.indexShared(spec.name, doc);
+      this.buildShared(spec);
     }
+    this.derivePrefixes();
   }
 
   /** Removes the index `name` and its entries (an index migration: collection.ts createIndex). */
@@ -66,34 +73,84 @@ export class Table {
     this.indexes.delete(name);
     this.uniqueKeys.delete(name);
     this.sharedKeys.delete(name);
+    this.derivePrefixes();
+  }
+
+  /** Keys every document under the non-unique index (or prefix) `spec`. */
+  private buildShared(spec: NamedIndex): void {
+    this.sharedKeys.set(spec.name, new Map());
+    for (const doc of this.docs.values()) this.indexShared(spec, doc);
+  }
+
+  /**
+   * Brings `prefixes` in line with the declared indexes: one per leading run of fields of a compound
+   * index that no declared index (nor another prefix) already keys in that order; each kept one
+   * keeps its entries, a new one is built, an unneeded one goes.
+   */
+  private derivePrefixes(): void {
+    const declared = new Set([...this.indexes.values()].map((spec) => fieldsKey(Object.keys(spec.keys))));
+    const wanted = new Map<string, NamedIndex>();
+    for (const spec of this.indexes.values()) {
+      const fields = Object.keys(spec.keys);
+      for (let n = 1; n < fields.length; n++) {
+        const lead = fields.slice(0, n);
+        const name = `${PREFIX_MARK}${fieldsKey(lead)}`;
+        if (declared.has(fieldsKey(lead)) || wanted.has(name)) continue;
+        wanted.set(
+          name,
+          this.prefixes.get(name) ?? { keys: Object.fromEntries(lead.map((f) => [f, 1])), name },
+        );
+      }
+    }
+    for (const name of this.prefixes.keys()) if (!wanted.has(name)) this.sharedKeys.delete(name);
+    for (const [name, spec] of wanted) if (!this.prefixes.has(name)) this.buildShared(spec);
+    this.prefixes.clear();
+    for (const [name, spec] of wanted) this.prefixes.set(name, spec);
   }
 
   /**
    * The `_id`s, in insertion order, of the only documents that can match `filter`, when it pins
-   * every field of an index to scalars; undefined when no index serves it (the caller scans).
+   * every field of an index, or of an index's leading fields (`prefixes`), to scalars; undefined
+   * when none serves it, or when the fewest an index names are too many for a lookup to beat a scan
+   * (a quarter of the collection: putting them in insertion order costs more than testing them all).
    */
   candidates(filter: Filter): string[] | undefined {
     let found: string[] | undefined;
-    for (const spec of this.indexes.values()) {
-      const keys = pinnedKeys(filter, spec);
-      if (!keys) continue;
-      const ids = this.lookup(spec.name, keys);
-      if (found === undefined || ids.length < found.length) found = ids;
-      if (found.length <= 1) break;
-    }
+    let fewest = Math.max(1, this.docs.size / 4);
+    for (const specs of [this.indexes.values(), this.prefixes.values()])
+      for (const spec of specs) {
+        const keys = pinnedKeys(filter, spec);
+        if (!keys) continue;
+        const ids = this.lookup(spec.name, keys, fewest);
+        if (!ids || ids.length > fewest) continue;
+        found = ids;
+        fewest = ids.length;
+        if (fewest <= 1) return found;
+      }
     return found;
   }
 
-  /** The `_id`s, in insertion order, of the documents holding one of `keys` in the index `name`. */
-  private lookup(name: string, keys: string[]): string[] {
+  /**
+   * The `_id`s, in insertion order, of the documents holding one of `keys` in the index `name`;
+   * undefined when there are more than `most` (an upper bound, counted before any is gathered).
+   */
+  private lookup(name: string, keys: string[], most: number): string[] | undefined {
     const unique = this.uniqueKeys.get(name);
-    const ids = new Set<string>();
-    for (const key of keys) {
-      if (unique) {
+    if (unique) {
+      const ids = new Set<string>();
+      for (const key of keys) {
         const id = unique.get(key);
         if (id !== undefined) ids.add(id);
-      } else for (const id of this.sharedKeys.get(name)?.get(key) ?? []) ids.add(id);
+      }
+      return this.inInsertionOrder(ids);
     }
+    const shared = this.sharedKeys.get(name);
+    const holders = keys.flatMap((key) => shared?.get(key) ?? []);
+    if (holders.reduce((n, ids) => n + ids.size, 0) > most) return undefined;
+    return this.inInsertionOrder(new Set(holders.flatMap((ids) => [...ids])));
+  }
+
+  private inInsertionOrder(ids: Set<string>): string[] {
     return ids.size < 2 ? [...ids] : [...ids].sort((a, b) => this.rank.get(a)! - this.rank.get(b)!);
   }
 
@@ -180,16 +237,21 @@ export class Table {
         if (old) for (const key of indexKeys(old, spec)) if (unique.get(key) === old._id) unique.delete(key);
         if (doc) for (const key of indexKeys(doc, spec)) unique.set(key, doc._id);
       } else {
-        if (old) this.indexShared(name, old, true);
-        if (doc) this.indexShared(name, doc);
+        if (old) this.indexShared(spec, old, true);
+        if (doc) this.indexShared(spec, doc);
       }
+    }
+    for (const spec of this.prefixes.values()) {
+      if (old && doc && sameKeyMembers(old, doc, spec)) continue;
+      if (old) this.indexShared(spec, old, true);
+      if (doc) this.indexShared(spec, doc);
     }
   }
 
-  /** Adds (or removes) `doc` under each of its keys in the non-unique index `name`. */
-  private indexShared(name: string, doc: StoredDoc, remove = false): void {
-    const keys = this.sharedKeys.get(name)!;
-    for (const key of indexKeys(doc, this.indexes.get(name)!)) {
+  /** Adds (or removes) `doc` under each of its keys in the non-unique index (or prefix) `spec`. */
+  private indexShared(spec: NamedIndex, doc: StoredDoc, remove = false): void {
+    const keys = this.sharedKeys.get(spec.name)!;
+    for (const key of indexKeys(doc, spec)) {
       let ids = keys.get(key);
       if (remove) {
         ids?.delete(doc._id);
@@ -201,6 +263,12 @@ export class Table {
     }
   }
 }
+
+/** Names of derived prefixes start with a character no index name (field_dir_...) holds. */
+const PREFIX_MARK = "\u0000";
+
+/** One text per list of fields, in order (directions aside: a hash map has none). */
+const fieldsKey = (fields: string[]): string => JSON.stringify(fields);
 
 /** Each index's fields split into their path segments, worked out once. */
 const fieldPaths = new WeakMap<IndexSpec, string[][]>();
