@@ -20,10 +20,7 @@
  *    next heartbeat;
  *  - a call already delivered when its node died gets no answer and no 503: every PROBE_MS, a node
  *    that has held a call since the previous look is sent a ping with such a reply subject, so a
- *    dead one is found within two looks;
- *  - several packets sent as one message (./nats-batch.ts) share one reply subject, naming the
- *    batch: its 503 fails every request in it as each would have failed alone. A batch is
- *    remembered while any of its requests waits for an answer (forgotten at the next look after).
+ *    dead one is found within two looks.
  *
  * No system account, no extra subscription on the other nodes, no traffic while calls are answered.
  */
@@ -61,9 +58,6 @@ export class DepartedNodes {
   private readonly nodeAt: string[] = [];
   private lastPending = new Set<string>();
   private timer?: NodeJS.Timeout;
-  /** The request ids of each batch sent with a reply subject of its own (`~<n>`). */
-  private readonly batches = new Map<string, string[]>();
-  private batchCount = 0;
 
   constructor(
     private readonly broker: ServiceBroker,
@@ -84,29 +78,12 @@ export class DepartedNodes {
     return `${this.inbox}.${index}.${id && SAFE_TOKEN.test(id) ? id : "-"}`;
   }
 
-  /** The subject a 503 for a batch of packets to one node comes back on. */
-  replyForBatch(target: string, packets: OutgoingPacket[]): string {
-    const ids: string[] = [];
-    for (const packet of packets)
-      if (packet.type === "REQ" && packet.payload?.id) ids.push(packet.payload.id);
-    const reply = this.replyFor({ type: "BATCH", target })!;
-    if (ids.length === 0) return reply;
-    const key = `~${this.batchCount++}`;
-    this.batches.set(key, ids);
-    return `${reply.slice(0, -1)}${key}`;
-  }
-
   /** A message on the inbox: a "no responders" status names a node that is gone. */
   received(subject: string, statusCode: number | undefined): void {
     if (statusCode !== 503) return;
     const [index, id] = subject.slice(this.inbox.length + 1).split(".");
     const nodeID = this.nodeAt[Number(index)];
-    if (nodeID === undefined) return;
-    if (id?.startsWith("~")) {
-      const ids = this.batches.get(id) ?? [];
-      this.batches.delete(id);
-      this.gone(nodeID, ids);
-    } else this.gone(nodeID, id === "-" || id === undefined ? [] : [id]);
+    if (nodeID !== undefined) this.gone(nodeID, id === "-" ? undefined : id);
   }
 
   /** Starts looking after calls that wait on a node (see the module comment). */
@@ -124,13 +101,12 @@ export class DepartedNodes {
     return (this.broker as unknown as { transit?: TransitInternals }).transit;
   }
 
-  private gone(nodeID: string, requestIds: string[]): void {
+  private gone(nodeID: string, requestId: string | undefined): void {
     const transit = this.transit;
     if (!transit) return;
-    for (const requestId of requestIds) {
-      const request = transit.pendingRequests.get(requestId);
-      if (request?.nodeID !== nodeID) continue;
-      transit.removePendingRequest(requestId);
+    const request = requestId ? transit.pendingRequests.get(requestId) : undefined;
+    if (request && request.nodeID === nodeID) {
+      transit.removePendingRequest(requestId!);
       request.reject(new Errors.ServiceNotAvailableError({ action: request.action?.name ?? "", nodeID }));
     }
     const node = (this.broker.registry as unknown as RegistryInternals).nodes.get(nodeID);
@@ -151,6 +127,5 @@ export class DepartedNodes {
     }
     this.lastPending = pending;
     for (const nodeID of waitedOn) void transit.sendPing(nodeID);
-    for (const [key, ids] of this.batches) if (!ids.some((id) => pending.has(id))) this.batches.delete(key);
   }
 }

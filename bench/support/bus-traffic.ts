@@ -8,12 +8,8 @@
  *
  * It subscribes to every subject of the server (`>`), so nats-server sends it a copy of each
  * message: CPU figures of a run it watched are not comparable with those of a run it did not.
- *
- * A batch of packets to one node (app/nats-batch.ts) is one message (`BATCH -> <node>`); the
- * packets in it are listed too, as `in BATCH: <kind>`, and not counted in the total.
  */
 import { connect } from "nats";
-import { decodeBatch } from "../../app/nats-batch";
 
 interface Kind {
   messages: number;
@@ -27,7 +23,6 @@ const url = process.env.NATS_URL || "nats://127.0.0.1:4222";
 function kindOf(subject: string, data: Uint8Array): string {
   const parts = subject.split(".");
   const type = parts[1] ?? "?";
-  if (type === "BATCH") return `BATCH -> ${parts[2] ?? ""}`;
   if (type !== "REQ" && type !== "RES" && type !== "EVENT") return [type, ...parts.slice(2)].join(" ").trim();
   let kind = `${type} -> ${parts[2] ?? ""}`;
   try {
@@ -48,28 +43,22 @@ async function main(): Promise<void> {
     let messages = 0;
     let bytes = 0;
     for (const [kind, k] of rows) {
-      if (!kind.startsWith("in BATCH")) messages += k.messages;
-      if (!kind.startsWith("in BATCH")) bytes += k.bytes;
+      messages += k.messages;
+      bytes += k.bytes;
       console.log(`${kind}\t${k.messages}\t${k.bytes}\t${Math.round(k.bytes / k.messages)}`);
     }
     console.log(`total\t${messages}\t${bytes}`);
     process.exit(0);
   };
-  const count = (kind: string, length: number) => {
-    const k = kinds.get(kind) ?? { messages: 0, bytes: 0 };
-    k.messages++;
-    k.bytes += length;
-    kinds.set(kind, k);
-  };
   process.on("SIGINT", report);
   process.on("SIGTERM", report);
   for await (const m of nc.subscribe(">")) {
     if (!m.subject.startsWith(prefix)) continue;
-    count(kindOf(m.subject, m.data), m.data.length);
-    if (m.subject.split(".")[1] !== "BATCH") continue;
-    const node = m.subject.split(".")[2];
-    for (const { type, data } of decodeBatch(Buffer.from(m.data)))
-      count(`in BATCH: ${kindOf(`${m.subject.split(".")[0]}.${type}.${node}`, data)}`, data.length);
+    const kind = kindOf(m.subject, m.data);
+    const k = kinds.get(kind) ?? { messages: 0, bytes: 0 };
+    k.messages++;
+    k.bytes += m.data.length;
+    kinds.set(kind, k);
   }
 }
 
