@@ -258,6 +258,8 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       },
       // One engine event per job write; streams get a job event and a task event each, as before.
       [ENGINE_EVENTS.changes](this: GatewayService, ctx: Context<JobChangesEvent>) {
+        // Every job write reaches every gateway: with no stream open, no event objects are made.
+        if (this.streams.size === 0) return;
         const { jobChanged, tasks, ...job } = ctx.params;
         for (const task of tasks) this.streams.publish("task", { ...job, ...task });
         if (jobChanged) this.streams.publish("job", job);

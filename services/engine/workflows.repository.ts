@@ -50,6 +50,15 @@ export class WorkflowRepository extends Repository<RunnableWorkflow> {
     return this.docs.findOne({ name });
   }
 
+  /**
+   * The workflow a job starts from (./run/start.ts), which the start only reads: read-only, so the
+   * embedded store may answer its kept answer, frozen, with no copy per start (PERF_MACHINERY;
+   * a start that wrote into it would throw). Other backends answer a fresh document.
+   */
+  toRun(name: string): Promise<RunnableWorkflow | null> {
+    return this.docs.findOne({ name }, { readOnly: true });
+  }
+
   byId(id: string): Promise<RunnableWorkflow | null> {
     return this.docs.findOne({ _id: id });
   }

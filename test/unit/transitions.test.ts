@@ -8,6 +8,7 @@
  */
 import { OperationError } from "../../services/engine/operations";
 import { buildJob } from "../../services/engine/run/new-job";
+import { deepFreeze } from "../../shared/objects";
 import { errorRecord, failed, methodOf, pushError, type Outcome } from "../../services/engine/run/outcomes";
 import {
   CHILD_CHECK_MS,
@@ -122,6 +123,35 @@ describe("a new job (buildJob)", () => {
     // A copy: changing the job never changes the workflow it came from.
     job.transitions.push.workflow_end.state = "failure";
     expect(oneAutomatic.transitions.push.workflow_end.state).toBe("success");
+  });
+
+  test("shares a workflow's parts only when they are frozen (a start's read-only read), else copies them", () => {
+    /** Every object and array inside `value`, itself included. */
+    const objects = (value: unknown, into = new Set<object>()): Set<object> => {
+      if (typeof value !== "object" || value === null) return into;
+      into.add(value);
+      for (const member of Object.values(value)) objects(member, into);
+      return into;
+    };
+    const shared = (a: unknown, b: unknown) => [...objects(a)].filter((o) => objects(b).has(o));
+    const input = { variables: {}, groups: [], id: "job-1" };
+    const workflow = {
+      ...workflowDoc(oneAutomatic),
+      decorators: [{ type: "encryption" as const, pointer: "/x" }],
+    };
+
+    const fromCopy = buildJob(workflow, input, T0);
+    expect(shared(fromCopy, workflow)).toEqual([]);
+
+    const frozen = deepFreeze(structuredClone(workflow));
+    const fromFrozen = buildJob(frozen, input, T0);
+    expect(JSON.stringify(fromFrozen)).toBe(JSON.stringify(fromCopy));
+    expect(fromFrozen.transitions).toBe(frozen.transitions);
+    expect(fromFrozen.decorators).toBe(frozen.decorators);
+    expect(fromFrozen.tasks.push!.variables).toBe(frozen.tasks.push!.variables);
+    // The job's own: its tasks (a transition changes their members) and all it adds.
+    expect(Object.isFrozen(fromFrozen.tasks.push)).toBe(false);
+    for (const object of shared(fromFrozen, frozen)) expect(Object.isFrozen(object)).toBe(true);
   });
 
   test("a caller becomes the job's user, watcher and runAs", () => {

@@ -26,8 +26,13 @@ import type { RunJob } from "./types";
 import { keyedDocumentId, takingOver } from "../../../shared/keyed-inserts";
 import { DuplicateKeyError } from "../../../shared/store/types";
 
-/** Responses get their own copy: the replica's remembered job must not change under it. */
-const answer = (job: RunJob) => copyPlain(job) as RunJob & { _id: string; status: string; name: string };
+/**
+ * Responses get their own copy: the replica's remembered job must not change under it. A new job
+ * as stored is deep-frozen with the machinery on (JobStore.insert) and answered as it is: no one
+ * can change it, and publicJob (../jobs/public-job.ts) gives the answer its own job and tasks.
+ */
+const answer = (job: RunJob) =>
+  (Object.isFrozen(job) ? job : copyPlain(job)) as RunJob & { _id: string; status: string; name: string };
 
 const runAs = (caller: Caller | undefined): RunJob["runAs"] =>
   caller

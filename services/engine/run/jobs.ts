@@ -80,7 +80,12 @@ export class JobStore {
     }
   }
 
-  async insert(job: RunJob): Promise<void> {
+  /**
+   * Stores a new job; answers it as stored (the values a big one spilled put back). With the
+   * machinery on a job small enough to stay whole is answered deep-frozen: the very image the
+   * store and this replica keep, which no one can change.
+   */
+  async insert(job: RunJob): Promise<RunJob> {
     // JSON values only (no `undefined` members), as every backend will hold them, remembered as
     // stored (the caller's objects are never frozen). Frozen with its text: the embedded store
     // keeps it without a copy or a second serialization.
@@ -89,7 +94,7 @@ export class JobStore {
       const doc = (this.machinery ? parseFrozen(text) : JSON.parse(text)) as RunJob;
       await this.jobs.insert(doc);
       this.remember(doc);
-      return;
+      return doc;
     }
     // Big values (a child job's variables, a start's): stored first, then the job referring to them.
     const doc = JSON.parse(text) as RunJob;
@@ -106,6 +111,7 @@ export class JobStore {
       throw err;
     }
     this.remember(this.machinery ? frozenTasks(doc) : doc);
+    return doc;
   }
 
   /**

@@ -6,6 +6,14 @@ import type { RunJob, RunTask } from "./types";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/**
+ * A part of the workflow for the new job: the part itself when frozen (the workflow a start reads
+ * read-only, deep-frozen by the store: nobody can change it, and a write into it throws), else a
+ * copy. The job is stored from its JSON text (run/jobs.ts insert), never as this object.
+ */
+const partOf = <T>(value: T): T =>
+  typeof value === "object" && value !== null && Object.isFrozen(value) ? value : copyPlain(value);
+
 export interface JobInput {
   description?: string;
   type?: string;
@@ -30,7 +38,7 @@ export function buildJob(
       tasks[id] = null;
       continue;
     }
-    const task: RunTask = { ...copyPlain(def), status: "incomplete" } as RunTask;
+    const task: RunTask = { ...partOf(def), status: "incomplete" } as RunTask;
     if (def.retrySettings) {
       task.retrySettings = {
         autoRetry: def.retrySettings.autoRetry ?? false,
@@ -54,11 +62,11 @@ export function buildJob(
     workflow: { _id: workflow._id, name: workflow.name },
     status: "running",
     tasks,
-    transitions: copyPlain(workflow.transitions ?? {}),
+    transitions: partOf(workflow.transitions ?? {}),
     variables: input.variables,
     error: [],
     errorHandler: null,
-    decorators: copyPlain(workflow.decorators ?? []),
+    decorators: partOf(workflow.decorators ?? []),
     groups: input.groups,
     watchers: input.caller ? [input.caller.accountId] : [],
     ancestors: input.ancestors ?? [],

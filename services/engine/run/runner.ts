@@ -112,13 +112,16 @@ export class Runner {
 
   // ------------------------------------------------------------------------------------ writes
 
-  /** Stores a new job with its first step taken (one insert), then runs what that step claimed. */
+  /**
+   * Stores a new job with its first step taken (one insert), then runs what that step claimed.
+   * Answers the job as stored (JobStore.insert: deep-frozen with the machinery on).
+   */
   async start(job: RunJob): Promise<RunJob> {
     const step = new Step(this.context());
     startRun(job, step);
-    await this.jobs.insert(job);
+    const stored = await this.jobs.insert(job);
     this.after(null, job, step);
-    return job;
+    return stored;
   }
 
   /**

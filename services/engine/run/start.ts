@@ -11,7 +11,7 @@ import { END, START, TASK_ID_PATTERN } from "../../../shared/contracts/engine-do
 import type { RunnableWorkflow, WorkflowRepository } from "../workflows.repository";
 
 export async function loadWorkflow(workflows: WorkflowRepository, name: string): Promise<RunnableWorkflow> {
-  const workflow = await workflows.byName(name);
+  const workflow = await workflows.toRun(name);
   if (!workflow) throw new NotFoundError("Workflow", name);
   checkRunnable(workflow);
   return workflow;
