@@ -29,7 +29,11 @@ for (let i = 0; i < 16; i++) {
 const MIN_64_BIT_INT = -(2 ** 63);
 const MAX_64_BIT_INT = 2 ** 63;
 
-/** The protobuf writer, kept between batches (the bytes handed out are a copy). */
+/**
+ * The protobuf writer, kept between batches (the bytes handed out are a copy). Its buffer grows to
+ * the largest request written and stays: a request is one batch (OTEL_BSP_MAX_EXPORT_BATCH_SIZE
+ * spans, 512 by default, about 200 KB for a traced read's spans).
+ */
 class Writer {
   buf = Buffer.allocUnsafe(64 * 1024);
   pos = 0;
