@@ -6,8 +6,8 @@
  * and `unsampled`: tracing on, no call sampled (TRACE_SAMPLE_RATE=0), the platform's middleware.
  * The exporter keeps nothing: the figure is the span's making, not its export. A fourth, `export`,
  * is `platform` with the platform's exporter (shared/telemetry.ts) into the OpenTelemetry SDK, a
- * BatchSpanProcessor and an exporter that encodes each batch as OTLP protobuf (the SDK's own
- * serializer) and drops it: the figure over `platform` is a traced call's export, sending aside.
+ * BatchSpanProcessor and an exporter that encodes each batch as OTLP protobuf (the platform's
+ * writer in place of the SDK's serializer, as in the NodeSDK's exporter) and drops it: the figure over `platform` is a traced call's export, sending aside.
  * Rounds interleave the brokers; CPU µs per call, median and best round of each.
  *
  *   node dist/bench/support/action-spans-micro.js [rounds, 40] [calls per round, 2000] [kinds, all]
@@ -18,7 +18,7 @@
 import { ServiceBroker, TracerExporters, type Context, type Middleware } from "moleculer";
 import { ExportResultCode } from "@opentelemetry/core";
 import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
-import { BatchSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace";
+import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace";
 import {
   OpenTelemetryExporter,
   sampledTracingMiddleware,
@@ -84,16 +84,20 @@ async function round(broker: ServiceBroker): Promise<number> {
 }
 
 async function main(): Promise<void> {
+  // Shaped as the SDK's OTLP exporter (its serializer on `_delegate`), so the platform's writer
+  // takes the place of the SDK's serializer as in the NodeSDK's exporter (otlp-protobuf.ts).
+  const delegate = { _serializer: ProtobufTraceSerializer as typeof ProtobufTraceSerializer };
   const sdk = startTelemetry("action-spans-micro", {
     spanProcessors: [
       new BatchSpanProcessor({
         exporter: {
+          _delegate: delegate,
           export(spans: ReadableSpan[], done: (result: { code: ExportResultCode }) => void) {
-            encoded += ProtobufTraceSerializer.serializeRequest(spans)?.length ?? 0;
+            encoded += delegate._serializer.serializeRequest(spans)?.length ?? 0;
             done({ code: ExportResultCode.SUCCESS });
           },
           shutdown: () => Promise.resolve(),
-        },
+        } as SpanExporter,
       }),
     ],
   });

@@ -25,6 +25,7 @@ import {
   type SpanStatus,
   type TracerProvider,
 } from "@opentelemetry/api";
+import { encodeWithOwnWriter } from "./otlp-protobuf";
 
 /** What the SDK's tracer (sdk-trace 3.x `Tracer`) holds that a finished span needs. */
 interface SdkTracer {
@@ -96,6 +97,8 @@ export function spanSink(name: string): SpanSink | null {
   const provider = trace.getTracerProvider() as TracerProvider & { getDelegate?(): TracerProvider };
   const tracer = (provider.getDelegate?.() ?? provider).getTracer(name) as Partial<SdkTracer>;
   if (!tracer._spanProcessor || !tracer._sampler || !tracer._spanLimits) return null;
+  // The OTLP/protobuf exporters behind it encode with ./otlp-protobuf.ts (the same bytes, one pass).
+  encodeWithOwnWriter(tracer._spanProcessor);
   return { tracer: tracer as SdkTracer, keepsAll: tracer._sampler.toString() === DEFAULT_SAMPLER };
 }
 
