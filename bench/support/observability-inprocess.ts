@@ -25,6 +25,8 @@
  * A mode written `MODE@DIST` runs the platform of another build (its `dist` folder) in the same
  * process, so two builds are compared slice by slice under the same load: `vsOwnOff` is then each
  * mode's CPU per request over its own build's `off`, slice by slice, the median.
+ *
+ * OBS_WARMUP_SLICES (default 2) sets the unmeasured slices each mode gets first.
  */
 import fs from "node:fs";
 import net from "node:net";
@@ -197,8 +199,10 @@ async function main(): Promise<void> {
     for (const [i, run] of runs.entries())
       sides.push(await startSide(run, path.join(dataDir, String(i)), endpoint));
     const perRequest = new Map<Side, number[]>(sides.map((side) => [side, []]));
-    // Warm-up: two slices each, not counted.
-    for (let i = 0; i < 2; i++) for (const side of sides) await slice(side);
+    // Warm-up: two slices each (OBS_WARMUP_SLICES), not counted. V8 still compiles after two: a
+    // longer warm-up leaves less of that in the measured slices.
+    const warmup = Number(process.env.OBS_WARMUP_SLICES ?? 2);
+    for (let i = 0; i < warmup; i++) for (const side of sides) await slice(side);
     for (let i = 0; i < slices; i++)
       for (const side of i % 2 ? [...sides].reverse() : sides) perRequest.get(side)!.push(await slice(side));
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];

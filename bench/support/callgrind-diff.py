@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Callgrind's per-function difference of two runs of bench/support/observability-callgrind.sh
+(docs/performance.md, "Metrics, eighth round"): self instructions per read by function, JIT code
+named from the run's perf-PID.map (node --perf-basic-prof), B minus A, largest first; then the
+same grouped by kind (V8's compilers, GC, our JS by folder, builtins, ...); then, with PATTERN,
+the inclusive costs of the functions it matches (recursion may count twice).
+
+  callgrind-diff.py A.out A.map READS_A B.out B.map READS_B [TOP=60] [PATTERN]
+"""
+
+import bisect, re, sys
+from collections import defaultdict
+
+def load_map(path):
+    entries = []
+    try:
+        for line in open(path, errors="replace"):
+            a, size, name = line.rstrip("\n").split(" ", 2)
+            entries.append((int(a, 16), int(size, 16), name))
+    except FileNotFoundError:
+        pass
+    entries.sort()
+    return entries, [e[0] for e in entries]
+
+def name_of(addr, m):
+    entries, starts = m
+    i = bisect.bisect_right(starts, addr) - 1
+    # the latest mapping containing addr (maps are appended as code is made; later ones win)
+    while i >= 0 and entries[i][0] <= addr:
+        s, size, name = entries[i]
+        if addr < s + size:
+            return name
+        i -= 1
+        if addr - entries[i][0] > 1 << 20:
+            break
+    return "JIT?"
+
+def self_costs(path, m):
+    names = {}
+    cost = defaultdict(int)
+    incl = defaultdict(int)
+    fn = None
+    skip = False
+    total = 0
+    for line in open(path, errors="replace"):
+        if line.startswith("fn="):
+            mm = re.match(r"fn=\((\d+)\)(?: (.*))?", line.rstrip("\n"))
+            if mm:
+                if mm.group(2) is not None:
+                    names[mm.group(1)] = mm.group(2)
+                fn = names[mm.group(1)]
+            else:
+                fn = line[3:].rstrip("\n")
+            skip = False
+            continue
+        if line.startswith("cfn="):
+            mm = re.match(r"cfn=\((\d+)\)(?: (.*))?", line.rstrip("\n"))
+            if mm and mm.group(2) is not None:
+                names[mm.group(1)] = mm.group(2)
+            continue
+        if line.startswith("calls="):
+            skip = True
+            continue
+        if line and (line[0].isdigit() or line[0] in "+-*"):
+            parts = line.split()
+            if len(parts) >= 2:
+                if skip:
+                    skip = False
+                    incl[fn] += int(parts[1])
+                    continue
+                c = int(parts[1])
+                cost[fn] += c
+                total += c
+            continue
+        skip = False
+    out = defaultdict(int)
+    inc = defaultdict(int)
+    def nm(f):
+        mm = re.match(r"0x([0-9a-f]+)", f)
+        return name_of(int(mm.group(1), 16), m) if mm else f
+    for f, c in cost.items():
+        out[nm(f)] += c
+        inc[nm(f)] += c
+    for f, c in incl.items():
+        inc[nm(f)] += c
+    SELF_INCL[path] = inc
+    return out, total
+SELF_INCL = {}
+
+def kind(k):
+    if re.search(r"compiler::|maglev::|turboshaft|Compiler|Baseline|baseline|Zone::|ZoneList|bytecode|interpreter::|Parser|Scanner|AstNode|OptimizedCompilationJob|ConcurrentDispatcher|PipelineImpl|Deoptimiz|JSHeapBroker|SourcePosition|Runtime_Compile|ProcessFeedback|Serializer|Turbofan", k): return "compiler"
+    if re.search(r"Scaveng|Mark|Sweep|Heap::|GC|Evacuat|Remembered|SlotSet|heap::|Compactor|Pretenur|Worklist|MemoryAllocator|PagedSpace|NewSpace|SemiSpace|LargeObject|IteratePointers|BodyDescriptor|Visitor|Ephemeron|ArrayBufferSweeper|MinorMS|Marking|WeakObjects|GlobalHandles", k): return "gc"
+    if k.startswith("JS:"):
+        m = re.search(r"(dist/[^/]+/[^/]+|moleculer/src/[^/ :]+|node:[^ :]+|node_modules/[^/]+)", k)
+        return "js " + (m.group(1) if m else "?")
+    if k.startswith("Builtins_"): return "builtin"
+    if k.startswith("v8::internal::Runtime") or "Runtime_" in k: return "runtime"
+    if re.search(r"malloc|free|calloc|memset|memcpy|memmove", k): return "libc mem"
+    if k.startswith("uv") or k.startswith("node::") or "llhttp" in k: return "node/uv"
+    if k.startswith("v8::"): return "v8 other"
+    if k == "JIT?": return "JIT?"
+    return "other"
+
+a, am, na, b, bm, nb = sys.argv[1:7]
+top = int(sys.argv[7]) if len(sys.argv) > 7 else 60
+A, ta = self_costs(a, load_map(am))
+B, tb = self_costs(b, load_map(bm))
+na, nb = int(na), int(nb)
+print(f"per read: A {ta/na:,.0f}  B {tb/nb:,.0f}  B-A {tb/nb-ta/na:+,.0f} ({(tb/nb)/(ta/na)-1:+.1%})")
+keys = set(A) | set(B)
+rows = sorted(((B.get(k, 0) / nb - A.get(k, 0) / na, A.get(k, 0) / na, B.get(k, 0) / nb, k) for k in keys), key=lambda r: -abs(r[0]))
+for d, x, y, k in rows[:top]:
+    print(f"{d:+10,.0f} {x:10,.0f} {y:10,.0f}  {k[:150]}")
+
+print("by kind:")
+CA = defaultdict(float)
+CB = defaultdict(float)
+for k, v in A.items():
+    CA[kind(k)] += v / na
+for k, v in B.items():
+    CB[kind(k)] += v / nb
+for c in sorted(set(CA) | set(CB), key=lambda c: -abs(CB[c] - CA[c]))[:30]:
+    print(f"{CB[c]-CA[c]:+10,.0f} {CA[c]:10,.0f} {CB[c]:10,.0f}  {c}")
+if len(sys.argv) > 8:
+    pat = re.compile(sys.argv[8])
+    IA, IB = SELF_INCL[a], SELF_INCL[b]
+    print("inclusive (may double count recursion):")
+    ks = sorted({k for k in set(IA) | set(IB) if pat.search(k)}, key=lambda k: -(IB.get(k, 0) / nb))
+    for k in ks[:40]:
+        print(f"{IB.get(k,0)/nb - IA.get(k,0)/na:+10,.0f} {IA.get(k,0)/na:10,.0f} {IB.get(k,0)/nb:10,.0f}  {k[:150]}")
