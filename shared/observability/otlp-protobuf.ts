@@ -279,9 +279,8 @@ function event(w: Writer, e: TimedEvent): void {
   w.finish(at);
 }
 
-function link(w: Writer, l: ReadableSpan["links"][number]): void {
-  const at = w.start();
-  const context: SpanContext = l.context;
+/** Fields 1-3 of a Span and of a Span.Link alike: trace id, span id, trace state when there is one. */
+function ids(w: Writer, context: SpanContext): void {
   w.tag(1, 2);
   w.id(context.traceId);
   w.tag(2, 2);
@@ -291,6 +290,12 @@ function link(w: Writer, l: ReadableSpan["links"][number]): void {
     w.tag(3, 2);
     w.string(traceState);
   }
+}
+
+function link(w: Writer, l: ReadableSpan["links"][number]): void {
+  const at = w.start();
+  const context: SpanContext = l.context;
+  ids(w, context);
   if (l.attributes) attributes(w, l.attributes, 4);
   w.tag(5, 0);
   w.varint(l.droppedAttributesCount || 0);
@@ -302,15 +307,7 @@ function link(w: Writer, l: ReadableSpan["links"][number]): void {
 function span(w: Writer, s: ReadableSpan): void {
   const at = w.start();
   const context = s.spanContext();
-  w.tag(1, 2);
-  w.id(context.traceId);
-  w.tag(2, 2);
-  w.id(context.spanId);
-  const traceState = context.traceState?.serialize();
-  if (traceState) {
-    w.tag(3, 2);
-    w.string(traceState);
-  }
+  ids(w, context);
   if (s.parentSpanContext?.spanId) {
     w.tag(4, 2);
     w.id(s.parentSpanContext.spanId);
