@@ -35,7 +35,8 @@ import { scratchSpace, spawnTracked } from "./support/children";
 import { runBench } from "./support/main";
 import { intEnv } from "./support/env";
 import { measure, type LoadResult, type LoadSettings } from "./support/load";
-import { ADMIN_PASSWORD, httpUrl, platformEnv, startPlatform } from "./support/platform";
+import { httpUrl, platformEnv, startPlatform } from "./support/platform";
+import { benchAdapter, postJson, QUERY_PATH } from "./support/proxy-adapter";
 import { pairedSlices, type PairedFigures } from "./support/paired-proxy";
 import { startProxyFloor } from "./support/proxy-floor";
 
@@ -54,7 +55,6 @@ const runs = (id: Scenario) => !ONLY || ONLY.includes(id);
 /** CPU µs the bench process (gateway and adapter, or the floor) spent per answered request. */
 const benchUsPerReq = (r: LoadResult) =>
   r.requests === 0 ? null : Math.round((r.cpu.ms.bench * 1000) / r.requests);
-const QUERY_PATH = "/restconf/data/tailf-ncs:devices";
 
 function startUpstream(): Promise<{ port: number; bytes: number }> {
   const child = spawnTracked(process.execPath, [path.join(__dirname, "support/upstream-node.js")], {
@@ -67,17 +67,6 @@ function startUpstream(): Promise<{ port: number; bytes: number }> {
   });
 }
 
-async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${text.slice(0, 300)}`);
-  return text;
-}
-
 const best = (rs: LoadResult[]) => rs.reduce((a, b) => (b.reqPerSec > a.reqPerSec ? b : a));
 
 async function main(): Promise<void> {
@@ -88,30 +77,13 @@ async function main(): Promise<void> {
   const floor = await startProxyFloor(upstream.port, 64);
   try {
     const base = httpUrl(broker);
-    const token = await post(`${base}/login`, { user: { username: "admin", password: ADMIN_PASSWORD } });
-    const auth = { authorization: `Bearer ${token}` };
-    await post(
-      `${base}/adapters`,
-      {
-        properties: {
-          name: "bench",
-          type: "Application",
-          properties: {
-            id: "bench",
-            type: "NSO",
-            // The limits sized for the load: the bench measures the proxy's cost, not its queue.
-            properties: { host: "127.0.0.1", port: upstream.port, maxInFlight: 64, maxQueue: 1000 },
-          },
-        },
-      },
-      auth,
-    );
+    const auth = await benchAdapter(base, upstream.port);
     const body = JSON.stringify({ params: { path: QUERY_PATH, accept: "application/yang-data+json" } });
-    const proxied = await post(`${base}/orchestrator_manager/restQuery/bench`, JSON.parse(body), auth);
+    const proxied = await postJson(`${base}/orchestrator_manager/restQuery/bench`, JSON.parse(body), auth);
     if (Buffer.byteLength(proxied) < upstream.bytes * 0.9)
       throw new Error("the proxy did not answer the device list");
     const floorUrl = `${httpUrl(floor)}/floor/restQuery`;
-    if ((await post(floorUrl, JSON.parse(body))) !== proxied)
+    if ((await postJson(floorUrl, JSON.parse(body))) !== proxied)
       throw new Error("the floor did not answer what the proxy answers");
 
     const results: Record<Scenario, LoadResult[]> = { direct: [], floor: [], proxy: [] };

@@ -19,6 +19,7 @@ import path from "node:path";
 import type { ServiceBroker } from "moleculer";
 import type * as platformHelpers from "./platform";
 import { runBench } from "./main";
+import { onAnswers } from "./http-answers";
 
 const [mode, dist, dataDir, warm, reads, flags] = process.argv.slice(2);
 const CONNECTIONS = 16;
@@ -40,25 +41,14 @@ async function makeReads(port: number, request: Buffer, total: number): Promise<
     const socket = net.connect(port, "127.0.0.1");
     sockets.add(socket);
     socket.setNoDelay(true);
-    let buffered = "";
     let waiting = asked;
-    socket.on("data", (chunk) => {
-      buffered += chunk.toString("latin1");
-      for (;;) {
-        const head = buffered.indexOf("\r\n\r\n");
-        if (head < 0) return;
-        const length = Number(/content-length: (\d+)/i.exec(buffered.slice(0, head))?.[1] ?? NaN);
-        if (!buffered.startsWith("HTTP/1.1 200") || Number.isNaN(length))
-          throw new Error(`unexpected answer: ${buffered.slice(0, 200)}`);
-        if (buffered.length < head + 4 + length) return;
-        buffered = buffered.slice(head + 4 + length);
-        waiting = false;
-        if (++answered === total) done();
-        if (sent < total) {
-          sent++;
-          waiting = true;
-          socket.write(request);
-        }
+    onAnswers(socket, () => {
+      waiting = false;
+      if (++answered === total) done();
+      if (sent < total) {
+        sent++;
+        waiting = true;
+        socket.write(request);
       }
     });
     socket.on("error", () => {});

@@ -37,6 +37,7 @@ import * as platform from "./platform";
 import { runBench } from "./main";
 import { spawnTracked, stopAllChildren } from "./children";
 import { startTelemetry } from "../../shared/telemetry";
+import { onAnswers } from "./http-answers";
 
 const MODES = ["off", "metrics", "unsampled", "sampled", "traced"] as const;
 type Mode = (typeof MODES)[number];
@@ -70,21 +71,10 @@ function keepAsking(
 ): Promise<net.Socket> {
   const socket = net.connect(port, "127.0.0.1");
   socket.setNoDelay(true);
-  let buffered = "";
-  socket.on("data", (chunk) => {
-    buffered += chunk.toString("latin1");
-    for (;;) {
-      const head = buffered.indexOf("\r\n\r\n");
-      if (head < 0) return;
-      const length = Number(/content-length: (\d+)/i.exec(buffered.slice(0, head))?.[1] ?? NaN);
-      if (!buffered.startsWith("HTTP/1.1 200") || Number.isNaN(length))
-        throw new Error(`unexpected answer: ${buffered.slice(0, 200)}`);
-      if (buffered.length < head + 4 + length) return;
-      buffered = buffered.slice(head + 4 + length);
-      answered();
-      if (asking()) socket.write(request);
-      else idle(socket);
-    }
+  onAnswers(socket, () => {
+    answered();
+    if (asking()) socket.write(request);
+    else idle(socket);
   });
   return new Promise((resolve) => socket.once("connect", () => resolve(socket)));
 }

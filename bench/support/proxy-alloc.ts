@@ -21,7 +21,8 @@ import inspector from "node:inspector/promises";
 import path from "node:path";
 import v8 from "node:v8";
 import { PerformanceObserver } from "node:perf_hooks";
-import { httpUrl, platformEnv, startPlatform, ADMIN_PASSWORD } from "./platform";
+import { httpUrl, platformEnv, startPlatform } from "./platform";
+import { benchAdapter, QUERY_PATH } from "./proxy-adapter";
 import { scratchSpace, spawnTracked } from "./children";
 import { runBench } from "./main";
 import { startProxyFloor } from "./proxy-floor";
@@ -34,7 +35,6 @@ const SAMPLE_BYTES = Number(process.env.ALLOC_SAMPLE_BYTES ?? 1024);
 const GC_ONLY = process.env.ALLOC_GC === "1";
 /** ALLOC_LIVE=1: only what is still alive once the slice's requests are all answered (a full GC first). */
 const LIVE_ONLY = process.env.ALLOC_LIVE === "1";
-const QUERY_PATH = "/restconf/data/tailf-ncs:devices";
 
 interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
@@ -47,17 +47,6 @@ function child(script: string) {
     stdio: ["ignore", "inherit", "inherit", "ipc"],
     env: { ...process.env },
   });
-}
-
-async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${text.slice(0, 300)}`);
-  return text;
 }
 
 function rawRequest(port: number, urlPath: string, body: string, headers: Record<string, string>) {
@@ -107,20 +96,7 @@ async function main() {
   const load = child("paired-load-node.js");
   try {
     const base = httpUrl(broker);
-    const token = await post(`${base}/login`, { user: { username: "admin", password: ADMIN_PASSWORD } });
-    const auth = { authorization: `Bearer ${token}` };
-    const properties = { host: "127.0.0.1", port: upstream.port, maxInFlight: 64, maxQueue: 1000 };
-    await post(
-      `${base}/adapters`,
-      {
-        properties: {
-          name: "bench",
-          type: "Application",
-          properties: { id: "bench", type: "NSO", properties },
-        },
-      },
-      auth,
-    );
+    const auth = await benchAdapter(base, upstream.port);
     const body = JSON.stringify({ params: { path: QUERY_PATH, accept: "application/yang-data+json" } });
     const floorPort = Number(new URL(httpUrl(floor)).port);
     const proxyPort = Number(new URL(base).port);
