@@ -15,7 +15,7 @@
  * start-to-complete p99 at that load (the issue's aim: under 100 ms).
  * The load's HTTP client runs in its own process (./engine/load-child.ts) unless BENCH_CLIENT=same.
  * Env: BENCH_JOBS (1500), BENCH_NATS_JOBS (800), BENCH_CONCURRENCY (32), BENCH_FINISH (400, 0 skips), BENCH_PACED_JOBS (500),
- * BENCH_WARMUP_JOBS (100), BENCH_MAX_S (per measured run, 120), BENCH_QUIET_WAIT (s, 20),
+ * BENCH_WARMUP_JOBS (100, at least), BENCH_WARMUP_S (10, at least), BENCH_MAX_S (per measured run, 120), BENCH_QUIET_WAIT (s, 20),
  * BENCH_ONLY (in-process,nats), BENCH_PROFILE_DIR (children write CPU profiles there), NATS_URL.
  */
 import { writeResults } from "./support/report";
@@ -46,6 +46,7 @@ const settings: OursSettings = {
   concurrency: CONCURRENCY,
   finish: FINISH,
   warmupJobs: intEnv("BENCH_WARMUP_JOBS", 100, 1),
+  warmupMs: intEnv("BENCH_WARMUP_S", 10, 0) * 1000,
   maxMs: intEnv("BENCH_MAX_S", 120, 5) * 1000,
   quietWaitS: intEnv("BENCH_QUIET_WAIT", 20, 0),
   pacedJobs: intEnv("BENCH_PACED_JOBS", 500, 0),

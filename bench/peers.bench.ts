@@ -18,11 +18,12 @@
  * the ratios ours / peer; JSON in bench/results/peers.json.
  *
  * Env: BENCH_JOBS (1500 per closed loop), BENCH_SECONDS (longest closed loop, 60),
- * BENCH_CONCURRENCY (32), BENCH_PACED_JOBS (500), BENCH_WARMUP_JOBS (100), BENCH_QUIET_WAIT (s, 10),
+ * BENCH_CONCURRENCY (32), BENCH_PACED_JOBS (500), BENCH_WARMUP_JOBS (100, at least), BENCH_WARMUP_S
+ * (10, at least; every engine warms up alike: ./engine/workload.ts, warmLoop), BENCH_QUIET_WAIT (s, 10),
  * BENCH_SCHEDULES (10000), BENCH_SPREAD_S (60), BENCH_LEAD_S (5), BENCH_WORKERS (1,2),
  * BENCH_ONLY (ours,ours-durable,bullmq-chain,bullmq-flow,graphile,schedules), PEERS_REDIS_URL, PEERS_PG_URL, NATS_URL,
  * BENCH_STAGES (1: where ours' slow jobs of the half-peak run waited, in one process: ./engine/stages.ts).
- * A smoke run: BENCH_JOBS=100 BENCH_PACED_JOBS=50 BENCH_WARMUP_JOBS=10 BENCH_QUIET_WAIT=0
+ * A smoke run: BENCH_JOBS=100 BENCH_PACED_JOBS=50 BENCH_WARMUP_JOBS=10 BENCH_WARMUP_S=0 BENCH_QUIET_WAIT=0
  * BENCH_SCHEDULES=200 BENCH_SPREAD_S=3 BENCH_LEAD_S=2.
  */
 import { writeResults } from "./support/report";
@@ -31,7 +32,7 @@ import { runBench } from "./support/main";
 import { intEnv } from "./support/env";
 import { runOurs, type OursResult, type Shape } from "./engine/ours";
 import { runOurSchedules, type ScheduleResult } from "./scheduler/ours";
-import { PEERS, PEER_LABELS, type PeerId } from "./peers/peers";
+import { PEERS, PEER_LABELS, STEPS, type PeerId } from "./peers/peers";
 import { runBullDelayed, runPeer, type PeerResult } from "./peers/run";
 import { probePostgres, probeRedis, serversFromEnv, type Probe } from "./peers/servers";
 
@@ -40,6 +41,7 @@ const MAX_MS = intEnv("BENCH_SECONDS", 60, 1) * 1000;
 const CONCURRENCY = intEnv("BENCH_CONCURRENCY", 32, 1);
 const PACED_JOBS = intEnv("BENCH_PACED_JOBS", 500, 0);
 const WARMUP = intEnv("BENCH_WARMUP_JOBS", 100, 1);
+const WARMUP_MS = intEnv("BENCH_WARMUP_S", 10, 0) * 1000;
 const QUIET_WAIT_S = intEnv("BENCH_QUIET_WAIT", 10, 0);
 const SCHEDULES = intEnv("BENCH_SCHEDULES", 10_000, 10);
 const SPREAD_MS = intEnv("BENCH_SPREAD_S", 60, 1) * 1000;
@@ -70,6 +72,13 @@ const schedules: { who: "ours" | "bullmq-delayed"; result: ScheduleResult }[] = 
 const skipped: string[] = [];
 const durability: string[] = [];
 
+/** The closed loop's pace in its first and last third, in transitions/s (a warm-up too short shows). */
+function steadiness(t: { first: number; last: number } | null): string {
+  return t
+    ? ` (first third ${fmt(Math.round(t.first * STEPS))}, last ${fmt(Math.round(t.last * STEPS))})`
+    : "";
+}
+
 function noteOthers(others: number | null | undefined): string {
   return (others ?? 0) > 0.1 ? ` (other processes used ${Math.round(others! * 100)}% CPU: noisy)` : "";
 }
@@ -83,6 +92,7 @@ async function ours(workers: number, durable = false): Promise<void> {
     concurrency: CONCURRENCY,
     finish: 0,
     warmupJobs: WARMUP,
+    warmupMs: WARMUP_MS,
     maxMs: MAX_MS,
     quietWaitS: QUIET_WAIT_S,
     pacedJobs: PACED_JOBS,
@@ -92,7 +102,7 @@ async function ours(workers: number, durable = false): Promise<void> {
     dataDir,
   });
   console.log(
-    `${r.transitionsPerSec} transitions/s; at half the peak p99 ${r.halfPeak?.p99Ms ?? "n/a"} ms${noteOthers(r.cpu?.others)}`,
+    `${r.transitionsPerSec} transitions/s${steadiness(r.thirds)}; at half the peak p99 ${r.halfPeak?.p99Ms ?? "n/a"} ms${noteOthers(r.cpu?.others)}`,
   );
   rows.push({
     who: durable ? "ours-durable" : "ours",
@@ -111,6 +121,7 @@ async function peer(id: PeerId, workers: number): Promise<void> {
     jobs: JOBS,
     concurrency: CONCURRENCY,
     warmupJobs: WARMUP,
+    warmupMs: WARMUP_MS,
     maxMs: MAX_MS,
     quietWaitS: QUIET_WAIT_S,
     pacedJobs: PACED_JOBS,
@@ -119,7 +130,7 @@ async function peer(id: PeerId, workers: number): Promise<void> {
     runId: RUN_ID,
   });
   console.log(
-    `${r.transitionsPerSec} transitions/s; at half the peak p99 ${r.halfPeak?.p99Ms ?? "n/a"} ms; ` +
+    `${r.transitionsPerSec} transitions/s${steadiness(r.thirds)}; at half the peak p99 ${r.halfPeak?.p99Ms ?? "n/a"} ms; ` +
       `jobs ended per worker ${r.endsPerWorker.join(" / ")}${noteOthers(r.cpu?.others)}`,
   );
   rows.push({
@@ -216,6 +227,7 @@ function report(probes: Record<string, Probe>): void {
       concurrency: CONCURRENCY,
       pacedJobs: PACED_JOBS,
       warmupJobs: WARMUP,
+      warmupMs: WARMUP_MS,
       schedules: SCHEDULES,
       spreadMs: SPREAD_MS,
       workers: WORKERS,

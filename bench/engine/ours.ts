@@ -31,6 +31,7 @@ import {
   runJobs,
   runPacedJobs,
   taskService,
+  thirds,
   warmUp,
   type JobsRun,
 } from "./workload";
@@ -45,6 +46,8 @@ export interface OursSettings {
   /** finishTask calls after the closed loop (0 skips them). */
   finish: number;
   warmupJobs: number;
+  /** The warm-up's least duration, ms (./workload.ts, warmLoop). */
+  warmupMs: number;
   /** Longest measured run, in ms. */
   maxMs: number;
   quietWaitS: number;
@@ -71,6 +74,8 @@ export interface OursResult {
   transitionsPerSec: number;
   jobsPerSec: number;
   startToComplete: Latency;
+  /** Jobs/s in the closed loop's first and last third (./workload.ts, thirds). */
+  thirds: { first: number; last: number } | null;
   startJob: Latency;
   finishTask: Latency & { perSec: number; failed: number };
   /** Jobs started at half the measured peak jobs/s, open loop. */
@@ -126,7 +131,11 @@ async function measure(
   await http.login(ADMIN_PASSWORD);
   await createWorkflows(http);
   process.stdout.write(`- ${label}: warming up ... `);
-  await warmUp(http, completions, callers, replicas, s.warmupJobs);
+  await warmUp(http, completions, callers, replicas, {
+    jobs: s.warmupJobs,
+    ms: s.warmupMs,
+    concurrency: s.concurrency,
+  });
   if (s.quietWaitS > 0) await waitQuiet(s.quietWaitS * 1000);
 
   const cpu = watchCpu(childPids);
@@ -174,6 +183,7 @@ async function measure(
     transitionsPerSec: Math.round(transitions / (run.wallMs / 1000)),
     jobsPerSec: Math.round((run.completed / (run.wallMs / 1000)) * 10) / 10,
     startToComplete: latency(run.latencies),
+    thirds: thirds(run),
     startJob: latency(run.startLatencies),
     finishTask: {
       ...latency(finish.latencies),

@@ -182,6 +182,8 @@ export interface JobsRun {
   startLatencies: number[];
   /** Each of our jobs' wall-clock stamps (ours only; ./stages.ts reads them). */
   stamps?: JobStamp[];
+  /** When each completed job ended, ms after the loop began (the closed loop's: see `thirds`). */
+  endsMs?: number[];
 }
 
 /** What a load loop saw of its jobs. */
@@ -252,14 +254,50 @@ export async function closedLoop(
   let next = 0;
   const tally = new Tally();
   const began = performance.now();
+  const endsMs: number[] = [];
   const worker = async () => {
     while (next < jobs && performance.now() < deadline) {
       next++;
-      tally.add(await one());
+      const r = await one();
+      if (r.completeMs !== undefined) endsMs.push(performance.now() - began);
+      tally.add(r);
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  return { jobs: next, wallMs: performance.now() - began, ...tally.totals() };
+  return { jobs: next, wallMs: performance.now() - began, ...tally.totals(), endsMs };
+}
+
+/**
+ * Jobs completed per second in the first and the last third of a closed loop's wall time: near
+ * each other, the engine ran at its steady pace; the first well below the last, it was still
+ * warming up when the measure began.
+ */
+export function thirds(run: Pick<JobsRun, "wallMs" | "endsMs">): { first: number; last: number } | null {
+  const ends = run.endsMs;
+  if (!ends || ends.length === 0 || run.wallMs <= 0) return null;
+  const third = run.wallMs / 3;
+  const rate = (from: number, to: number) =>
+    Math.round((ends.filter((t) => t >= from && t < to).length / (third / 1000)) * 10) / 10;
+  return { first: rate(0, third), last: rate(2 * third, Infinity) };
+}
+
+/** A warm-up: at least `jobs` jobs and at least `ms` of the closed loop, `concurrency` in flight. */
+export interface WarmUpSpec {
+  jobs: number;
+  ms: number;
+  concurrency: number;
+}
+
+/**
+ * Warms an engine up before its measure, the same way for every engine: the closed loop at the
+ * measure's concurrency until both bounds have passed. By time as well as by count, because an
+ * engine's code runs slower until V8 has compiled its hot paths and the GC has sized its young
+ * generation: ours took about 1,500 jobs to settle (docs/performance.md, "Warm-up"), and every
+ * engine gets the same time.
+ */
+export async function warmLoop(one: OneJob, w: WarmUpSpec): Promise<void> {
+  const timed = await closedLoop(one, Infinity, w.concurrency, performance.now() + w.ms);
+  if (timed.jobs < w.jobs) await closedLoop(one, w.jobs - timed.jobs, w.concurrency);
 }
 
 export interface FinishRun {
@@ -306,20 +344,21 @@ export async function runFinishTasks(http: Http, count: number, concurrency: num
   return { count: latencies.length, failed, wallMs: performance.now() - began, latencies };
 }
 
-/** Waits until every engine replica has run a task (they know the task service and are warm). */
+/** Warms the platform up (warmLoop), then waits until every engine replica has run a task. */
 export async function warmUp(
   http: Http,
   completions: Completions,
   callers: Map<string, number>,
   replicas: number,
-  jobs: number,
+  spec: WarmUpSpec,
   timeoutMs = 60_000,
 ): Promise<void> {
   const until = Date.now() + timeoutMs;
-  for (;;) {
-    await runJobs(http, completions, jobs, 8);
-    if (callers.size >= replicas) return;
+  const one = () => startAndWait(http, completions);
+  await warmLoop(one, spec);
+  while (callers.size < replicas) {
     if (Date.now() > until) throw new Error(`only ${callers.size} of ${replicas} engine replicas ran tasks`);
+    await closedLoop(one, spec.jobs, spec.concurrency);
   }
 }
 

@@ -11,7 +11,7 @@ import { makeWorkerUtils } from "graphile-worker";
 import { childPids, spawnTracked, stopChild } from "../support/children";
 import { waitQuiet, watchCpu, type CpuShares } from "../support/cpu";
 import { latency, type Latency } from "../engine/stats";
-import { Completions, closedLoop, pacedLoop, type OneJob } from "../engine/workload";
+import { Completions, closedLoop, pacedLoop, thirds, warmLoop, type OneJob } from "../engine/workload";
 import type { ScheduleResult } from "../scheduler/ours";
 import { STEPS, producer, startWorker, type PeerId, type Servers, type WorkerSpec } from "./peers";
 
@@ -20,6 +20,8 @@ export interface PeerSettings {
   /** Jobs in flight in the closed loop; also the steps all workers together run at once. */
   concurrency: number;
   warmupJobs: number;
+  /** The warm-up's least duration, ms (../engine/workload.ts, warmLoop). */
+  warmupMs: number;
   maxMs: number;
   quietWaitS: number;
   pacedJobs: number;
@@ -41,6 +43,8 @@ export interface PeerResult {
   transitionsPerSec: number;
   jobsPerSec: number;
   startToComplete: Latency;
+  /** Jobs/s in the closed loop's first and last third (../engine/workload.ts, thirds). */
+  thirds: { first: number; last: number } | null;
   /** The library call that starts a job (add, or the flow's add), answered. */
   startJob: Latency;
   halfPeak: (Latency & { jobsPerSec: number; failed: number }) | null;
@@ -149,7 +153,7 @@ export async function runPeer(peer: PeerId, workers: number, s: PeerSettings): P
       const end = await completions.wait(key, 60_000).catch(() => ({ at: NaN, status: "timeout" }));
       return end.status === "complete" ? { startMs, completeMs: end.at - sent } : { startMs };
     };
-    await closedLoop(one, s.warmupJobs, Math.min(8, s.concurrency));
+    await warmLoop(one, { jobs: s.warmupJobs, ms: s.warmupMs, concurrency: s.concurrency });
     if (s.quietWaitS > 0) await waitQuiet(s.quietWaitS * 1000);
 
     const before = [...pool.ends];
@@ -170,6 +174,7 @@ export async function runPeer(peer: PeerId, workers: number, s: PeerSettings): P
       transitionsPerSec: Math.round((run.completed * STEPS) / (run.wallMs / 1000)),
       jobsPerSec: Math.round(peak * 10) / 10,
       startToComplete: latency(run.latencies),
+      thirds: thirds(run),
       startJob: latency(run.startLatencies),
       halfPeak: paced
         ? { ...latency(paced.latencies), jobsPerSec: Math.round((peak / 2) * 10) / 10, failed: paced.failed }

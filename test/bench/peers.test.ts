@@ -43,6 +43,7 @@ const settings = (runId: string): PeerSettings => ({
   jobs: 8,
   concurrency: 4,
   warmupJobs: 1,
+  warmupMs: 0,
   maxMs: 60_000,
   quietWaitS: 0,
   pacedJobs: 4,
