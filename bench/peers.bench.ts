@@ -22,7 +22,8 @@
  * (10, at least; every engine warms up alike: ./engine/workload.ts, warmLoop), BENCH_QUIET_WAIT (s, 10),
  * BENCH_SCHEDULES (10000), BENCH_SPREAD_S (60), BENCH_LEAD_S (5), BENCH_WORKERS (1,2),
  * BENCH_ONLY (ours,ours-durable,bullmq-chain,bullmq-flow,graphile,schedules), PEERS_REDIS_URL, PEERS_PG_URL, NATS_URL,
- * BENCH_STAGES (1: where ours' slow jobs of the half-peak run waited, in one process: ./engine/stages.ts).
+ * BENCH_STAGES (1: where ours' slow jobs of the half-peak run waited, in one process: ./engine/stages.ts),
+ * BENCH_STAGES_PROFILE (1, with BENCH_STAGES: what the main thread ran meanwhile: ./engine/stages-profile.ts).
  * A smoke run: BENCH_JOBS=100 BENCH_PACED_JOBS=50 BENCH_WARMUP_JOBS=10 BENCH_WARMUP_S=0 BENCH_QUIET_WAIT=0
  * BENCH_SCHEDULES=200 BENCH_SPREAD_S=3 BENCH_LEAD_S=2.
  */

@@ -21,6 +21,7 @@ import {
 } from "../support/platform";
 import { latency, type Latency } from "./stats";
 import { StageRecorder } from "./stages";
+import { StageProfiler } from "./stages-profile";
 import { intEnv } from "../support/env";
 import {
   Completions,
@@ -110,6 +111,8 @@ async function inChild(
 
 /** BENCH_STAGES=1: where the half-peak run's slow jobs wait, in one process (./stages.ts). */
 const STAGES = intEnv("BENCH_STAGES", 0, 0) > 0;
+/** BENCH_STAGES_PROFILE=1 with it: what the main thread ran in the slow jobs' time (./stages-profile.ts). */
+const PROFILE = intEnv("BENCH_STAGES_PROFILE", 0, 0) > 0;
 
 /** The measured part, the same for both shapes. */
 async function measure(
@@ -125,6 +128,7 @@ async function measure(
   broker.createService(completions.service());
   const stages = STAGES && id === "in-process" ? new StageRecorder() : undefined;
   if (stages) broker.createService(stages.service());
+  const profiler = stages && PROFILE ? new StageProfiler() : undefined;
   await broker.waitForServices(["benchtask", "benchlistener", "engine"], 30_000);
 
   const http = new Http(httpUrl(broker));
@@ -157,6 +161,7 @@ async function measure(
       : { count: 0, failed: 0, wallMs: 0, latencies: [] };
   const peakJobsPerSec = run.completed / (run.wallMs / 1000);
   stages?.start();
+  await profiler?.start();
   const paced =
     s.pacedJobs > 0 && peakJobsPerSec > 0
       ? s.client === "child"
@@ -170,7 +175,12 @@ async function measure(
         : await runPacedJobs(http, completions, s.pacedJobs, peakJobsPerSec / 2)
       : null;
   stages?.stop();
-  if (stages && paced) for (const line of stages.report(paced.stamps ?? [])) console.log(line);
+  await profiler?.stop();
+  if (stages && paced) {
+    for (const line of stages.report(paced.stamps ?? [])) console.log(line);
+    const slow = profiler && stages.slowWindows(paced.stamps ?? []);
+    if (slow) for (const line of profiler!.report(slow.windows, slow.run)) console.log(line);
+  }
 
   const transitions = run.completed * TASKS_PER_JOB;
   return {

@@ -122,11 +122,32 @@ export class StageRecorder {
     this.restore = [];
   }
 
-  /** The report, as lines of text. */
-  report(stamps: JobStamp[]): string[] {
-    const jobs = stamps
+  /**
+   * The slowest jobs' times (request sent -> end, wall-clock ms; at or above the p99) and the run's
+   * span: where ./stages-profile.ts looks.
+   */
+  slowWindows(stamps: JobStamp[]): { windows: [number, number][]; run: [number, number] } | null {
+    const jobs = this.splits(stamps);
+    if (jobs.length === 0) return null;
+    const p99 = percentile(
+      jobs.map((j) => j.total),
+      99,
+    );
+    return {
+      windows: jobs.filter((j) => j.total >= p99).map((j) => [j.sent, j.ended]),
+      run: [Math.min(...jobs.map((j) => j.sent)), Math.max(...jobs.map((j) => j.ended))],
+    };
+  }
+
+  private splits(stamps: JobStamp[]): Split[] {
+    return stamps
       .filter((s) => s.ended !== undefined && (this.events.get(s.jobId)?.length ?? 0) >= 2)
       .map((s) => this.split(s));
+  }
+
+  /** The report, as lines of text. */
+  report(stamps: JobStamp[]): string[] {
+    const jobs = this.splits(stamps);
     if (jobs.length === 0) return ["stages: no job with its events"];
     jobs.sort((a, b) => a.total - b.total);
     const p99 = percentile(
