@@ -182,6 +182,7 @@ async function measure(
     if (slow) for (const line of profiler!.report(slow.windows, slow.run)) console.log(line);
   }
 
+  http.close();
   const transitions = run.completed * TASKS_PER_JOB;
   return {
     id,

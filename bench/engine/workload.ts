@@ -6,6 +6,7 @@
 import type { Context, ServiceBroker, ServiceSchema } from "moleculer";
 import { ENGINE_EVENTS, type JobChangesEvent } from "../../shared/contracts/events";
 import type { JobStamp } from "./stages";
+import { LeanHttp } from "../support/lean-http";
 
 export const TASKS_PER_JOB = 10;
 export const AUTOMATIC_WORKFLOW = "bench-ten-tasks";
@@ -135,31 +136,40 @@ export function manualWorkflow() {
   };
 }
 
+/** The platform's HTTP API as the load uses it, signed in (../support/lean-http.ts). */
 export class Http {
+  private readonly client: LeanHttp;
+
   constructor(
     readonly base: string,
     private token = "",
-  ) {}
+  ) {
+    this.client = new LeanHttp(base);
+  }
 
   async login(password: string): Promise<void> {
-    const reply = await fetch(`${this.base}/login`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ user: { username: "admin", password } }),
-    });
-    if (reply.status !== 200) throw new Error(`login: ${reply.status} ${await reply.text()}`);
-    this.token = await reply.text();
+    const reply = await this.client.request(
+      "POST",
+      "/login",
+      { "content-type": "application/json" },
+      JSON.stringify({ user: { username: "admin", password } }),
+    );
+    if (reply.status !== 200) throw new Error(`login: ${reply.status} ${reply.body}`);
+    this.token = reply.body;
   }
 
   async post(path: string, body: unknown): Promise<{ status: number; body: any }> {
-    const reply = await fetch(`${this.base}${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${this.token}` },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(30_000),
-    });
-    const text = await reply.text();
-    return { status: reply.status, body: text ? JSON.parse(text) : undefined };
+    const reply = await this.client.request(
+      "POST",
+      path,
+      { "content-type": "application/json", authorization: `Bearer ${this.token}` },
+      JSON.stringify(body),
+    );
+    return { status: reply.status, body: reply.body ? JSON.parse(reply.body) : undefined };
+  }
+
+  close(): void {
+    this.client.close();
   }
 }
 
