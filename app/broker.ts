@@ -8,14 +8,11 @@ import { registerPlatformMetrics } from "../shared/observability/metrics";
 import { attachProcessProbes } from "../shared/observability/process-probes";
 import { bindConfig } from "../shared/runtime";
 import { brokerOptions } from "./broker-options";
-import { taskCallsService } from "../shared/task-calls/serve";
 
 export function createBroker(config: PlatformConfig = loadConfig()): ServiceBroker {
   const broker = new ServiceBroker(brokerOptions(config));
   bindConfig(broker, config);
   registerPlatformMetrics(broker);
   attachProcessProbes(broker);
-  // On a bus, any node may run workflow tasks: it takes an engine's task calls several to a request.
-  if (config.transporter) broker.createService(taskCallsService());
   return broker;
 }

@@ -58,23 +58,6 @@ function nodeLost(err: unknown): boolean {
   return err instanceof Errors.RequestRejectedError || err instanceof Errors.RequestTimeoutError;
 }
 
-/** The rule for a call without an idempotency key: sent again if it never ran, or if a read lost its node. */
-function resendable(err: unknown, self: string, isRead: boolean): boolean {
-  return neverRan(err, self) || (isRead && nodeLost(err));
-}
-
-let defaultReads: Set<string> | undefined;
-
-/**
- * Whether a call of `action` (no idempotency key) that failed with `err` is sent again, for a
- * caller whose call did not pass this middleware alone: a task call that failed with its batch
- * (shared/task-calls/send.ts).
- */
-export function resendsAlone(broker: ServiceBroker, action: string, err: unknown): boolean {
-  defaultReads ??= readActions();
-  return resendable(err, broker.nodeID, defaultReads.has(action));
-}
-
 export function retryLeftNodeMiddleware(
   reads: Set<string> = readActions(),
   writes: Set<string> = actionsMarked("keyed"),
@@ -98,7 +81,7 @@ export function retryLeftNodeMiddleware(
           const tries = ctx._leftNodeRetries ?? 0;
           const keyed =
             isWrite && typeof (ctx.meta as Record<string, unknown>)?.[IDEMPOTENCY_META] === "string";
-          const retry = resendable(err, broker.nodeID, isRead) || (keyed && departed(err));
+          const retry = neverRan(err, broker.nodeID) || (isRead && nodeLost(err)) || (keyed && departed(err));
           if (!retry || tries >= RETRIES) throw err;
           broker.logger.info(`'${action.name}': its node left (${(err as Error).name}); sending it again`);
           // The copy carries the count, so the call's own pass through this middleware goes on counting.

@@ -64,7 +64,7 @@ export function toPlain(broker: ServiceBroker, err: unknown): PlainError {
 }
 
 /** The error back as the class Moleculer's transit would have rebuilt for a call of its own. */
-export function fromPlain(broker: ServiceBroker, plain: PlainError): Error {
+function fromPlain(broker: ServiceBroker, plain: PlainError): Error {
   const regenerator = broker.errorRegenerator;
   if (regenerator) return regenerator.restore(plain as never, { sender: plain.nodeID }) as Error;
   return Object.assign(new Error(plain.message), plain);

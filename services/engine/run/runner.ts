@@ -38,7 +38,6 @@ import { outgoingFromResult, resolveIncoming } from "./variables";
 import { copyPlain } from "../../../shared/objects";
 import { callAsPlatform, PLATFORM_META } from "../../../shared/authorization";
 import { assertMayStart } from "../../../shared/job-visibility";
-import { TaskCalls } from "../../../shared/task-calls/send";
 
 /** The balanced event that asks one engine replica to look at a job now. */
 export const DISPATCH_EVENT = "engine.dispatch";
@@ -69,10 +68,6 @@ export interface RunnerHost {
 export class Runner {
   readonly me: string;
   readonly jobs: JobStore;
-  /** Task calls to one remote node in one turn go as one request (shared/task-calls/send.ts). */
-  private readonly calls: TaskCalls;
-  /** The macrotask the tasks launched in this turn start in (nextTurn). */
-  private turnStart?: Promise<void>;
   private readonly running = new Map<string, RunningTask>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private sweepTimer?: NodeJS.Timeout;
@@ -84,7 +79,6 @@ export class Runner {
   constructor(private readonly host: RunnerHost) {
     this.me = `${host.broker.nodeID}/${randomUUID().slice(0, 8)}`;
     this.jobs = new JobStore(host.jobs, { machinery: host.settings.machinery });
-    this.calls = new TaskCalls(host.broker);
   }
 
   private get broker() {
@@ -181,29 +175,14 @@ export class Runner {
 
   // ------------------------------------------------------------------------------ running tasks
 
-  /**
-   * Tasks start in a macrotask: in one process a job's whole chain of steps would otherwise run as
-   * one stream of microtasks (local calls and the embedded store never wait for I/O), keeping HTTP
-   * requests and replies waiting until every running job had finished. One macrotask for all the
-   * tasks launched in a turn, so that once each has made its call (the reactions `resolve` queues
-   * run first), their calls to one remote node leave together, in this turn's socket write.
-   */
-  private nextTurn(): Promise<void> {
-    this.turnStart ??= new Promise<void>((resolve) =>
-      setImmediate(() => {
-        this.turnStart = undefined;
-        resolve();
-        queueMicrotask(() => this.calls.flush());
-      }),
-    );
-    return this.turnStart;
-  }
-
   private launch(job: RunJob, taskId: string, run: string): void {
     const key = `${job._id}/${taskId}/${run}`;
     if (this.running.has(key)) return;
     const task = job.tasks[taskId]!;
-    const work = this.nextTurn().then(() =>
+    // Each task starts in a macrotask: in one process a job's whole chain of steps would otherwise
+    // run as one stream of microtasks (local calls and the embedded store never wait for I/O),
+    // keeping HTTP requests and replies waiting until every running job had finished.
+    const work = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
       task.type === "operation" && task.name === "childJob"
         ? this.runChild(job, taskId, run)
         : this.runAction(job, taskId, run),
@@ -262,7 +241,7 @@ export class Runner {
       // The action gets its own params: the job's tasks are shared (and frozen) between writes.
       // As the job's runAs, whose current rights the authorization middleware resolves (its stored
       // roles are a snapshot); a job the platform started itself runs as the platform.
-      const result = await this.calls.call(action, copyPlain(resolveIncoming(job, task)), {
+      const result = await this.broker.call(action, copyPlain(resolveIncoming(job, task)), {
         timeout: this.host.settings.taskTimeoutMs,
         meta: job.runAs ? { caller: { ...job.runAs, resolvedAt: undefined } } : { ...PLATFORM_META },
       });
