@@ -35,7 +35,8 @@ const sizes = new WeakMap<object, number>();
  * array's element adds a comma (1) for a type byte, its index's digits and a NUL (2 + digits).
  * With 8, every value's BSON is at least 4 bytes below 8 times its text (an int32: 4 and 8), so an
  * array element's 2 + digits fit in the comma's 8 and that slack while the index has at most 10
- * digits: any array a text can hold. test/unit/bson-size.test.ts checks it on random documents.
+ * digits: any array a text can hold. test/store/size-bound.test.ts checks it on random documents
+ * and on the kinds where BSON outgrows JSON most.
  */
 export const BSON_BYTES_PER_CHAR = 8;
 
