@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { frozenJsonText, keptJsonText, parseFrozen, parseKeptInTurns } from "../../shared/frozen-json";
 import { EmbeddedBackend } from "../../shared/store/embedded/backend";
-import { fastUpdate, patchJson } from "../../shared/store/embedded/fast-update";
+import { exactGrowth, fastUpdate, patchJson } from "../../shared/store/embedded/fast-update";
 import type { StoredDoc } from "../../shared/store/embedded/table";
 import { bsonDocumentSize } from "../../shared/store/embedded/size";
 import { BSON } from "mongodb";
@@ -109,7 +109,7 @@ test("fast updates that set and then replace frozen values keep the document's s
       $set: { "tasks.a": parseFrozen(JSON.stringify(value)) },
       $inc: { version: 1 },
     })!;
-    size += update.sizeDelta;
+    size += exactGrowth(update);
     doc = update.doc;
     // The stored (frozen) value is the one replaced next: the delta must still be exact.
     expect(size).toBe(BSON.calculateObjectSize(JSON.parse(JSON.stringify(doc))));

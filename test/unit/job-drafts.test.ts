@@ -364,3 +364,41 @@ test("a member inherited from Object.prototype is never drafted, compared or wri
   expect(doc.tasks.b!.status).toBe("complete");
   expect(JSON.stringify(written!.job)).toBe(JSON.stringify(doc));
 });
+
+/**
+ * A new job is stored and answered as its text parsed back would give it (JobStore.insert copies
+ * plain data, frozen as it goes, instead of parsing its text): members left undefined dropped,
+ * -0 as 0, a Date or NaN as JSON writes them (those parse the text back), a `__proto__` member
+ * kept as a member, the same member order, every object frozen, nothing shared with the caller's.
+ */
+test("insert answers and stores what parsing the job's text back gives, deep-frozen", async () => {
+  const values: unknown[] = [
+    { n: -0, gone: undefined, list: [[], {}, "ü", 1.5, null, true], "2": "integer-like key first" },
+    { when: new Date(0) },
+    { n: NaN },
+    { list: [1, undefined] },
+    JSON.parse('{"__proto__": {"x": 1}, "after": 1}'),
+    { toJSON: () => "its own text" },
+  ];
+  for (const [i, value] of values.entries()) {
+    const job = newJob(`i${i}`);
+    job.variables = { value, b: 1 } as unknown as RunJob["variables"];
+    (job.tasks.a as unknown as Record<string, unknown>).extra = value;
+    const text = JSON.stringify(job);
+    const answer = await jobs.insert(job);
+    expect(JSON.stringify(answer)).toBe(text);
+    expect(answer).toEqual(JSON.parse(text));
+    expect(JSON.stringify(await stored(`i${i}`))).toBe(text);
+    const walk = (v: unknown): void => {
+      if (v && typeof v === "object") {
+        expect(Object.isFrozen(v)).toBe(true);
+        expect([Object.prototype, Array.prototype]).toContain(Object.getPrototypeOf(v));
+        Object.values(v).forEach(walk);
+      }
+    };
+    walk(answer);
+    expect(answer.variables).not.toBe(job.variables);
+    expect(answer.tasks.a).not.toBe(job.tasks.a);
+    expect(Object.isFrozen(job.variables)).toBe(false);
+  }
+});

@@ -91,7 +91,7 @@ export class JobStore {
     // keeps it without a copy or a second serialization.
     const text = JSON.stringify(job);
     if (text.length <= MIN_SPILL_BYTES || text.length <= spillThreshold(job)) {
-      const doc = (this.machinery ? parseFrozen(text) : JSON.parse(text)) as RunJob;
+      const doc = (this.machinery ? storedValue(job, null, text) : JSON.parse(text)) as RunJob;
       await this.jobs.insert(doc);
       this.remember(doc);
       return doc;
@@ -386,19 +386,28 @@ export function storedTask(
   old: Readonly<RunTask> | null,
   text: string,
 ): RunTask | null {
-  if (task === null) return null;
-  const copy = jsonCopy(task, old);
-  if (copy === NOT_PLAIN) return parseFrozen(text) as RunTask;
-  return adoptFrozen(deepFreeze(copy as RunTask), text);
+  return task === null ? null : (storedValue(task, old, text) as RunTask);
+}
+
+/**
+ * `value` (an object: a task, a part of a job, a new job) as the store will hold it, deep-frozen
+ * with its JSON text `text`: as storedTask builds it, sharing the members of `shared` (a
+ * deep-frozen stored value, or null) it kept. Copying plain data costs less than parsing its text.
+ */
+function storedValue(value: object, shared: unknown, text: string): unknown {
+  const copy = frozenJsonCopy(value, shared);
+  if (copy === NOT_PLAIN) return parseFrozen(text);
+  return adoptFrozen(copy as object, text);
 }
 
 /**
  * `value` as `JSON.parse(JSON.stringify(value))` gives it (members left undefined dropped, -0 as
- * 0), or NOT_PLAIN for anything that is not plain data (a class, toJSON, NaN, a function, an
- * undefined array element). A member of an object that is the very member of `shared` (a frozen
- * stored value) is shared, not copied.
+ * 0), deep-frozen, or NOT_PLAIN for anything that is not plain data (a class, toJSON, NaN, a
+ * function, an undefined array element). A member of an object that is the very member of
+ * `shared` (a deep-frozen stored value) is shared, not copied. Each object is frozen as it is
+ * made: a second walk to freeze the copy cost as much as the copy's own checks.
  */
-function jsonCopy(value: unknown, shared?: unknown): unknown {
+function frozenJsonCopy(value: unknown, shared?: unknown): unknown {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -414,11 +423,11 @@ function jsonCopy(value: unknown, shared?: unknown): unknown {
   if (Array.isArray(value)) {
     const out = new Array(value.length);
     for (let i = 0; i < value.length; i++) {
-      const item = value[i] === undefined ? NOT_PLAIN : jsonCopy(value[i]);
+      const item = value[i] === undefined ? NOT_PLAIN : frozenJsonCopy(value[i]);
       if (item === NOT_PLAIN) return NOT_PLAIN;
       out[i] = item;
     }
-    return out;
+    return Object.freeze(out);
   }
   const proto = Object.getPrototypeOf(value);
   if (
@@ -441,11 +450,11 @@ function jsonCopy(value: unknown, shared?: unknown): unknown {
       Object.hasOwn(keep, key) &&
       keep[key] === member
         ? member
-        : jsonCopy(member);
+        : frozenJsonCopy(member);
     if (copied === NOT_PLAIN) return NOT_PLAIN;
     setOwn(out, key, copied);
   }
-  return out;
+  return Object.freeze(out);
 }
 
 /** The job with every task and every part no write changes frozen: it is remembered, and drafts share them. */
@@ -502,7 +511,12 @@ function changes(before: RunJob, after: RunJob, machinery: boolean): Delta | nul
       const text = differs(after[key], before[key]);
       if (text === undefined) continue;
       // Frozen with its text too: the store keeps it without serializing and parsing it again.
-      set[key] = machinery ? parseFrozen(text) : JSON.parse(text);
+      // The draft's own parts may be unfrozen (a read's), so nothing of `before` is shared.
+      const part = after[key];
+      set[key] =
+        machinery && typeof part === "object" && part !== null
+          ? storedValue(part, null, text)
+          : JSON.parse(text);
       sizes[key] = text.length;
       any = true;
       continue;

@@ -17,8 +17,8 @@ import type {
 import { versionedUpdateOne } from "../types";
 import type { DocPatch, EmbeddedBackend } from "./backend";
 import type { WrittenValue } from "./depth";
-import { fastUpdate, versionedUpdate, type FastUpdate } from "./fast-update";
-import { documentSize, rememberSize } from "./size";
+import { exactGrowth, fastUpdate, versionedUpdate, type FastUpdate } from "./fast-update";
+import { documentSize, insertedSize, updatedSize } from "./size";
 import {
   MAX_DOCUMENT_BYTES,
   checkFilter,
@@ -165,7 +165,12 @@ export class EmbeddedCollection implements Collection<Doc> {
     this.expireDue();
     const images = docs.map((doc) => storedImage(doc, this.store.machinery));
     const prepared = images.map((image) => image.doc);
-    for (const doc of prepared) withinSize(doc, false);
+    // A document inserted from its text is bounded by that text's length (size.ts), most often
+    // without a walk; the bound never lets one past 16 MiB through.
+    images.forEach((image) => {
+      const size = insertedSize(image.doc, image.text);
+      if (size > MAX_DOCUMENT_BYTES) throw documentTooLarge(size, false);
+    });
     this.table.check(this.name, prepared, true);
     // The answer is copied before the write: a failure here must leave nothing stored. A frozen
     // document the store took as given (the engine's new job) is its own answer: nobody can
@@ -533,11 +538,13 @@ function versionedShape(
   return { set, unset };
 }
 
-/** A fast update's new image, its size known from the old one's; MongoDB's refusal past 16 MiB. */
+/**
+ * A fast update's new image, its size known from the old one's and what the update wrote (a bound
+ * most often, size.ts updatedSize); MongoDB's refusal past 16 MiB.
+ */
 function sizedImage(doc: StoredDoc, fast: FastUpdate): StoredDoc {
-  const size = documentSize(doc) + fast.sizeDelta;
+  const size = updatedSize(doc, fast.doc, fast.growth, () => exactGrowth(fast));
   if (size > MAX_DOCUMENT_BYTES) throw documentTooLarge(size, true);
-  rememberSize(fast.doc, size);
   return fast.doc;
 }
 

@@ -11,14 +11,16 @@
  * through arrays, null or scalars, overlapping paths, `$inc` on a non-number and `$push` on a
  * non-array (the general path refuses the last ones as MongoDB does: PathNotViable, TypeMismatch,
  * BadValue, ConflictingUpdateOperators). test/unit/fast-update.test.ts compares both paths.
- * It also answers how much the document grew (sizeDelta), so the 16 MiB bound costs no full walk.
+ * It also answers how much the document may have grown, from the texts of the values written
+ * (growth), and how to measure exactly what it grew (exactGrowth), so the 16 MiB bound costs no
+ * full walk (size.ts updatedSize).
  */
 import { frozenJsonText, keptJsonText } from "../../frozen-json";
 import { isEqual } from "mingo/util";
 import { isPlainObject as isPlain } from "../../objects";
 import type { Doc, RawUpdate, Update } from "../types";
 import type { WrittenValue } from "./depth";
-import { memberSize } from "./size";
+import { memberSize, textBound, utf8Length } from "./size";
 import type { StoredDoc } from "./table";
 
 type Op = "$set" | "$inc" | "$push" | "$unset";
@@ -43,9 +45,34 @@ export interface FastUpdate {
    * replayPatch, it gives the same new image, without the whole document in the log.
    */
   patch: PatchOp[];
-  /** How many bytes of BSON the new image has more than the stored one (size.ts), measured on the changed members only. */
-  sizeDelta: number;
+  /**
+   * At most how many bytes of BSON the new image has more than the stored one: each value set or
+   * pushed counted at its text's bound (size.ts textBound), what it replaced or removed not
+   * subtracted, an increment's numbers measured.
+   */
+  growth: number;
+  /** The growth measured so far (new objects on the paths, increments): exactGrowth adds the rest. */
+  measured: number;
+  /** Members set, pushed or removed, to measure for exactGrowth: member key, new value, old value. */
+  unmeasured: SizeTerm[];
 }
+
+/** A member whose BSON size change exactGrowth measures: `next` added (if not undefined), `old` removed. */
+interface SizeTerm {
+  key: string;
+  next: unknown;
+  old: unknown;
+}
+
+/** How many bytes of BSON a fast update's new image has more than the stored one, exactly. */
+export function exactGrowth(fast: FastUpdate): number {
+  let delta = fast.measured;
+  for (const { key, next, old } of fast.unmeasured) delta += memberSize(key, next) - memberSize(key, old);
+  return delta;
+}
+
+/** At most the bytes of a member `key` whose value's JSON text is `json` (type byte, key, NUL, value). */
+const memberBound = (key: string, json: string) => 2 + utf8Length(key) + textBound(json);
 
 /** One change: `["set", path, json]`, `["unset", path]` or `["push", path, json]`, values as JSON text. */
 export type PatchOp = ["set", string, string] | ["unset", string] | ["push", string, string];
@@ -196,7 +223,9 @@ function applySteps(doc: StoredDoc, steps: Step[], keepEqual: boolean): FastUpda
   const written: FastUpdate["written"] = [];
   const patch: PatchOp[] = [];
   let changed = false;
-  let sizeDelta = 0;
+  let growth = 0;
+  let measured = 0;
+  const unmeasured: SizeTerm[] = [];
   // $set steps that wrote a value unequal to mingo (a Date over its text) but maybe equal as JSON.
   const unsure: { old: unknown; json: string }[] = [];
   for (const step of steps) {
@@ -213,7 +242,9 @@ function applySteps(doc: StoredDoc, steps: Step[], keepEqual: boolean): FastUpda
         child = {};
         owned.add(child);
         node[part] = child;
-        sizeDelta += memberSize(part, child);
+        const size = memberSize(part, child);
+        growth += size;
+        measured += size;
       } else if (!isPlain(child)) {
         return undefined;
       } else if (!owned.has(child)) {
@@ -230,7 +261,7 @@ function applySteps(doc: StoredDoc, steps: Step[], keepEqual: boolean): FastUpda
     if (op === "$unset") {
       if (has) {
         delete node[key];
-        sizeDelta -= memberSize(key, old);
+        unmeasured.push({ key, next: undefined, old });
         changed = true;
         patch.push(["unset", parts.join(".")]);
       }
@@ -254,10 +285,19 @@ function applySteps(doc: StoredDoc, steps: Step[], keepEqual: boolean): FastUpda
       changed = true;
     }
     node[key] = next;
-    sizeDelta +=
-      op === "$push" && has
-        ? memberSize(String((old as unknown[]).length), step.value)
-        : memberSize(key, next) - (has ? memberSize(key, old) : 0);
+    if (op === "$inc") {
+      const size = memberSize(key, next) - (has ? memberSize(key, old) : 0);
+      growth += size;
+      measured += size;
+    } else if (op === "$push" && has) {
+      const index = String((old as unknown[]).length);
+      growth += memberBound(index, step.json!);
+      unmeasured.push({ key: index, next: step.value, old: undefined });
+    } else {
+      // A new array's text is its element's and two brackets.
+      growth += memberBound(key, op === "$push" ? `[${step.json!}]` : step.json!);
+      unmeasured.push({ key, next, old });
+    }
     const path = parts.join(".");
     if (op === "$push") patch.push(["push", path, step.json!]);
     else patch.push(["set", path, op === "$inc" ? JSON.stringify(next) : step.json!]);
@@ -268,8 +308,8 @@ function applySteps(doc: StoredDoc, steps: Step[], keepEqual: boolean): FastUpda
   // The store writes only what changed as JSON; compared only when nothing else decided it.
   changed ||= unsure.some(({ old, json }) => JSON.stringify(old) !== json);
   return changed
-    ? { doc: root as StoredDoc, changed, written, patch, sizeDelta }
-    : { doc, changed, written: [], patch: [], sizeDelta: 0 };
+    ? { doc: root as StoredDoc, changed, written, patch, growth, measured, unmeasured }
+    : { doc, changed, written: [], patch: [], growth: 0, measured: 0, unmeasured: [] };
 }
 
 /**

@@ -10,25 +10,95 @@
  * Measuring a whole job on each task transition would cost more than the transition, so each
  * stored document's size is kept beside it (a WeakMap: it goes with the document) and a fast update
  * (fast-update.ts) adds what it wrote and subtracts what it replaced, measuring only those values.
+ *
+ * Most documents are far below the bound, and for them even that measuring is spared: a JSON text
+ * of `n` characters is at most `BSON_BYTES_PER_CHAR * n` bytes of BSON (textBound), so a document
+ * inserted from its text, or updated with values whose texts are known (a fast update always has
+ * them), keeps an upper bound of its size instead of the size. Only when the bound could reach
+ * the 16 MiB is the document measured exactly, and refused with its exact size as before.
+ * test/store/size-bound.test.ts holds documents just under and just over the bound to it.
  */
 import { BSON } from "mongodb";
 import type { Doc } from "../types";
 
+/**
+ * What is known of each stored image's size: the exact size (>= 0), or an upper bound `b` kept as
+ * `-b - 1` (one map: a WeakMap entry per stored image costs every garbage collection something).
+ */
 const sizes = new WeakMap<object, number>();
+
+/**
+ * BSON bytes per JSON character, at most. Per value: a number's text is at least 1 character (an
+ * int32, 4 bytes) or 3 (a double: "0.5", "1e+21"); a string's text its UTF-16 units plus 2 quotes,
+ * its BSON 4 + 1 + at most 3 bytes a unit; `{}` and `[]` are 2 characters for 5 bytes; an object's
+ * member adds its quoted key, a colon and a comma (4 + units) for 2 + at most 3 bytes a unit; an
+ * array's element adds a comma (1) for a type byte, its index's digits and a NUL (2 + digits).
+ * With 8, every value's BSON is at least 4 bytes below 8 times its text (an int32: 4 and 8), so an
+ * array element's 2 + digits fit in the comma's 8 and that slack while the index has at most 10
+ * digits: any array a text can hold. test/store/size-bound.test.ts checks it on random documents
+ * and on the kinds where BSON outgrows JSON most.
+ */
+export const BSON_BYTES_PER_CHAR = 8;
+
+/** An upper bound of the BSON size of the value whose JSON text is `json` (a document's too). */
+export const textBound = (json: string): number => BSON_BYTES_PER_CHAR * json.length;
+
+/**
+ * Up to this bound, a document's size is kept as a bound (the insert's text, an update's texts);
+ * past it the document is measured. Far below 16 MiB, so that a bound that grows with each update
+ * (what a value replaced is not subtracted) is measured seldom.
+ */
+const BOUND_LIMIT = 4 * 1024 * 1024;
+/**
+ * A document measured at more than this keeps its exact size through its updates (the values
+ * written and replaced measured, as before): for it, bounds would soon reach BOUND_LIMIT and each
+ * time cost a walk of the whole document.
+ */
+const EXACT_FROM = 1024 * 1024;
 
 /** The BSON size of `doc`, measured once per stored image. */
 export function documentSize(doc: Doc): number {
   let size = sizes.get(doc);
-  if (size === undefined) {
+  if (size === undefined || size < 0) {
     size = bsonDocumentSize(doc);
     sizes.set(doc, size);
   }
   return size;
 }
 
-/** Records the size of a new image computed from its predecessor's (fast updates). */
-export function rememberSize(doc: Doc, size: number): void {
-  sizes.set(doc, size);
+/**
+ * A new document's size known from its JSON text `text` (JSON.parse(text) gives `doc`): its bound,
+ * kept, when that is within BOUND_LIMIT, else its exact size (measured). At most MAX bytes when
+ * the answer is a bound, so the caller's refusal past 16 MiB always names the exact size.
+ */
+export function insertedSize(doc: Doc, text: string | undefined): number {
+  if (text !== undefined) {
+    const bound = textBound(text);
+    if (bound <= BOUND_LIMIT) {
+      sizes.set(doc, -bound - 1);
+      return bound;
+    }
+  }
+  return documentSize(doc);
+}
+
+/**
+ * The size of `next`, `doc` after a fast update that added at most `growth` bytes: a bound while
+ * that stays within BOUND_LIMIT (and `doc` is not one measured large), else exact: `doc`'s exact
+ * size and `exactGrowth()` (the changed members measured), or `next` measured whole when `doc`
+ * had a bound only. Kept for `next`; a bound is at most BOUND_LIMIT, so an answer past 16 MiB is
+ * the exact size.
+ */
+export function updatedSize(doc: Doc, next: Doc, growth: number, exactGrowth: () => number): number {
+  const known = sizes.get(doc);
+  const base = known === undefined ? undefined : known < 0 ? -known - 1 : known;
+  if (base !== undefined && (known! < 0 || known! <= EXACT_FROM) && base + growth <= BOUND_LIMIT) {
+    sizes.set(next, -(base + growth) - 1);
+    return base + growth;
+  }
+  const size = known !== undefined && known >= 0 ? known + exactGrowth() : bsonDocumentSize(next);
+  sizes.set(next, size);
+  return size;
 }
 
 /** The bytes one member `key: value` takes inside its document (type byte, key, value). */
@@ -91,7 +161,7 @@ function digits(i: number): number {
 }
 
 /** UTF-8 bytes of a string: one per ASCII character, without a native call for short ones. */
-function utf8Length(text: string): number {
+export function utf8Length(text: string): number {
   if (text.length > 64) return Buffer.byteLength(text, "utf8");
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return Buffer.byteLength(text, "utf8");
   return text.length;

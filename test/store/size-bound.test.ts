@@ -1,0 +1,139 @@
+/**
+ * The embedded store keeps an upper bound of a document's BSON size from its JSON text's length
+ * instead of measuring it (shared/store/embedded/size.ts textBound, insertedSize, updatedSize).
+ * The bound must never let a document past MongoDB's 16 MiB: documents just under and just over
+ * it, of the kinds where JSON is shortest beside BSON (many small ints with long array indexes,
+ * nested empty arrays, long keys), inserted and grown by updates through the store's API, are
+ * stored or refused exactly as MongoDB would, with the exact size in the error and nothing kept.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { BSON } from "mongodb";
+import { StoreRuleError } from "../../shared/errors";
+import { EmbeddedBackend } from "../../shared/store/embedded/backend";
+import { BSON_BYTES_PER_CHAR, textBound } from "../../shared/store/embedded/size";
+import { MAX_DOCUMENT_BYTES } from "../../shared/store/rules";
+import type { Collection, Doc } from "../../shared/store";
+import { randomDoc, seeded } from "../support/random-docs";
+
+// Documents of 16 MiB: seconds each on a quiet machine, far more on a busy one.
+jest.setTimeout(600_000);
+
+const dirs: string[] = [];
+let store: EmbeddedBackend;
+let counter = 0;
+const fresh = (): Collection => store.collection(`bound_${counter++}`);
+
+beforeAll(() => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "size-bound-"));
+  dirs.push(dir);
+  store = new EmbeddedBackend({ dataDir: dir });
+});
+
+afterAll(async () => {
+  await store.close();
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function refusal(promise: Promise<unknown>): Promise<StoreRuleError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(StoreRuleError);
+  return err as StoreRuleError;
+}
+
+/** The kinds of filler whose JSON text is shortest beside their BSON. */
+const fillers: Record<string, (n: number) => unknown[]> = {
+  "small ints": (n) => new Array<number>(n).fill(7),
+  "nested empty arrays": (n) => Array.from({ length: n }, () => []),
+  "empty strings": (n) => new Array<string>(n).fill(""),
+};
+
+/** Decimal digits of the array index `i`: its key's length in BSON. */
+const digits = (i: number): number => String(i).length;
+
+/**
+ * `{_id, a: filler(n), pad: "pp..."}` of exactly `bytes` of BSON: as many elements of the filler
+ * as fit (an element's bytes: type, index digits, NUL, its value), then a string padding the rest.
+ */
+function docOfSize(id: string, bytes: number, filler: (n: number) => unknown[]): Doc {
+  const value = BSON.calculateObjectSize({ a: filler(1) }) - BSON.calculateObjectSize({ a: [] }) - 3;
+  const budget = bytes - BSON.calculateObjectSize({ _id: id, a: [], pad: "" }) - 16;
+  let n = 0;
+  for (let used = 0; used + 2 + digits(n) + value <= budget; n++) used += 2 + digits(n) + value;
+  const doc = { _id: id, a: filler(n), pad: "" };
+  doc.pad = "p".repeat(bytes - BSON.calculateObjectSize(doc));
+  expect(BSON.calculateObjectSize(doc)).toBe(bytes);
+  return doc;
+}
+
+describe("the bound a JSON text gives", () => {
+  test("is at least the BSON size: random documents and the kinds where BSON outgrows JSON most", () => {
+    const r = seeded(20261128);
+    const docs: unknown[] = Array.from({ length: 2000 }, (_, i) => randomDoc(r, `d${i}`));
+    // A million-and-more elements: seven-digit indexes, each int's element 13 bytes for 2 characters.
+    for (const filler of Object.values(fillers))
+      docs.push({ a: filler(1_100_000) }, { a: filler(3) }, filler(1));
+    docs.push({ ["k".repeat(300)]: 1, é: "é".repeat(1000), "🙂": ["🙂"] }, { a: [[[[[]]]]], b: {} }, {});
+    for (const doc of docs) {
+      const json = JSON.stringify(doc);
+      expect(textBound(json)).toBeGreaterThanOrEqual(BSON.calculateObjectSize(JSON.parse(json) as Doc));
+    }
+    // The worst kind is close to the factor: it is not loose by much (6 bytes a character).
+    const ints = { a: fillers["small ints"](1_100_000) };
+    expect(BSON.calculateObjectSize(ints) / JSON.stringify(ints).length).toBeGreaterThan(
+      BSON_BYTES_PER_CHAR * 0.7,
+    );
+  });
+});
+
+describe.each(Object.entries(fillers))("%s, just under and just over 16 MiB", (_kind, filler) => {
+  test("an insert of exactly 16 MiB is stored; one byte more is refused with its size, nothing kept", async () => {
+    const c = fresh();
+    await c.insertOne(docOfSize("max", MAX_DOCUMENT_BYTES, filler));
+    const over = MAX_DOCUMENT_BYTES + 1;
+    const err = await refusal(c.insertOne(docOfSize("over", over, filler)));
+    expect(err.message).toBe(`object to insert too large. size in bytes: ${over}, max size: 16777216`);
+    expect(err.codeName).toBe("BSONObjectTooLarge");
+    expect((await c.find({}, { projection: { _id: 1 } })).map((d) => d._id)).toEqual(["max"]);
+  });
+
+  test("updates that grow a small document to exactly 16 MiB are taken; one byte more is refused, the document stays", async () => {
+    const c = fresh();
+    const target = docOfSize("d", MAX_DOCUMENT_BYTES, filler) as { a: unknown[]; pad: string };
+    await c.insertOne({ _id: "d", version: 1, pad: "" });
+    // The filler in slices of 500,000 elements (each its own member: a bound per value set), then the padding.
+    const slices = Math.ceil(target.a.length / 500_000);
+    for (let i = 0; i < slices; i++) {
+      const slice = target.a.slice(i * 500_000, (i + 1) * 500_000);
+      expect(await c.updateVersioned!("d", i + 1, { [`s${i}`]: slice })).toBe(true);
+    }
+    const grown = (await c.findOne({ _id: "d" }))!;
+    const room = MAX_DOCUMENT_BYTES - BSON.calculateObjectSize(grown);
+    expect(room).toBeGreaterThan(1000);
+    // One byte too many: the string member takes 4 + 1 + its length, the key "pad" is there already.
+    const err = await refusal(c.updateVersioned!("d", slices + 1, { pad: "p".repeat(room + 1) }));
+    expect(err.message).toBe(`Resulting document after update is larger than ${MAX_DOCUMENT_BYTES}`);
+    expect(JSON.stringify(await c.findOne({ _id: "d" }))).toBe(JSON.stringify(grown));
+    expect(await c.updateVersioned!("d", slices + 1, { pad: "p".repeat(room) })).toBe(true);
+    const full = (await c.findOne({ _id: "d" }))!;
+    expect(BSON.calculateObjectSize(full)).toBe(MAX_DOCUMENT_BYTES);
+    // Full: a one-element push is refused on the fast path's $push too.
+    await refusal(c.updateOne({ _id: "d" }, { $push: { more: 0 } }));
+    expect(JSON.stringify(await c.findOne({ _id: "d" }))).toBe(JSON.stringify(full));
+  });
+});
+
+test("a bound that grows with each replacement never refuses a document that is small", async () => {
+  const c = fresh();
+  await c.insertOne({ _id: "d", version: 1 });
+  // Each write replaces 1.1 MB of BSON (100,000 small ints) with as much: bounds add up to far
+  // past 16 MiB, the document never holds more than one of them.
+  const ints = fillers["small ints"](100_000);
+  for (let version = 1; version <= 40; version++)
+    expect(await c.updateVersioned!("d", version, { a: ints, n: version })).toBe(true);
+  expect((await c.findOne({ _id: "d" }))!.n).toBe(40);
+});
