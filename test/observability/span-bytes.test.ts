@@ -14,6 +14,7 @@ import { OpenTelemetryExporter, startTelemetry } from "../../shared/telemetry";
 import { spanSink, type SpanSink } from "../../shared/observability/span-export";
 import { EncodedSpan, encodeSpan } from "../../shared/observability/span-bytes";
 import { ownTraceSerializer } from "../../shared/observability/otlp-protobuf";
+import { Writer } from "../../shared/observability/protobuf-writer";
 import type { MoleculerSpan } from "../../shared/observability/moleculer-span";
 
 let sdk: NodeSDK;
@@ -120,6 +121,26 @@ test("the bytes of spans written when they end are the SDK's for the same spans"
   const first = encoded[0] as EncodedSpan;
   expect(first.spanContext().traceFlags & TraceFlags.SAMPLED).toBe(TraceFlags.SAMPLED);
   expect(first.resource).toBe((readable[0] as ReadableSpan).resource);
+});
+
+test("a UUID's digits are read in place, past its dashes; anything else is not a UUID", () => {
+  const w = new Writer();
+  const id = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
+  expect(w.uuid(id, 16)).toBe(true);
+  expect(w.uuid(id.toUpperCase(), 8)).toBe(true);
+  const digits = Buffer.from(id.replace(/-/g, ""), "hex");
+  expect(Buffer.from(w.buf.subarray(0, w.pos))).toEqual(
+    Buffer.from([16, ...digits, 8, ...digits.subarray(0, 8)]),
+  );
+  const written = w.pos;
+  for (const other of [
+    id.replace(/-/g, ""),
+    `${id.slice(0, 35)}z`,
+    `${id.slice(0, 8)}x${id.slice(9)}`,
+    `${id}0`,
+  ])
+    expect(w.uuid(other, 16)).toBe(false);
+  expect(w.pos).toBe(written);
 });
 
 test("bytes written into the next chunk, and earlier chunks left as they were", () => {
