@@ -57,20 +57,26 @@ export type AttributeVisit = (name: string, value: string | number | boolean) =>
 
 /**
  * Moleculer's span tags as OpenTelemetry attributes, in order: nested objects flattened to dotted
- * names, null and undefined left out, arrays and other kinds dropped. False if `visit` stopped it.
+ * names, null and undefined left out, arrays and other kinds dropped. False if `visit` stopped it,
+ * or, `unique` asked, at a key that could make a name twice (one with a dot, or an empty one, whose
+ * object is flattened without a prefix).
  */
 export function flattenTags(
   tags: Record<string, unknown> | null | undefined,
   visit: AttributeVisit,
+  unique = false,
   prefix = "",
 ): boolean {
   if (tags === null || tags === undefined) return true;
-  for (const key of Object.keys(tags)) {
+  // `for...in` over own keys: Object.keys' order, without its array.
+  for (const key in tags) {
+    if (!Object.prototype.hasOwnProperty.call(tags, key)) continue;
+    if (unique && (key === "" || key.includes("."))) return false;
     const value = tags[key];
     if (value === null || value === undefined) continue;
     const name = prefix ? `${prefix}.${key}` : key;
     if (typeof value === "object" && !Array.isArray(value)) {
-      if (!flattenTags(value as Record<string, unknown>, visit, name)) return false;
+      if (!flattenTags(value as Record<string, unknown>, visit, unique, name)) return false;
     } else if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
       if (!visit(name, value)) return false;
     }

@@ -90,25 +90,10 @@ const writeAttribute = (name: string, value: string | number | boolean): boolean
   return true;
 };
 /**
- * The flattened names are unique only without dots or empty keys (an empty key's object is
- * flattened without a prefix, ./moleculer-span.ts).
- */
-const ambiguous = (tags: Record<string, unknown>): boolean => {
-  for (const key of Object.keys(tags)) {
-    if (key === "" || key.includes(".")) return true;
-    const value = tags[key];
-    if (typeof value === "object" && value !== null && !Array.isArray(value) && ambiguous(value as never))
-      return true;
-  }
-  return false;
-};
-
-/**
  * The span's message written and handed over as an `EncodedSpan`, or null (nothing kept) when its
  * attributes need the `ReadableSpan` path.
  */
 export function encodeSpan(target: BytesTarget, span: MoleculerSpan): EncodedSpan | null {
-  if (span.tags && ambiguous(span.tags)) return null;
   const w = writer;
   if (w.buf.length - w.pos < SPARE) {
     w.buf = Buffer.allocUnsafe(CHUNK);
@@ -132,7 +117,7 @@ export function encodeSpan(target: BytesTarget, span: MoleculerSpan): EncodedSpa
   w.timeOf(endS, endN);
   count = 0;
   limit = target.countLimit;
-  if (!flattenTags(span.tags, writeAttribute) || ++count > limit) {
+  if (!flattenTags(span.tags, writeAttribute, true) || ++count > limit) {
     w.pos = start;
     return null;
   }
