@@ -157,6 +157,20 @@ test("bytes written into the next chunk, and earlier chunks left as they were", 
   expect(ownBytes(encoded).equals(sdkBytes(handed(spans, false)))).toBe(true);
 });
 
+test("only a tag object's own keys are attributes, on either path", () => {
+  const tags = Object.assign(Object.create({ inherited: "not a tag" }), { own: 1, nested: { a: true } });
+  const span = { ...moleculerSpan(3), tags, service: { name: "accounts" } };
+  const [readable] = handed([span], false);
+  expect((readable as ReadableSpan).attributes).toEqual({
+    own: 1,
+    "nested.a": true,
+    "service.component": "accounts",
+  });
+  const [encoded] = handed([span], true);
+  expect(encoded).toBeInstanceOf(EncodedSpan);
+  expect(ownBytes([encoded])).toEqual(sdkBytes([readable]));
+});
+
 test("attributes the writer cannot place as the object holds them take the ReadableSpan path", () => {
   const base = moleculerSpan(2);
   const odd: Record<string, unknown>[] = [
