@@ -155,6 +155,12 @@ test("bytes written into the next chunk, and earlier chunks left as they were", 
   );
   expect(again).toHaveLength(40);
   expect(ownBytes(encoded).equals(sdkBytes(handed(spans, false)))).toBe(true);
+  // A span larger than a chunk: the chunk grows (a copy), the spans written before it keep theirs.
+  const huge = { ...moleculerSpan(1), tags: { text: "y".repeat(150_000) } };
+  const around = [moleculerSpan(2), huge, moleculerSpan(3)];
+  const [before, big, after] = handed(around, true) as EncodedSpan[];
+  expect(big.end - big.start).toBeGreaterThan(150_000);
+  expect(ownBytes([before, big, after]).equals(sdkBytes(handed(around, false)))).toBe(true);
 });
 
 test("only a tag object's own keys are attributes, on either path", () => {
