@@ -76,7 +76,7 @@ function id(w: Writer, field: number, value: string, size: 8 | 16): void {
   if (!w.uuid(value, size)) w.id(hexId(value, size === 16 ? 32 : 16));
 }
 
-/** The attributes' count so far, or -1 once one cannot be written as the attributes object holds it. */
+/** The span in hand's attributes written so far, and its count limit (one span is written at a time). */
 let count = 0;
 let limit = 0;
 const writeAttribute = (name: string, value: string | number | boolean): boolean => {
