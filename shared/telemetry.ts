@@ -10,8 +10,7 @@
  * Spans carry no params and no meta (passwords, tokens, secrets would be in them): see
  * `tracingOptions`. The gateway's request span names the path, never the query string.
  */
-import { createHash } from "node:crypto";
-import { SpanKind, diag, type Attributes } from "@opentelemetry/api";
+import { diag, type Attributes } from "@opentelemetry/api";
 import { NodeSDK, type NodeSDKConfiguration } from "@opentelemetry/sdk-node";
 import * as moleculer from "moleculer";
 import {
@@ -23,6 +22,19 @@ import {
 } from "moleculer";
 import { endSpan, spanSink, type SpanSink } from "./observability/span-export";
 import { actionSpans } from "./observability/action-spans";
+import { encodeSpan } from "./observability/span-bytes";
+import {
+  COMPONENT,
+  componentOf,
+  errorOf,
+  flattenTags,
+  kindOf,
+  spanIdOf,
+  traceIdOf,
+  type MoleculerSpan,
+} from "./observability/moleculer-span";
+
+export { traceIdOf };
 
 export function telemetryEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   const exporter = env.OTEL_TRACES_EXPORTER;
@@ -33,64 +45,6 @@ export function telemetryEnabled(env: NodeJS.ProcessEnv = process.env): boolean 
   );
 }
 
-/**
- * Moleculer's ids are UUIDs (32 hex digits once the dashes go), but the trace id is the request id,
- * which a caller may choose (X-Request-ID): anything else is hashed into a valid id.
- */
-const HEX32 = /^[0-9a-f]{32}$/;
-/**
- * Ids hex'd lately, for sampled spans: the spans of a request share its trace id and name a recent
- * span as parent, and the conversion (a regex, or a hash) was 1% of a fully traced request's CPU.
- * Bounded: emptied at 1,024 entries (request ids may be a caller's).
- */
-const hexIds = new Map<string, string>();
-/** Moleculer's own ids (crypto.randomUUID): their hex digits are read off without the cache. */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-function hexId(id: string, length: 32 | 16): string {
-  // A new span id missed the cache every time (about 1 µs: replace, lower-case, test, store).
-  if (UUID.test(id))
-    return length === 16
-      ? id.slice(0, 8) + id.slice(9, 13) + id.slice(14, 18)
-      : id.slice(0, 8) + id.slice(9, 13) + id.slice(14, 18) + id.slice(19, 23) + id.slice(24);
-  let hex = hexIds.get(id);
-  if (hex === undefined) {
-    const plain = id.replace(/-/g, "").toLowerCase();
-    hex = HEX32.test(plain) ? plain : createHash("sha256").update(id).digest("hex").slice(0, 32);
-    if (hexIds.size >= 1024) hexIds.clear();
-    hexIds.set(id, hex);
-  }
-  return hex.slice(0, length);
-}
-export const traceIdOf = (id: string) => hexId(id, 32);
-const spanIdOf = (id: string) => hexId(id, 16);
-
-/** Moleculer's span tags as OpenTelemetry attributes: nested objects flattened to dotted names. */
-function addAttributes(out: Attributes, tags: Record<string, unknown> | null | undefined, prefix = ""): void {
-  if (tags === null || tags === undefined) return;
-  for (const key of Object.keys(tags)) {
-    const value = tags[key];
-    if (value === null || value === undefined) continue;
-    const name = prefix ? `${prefix}.${key}` : key;
-    if (typeof value === "object" && !Array.isArray(value))
-      addAttributes(out, value as Record<string, unknown>, name);
-    else if (typeof value === "string" || typeof value === "number" || typeof value === "boolean")
-      out[name] = value;
-  }
-}
-
-interface MoleculerSpan {
-  id: string;
-  traceID: string;
-  parentID?: string;
-  name: string;
-  type?: string;
-  startTime: number;
-  finishTime: number;
-  tags: Record<string, unknown>;
-  error?: { name?: string; message?: string } | null;
-  service?: { name?: string; fullName?: string };
-}
-
 /** Spans waiting for the next turn of the event loop; past this many, spans are dropped (as the SDK's queue). */
 const MAX_PENDING = 2048;
 
@@ -98,8 +52,9 @@ const MAX_PENDING = 2048;
  * Moleculer's finished spans to the OpenTelemetry SDK's span processor, with Moleculer's own trace
  * and span ids, so the spans of one request join into one tree across every process. A finished
  * span is only queued on the request's path; the queue is converted on the next turn of the event
- * loop (after the answer is written) and handed to the processor without SDK span objects
- * (./observability/span-export.ts).
+ * loop (after the answer is written) and handed to the processor without SDK span objects: as its
+ * OTLP bytes when every exporter takes those (./observability/span-bytes.ts), else as a finished
+ * `ReadableSpan` (./observability/span-export.ts).
  */
 export class OpenTelemetryExporter extends TracerExporters.Base {
   private pending: MoleculerSpan[] = [];
@@ -124,19 +79,28 @@ export class OpenTelemetryExporter extends TracerExporters.Base {
     const sink = this.sink;
     if (!sink) return;
     for (const span of spans) {
+      // Written as its OTLP bytes when the exporters take them (./observability/span-bytes.ts).
+      const encoded = sink.bytes && encodeSpan(sink.bytes, span);
+      if (encoded) {
+        sink.tracer._spanProcessor.onEnd(encoded as never);
+        continue;
+      }
       const attributes: Attributes = {};
-      addAttributes(attributes, span.tags);
-      attributes["service.component"] = span.service?.fullName ?? span.service?.name ?? "";
+      flattenTags(span.tags, (name, value) => {
+        attributes[name] = value;
+        return true;
+      });
+      attributes[COMPONENT] = componentOf(span);
       endSpan(sink, {
         traceId: traceIdOf(span.traceID),
         spanId: spanIdOf(span.id),
         parentSpanId: span.parentID ? spanIdOf(span.parentID) : undefined,
         name: span.name,
-        kind: span.type === "action" && !span.parentID ? SpanKind.SERVER : SpanKind.INTERNAL,
+        kind: kindOf(span),
         startMs: span.startTime,
         finishMs: span.finishTime,
         attributes,
-        error: span.error ? `${span.error.name ?? "Error"}: ${span.error.message ?? ""}` : undefined,
+        error: errorOf(span),
       });
     }
   }

@@ -7,7 +7,9 @@
  *
  *   node dist/bench/support/observability-callgrind.js MODE DIST DATA_DIR WARM READS FLAG_DIR
  *
- * MODE is `off` or `metrics`; DIST the build whose platform runs (this one's `dist` or another);
+ * MODE is `off`, `metrics`, `sampled` (metrics and 10 % of reads traced) or `traced` (metrics and
+ * every read traced; both export over OTLP/HTTP to bench/support/otlp-sink-node.ts in a child
+ * process, which valgrind does not follow); DIST the build whose platform runs (this one's `dist` or another);
  * DATA_DIR a store folder (seeded once, kept between runs); WARM reads before instrumentation,
  * READS after it. FLAG_DIR/ready is written when warm; the script waits for FLAG_DIR/go, makes its
  * READS reads, writes FLAG_DIR/done, waits for FLAG_DIR/stop (the window dumped) and exits. No scrape is made and the timers run as they do
@@ -20,6 +22,8 @@ import type { ServiceBroker } from "moleculer";
 import type * as platformHelpers from "./platform";
 import { runBench } from "./main";
 import { onAnswers } from "./http-answers";
+import { spawnTracked, stopAllChildren } from "./children";
+import { startTelemetry } from "../../shared/telemetry";
 
 const [mode, dist, dataDir, warm, reads, flags] = process.argv.slice(2);
 const CONNECTIONS = 16;
@@ -78,7 +82,22 @@ const waitFor = async (file: string) => {
   while (!fs.existsSync(file)) await new Promise((resolve) => setTimeout(resolve, 50));
 };
 
+/** The OTLP receiver in a child process (run natively: valgrind does not follow children); its endpoint. */
+function startSink(): Promise<string> {
+  const child = spawnTracked(process.execPath, [path.join(__dirname, "otlp-sink-node.js")], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  return new Promise((resolve, reject) => {
+    child.once("message", (m: { port: number }) => resolve(`http://127.0.0.1:${m.port}`));
+    child.once("exit", (code) => reject(new Error(`otlp sink exited ${code}`)));
+  });
+}
+
 async function main(): Promise<void> {
+  const traced = mode === "sampled" || mode === "traced";
+  const endpoint = traced ? await startSink() : null;
+  if (endpoint) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = endpoint;
+  const sdk = endpoint ? startTelemetry("obs-callgrind") : null;
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- a build chosen at run time
   const helpers: typeof platformHelpers = require(path.resolve(dist, "bench/support/platform.js"));
   const broker: ServiceBroker = await helpers.startPlatform(
@@ -86,7 +105,9 @@ async function main(): Promise<void> {
     helpers.platformEnv({
       DATA_DIR: dataDir,
       REQUEST_TIMEOUT: "120000",
-      ...(mode === "metrics" && { METRICS_PORT: "0" }),
+      ...(mode !== "off" && { METRICS_PORT: "0" }),
+      ...(endpoint && { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }),
+      ...(mode === "sampled" && { TRACE_SAMPLE_RATE: "0.1" }),
     }),
   );
   const base = new URL(helpers.httpUrl(broker));
@@ -120,6 +141,8 @@ async function main(): Promise<void> {
   // Left running until the window is dumped and instrumentation is off again.
   await waitFor(path.join(flags, "stop"));
   await broker.stop();
+  await sdk?.shutdown();
+  await stopAllChildren();
 }
 
 runBench(main);

@@ -9,248 +9,15 @@
  * length that outgrows its one reserved byte moves what follows it, as the SDK's writer does),
  * ids are written from their hex digits in place, and the bytes are copied out at the end.
  * Anything this writer cannot write as the SDK would (an id that is not hex of its length) makes it
- * answer null and the SDK's serializer writes that batch. test/observability/otlp-protobuf.test.ts
- * compares both encodings byte for byte.
+ * answer null and the SDK's serializer writes that batch. A span written when it ended
+ * (./span-bytes.ts) is copied in as its bytes. The writer itself is ./protobuf-writer.ts.
+ * test/observability/otlp-protobuf.test.ts and span-bytes.test.ts compare the encodings byte for byte.
  */
-import type { Attributes, AttributeValue, HrTime, SpanContext } from "@opentelemetry/api";
+import type { Attributes, AttributeValue, SpanContext } from "@opentelemetry/api";
 import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace";
 import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
-
-/** An id that is not hex digits of its size: the SDK's serializer takes that batch. */
-class NotHex extends Error {}
-
-/** A hex digit's value by its character code (either case), -1 for any other character. */
-const HEX_DIGIT = new Int8Array(128).fill(-1);
-for (let i = 0; i < 16; i++) {
-  HEX_DIGIT["0123456789abcdef".charCodeAt(i)] = i;
-  HEX_DIGIT["0123456789ABCDEF".charCodeAt(i)] = i;
-}
-
-const MIN_64_BIT_INT = -(2 ** 63);
-const MAX_64_BIT_INT = 2 ** 63;
-
-/**
- * The protobuf writer, kept between batches (the bytes handed out are a copy). Its buffer grows to
- * the largest request written and stays: a request is one batch (OTEL_BSP_MAX_EXPORT_BATCH_SIZE
- * spans, 512 by default, about 200 KB for a traced read's spans).
- */
-class Writer {
-  buf = Buffer.allocUnsafe(64 * 1024);
-  pos = 0;
-
-  private room(size: number): void {
-    if (this.pos + size <= this.buf.length) return;
-    let length = this.buf.length * 2;
-    while (length < this.pos + size) length *= 2;
-    const grown = Buffer.allocUnsafe(length);
-    this.buf.copy(grown, 0, 0, this.pos);
-    this.buf = grown;
-  }
-
-  /** The SDK's `writeVarint`, a negative or a 64-bit value included. */
-  varint(value: number): void {
-    this.room(10);
-    const buf = this.buf;
-    if (value >= 0 && value <= 4294967295) {
-      let v = value >>> 0;
-      while (v > 127) {
-        buf[this.pos++] = (v & 127) | 128;
-        v >>>= 7;
-      }
-      buf[this.pos++] = v;
-      return;
-    }
-    let low: number;
-    let high: number;
-    if (value >= 0) {
-      low = value >>> 0;
-      high = (value / 4294967296) >>> 0;
-    } else {
-      const abs = Math.abs(value);
-      low = ~(abs >>> 0) >>> 0;
-      high = ~((abs / 4294967296) >>> 0) >>> 0;
-      low = (low + 1) >>> 0;
-      if (low === 0) high = (high + 1) >>> 0;
-    }
-    while (high > 0 || low > 127) {
-      buf[this.pos++] = (low & 127) | 128;
-      low = ((low >>> 7) | (high << 25)) >>> 0;
-      high >>>= 7;
-    }
-    buf[this.pos++] = low & 127;
-  }
-
-  tag(field: number, wire: number): void {
-    const key = (field << 3) | wire;
-    if (key > 127) return this.varint(key);
-    this.room(1);
-    this.buf[this.pos++] = key;
-  }
-
-  /** A length to come: one byte reserved, as the SDK's writer reserves. */
-  start(): number {
-    this.room(1);
-    return this.pos++;
-  }
-
-  /** The length of what was written since `start`, in its varint (what follows moved if longer). */
-  finish(at: number): void {
-    const length = this.pos - at - 1;
-    if (length < 128) {
-      this.buf[at] = length;
-      return;
-    }
-    const size = length < 16384 ? 2 : length < 2097152 ? 3 : length < 268435456 ? 4 : 5;
-    this.room(size - 1);
-    this.buf.copyWithin(at + size, at + 1, this.pos);
-    this.pos += size - 1;
-    let v = length;
-    let p = at;
-    while (v > 127) {
-      this.buf[p++] = (v & 127) | 128;
-      v >>>= 7;
-    }
-    this.buf[p] = v;
-  }
-
-  /** UTF-8 with its length; the SDK's TextEncoder and Buffer both write a lone surrogate as U+FFFD. */
-  string(text: string): void {
-    const length = text.length;
-    if (length < 128) {
-      // Most are short ASCII: its one-byte length, then a byte a character, in one loop.
-      this.room(length + 1);
-      const buf = this.buf;
-      let p = this.pos + 1;
-      for (let i = 0; i < length; i++) {
-        const code = text.charCodeAt(i);
-        if (code > 127) return this.utf8(text);
-        buf[p++] = code;
-      }
-      buf[this.pos] = length;
-      this.pos = p;
-      return;
-    }
-    for (let i = 0; i < length; i++) if (text.charCodeAt(i) > 127) return this.utf8(text);
-    this.varint(length);
-    this.room(length);
-    this.pos += this.buf.write(text, this.pos, length, "latin1");
-  }
-
-  private utf8(text: string): void {
-    const bytes = Buffer.byteLength(text, "utf8");
-    this.varint(bytes);
-    this.room(bytes);
-    this.pos += this.buf.write(text, this.pos, bytes, "utf8");
-  }
-
-  /** An id's bytes from its hex digits (the SDK's `hexToBinary`, without a `Uint8Array` for it). */
-  id(hex: string): void {
-    const size = hex.length >>> 1;
-    if (hex.length !== size * 2) throw new NotHex();
-    this.varint(size);
-    this.room(size);
-    const buf = this.buf;
-    let p = this.pos;
-    for (let i = 0; i < hex.length; i += 2) {
-      const high = HEX_DIGIT[hex.charCodeAt(i)] ?? -1;
-      const low = HEX_DIGIT[hex.charCodeAt(i + 1)] ?? -1;
-      if (high < 0 || low < 0) throw new NotHex();
-      buf[p++] = (high << 4) | low;
-    }
-    this.pos = p;
-  }
-
-  bytes(value: Uint8Array): void {
-    this.varint(value.length);
-    this.room(value.length);
-    this.buf.set(value, this.pos);
-    this.pos += value.length;
-  }
-
-  fixed32(value: number): void {
-    this.room(4);
-    this.buf.writeUInt32LE(value >>> 0, this.pos);
-    this.pos += 4;
-  }
-
-  double(value: number): void {
-    this.room(8);
-    this.buf.writeDoubleLE(value, this.pos);
-    this.pos += 8;
-  }
-
-  /** [seconds, nanoseconds] as fixed64 nanoseconds (the SDK's `writeHrTimeAsFixed64`). */
-  time(hrTime: HrTime): void {
-    const [seconds, nanos] = hrTime;
-    const fromLower16Bits = (seconds & 65535) * 1e9;
-    const fromUpperBits = ((seconds / 65536) >>> 0) * 1e9;
-    const withCarry = (fromLower16Bits >>> 0) + (((fromUpperBits & 65535) * 65536) >>> 0) + nanos;
-    const high =
-      (Math.floor(fromLower16Bits / 4294967296) +
-        ((fromUpperBits / 65536) >>> 0) +
-        Math.floor(withCarry / 4294967296)) >>>
-      0;
-    this.room(8);
-    this.buf.writeUInt32LE(withCarry >>> 0, this.pos);
-    this.buf.writeUInt32LE(high, this.pos + 4);
-    this.pos += 8;
-  }
-}
-
-function anyValue(w: Writer, value: unknown): void {
-  const type = typeof value;
-  if (type === "string") {
-    w.tag(1, 2);
-    w.string(value as string);
-  } else if (type === "boolean") {
-    w.tag(2, 0);
-    w.varint(value ? 1 : 0);
-  } else if (type === "number") {
-    const number = value as number;
-    if (Number.isInteger(number) && number >= MIN_64_BIT_INT && number < MAX_64_BIT_INT) {
-      w.tag(3, 0);
-      w.varint(number);
-    } else {
-      w.tag(4, 1);
-      w.double(number);
-    }
-  } else if (value instanceof Uint8Array) {
-    w.tag(7, 2);
-    w.bytes(value);
-  } else if (Array.isArray(value)) {
-    w.tag(5, 2);
-    const array = w.start();
-    for (const item of value) {
-      w.tag(1, 2);
-      const at = w.start();
-      anyValue(w, item);
-      w.finish(at);
-    }
-    w.finish(array);
-  } else if (type === "object" && value != null) {
-    w.tag(6, 2);
-    const list = w.start();
-    const object = value as Record<string, unknown>;
-    for (const key in object) {
-      if (!Object.prototype.hasOwnProperty.call(object, key)) continue;
-      w.tag(1, 2);
-      keyValue(w, key, object[key]);
-    }
-    w.finish(list);
-  }
-}
-
-/** A KeyValue message with its length (the caller wrote its tag). */
-function keyValue(w: Writer, key: string, value: unknown): void {
-  const at = w.start();
-  w.tag(1, 2);
-  w.string(key);
-  w.tag(2, 2);
-  const valueAt = w.start();
-  anyValue(w, value);
-  w.finish(valueAt);
-  w.finish(at);
-}
+import { NotHex, Writer, keyValue } from "./protobuf-writer";
+import { EncodedSpan } from "./span-bytes";
 
 function attributes(
   w: Writer,
@@ -377,7 +144,9 @@ function scopeSpans(w: Writer, spans: ReadableSpan[]): void {
   w.finish(scopeAt);
   for (const s of spans) {
     w.tag(2, 2);
-    span(w, s);
+    // A span written when it ended (./span-bytes.ts): its message's bytes as they are.
+    if (s instanceof EncodedSpan) w.copied(s.chunk, s.start, s.end);
+    else span(w, s);
   }
   if (scope.schemaUrl) {
     w.tag(3, 2);
@@ -407,6 +176,21 @@ function resourceSpans(w: Writer, resource: Resource, scopes: Map<unknown, Reada
 
 const writer = new Writer();
 
+/** The request of these groups into the writer; false when an id is not hex. */
+function write(resources: Map<Resource, Map<unknown, ReadableSpan[]>>): boolean {
+  writer.pos = 0;
+  try {
+    for (const [resource, scopes] of resources) {
+      writer.tag(1, 2);
+      resourceSpans(writer, resource, scopes);
+    }
+    return true;
+  } catch (err) {
+    if (err instanceof NotHex) return false;
+    throw err;
+  }
+}
+
 /**
  * An ExportTraceServiceRequest of `spans`, the SDK serializer's bytes; null when an id is not hex
  * (the SDK's serializer then writes the batch).
@@ -421,15 +205,16 @@ export function encodeSpans(spans: ReadableSpan[]): Uint8Array | null {
     if (group) group.push(s);
     else scopes.set(s.instrumentationScope, [s]);
   }
-  writer.pos = 0;
-  try {
-    for (const [resource, scopes] of resources) {
-      writer.tag(1, 2);
-      resourceSpans(writer, resource, scopes);
+  if (!write(resources)) {
+    // Spans written when they ended cannot go to the SDK's serializer: the ids are then written
+    // as its `hexToBinary` writes them.
+    if (!spans.some((s) => s instanceof EncodedSpan)) return null;
+    writer.sdkIds = true;
+    try {
+      write(resources);
+    } finally {
+      writer.sdkIds = false;
     }
-  } catch (err) {
-    if (err instanceof NotHex) return null;
-    throw err;
   }
   const out = new Uint8Array(writer.pos);
   out.set(writer.buf.subarray(0, writer.pos));
@@ -442,6 +227,19 @@ export const ownTraceSerializer = {
     encodeSpans(spans) ?? ProtobufTraceSerializer.serializeRequest(spans),
   deserializeResponse: ProtobufTraceSerializer.deserializeResponse,
 };
+
+/**
+ * Whether every exporter behind the span processor is an OTLP exporter writing with this writer
+ * (then a span may be handed over as its bytes, ./span-bytes.ts; any other exporter reads
+ * `ReadableSpan`s).
+ */
+export function onlyOwnWriter(processor: unknown): boolean {
+  const node = processor as Node | null | undefined;
+  if (!node) return false;
+  if (node._spanProcessors)
+    return node._spanProcessors.length > 0 && node._spanProcessors.every(onlyOwnWriter);
+  return node._exporter?._delegate?._serializer === ownTraceSerializer;
+}
 
 interface Node {
   _spanProcessors?: unknown[];

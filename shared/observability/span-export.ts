@@ -25,7 +25,8 @@ import {
   type SpanStatus,
   type TracerProvider,
 } from "@opentelemetry/api";
-import { encodeWithOwnWriter } from "./otlp-protobuf";
+import { encodeWithOwnWriter, onlyOwnWriter } from "./otlp-protobuf";
+import { hrTime, type BytesTarget } from "./span-bytes";
 
 /** What the SDK's tracer (sdk-trace 3.x `Tracer`) holds that a finished span needs. */
 interface SdkTracer {
@@ -80,15 +81,14 @@ export class FinishedSpan {
   }
 }
 
-/** Epoch milliseconds as [seconds, nanoseconds], as @opentelemetry/core's `millisToHrTime`. */
-function hrTime(ms: number): HrTime {
-  return [Math.trunc(ms / 1e3), Math.round((ms % 1e3) * 1e6)];
-}
-
-/** The SDK's tracer, and whether its sampler keeps every span handed here (asked once). */
+/**
+ * The SDK's tracer, whether its sampler keeps every span handed here (asked once), and, when a
+ * span may be handed over as its OTLP bytes (./span-bytes.ts), what they are written with.
+ */
 export interface SpanSink {
   tracer: SdkTracer;
   keepsAll: boolean;
+  bytes: BytesTarget | null;
 }
 
 /** The SDK tracer behind the global provider, or null when no SDK runs (spans are then dropped). */
@@ -99,7 +99,19 @@ export function spanSink(name: string): SpanSink | null {
   if (!tracer._spanProcessor || !tracer._sampler || !tracer._spanLimits) return null;
   // The OTLP/protobuf exporters behind it encode with ./otlp-protobuf.ts (the same bytes, one pass).
   encodeWithOwnWriter(tracer._spanProcessor);
-  return { tracer: tracer as SdkTracer, keepsAll: tracer._sampler.toString() === DEFAULT_SAMPLER };
+  const keepsAll = tracer._sampler.toString() === DEFAULT_SAMPLER;
+  // Bytes only where nothing but the sampler's default and the count limit shapes a span, and no
+  // exporter reads `ReadableSpan`s.
+  const { attributeCountLimit, attributeValueLengthLimit } = tracer._spanLimits;
+  const bytes =
+    keepsAll && (attributeValueLengthLimit ?? Infinity) === Infinity && onlyOwnWriter(tracer._spanProcessor)
+      ? {
+          resource: tracer._resource,
+          scope: tracer.instrumentationScope,
+          countLimit: attributeCountLimit ?? Infinity,
+        }
+      : null;
+  return { tracer: tracer as SdkTracer, keepsAll, bytes };
 }
 
 /** What a finished Moleculer span gives, its ids already hex and its tags already attributes. */
@@ -130,7 +142,7 @@ function limited(attributes: Attributes, limits: SdkTracer["_spanLimits"]): [Att
 }
 
 /** Hands one finished span to the SDK tracer's processor, sampled as the SDK's tracer would. */
-export function endSpan({ tracer, keepsAll }: SpanSink, span: SpanRecord): void {
+export function endSpan({ tracer, keepsAll }: Pick<SpanSink, "tracer" | "keepsAll">, span: SpanRecord): void {
   const parent: SpanContext | undefined = span.parentSpanId
     ? { traceId: span.traceId, spanId: span.parentSpanId, traceFlags: TraceFlags.SAMPLED, isRemote: true }
     : undefined;
@@ -144,8 +156,8 @@ export function endSpan({ tracer, keepsAll }: SpanSink, span: SpanRecord): void 
     traceState = result.traceState ?? parent?.traceState;
   }
   const [kept, dropped] = limited(attributes, tracer._spanLimits);
-  const start = hrTime(span.startMs);
-  let end = hrTime(span.finishMs);
+  const start: HrTime = hrTime(span.startMs);
+  let end: HrTime = hrTime(span.finishMs);
   let seconds = end[0] - start[0];
   let nanos = end[1] - start[1];
   if (nanos < 0) {
