@@ -28,13 +28,15 @@ import path from "node:path";
 import { boundsViolation, type InputLimits } from "../../input-bounds";
 import type { Collection, Doc, Store } from "../types";
 import { acquireLock, releaseLock } from "./lock";
-import { Table, type NamedIndex, type StoredDoc } from "./table";
+import { Table } from "./table";
 import { EmbeddedCollection } from "./collection";
 import { jsonNesting, writtenWithin, type WrittenValue } from "./depth";
-import { patchJson, replayPatch, type LoggedPatchOp, type PatchOp } from "./fast-update";
+import { patchJson, replayPatch, type PatchOp } from "./fast-update";
 import { frozenJsonText } from "../../frozen-json";
 import { MAX_DOCUMENT_DEPTH, documentTooDeep } from "../rules";
-import { rotatedLogPath, rotatedLogs, writeSnapshot, type CapturedTable } from "./snapshot";
+import { forEachLogEntry, readSnapshot, rotatedLogPath, rotatedLogs, type LogEntry } from "./snapshot";
+import type { CompactionResult } from "./compaction";
+import { WorkerPool, workerEntry } from "../../worker-pool";
 
 export interface EmbeddedOptions {
   dataDir: string;
@@ -57,30 +59,21 @@ export interface EmbeddedOptions {
   machinery?: boolean;
 }
 
-interface LogEntry {
-  s: number;
-  c: string;
-  put?: StoredDoc[];
-  del?: string[];
-  idx?: NamedIndex;
-  /** Indexes an index migration replaces (dropped before `idx` is added). */
-  dropIdx?: string[];
-  /** Fast updates, logged as what they changed instead of whole new images (fast-update.ts). */
-  patch?: DocPatch<LoggedPatchOp>[];
-}
-
 /** One document's fast update: its `_id` and the changes (PatchOp; LoggedPatchOp once read back). */
 export interface DocPatch<Op = PatchOp> {
   _id: string;
   ops: Op[];
 }
-/** The older snapshot format (one JSON object); the loader still reads it. */
-interface Snapshot {
-  s: number;
-  collections: Record<string, { docs: StoredDoc[]; indexes: NamedIndex[] }>;
-}
 
 const DEFAULT_COMPACT_BYTES = 64 * 1024 * 1024;
+/**
+ * The compaction thread's time for one snapshot: far above what any store that fits in memory
+ * takes (a few seconds for 100,000 jobs). Past it the thread is ended and the compaction fails
+ * (the logs stay, and are replayed on load).
+ */
+const COMPACTION_BUDGET_MS = 10 * 60_000;
+/** The compaction thread gives way to the store's own thread when the host is short of CPU. */
+const COMPACTION_NICE = 10;
 /**
  * A write whose log line has this many characters or more answers after the loop's next poll. A job's
  * task transition logs a few KB and answers in its own loop iteration; a 1 MB golden config node took ~50 ms of one
@@ -95,17 +88,6 @@ export const LARGE_WRITE_CHARS = 256 * 1024;
  */
 const afterPendingIo = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
 /** Documents per snapshot line. */
-/** Calls `fn` with each newline-terminated or final line of `content`, decoded one at a time. */
-function forEachLine(content: Buffer, fn: (text: string, index: number) => void): void {
-  let start = 0;
-  let index = 0;
-  while (start < content.length) {
-    const end = content.indexOf(0x0a, start);
-    const stop = end === -1 ? content.length : end;
-    if (stop > start) fn(content.subarray(start, stop).toString("utf8"), index++);
-    start = stop + 1;
-  }
-}
 
 export class EmbeddedBackend implements Store {
   readonly backend = "embedded" as const;
@@ -124,8 +106,10 @@ export class EmbeddedBackend implements Store {
   private logBytes = 0;
   private nextCompactionAt: number;
   private closed = false;
-  /** The compaction under way (its snapshot written off the event loop: ./snapshot.ts). */
+  /** The compaction under way (its snapshot written by the compaction thread: ./compaction.ts). */
   private compaction?: Promise<void>;
+  /** The compaction thread, started at the first compaction and ended with the store. */
+  private compactor?: WorkerPool<CompactionResult>;
   /** Rotated logs' fds, closed once no flush on them is under way. */
   private retiredFds: number[] = [];
   /** Group commit (fsync mode): the last seq known on disk, and the writes waiting for a flush. */
@@ -180,6 +164,7 @@ export class EmbeddedBackend implements Store {
     if (this.closed) return;
     await this.compacted();
     if (this.closed) return;
+    await this.compactor?.close();
     if (!this.syncFailure) this.writeUnwritten(); // the writes waiting for it are acknowledged
     if (this.fsync && !this.syncFailure && this.syncedSeq < this.seq) {
       fs.fdatasyncSync(this.fd); // the writes waiting for a flush are acknowledged, not dropped
@@ -430,61 +415,20 @@ export class EmbeddedBackend implements Store {
    * lines. Only the last line can be torn by a crash; garbage earlier is corruption we must not hide.
    */
   private replayLog(log: string, content: Buffer): number {
-    let goodBytes = 0;
-    let start = 0;
-    while (start < content.length) {
-      const end = content.indexOf(0x0a, start);
-      const isLast = end === -1 || end === content.length - 1;
-      const text = content.subarray(start, end === -1 ? content.length : end).toString("utf8");
-      let entry: LogEntry;
-      try {
-        entry = JSON.parse(text) as LogEntry;
-      } catch (err) {
-        // Only the last line can be torn by a crash; garbage earlier is corruption we must not hide.
-        if (isLast) break;
-        throw new Error(`store log ${log} is corrupt at byte ${start}: ${(err as Error).message}`);
-      }
-      if (end === -1) break; // parseable but unterminated: never acknowledged, treat as torn
-      if (entry.s > this.seq) {
-        this.applyEntry(entry);
-        this.seq = entry.s;
-      }
-      goodBytes = start = end + 1;
-    }
-    return goodBytes;
+    return forEachLogEntry(log, content, (entry) => {
+      if (entry.s <= this.seq) return;
+      this.applyEntry(entry);
+      this.seq = entry.s;
+    });
   }
 
-  /**
-   * Loads a snapshot; answers its seq. The snapshot is JSON lines: a header `{s, format}`, then per
-   * collection its indexes `{c, idx}` and its documents in chunks `{c, docs}`. One line per chunk,
-   * never one string for the whole store: a string has a length limit (about 512 MiB), which a
-   * store of some 100,000 jobs passes. A snapshot of an older version is one JSON object.
-   */
+  /** Loads a snapshot (./snapshot.ts, readSnapshot); answers its seq. */
   private loadSnapshot(file: string): number {
-    const content = fs.readFileSync(file);
-    let seq = 0;
-    forEachLine(content, (text, index) => {
-      const entry = JSON.parse(text) as Partial<Snapshot> & {
-        format?: string;
-        c?: string;
-        idx?: NamedIndex[];
-        docs?: StoredDoc[];
-      };
-      if (index === 0) {
-        seq = entry.s ?? 0;
-        // The older format: everything in this one object.
-        for (const [name, { docs, indexes }] of Object.entries(entry.collections ?? {})) {
-          const table = this.table(name);
-          for (const idx of indexes) table.addIndex(idx);
-          table.apply(docs, []);
-        }
-        return;
-      }
-      const table = this.table(entry.c!);
-      for (const idx of entry.idx ?? []) table.addIndex(idx);
-      if (entry.docs) table.apply(entry.docs, []);
+    return readSnapshot(fs.readFileSync(file), (name, indexes, docs) => {
+      const table = this.table(name);
+      for (const idx of indexes) table.addIndex(idx);
+      table.apply(docs, []);
     });
-    return seq;
   }
 
   /** @internal Settles once the compaction under way, if any, has ended (tests, close). */
@@ -493,10 +437,11 @@ export class EmbeddedBackend implements Store {
   }
 
   /**
-   * Starts a compaction (./snapshot.ts): rotates the log, so new writes go to a fresh file, captures
-   * every collection as of now, and writes the snapshot off the event loop. The rotated logs it
-   * covers are deleted once it is in place. A failure leaves them (they are replayed on load) and
-   * tries again after another threshold's worth of log.
+   * Starts a compaction: rotates the log, so new writes go to a fresh file, and has the compaction
+   * thread (./compaction.ts) write the snapshot as of the rotation from the files. Once it is in
+   * place, the rotated logs it covers are deleted. A failure (or a compaction over its time
+   * budget) leaves them (they are replayed on load) and tries again after another threshold's
+   * worth of log.
    */
   private startCompaction(): void {
     const seq = this.seq;
@@ -507,14 +452,16 @@ export class EmbeddedBackend implements Store {
       process.emitWarning(`store compaction in ${this.dir} failed: ${(err as Error).message}`);
       return;
     }
-    const tables: CapturedTable[] = [...this.tables].map(([name, table]) => ({
-      name,
-      indexes: [...table.indexes.values()],
-      docs: [...table.docs.values()],
-    }));
     const { snapshot, tmp } = this.paths;
-    this.compaction = writeSnapshot(tmp, seq, tables)
-      .then(() => {
+    this.compactor ??= new WorkerPool<CompactionResult>(workerEntry(__dirname, "compaction-worker"), {
+      size: 1,
+      budgetMs: COMPACTION_BUDGET_MS,
+      nice: COMPACTION_NICE,
+    });
+    this.compaction = this.compactor
+      .run({ dir: this.dir, seq, tmp })
+      .then((outcome) => {
+        if (outcome.overBudget) throw new Error(`it ran past its budget of ${outcome.budgetMs} ms`);
         fs.renameSync(tmp, snapshot);
         fsyncDirectory(this.dir);
         // Safe to crash from here on: the snapshot holds every line of the logs it covers.
