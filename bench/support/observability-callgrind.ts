@@ -22,8 +22,9 @@ import type { ServiceBroker } from "moleculer";
 import type * as platformHelpers from "./platform";
 import { runBench } from "./main";
 import { onAnswers } from "./http-answers";
-import { spawnTracked, stopAllChildren } from "./children";
+import { stopAllChildren } from "./children";
 import { startTelemetry } from "../../shared/telemetry";
+import { startSink } from "./otlp-sink";
 
 const [mode, dist, dataDir, warm, reads, flags] = process.argv.slice(2);
 const CONNECTIONS = 16;
@@ -81,17 +82,6 @@ let reconnects = 0;
 const waitFor = async (file: string) => {
   while (!fs.existsSync(file)) await new Promise((resolve) => setTimeout(resolve, 50));
 };
-
-/** The OTLP receiver in a child process (run natively: valgrind does not follow children); its endpoint. */
-function startSink(): Promise<string> {
-  const child = spawnTracked(process.execPath, [path.join(__dirname, "otlp-sink-node.js")], {
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  return new Promise((resolve, reject) => {
-    child.once("message", (m: { port: number }) => resolve(`http://127.0.0.1:${m.port}`));
-    child.once("exit", (code) => reject(new Error(`otlp sink exited ${code}`)));
-  });
-}
 
 async function main(): Promise<void> {
   const traced = mode === "sampled" || mode === "traced";

@@ -35,9 +35,10 @@ import path from "node:path";
 import type { ServiceBroker } from "moleculer";
 import * as platform from "./platform";
 import { runBench } from "./main";
-import { spawnTracked, stopAllChildren } from "./children";
+import { stopAllChildren } from "./children";
 import { startTelemetry } from "../../shared/telemetry";
 import { onAnswers } from "./http-answers";
+import { startSink } from "./otlp-sink";
 
 const MODES = ["off", "metrics", "unsampled", "sampled", "traced"] as const;
 type Mode = (typeof MODES)[number];
@@ -77,17 +78,6 @@ function keepAsking(
     else idle(socket);
   });
   return new Promise((resolve) => socket.once("connect", () => resolve(socket)));
-}
-
-/** The OTLP receiver in a child process; answers its endpoint. */
-function startSink(): Promise<string> {
-  const child = spawnTracked(process.execPath, [path.join(__dirname, "otlp-sink-node.js")], {
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  return new Promise((resolve, reject) => {
-    child.once("message", (m: { port: number }) => resolve(`http://127.0.0.1:${m.port}`));
-    child.once("exit", (code) => reject(new Error(`otlp sink exited ${code}`)));
-  });
 }
 
 /** One platform in this process, its clients, and (metrics on) its scrape once a second. */

@@ -5,42 +5,17 @@
  * every backend; this one pins the exact words, the bounds to the byte and level, the sort order of
  * mixed types, the HTTP answer each refusal gets, and the options handed to the MongoDB driver.
  */
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { BSON, MongoClient, MongoServerError } from "mongodb";
 import { toErrorBody } from "../../gateway/error-response";
 import { loadConfig } from "../../shared/config";
 import { StoreRuleError } from "../../shared/errors";
-import { EmbeddedBackend } from "../../shared/store/embedded/backend";
 import { mongoClientOptions, storeError } from "../../shared/store/mongo";
 import { MAX_DOCUMENT_BYTES, stripExtended } from "../../shared/store/rules";
-import { DuplicateKeyError, type Collection, type Doc } from "../../shared/store";
+import { DuplicateKeyError, type Doc } from "../../shared/store";
+import { refusal, rulesStore } from "../support/rules-store";
 import type { RawUpdate } from "../../shared/store/types";
 
-const dirs: string[] = [];
-let store: EmbeddedBackend;
-let counter = 0;
-const fresh = (): Collection => store.collection(`rules_${counter++}`);
-
-beforeAll(() => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "store-rules-"));
-  dirs.push(dir);
-  store = new EmbeddedBackend({ dataDir: dir });
-});
-afterAll(async () => {
-  await store.close();
-  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-async function refusal(promise: Promise<unknown>): Promise<StoreRuleError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(StoreRuleError);
-  return err as StoreRuleError;
-}
+const fresh = rulesStore("rules");
 
 /** A document of exactly `bytes` of BSON. */
 function docOfSize(id: string, bytes: number): Doc {

@@ -6,44 +6,17 @@
  * nested empty arrays, long keys), inserted and grown by updates through the store's API, are
  * stored or refused exactly as MongoDB would, with the exact size in the error and nothing kept.
  */
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { BSON } from "mongodb";
-import { StoreRuleError } from "../../shared/errors";
-import { EmbeddedBackend } from "../../shared/store/embedded/backend";
 import { BSON_BYTES_PER_CHAR, textBound } from "../../shared/store/embedded/size";
 import { MAX_DOCUMENT_BYTES } from "../../shared/store/rules";
-import type { Collection, Doc } from "../../shared/store";
+import type { Doc } from "../../shared/store";
+import { refusal, rulesStore } from "../support/rules-store";
 import { randomDoc, seeded } from "../support/random-docs";
 
 // Documents of 16 MiB: seconds each on a quiet machine, far more on a busy one.
 jest.setTimeout(600_000);
 
-const dirs: string[] = [];
-let store: EmbeddedBackend;
-let counter = 0;
-const fresh = (): Collection => store.collection(`bound_${counter++}`);
-
-beforeAll(() => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "size-bound-"));
-  dirs.push(dir);
-  store = new EmbeddedBackend({ dataDir: dir });
-});
-
-afterAll(async () => {
-  await store.close();
-  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-async function refusal(promise: Promise<unknown>): Promise<StoreRuleError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(StoreRuleError);
-  return err as StoreRuleError;
-}
+const fresh = rulesStore("bound");
 
 /** The kinds of filler whose JSON text is shortest beside their BSON. */
 const fillers: Record<string, (n: number) => unknown[]> = {
