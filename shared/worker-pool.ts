@@ -155,11 +155,13 @@ export class WorkerPool<R> {
       eval: this.entry.eval,
       workerData: { nice: this.options.nice ?? 0 },
     });
-    worker.unref(); // a pending task holds the process through its budget timer, not the thread
     const slot: Slot = { worker, sharedKeys: [], sent: [] };
     worker.on("message", (reply: Reply) => this.finish(slot, reply));
     worker.on("error", (err) => this.fail(slot, err));
     worker.on("exit", () => this.fail(slot, new Error("worker exited")));
+    // A pending task holds the process through its budget timer, not the thread. After the
+    // listeners: a 'message' listener refs the worker's port again.
+    worker.unref();
     this.slots.push(slot);
     return slot;
   }

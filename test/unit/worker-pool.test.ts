@@ -2,8 +2,9 @@
  * shared/worker-pool.ts with a real worker thread (test/support/busy-worker.ts, started from its
  * TypeScript source as under jest): answers in order of the tasks, a shared value prepared once per
  * worker, a task over its budget settled as such while the tasks behind it still run, a task's
- * error is its own, and close() ends everything.
+ * error is its own, close() ends everything, and an idle pool never closed lets its process exit.
  */
+import { spawnSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import { PoolClosedError, WorkerPool, workerEntry } from "../../shared/worker-pool";
@@ -54,4 +55,16 @@ test("close() rejects what is queued or running with PoolClosedError, and later 
   expect(await running).toBeInstanceOf(PoolClosedError);
   expect(await queued).toBeInstanceOf(PoolClosedError);
   await expect(pool.run({ value: 3, ms: 1 })).rejects.toBeInstanceOf(PoolClosedError);
+});
+
+test("an idle pool that was never closed lets its process exit (its worker is unref'd)", () => {
+  const root = path.join(__dirname, "../..");
+  const child = spawnSync(
+    path.join(root, "node_modules/.bin/node"),
+    [path.join(root, "dist/test/support/idle-pool.js")],
+    { encoding: "utf8", timeout: 20_000 },
+  );
+  expect(child.stdout).toBe("answered\n");
+  expect(child.error).toBeUndefined(); // no timeout: it exited by itself
+  expect(child.status).toBe(0);
 });
