@@ -104,3 +104,43 @@ test("a compaction refuses logs with a gap, and logs that end before its seq: no
   fs.writeFileSync(path.join(dir, "store.log.4"), line(1) + line(2) + line(3) + line(4));
   expect(compactFiles({ dir, seq: 4, tmp })).toEqual({ docs: 4, bytes: fs.statSync(tmp).size });
 });
+
+test("the next compaction waits for as many bytes of log as the snapshot holds, when that is more than the threshold", async () => {
+  const dataDir = newDir();
+  const dir = path.join(dataDir, "store");
+  const snapshotSeq = () => {
+    const file = path.join(dir, "snapshot.json");
+    if (!fs.existsSync(file)) return 0;
+    return (JSON.parse(fs.readFileSync(file, "utf8").split("\n")[0]) as { s: number }).s;
+  };
+  let store = new EmbeddedBackend({ dataDir, compactBytes: 16 * 1024 });
+  const docs = store.collection("docs");
+  // About 1 KiB a line: 200 lines, so the snapshot grows past the 16 KiB threshold.
+  for (let i = 0; i < 200; i++) await docs.insertOne({ _id: `d${i}`, pad: "x".repeat(1000) });
+  await store.compacted();
+  await docs.insertOne({ _id: "last", pad: "x".repeat(1000) }); // may start one more, from the last one's threshold
+  await store.compacted();
+  const size = fs.statSync(path.join(dir, "snapshot.json")).size;
+  expect(size).toBeGreaterThan(4 * 16 * 1024);
+  const seq = snapshotSeq();
+  // Half the snapshot's size in updates: past 16 KiB of log, below the snapshot's size: no compaction.
+  const lines = Math.floor(size / 2 / 1100);
+  for (let i = 0; i < lines; i++) await docs.updateOne({ _id: `d${i}` }, { $set: { pad: "y".repeat(1000) } });
+  await store.compacted();
+  expect(snapshotSeq()).toBe(seq);
+  // The same again, and more: the log passes the snapshot's size, and it compacts.
+  for (let i = 0; i < lines + 20; i++)
+    await docs.updateOne({ _id: `d${i}` }, { $set: { pad: "z".repeat(1000) } });
+  await store.compacted();
+  expect(snapshotSeq()).toBeGreaterThan(seq);
+  await store.close();
+
+  // Reopened, the store takes its threshold from the snapshot on disk.
+  store = new EmbeddedBackend({ dataDir, compactBytes: 16 * 1024 });
+  const after = snapshotSeq();
+  for (let i = 0; i < lines; i++)
+    await store.collection("docs").updateOne({ _id: `d${i}` }, { $set: { n: i, pad: "w".repeat(1000) } });
+  await store.compacted();
+  expect(snapshotSeq()).toBe(after);
+  await store.close();
+});

@@ -42,7 +42,7 @@ export interface EmbeddedOptions {
   dataDir: string;
   /** Acknowledge a write only once its log line is on disk (group commit: one fdatasync per burst). */
   fsync?: boolean;
-  /** Log size that triggers compaction into a snapshot. */
+  /** Log size that triggers compaction into a snapshot, at least (more when the snapshot is larger). */
   compactBytes?: number;
   /**
    * A file to note every query no index of its collection serves in (query-shapes.ts): the
@@ -146,6 +146,8 @@ export class EmbeddedBackend implements Store {
       releaseLock(this.lockFile);
       throw err;
     }
+    const { snapshot } = this.paths;
+    if (fs.existsSync(snapshot)) this.nextCompactionAt = this.thresholdAfter(fs.statSync(snapshot).size);
   }
 
   collection<T extends Doc = Doc>(name: string): Collection<T> {
@@ -466,6 +468,7 @@ export class EmbeddedBackend implements Store {
         fsyncDirectory(this.dir);
         // Safe to crash from here on: the snapshot holds every line of the logs it covers.
         for (const old of rotatedLogs(this.dir)) if (old.seq <= seq) fs.rmSync(old.file, { force: true });
+        this.nextCompactionAt = this.thresholdAfter(outcome.result.bytes);
       })
       .catch((err: Error) => {
         fs.rmSync(tmp, { force: true });
@@ -475,6 +478,16 @@ export class EmbeddedBackend implements Store {
       .finally(() => {
         this.compaction = undefined;
       });
+  }
+
+  /**
+   * The log's size (since its last rotation) that starts the next compaction, given the snapshot's:
+   * the larger of the two, so a compaction's cost (the whole store) is paid once for at least as
+   * many bytes of log, however much the store holds (Redis rewrites its append-only file the same
+   * way, at 100 % growth). A replay on open then reads at most that much log beside the snapshot.
+   */
+  private thresholdAfter(snapshotBytes: number): number {
+    return Math.max(this.compactBytes, snapshotBytes);
   }
 
   /** The log up to `seq` becomes `store.log.<seq>`; new writes go to a fresh `store.log`. */
