@@ -9,14 +9,13 @@
 import { SpanKind, SpanStatusCode, TraceFlags, type Attributes, type HrTime } from "@opentelemetry/api";
 import { JsonTraceSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
-import type { NodeSDK } from "@opentelemetry/sdk-node";
-import { startTelemetry } from "../../shared/telemetry";
-import { endSpan, spanSink, type SpanSink } from "../../shared/observability/span-export";
+import { endSpan, type SpanSink } from "../../shared/observability/span-export";
 import {
   encodeSpans,
   encodeWithOwnWriter,
   ownTraceSerializer,
 } from "../../shared/observability/otlp-protobuf";
+import { sdkSpanSink } from "../support/sdk-span-sink";
 
 const sdkBytes = (spans: ReadableSpan[]) => Buffer.from(ProtobufTraceSerializer.serializeRequest(spans)!);
 
@@ -161,22 +160,13 @@ test("an id that is not hex: the SDK's serializer writes the batch", () => {
 });
 
 describe("the platform's finished spans, through the NodeSDK's OTLP/protobuf exporter", () => {
-  let sdk: NodeSDK;
-  let sink: SpanSink;
+  const telemetry = sdkSpanSink("otlp-protobuf-test");
   const ended: ReadableSpan[] = [];
-  beforeAll(() => {
-    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = "http://127.0.0.1:9";
-    sdk = startTelemetry("otlp-protobuf-test");
-    sink = spanSink("moleculer")!;
-  });
-  afterAll(async () => {
-    delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
-    await sdk.shutdown();
-  });
 
   test("its serializer is the platform's writer; a JSON exporter keeps the SDK's", () => {
-    const [batch] = (sink.tracer._spanProcessor as unknown as { _spanProcessors: { _exporter: any }[] })
-      ._spanProcessors;
+    const [batch] = (
+      telemetry.sink.tracer._spanProcessor as unknown as { _spanProcessors: { _exporter: any }[] }
+    )._spanProcessors;
     expect(batch._exporter._delegate._serializer).toBe(ownTraceSerializer);
     const json = { _exporter: { _delegate: { _serializer: JsonTraceSerializer } } };
     const proto = { _exporter: { _delegate: { _serializer: ProtobufTraceSerializer } } };
@@ -187,9 +177,9 @@ describe("the platform's finished spans, through the NodeSDK's OTLP/protobuf exp
 
   test("the finished spans endSpan makes are written as the SDK writes them", () => {
     const capture = {
-      ...sink,
+      ...telemetry.sink,
       tracer: {
-        ...sink.tracer,
+        ...telemetry.sink.tracer,
         _spanProcessor: { onEnd: (s: unknown) => void ended.push(s as ReadableSpan) },
       },
     };

@@ -9,39 +9,32 @@
 import { TraceFlags, type SpanContext } from "@opentelemetry/api";
 import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
-import type { NodeSDK } from "@opentelemetry/sdk-node";
-import { OpenTelemetryExporter, startTelemetry } from "../../shared/telemetry";
-import { spanSink, type SpanSink } from "../../shared/observability/span-export";
+import { OpenTelemetryExporter } from "../../shared/telemetry";
+import { spanSink } from "../../shared/observability/span-export";
 import { EncodedSpan, encodeSpan } from "../../shared/observability/span-bytes";
 import { ownTraceSerializer } from "../../shared/observability/otlp-protobuf";
 import { Writer } from "../../shared/observability/protobuf-writer";
 import type { MoleculerSpan } from "../../shared/observability/moleculer-span";
+import { sdkSpanSink } from "../support/sdk-span-sink";
 
-let sdk: NodeSDK;
-let sink: SpanSink;
-beforeAll(() => {
-  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = "http://127.0.0.1:9";
-  sdk = startTelemetry("span-bytes-test");
-  sink = spanSink("moleculer")!;
-});
-afterAll(async () => {
-  delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  await sdk.shutdown();
-});
+const telemetry = sdkSpanSink("span-bytes-test");
 
 /** What the exporter hands the processor for `spans`, through the bytes path or not. */
 function handed(spans: MoleculerSpan[], bytes: boolean, countLimit?: number): unknown[] {
   const out: unknown[] = [];
   const exporter = new OpenTelemetryExporter({});
-  const target = sink.bytes && { ...sink.bytes, countLimit: countLimit ?? sink.bytes.countLimit };
+  const target = telemetry.sink.bytes && {
+    ...telemetry.sink.bytes,
+    countLimit: countLimit ?? telemetry.sink.bytes.countLimit,
+  };
   Object.assign(exporter, {
     sink: {
-      ...sink,
+      ...telemetry.sink,
       bytes: bytes ? target : null,
       tracer: {
-        ...sink.tracer,
+        ...telemetry.sink.tracer,
         _spanProcessor: { onEnd: (s: unknown) => out.push(s) },
-        _spanLimits: { ...sink.tracer._spanLimits, attributeCountLimit: target?.countLimit },
+        _spanLimits: { ...telemetry.sink.tracer._spanLimits, attributeCountLimit: target?.countLimit },
       },
     },
   });
@@ -191,7 +184,7 @@ test("attributes the writer cannot place as the object holds them take the Reada
   ];
   for (const tags of odd) {
     const span = { ...base, tags };
-    expect(encodeSpan(sink.bytes!, span)).toBeNull();
+    expect(encodeSpan(telemetry.sink.bytes!, span)).toBeNull();
     const [readable] = handed([span], false);
     const [viaExporter] = handed([span], true);
     expect(viaExporter).not.toBeInstanceOf(EncodedSpan);
@@ -221,9 +214,10 @@ test("a batch of written spans and ReadableSpans, one id not hex: the SDK's byte
 });
 
 test("the bytes path only behind the platform's OTLP/protobuf writer and the default sampler", () => {
-  expect(sink.bytes).not.toBeNull();
-  const processors = (sink.tracer._spanProcessor as unknown as { _spanProcessors: { _exporter: unknown }[] })
-    ._spanProcessors;
+  expect(telemetry.sink.bytes).not.toBeNull();
+  const processors = (
+    telemetry.sink.tracer._spanProcessor as unknown as { _spanProcessors: { _exporter: unknown }[] }
+  )._spanProcessors;
   const exporter = processors[0]._exporter;
   // Another exporter beside it (console, JSON, in-memory) reads ReadableSpans.
   processors.push({ _exporter: {} });
