@@ -36,7 +36,7 @@ export function brokerOptions(config: PlatformConfig): BrokerOptions {
     namespace: config.namespace,
     nodeID: config.nodeId,
     transporter: transporterOptions(config.transporter),
-    // JSON by default: CBOR is 17% smaller on the wire but costs more CPU (docs/performance.md).
+    // JSON by default: CBOR is 17% smaller on the wire but costs more CPU (docs/performance-rounds.md).
     serializer: config.serializer as BrokerOptions["serializer"],
     requestTimeout: config.requestTimeout,
     // A node that stops heartbeating (killed, partitioned) is dropped between heartbeatTimeout and

@@ -3,7 +3,7 @@
  * handed to the NATS client together, so they leave in one socket write.
  *
  * Why: over NATS, socket writes were the largest single cost of every process (a quarter to a third
- * of busy time, docs/performance.md). The NATS client already writes everything published before
+ * of busy time, docs/performance-rounds.md). The NATS client already writes everything published before
  * its next microtask in one go, but Moleculer publishes each packet after a few promise hops of its
  * own, so under load nearly every packet (a request, its response, each event) cost a write of its
  * own, and the same again as a read on the other side and in nats-server.

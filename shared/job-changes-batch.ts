@@ -3,7 +3,7 @@
  * in one event-loop turn goes as one `engine.jobChangesBatch` message to each listening node, where
  * each change is handed to the node's own `engine.jobChanges` listeners, in order, as if it had come
  * alone. Why: one message per job write (a broadcast to each listening node) cost each side an
- * envelope, a context and a parse per transition (docs/performance.md).
+ * envelope, a context and a parse per transition (docs/performance-rounds.md).
  *
  * The listening side is this middleware: the first service of a node that listens to
  * `engine.jobChanges` also listens to the batch, once per node, so a batch reaches each node once.

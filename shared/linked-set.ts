@@ -8,7 +8,7 @@
  * table, and every member each one held, survives the young generation's collections and is
  * copied into the old generation, until the next full GC. Behind the gateway's drain that was
  * about 4 KB a proxied request (the responses in flight and all they reach) and most of the proxy's
- * GC time (docs/performance.md, the proxy's seventh round). A list has no table: a member that
+ * GC time (docs/performance-rounds.md, the proxy's seventh round). A list has no table: a member that
  * leaves is unlinked and its links cleared, so nothing dead points at anything alive.
  *
  * Each member carries two symbol-keyed links while it is in the set (set to null once it leaves);

@@ -1,5 +1,5 @@
 /**
- * Bytes a bench allocates, and where (docs/performance.md, the engine in one process, eighth
+ * Bytes a bench allocates, and where (docs/performance-rounds.md, the engine in one process, eighth
  * round). Preloaded into a bench's process, it runs V8's sampling heap profiler for the whole run
  * with the objects minor and major GCs collected kept in its profile, so its total is what was
  * allocated, not what survived; at the end it writes the profile and prints the total and the

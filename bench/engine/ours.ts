@@ -124,7 +124,7 @@ async function inChild(
 /**
  * The load child's own warm-up, ms, before each measured loop (at most the bench's warm-up): the
  * platform is warm by then, the child is a new process whose code is not, and a cold client
- * slowed the first third of a closed loop by a third (docs/performance.md, ninth round).
+ * slowed the first third of a closed loop by a third (docs/performance-rounds.md, ninth round).
  */
 const CHILD_WARMUP_MS = 2000;
 

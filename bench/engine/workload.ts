@@ -302,7 +302,7 @@ export interface WarmUpSpec {
  * Warms an engine up before its measure, the same way for every engine: the closed loop at the
  * measure's concurrency until both bounds have passed. By time as well as by count, because an
  * engine's code runs slower until V8 has compiled its hot paths and the GC has sized its young
- * generation: ours took about 1,500 jobs to settle (docs/performance.md, "Warm-up"), and every
+ * generation: ours took about 1,500 jobs to settle (docs/performance-rounds.md, "Warm-up"), and every
  * engine gets the same time.
  */
 export async function warmLoop(one: OneJob, w: WarmUpSpec): Promise<void> {

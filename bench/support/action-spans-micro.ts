@@ -1,5 +1,5 @@
 /**
- * What a sampled action call's span costs (docs/performance.md, "Tracing, sixth round"): three
+ * What a sampled action call's span costs (docs/performance-rounds.md, "Tracing, sixth round"): three
  * brokers in this process run the same call (an action calling another, as the gateway calls
  * accounts.list) over and over: tracing off, every call traced through Moleculer's own Tracing
  * middleware, every call traced through the platform's (shared/observability/action-spans.ts);

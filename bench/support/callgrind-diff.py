@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Callgrind's per-function difference of two runs of bench/support/observability-callgrind.sh
-(docs/performance.md, "Metrics, eighth round"): self instructions per read by function, JIT code
+(docs/performance-rounds.md, "Metrics, eighth round"): self instructions per read by function, JIT code
 named from the run's perf-PID.map (node --perf-basic-prof), B minus A, largest first; then the
 same grouped by kind (V8's compilers, GC, our JS by folder, builtins, ...); then, with PATTERN,
 the inclusive costs of the functions it matches (recursion may count twice).

@@ -3,7 +3,7 @@ import net from "node:net";
 /**
  * The engine benches' HTTP/1.1 client: keep-alive sockets, one request at a time on each (no
  * pipelining), answers read by hand (a Content-Length body or a chunked one). Node's `fetch` cost
- * the load process 1.6-2.2 ms of CPU a job (docs/performance.md, ninth round) on the same two
+ * the load process 1.6-2.2 ms of CPU a job (docs/performance-rounds.md, ninth round) on the same two
  * cores as the platform it measures, while the peers' jobs start with a library call: this one
  * costs a small part of that, so the figures are the platform's. Sockets open as requests need
  * them, up to `maxSockets`; more requests wait for one. test/bench/lean-http.test.ts.

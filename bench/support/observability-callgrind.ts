@@ -1,5 +1,5 @@
 /**
- * Instructions per read, metrics off or on (docs/performance.md, "Metrics, eighth round"): the
+ * Instructions per read, metrics off or on (docs/performance-rounds.md, "Metrics, eighth round"): the
  * in-process harness's read (the same page, 16 keep-alive sockets, the client in this process) made
  * under callgrind with instrumentation off until the platform is warm. Run by
  * bench/support/observability-callgrind.sh, which turns instrumentation on from outside: a

@@ -1,5 +1,5 @@
 /**
- * What metrics cost a read, measured in one process (docs/performance.md, "What metrics cost,
+ * What metrics cost a read, measured in one process (docs/performance-rounds.md, "What metrics cost,
  * piece by piece"): on a shared machine the bench's separate autocannon and its quiet-second waits
  * cannot resolve a few per cent, and CPU per request moves with the request rate. Here the whole
  * platform and a raw keep-alive socket client (a few µs a request) share one process; its CPU per

@@ -1,5 +1,5 @@
 /**
- * What encoding a batch of finished spans as an OTLP/protobuf request costs (docs/performance.md,
+ * What encoding a batch of finished spans as an OTLP/protobuf request costs (docs/performance-rounds.md,
  * "Tracing, eighth round"): the SDK's serializer and the platform's writer
  * (shared/observability/otlp-protobuf.ts), taking turns in one process on the same batch of 512
  * spans (the BatchSpanProcessor's batch) made as the platform makes a traced read's two spans

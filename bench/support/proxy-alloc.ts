@@ -1,5 +1,5 @@
 /**
- * Bytes allocated per proxied request, and where (docs/performance.md, the proxy's seventh round).
+ * Bytes allocated per proxied request, and where (docs/performance-rounds.md, the proxy's seventh round).
  * Allocation does not move with the machine's load as CPU does, so on a shared machine it is the
  * figure that resolves a cut of a few per cent. The platform and the proxy floor (as in
  * `bench:proxy`) in this process, the paired load client (./paired-load-node.ts) asking one of them

@@ -1,6 +1,6 @@
 /**
  * Why the gateway drain follows its responses in a linked set, not a Set (shared/linked-set.ts;
- * docs/performance.md, the proxy's seventh round): 32 objects at a time in a long-lived collection,
+ * docs/performance-rounds.md, the proxy's seventh round): 32 objects at a time in a long-lived collection,
  * one in and one out a step, with garbage allocated between, once the collection itself is in the
  * old generation. Run it with the GC's own figures and sum what the scavenges promoted:
  *

@@ -1,6 +1,6 @@
 /**
  * What a sampled span costs from the platform's exporter to the bytes of its OTLP request
- * (docs/performance.md, "Tracing, ninth round"), for several builds in turns in one process: a
+ * (docs/performance-rounds.md, "Tracing, ninth round"), for several builds in turns in one process: a
  * traced read's two finished Moleculer spans (the gateway's and `accounts.list`'s, with their
  * tags) handed to each build's `OpenTelemetryExporter`, flushed every four reads as the event loop
  * would, into a processor that keeps them and encodes each batch of 512 with that build's writer,

@@ -39,7 +39,7 @@ export interface ProfileActivatedEvent {
 /**
  * engine -> gateways: one broadcast per job write, with everything that write changed. One event
  * per write, not one per task: broadcasting (and, over NATS, a packet per listening node) cost the
- * engine more than the write's own store update (docs/performance.md).
+ * engine more than the write's own store update (docs/performance-rounds.md).
  */
 export const ENGINE_EVENTS = {
   changes: "engine.jobChanges",

@@ -1,6 +1,6 @@
 /**
  * The span of a sampled action call, built as Moleculer's Tracing middleware builds it
- * (moleculer/src/middlewares/tracing.js, 0.15) but without its `Span` object (docs/performance.md,
+ * (moleculer/src/middlewares/tracing.js, 0.15) but without its `Span` object (docs/performance-rounds.md,
  * "Tracing, sixth round"). Moleculer's `Span` defines four properties per span with
  * `Object.defineProperty`, merges its options three times, formats two debug lines whether debug is
  * on or not (one with `toFixed`) and reaches the exporters through `forEach` and `apply`; a traced

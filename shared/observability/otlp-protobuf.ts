@@ -1,7 +1,7 @@
 /**
  * The OTLP/protobuf encoding of a batch of finished spans, byte for byte what the SDK's own
  * serializer writes (@opentelemetry/otlp-transformer 0.301, `ProtobufTraceSerializer`), in one
- * pass instead of two (docs/performance.md, "Tracing, eighth round").
+ * pass instead of two (docs/performance-rounds.md, "Tracing, eighth round").
  *
  * The SDK's serializer walks every span twice, once to size the request and once to write it, and
  * turns each of a span's three ids into a new `Uint8Array` on each walk; it was about half of a

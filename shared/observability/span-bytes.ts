@@ -1,6 +1,6 @@
 /**
  * A finished Moleculer span written as its OTLP/protobuf `Span` message when it is handed over, and
- * only those bytes held for the batch (docs/performance.md, "Tracing, ninth round").
+ * only those bytes held for the batch (docs/performance-rounds.md, "Tracing, ninth round").
  *
  * A sampled span used to become a `ReadableSpan` (an attributes object, ids as hex strings, three
  * times, a status, two contexts: ./span-export.ts), wait in the batch processor's queue for up to

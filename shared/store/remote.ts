@@ -5,7 +5,7 @@
  * Calls with small answers (updates, deletes, counts) made in one turn of the event loop travel
  * together as one `store.batch` request (./remote-batch.ts): over NATS the engine made one store
  * request per transition, each a message with its own envelope, context and middlewares on both
- * sides (docs/performance.md). Each call keeps its own answer or error.
+ * sides (docs/performance-rounds.md). Each call keeps its own answer or error.
  */
 import { currentContext } from "../observability/request-scope";
 import { StoreRuleError } from "../errors";

@@ -1,5 +1,5 @@
 /**
- * The form create's way through the gateway, kept cheap (docs/performance.md, "The gateway write
+ * The form create's way through the gateway, kept cheap (docs/performance-rounds.md, "The gateway write
  * in one process"), and each shortcut held to the answer it replaced:
  *  - a body operation's input bounds are measured once, on its params (gateway/gateway.service.ts):
  *    a body too deep or too large is still a 400 that stores nothing, also when a path parameter

@@ -4,7 +4,7 @@
  * A compaction used to rewrite every collection on the store's own thread: synchronously at first
  * (about 24 µs per stored job of 6 KB, over a second with 50,000 jobs), then a chunk per turn of
  * the event loop, which still cost that thread the whole store's serialization every 64 MiB of log
- * (docs/performance.md, ninth round). Now the log is rotated (the current file becomes
+ * (docs/performance-rounds.md, ninth round). Now the log is rotated (the current file becomes
  * `store.log.<seq>`, new writes go to a fresh `store.log`) and a worker thread makes the snapshot
  * as of that seq from the files alone (./compaction.ts): the last snapshot and the rotated logs,
  * replayed. Once the snapshot is renamed into place, the rotated logs it covers are deleted. A
