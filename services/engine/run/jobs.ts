@@ -18,7 +18,7 @@
  * a slower path taken quietly). Off, a draft is a full copy and changes are found by comparing
  * JSON texts: the differential test (test/engine/perf-machinery.test.ts) runs both ways.
  */
-import { copyPlain, deepFreeze, hasOwn, setOwn } from "../../../shared/objects";
+import { copyPlain, deepFreeze, hasOwn as sharedHasOwn, setOwn } from "../../../shared/objects";
 import { adoptFrozen, parseFrozen } from "../../../shared/frozen-json";
 import { nowIso } from "../../../shared/text";
 import { JOB_CACHE_SIZE, MAX_WRITE_ATTEMPTS } from "./settings";
@@ -33,6 +33,9 @@ import {
   spillWrite,
   type SpillWrite,
 } from "./outputs";
+
+/** shared/objects.ts hasOwn as a const of this module, so V8 compiles its for-in checks (see there). */
+const hasOwn = sharedHasOwn;
 
 export interface Written<R> {
   /** The job before this write (equal to `job` when nothing changed). */
