@@ -8,13 +8,27 @@
  */
 import { deepFreeze } from "./objects";
 
-const texts = new WeakMap<object, string>();
-/** Values whose text is known until the current microtasks have run. */
-let recent: object[] = [];
+/**
+ * Texts (and, where the maker knew it, nestings) of the values made this turn. Every entry is
+ * forgotten together once the current microtasks have run, so plain Maps, cleared whole, serve:
+ * a WeakMap's entries, deleted one by one, cost more to set and to collect.
+ */
+const texts = new Map<object, string>();
+const nestings = new Map<object, number>();
+let forgetQueued = false;
 
 function forgetRecent(): void {
-  for (const value of recent) texts.delete(value);
-  recent = [];
+  texts.clear();
+  nestings.clear();
+  forgetQueued = false;
+}
+
+function remember(value: object, text: string): void {
+  texts.set(value, text);
+  if (!forgetQueued) {
+    forgetQueued = true;
+    queueMicrotask(forgetRecent);
+  }
 }
 
 /**
@@ -26,8 +40,7 @@ function forgetRecent(): void {
 export function parseFrozen(text: string): unknown {
   const value: unknown = JSON.parse(text);
   if (typeof value !== "object" || value === null) return value;
-  texts.set(deepFreeze(value), text);
-  if (recent.push(value) === 1) queueMicrotask(forgetRecent);
+  remember(deepFreeze(value), text);
   return value;
 }
 
@@ -35,17 +48,25 @@ export function parseFrozen(text: string): unknown {
  * Gives a deep-frozen value its JSON text, as parseFrozen does, for a maker that built the value
  * itself and answers for it: `JSON.parse(text)` would give an equal value, members in the same
  * order (services/engine/run/jobs.ts storedTask, which builds a changed task without parsing it
- * back; test/unit/job-drafts.test.ts holds the two to the same value). Answers the value.
+ * back; test/unit/job-drafts.test.ts holds the two to the same value). `nesting`, when given, is
+ * how deeply the value's objects and arrays nest (`{}` 1: what the store's depth.ts jsonNesting
+ * finds in `text`), which the maker counted while building it: the store then need not scan the
+ * text for its depth bound. The same test holds it to jsonNesting. Answers the value.
  */
-export function adoptFrozen<T extends object>(value: T, text: string): T {
-  texts.set(value, text);
-  if (recent.push(value) === 1) queueMicrotask(forgetRecent);
+export function adoptFrozen<T extends object>(value: T, text: string, nesting?: number): T {
+  remember(value, text);
+  if (nesting !== undefined) nestings.set(value, nesting);
   return value;
 }
 
 /** The JSON text of a value parseFrozen made, or undefined for any other value. */
 export function frozenJsonText(value: unknown): string | undefined {
   return typeof value === "object" && value !== null ? texts.get(value) : undefined;
+}
+
+/** The nesting adoptFrozen was given with `value` this turn, or undefined. */
+export function frozenJsonNesting(value: unknown): number | undefined {
+  return typeof value === "object" && value !== null ? nestings.get(value) : undefined;
 }
 
 /** Texts of deep-frozen values kept on purpose, for as long as each value lives (keepJsonText). */

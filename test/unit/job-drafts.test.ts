@@ -11,7 +11,8 @@ import { EmbeddedBackend } from "../../shared/store/embedded/backend";
 import { JobRepository } from "../../services/engine/jobs.repository";
 import { JobStore, jsonSame, storedTask, writableTask } from "../../services/engine/run/jobs";
 import { deepFreeze } from "../../shared/objects";
-import { frozenJsonText } from "../../shared/frozen-json";
+import { frozenJsonNesting, frozenJsonText } from "../../shared/frozen-json";
+import { jsonNesting } from "../../shared/store/embedded/depth";
 import type { RunJob, RunTask } from "../../services/engine/run/types";
 
 const dirs: string[] = [];
@@ -317,6 +318,9 @@ test("storedTask builds what parsing the task's text back gives, deep-frozen, sh
     expect(Object.getPrototypeOf(built)).toBe(Object.prototype);
     expect(Object.isFrozen(built)).toBe(true);
     expect(frozenJsonText(built)).toBe(text);
+    // The nesting handed to the store in place of its scan of the text (a parsed-back value: none).
+    const nesting = frozenJsonNesting(built);
+    if (nesting !== undefined) expect(nesting).toBe(jsonNesting(text));
     const walk = (v: unknown): void => {
       if (v && typeof v === "object") {
         expect(Object.isFrozen(v)).toBe(true);
@@ -332,6 +336,54 @@ test("storedTask builds what parsing the task's text back gives, deep-frozen, sh
     JSON.stringify({ ...old, status: "complete" }),
   )!;
   expect(built.variables).toBe(old.variables);
+  // Its nesting counts the shared members (variables.incoming.nested.list is level 5) without
+  // copying them.
+  expect(frozenJsonNesting(built)).toBe(5);
+  // Copied plain data always comes with its nesting; parsed back (a Date), never.
+  const plain = { ...old, status: "complete", outgoing: { deeper: [[[{}]]] } };
+  expect(frozenJsonNesting(storedTask(plain as RunTask, old, JSON.stringify(plain)))).toBe(6);
+  const dated = { ...old, outgoing: { date: new Date(0) } };
+  expect(frozenJsonNesting(storedTask(dated as RunTask, old, JSON.stringify(dated)))).toBeUndefined();
+});
+
+/** `n` objects nested in one another: `{}` for 1, `{"a":{}}` for 2, ... */
+const nestedObjects = (n: number): Record<string, unknown> => {
+  let value: Record<string, unknown> = {};
+  for (let i = 1; i < n; i++) value = { a: value };
+  return value;
+};
+
+/**
+ * The store's 100-level bound on a job write, where the engine hands it the changed task's nesting
+ * instead of its text to scan: a task whose outgoing reaches level 100 of the job is stored, one a
+ * level deeper refused with nothing written (job -> tasks -> task -> outgoing: level 4 and down).
+ */
+test("a job write reaching 100 levels is stored, one level deeper is refused", async () => {
+  await jobs.insert(newJob("deep"));
+  const write = (levels: number) =>
+    jobs.update("deep", (draft) => {
+      writableTask(draft, "b")!.outgoing = nestedObjects(levels);
+    });
+  await expect(write(97)).resolves.toMatchObject({ changed: true });
+  expect(jsonNesting(JSON.stringify(await stored("deep")))).toBe(100);
+  await expect(write(98)).rejects.toThrow(/nests deeper than 100 levels/);
+  expect(jsonNesting(JSON.stringify(await stored("deep")))).toBe(100);
+  // A variables part written whole (storedValue), as deep as the bound allows and one level more.
+  const vars = (levels: number) =>
+    jobs.update("deep", (draft) => {
+      draft.variables = { v: nestedObjects(levels) };
+    });
+  await expect(vars(98)).resolves.toMatchObject({ changed: true });
+  await expect(vars(99)).rejects.toThrow(/nests deeper than 100 levels/);
+  expect((await stored("deep")).variables).toEqual({ v: nestedObjects(98) });
+  // A new job (insert: the job copied with its nesting) at 100 levels, and at 101.
+  const deepJob = (id: string, levels: number) => ({
+    ...newJob(id),
+    variables: { v: nestedObjects(levels) },
+  });
+  await expect(jobs.insert(deepJob("deep100", 98))).resolves.toMatchObject({ _id: "deep100" });
+  await expect(jobs.insert(deepJob("deep101", 99))).rejects.toThrow(/nests deeper than 100 levels/);
+  expect(await stored("deep101")).toBeNull();
 });
 
 /**

@@ -4,8 +4,11 @@
  * a job runs as (`runAs`) and a paused job's `deferred` transitions stay in the store; so do each task's claim, child-job id, loop state and
  * waiting start. One home for the rule: every action answering jobs is wrapped here.
  */
-import { hasOwn, setOwn } from "../../../shared/objects";
+import { hasOwn as sharedHasOwn, setOwn } from "../../../shared/objects";
 import type { EngineHandlers } from "../types";
+
+/** shared/objects.ts hasOwn as a const of this module, so V8 compiles its for-in checks (see there). */
+const hasOwn = sharedHasOwn;
 
 const JOB_INTERNALS = ["version", "sweepAt", "waitingTasks", "runAs", "deferred", "spilled"];
 const TASK_INTERNALS = ["claim", "child", "loop", "waitingSince"];

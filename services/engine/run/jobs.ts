@@ -18,7 +18,7 @@
  * a slower path taken quietly). Off, a draft is a full copy and changes are found by comparing
  * JSON texts: the differential test (test/engine/perf-machinery.test.ts) runs both ways.
  */
-import { copyPlain, deepFreeze, hasOwn, setOwn } from "../../../shared/objects";
+import { copyPlain, deepFreeze, hasOwn as sharedHasOwn, setOwn } from "../../../shared/objects";
 import { adoptFrozen, parseFrozen } from "../../../shared/frozen-json";
 import { nowIso } from "../../../shared/text";
 import { JOB_CACHE_SIZE, MAX_WRITE_ATTEMPTS } from "./settings";
@@ -33,6 +33,9 @@ import {
   spillWrite,
   type SpillWrite,
 } from "./outputs";
+
+/** shared/objects.ts hasOwn as a const of this module, so V8 compiles its for-in checks (see there). */
+const hasOwn = sharedHasOwn;
 
 export interface Written<R> {
   /** The job before this write (equal to `job` when nothing changed). */
@@ -395,9 +398,31 @@ export function storedTask(
  * deep-frozen stored value, or null) it kept. Copying plain data costs less than parsing its text.
  */
 function storedValue(value: object, shared: unknown, text: string): unknown {
-  const copy = frozenJsonCopy(value, shared);
+  deepest = 0;
+  const copy = frozenJsonCopy(value, shared, 1);
   if (copy === NOT_PLAIN) return parseFrozen(text);
-  return adoptFrozen(copy as object, text);
+  // Its nesting, counted by the copy, goes with it: the store's depth bound needs no scan of `text`.
+  return adoptFrozen(copy as object, text, deepest);
+}
+
+/** The deepest level frozenJsonCopy reached in the value it copies (its root object is level 1). */
+let deepest = 0;
+
+/**
+ * How deeply `value`'s objects and arrays nest (`{}` 1, a scalar 0), as the store's jsonNesting
+ * finds in its text: for the members frozenJsonCopy shares instead of walking.
+ */
+function nestingOf(value: unknown): number {
+  if (typeof value !== "object" || value === null) return 0;
+  let inner = 0;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) inner = Math.max(inner, nestingOf(value[i]));
+  } else {
+    for (const key in value)
+      if (hasOwn.call(value, key))
+        inner = Math.max(inner, nestingOf((value as Record<string, unknown>)[key]));
+  }
+  return inner + 1;
 }
 
 /**
@@ -405,9 +430,11 @@ function storedValue(value: object, shared: unknown, text: string): unknown {
  * 0), deep-frozen, or NOT_PLAIN for anything that is not plain data (a class, toJSON, NaN, a
  * function, an undefined array element). A member of an object that is the very member of
  * `shared` (a deep-frozen stored value) is shared, not copied. Each object is frozen as it is
- * made: a second walk to freeze the copy cost as much as the copy's own checks.
+ * made: a second walk to freeze the copy cost as much as the copy's own checks. `level` is the
+ * value's own level (the root object's 1); the deepest level reached, shared members' included,
+ * is left in `deepest`, so the store need not scan the text for its depth bound.
  */
-function frozenJsonCopy(value: unknown, shared?: unknown): unknown {
+function frozenJsonCopy(value: unknown, shared: unknown, level: number): unknown {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -420,10 +447,11 @@ function frozenJsonCopy(value: unknown, shared?: unknown): unknown {
       return NOT_PLAIN;
   }
   if (value === null) return null;
+  if (level > deepest) deepest = level;
   if (Array.isArray(value)) {
     const out = new Array(value.length);
     for (let i = 0; i < value.length; i++) {
-      const item = value[i] === undefined ? NOT_PLAIN : frozenJsonCopy(value[i]);
+      const item = value[i] === undefined ? NOT_PLAIN : frozenJsonCopy(value[i], null, level + 1);
       if (item === NOT_PLAIN) return NOT_PLAIN;
       out[i] = item;
     }
@@ -443,14 +471,18 @@ function frozenJsonCopy(value: unknown, shared?: unknown): unknown {
     if (!hasOwn.call(from, key)) continue;
     const member = from[key];
     if (droppedByJson(member)) continue;
-    const copied =
+    let copied: unknown;
+    if (
       keep !== undefined &&
       typeof member === "object" &&
       member !== null &&
       Object.hasOwn(keep, key) &&
       keep[key] === member
-        ? member
-        : frozenJsonCopy(member);
+    ) {
+      copied = member;
+      const reach = level + nestingOf(member);
+      if (reach > deepest) deepest = reach;
+    } else copied = frozenJsonCopy(member, null, level + 1);
     if (copied === NOT_PLAIN) return NOT_PLAIN;
     setOwn(out, key, copied);
   }

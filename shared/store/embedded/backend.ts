@@ -32,7 +32,7 @@ import { Table } from "./table";
 import { EmbeddedCollection } from "./collection";
 import { jsonNesting, writtenWithin, type WrittenValue } from "./depth";
 import { patchJson, replayPatch, type PatchOp } from "./fast-update";
-import { frozenJsonText } from "../../frozen-json";
+import { frozenJsonNesting, frozenJsonText } from "../../frozen-json";
 import { MAX_DOCUMENT_DEPTH, documentTooDeep } from "../rules";
 import { forEachLogEntry, readSnapshot, rotatedLogPath, rotatedLogs, type LogEntry } from "./snapshot";
 import type { CompactionResult } from "./compaction";
@@ -328,7 +328,7 @@ export class EmbeddedBackend implements Store {
     const { maxDepth } = STORED_DOCUMENT_LIMITS;
     const fine = written
       ? written.every((w) => writtenWithin(w, maxDepth))
-      : !change.put?.length || jsonNesting(line) - 2 <= maxDepth;
+      : !change.put?.length || putsWithin(change.put, line, maxDepth);
     for (const doc of fine ? [] : (change.put ?? [])) {
       const violation = boundsViolation(doc, STORED_DOCUMENT_LIMITS);
       if (violation) throw documentTooDeep(violation.path);
@@ -544,6 +544,20 @@ function knownPutLine(
   const texts = put.map((doc, i) => putTexts?.[i] ?? frozenJsonText(doc));
   if (texts.some((text) => text === undefined)) return undefined;
   return lineOf(seq, collection, "put", texts as string[]);
+}
+
+/**
+ * Whether every document of `puts` nests at most `maxDepth` levels: by the nestings their makers
+ * counted (shared/frozen-json.ts adoptFrozen: the engine's new jobs) when each has one, else by a
+ * scan of the log line, where documents sit two levels down (`{put: [doc]}`).
+ */
+function putsWithin(puts: readonly Doc[], line: string, maxDepth: number): boolean {
+  for (const doc of puts) {
+    const nesting = frozenJsonNesting(doc);
+    if (nesting === undefined) return jsonNesting(line) - 2 <= maxDepth;
+    if (nesting > maxDepth) return false;
+  }
+  return true;
 }
 
 /** A log line `{s, c, [member]: [items]}` from its items' JSON texts: what JSON.stringify gives. */

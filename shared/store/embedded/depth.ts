@@ -5,8 +5,13 @@
  * only when the scan finds a document too deep, to say where.
  */
 
-/** A value a fast update wrote at `depth` path segments below a stored document's root, as JSON. */
-export type WrittenValue = { depth: number; json?: string };
+/**
+ * A value a fast update wrote at `depth` path segments below a stored document's root, as JSON;
+ * `nesting`, when known, is jsonNesting(json) without the scan: 0 for a scalar, or what the
+ * value's maker counted as it built the value (shared/frozen-json.ts adoptFrozen: the engine's
+ * changed tasks and parts, test/unit/job-drafts.test.ts holds it to jsonNesting).
+ */
+export type WrittenValue = { depth: number; json?: string; nesting?: number };
 
 /** How deeply objects and arrays nest in JSON text (`{}` is 1, a scalar 0); strings are skipped. */
 export function jsonNesting(text: string): number {
@@ -29,5 +34,5 @@ export function jsonNesting(text: string): number {
  * its root is level 1, so the parent of a value `depth` segments down is at level `depth`.
  */
 export function writtenWithin(w: WrittenValue, maxDepth: number): boolean {
-  return w.depth + (w.json === undefined ? 0 : jsonNesting(w.json)) <= maxDepth;
+  return w.depth + (w.nesting ?? (w.json === undefined ? 0 : jsonNesting(w.json))) <= maxDepth;
 }

@@ -15,7 +15,7 @@
  * (growth), and how to measure exactly what it grew (exactGrowth), so the 16 MiB bound costs no
  * full walk (size.ts updatedSize).
  */
-import { frozenJsonText, keptJsonText } from "../../frozen-json";
+import { frozenJsonNesting, frozenJsonText, keptJsonText } from "../../frozen-json";
 import { isEqual } from "mingo/util";
 import { isPlainObject as isPlain } from "../../objects";
 import type { Doc, RawUpdate, Update } from "../types";
@@ -31,6 +31,8 @@ interface Step {
   raw?: unknown;
   json?: string;
   value?: unknown;
+  /** How deeply the value nests, when known without scanning `json` (depth.ts WrittenValue). */
+  nesting?: number;
 }
 
 export interface FastUpdate {
@@ -150,6 +152,8 @@ function setStep(op: "$set" | "$push", parts: string[], operand: unknown): Step 
   const known = frozenJsonText(operand) ?? keptJsonText(operand);
   step.json = known ?? JSON.stringify(operand);
   if (step.json === undefined) return undefined;
+  // A scalar nests 0 deep; a frozen value's maker may have counted its nesting (frozen-json.ts).
+  step.nesting = typeof operand !== "object" || operand === null ? 0 : frozenJsonNesting(operand);
   step.value = known !== undefined || typeof operand === "string" ? operand : JSON.parse(step.json);
   return step;
 }
@@ -302,8 +306,9 @@ function applySteps(doc: StoredDoc, steps: Step[], keepEqual: boolean): FastUpda
     if (op === "$push") patch.push(["push", path, step.json!]);
     else patch.push(["set", path, op === "$inc" ? JSON.stringify(next) : step.json!]);
     // A pushed element sits one level below its array; the array's older elements were measured.
-    if (op === "$push") written.push({ depth: parts.length + 1, json: step.json });
-    else written.push({ depth: parts.length, json: step.json });
+    const { json, nesting } = step;
+    if (op === "$push") written.push({ depth: parts.length + 1, json, nesting });
+    else written.push({ depth: parts.length, json, nesting });
   }
   // The store writes only what changed as JSON; compared only when nothing else decided it.
   changed ||= unsure.some(({ old, json }) => JSON.stringify(old) !== json);
