@@ -20,7 +20,8 @@
  * 1-s slice each, the others idle: the modes then share the machine's load slice by slice, which
  * alternated processes cannot. The idle platforms' timers (lag monitor, process metrics) run in
  * every slice, so per-second costs are spread over all modes, not billed to their own. `vsFirst` is
- * each mode's CPU per request over the first mode's, slice by slice within a pass, the median.
+ * each mode's CPU per request over the first mode's, slice by slice within a pass, the median
+ * (`vsFirstQuartiles`: those ratios' first and third quartiles).
  *
  * A mode written `MODE@DIST` runs the platform of another build (its `dist` folder) in the same
  * process, so two builds are compared slice by slice under the same load: `vsOwnOff` is then each
@@ -188,6 +189,14 @@ async function main(): Promise<void> {
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
     const first = perRequest.get(sides[0])!;
     const ratio = (own: number[], to: number[]) => Number(median(own.map((x, i) => x / to[i])).toFixed(3));
+    // The slice-by-slice ratios' quartiles: an A/A pair (one build's `off` twice) reads 0.93-1.07 in
+    // one run on this machine, so a ratio alone does not say how far to trust it.
+    const spread = (own: number[], to: number[]) => {
+      const r = own.map((x, i) => x / to[i]).sort((a, b) => a - b);
+      return [r[Math.floor((r.length - 1) / 4)], r[Math.ceil(((r.length - 1) * 3) / 4)]].map((x) =>
+        Number(x.toFixed(3)),
+      );
+    };
     const ownOff = (side: Side) => sides.find((s) => s.run.mode === "off" && s.run.dist === side.run.dist);
     for (const side of sides) {
       const own = perRequest.get(side)!;
@@ -201,7 +210,12 @@ async function main(): Promise<void> {
           mode: nameOf(side.run),
           cpuUsPerRequest: { min: at(0), q1: at(0.25), median: at(0.5) },
           vsFirst,
-          ...(runs.some((r) => r.dist) && off && { vsOwnOff: ratio(own, perRequest.get(off)!) }),
+          vsFirstQuartiles: spread(own, first),
+          ...(runs.some((r) => r.dist) &&
+            off && {
+              vsOwnOff: ratio(own, perRequest.get(off)!),
+              vsOwnOffQuartiles: spread(own, perRequest.get(off)!),
+            }),
           answered: side.answered,
         }),
       );

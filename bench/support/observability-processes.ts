@@ -1,0 +1,241 @@
+/**
+ * What metrics (and tracing) cost a read, each mode in a process of its own (docs/performance-rounds.md,
+ * "Metrics, tenth round"). The in-process harness (./observability-inprocess.ts) runs every mode's
+ * platform in one process, 1-s slices in turn: the modes share V8's code, its inline caches, its
+ * heap and its collections, and an A/A run of it (the same build twice) reads 0.93-1.07. Here each
+ * mode is a fresh process with only its own platform, warmed up, then measured over several
+ * windows of continuous load; the processes are alternated (the order reversed every round), and a
+ * mode is compared with its own build's `off` of the same round: a paired ratio per round, whose
+ * median and spread are printed.
+ *
+ *   node dist/bench/support/observability-processes.js off,metrics,off@/work/base/dist,metrics@/work/base/dist [rounds, 4]
+ *
+ * Each window also reports, per read, what the CPU figure alone cannot tell apart: user and system
+ * CPU, minor page faults, context switches (process.resourceUsage) and the time V8's collections
+ * took (PerformanceObserver 'gc'). The load is the in-process harness's: 16 keep-alive sockets
+ * asking for the same page as soon as each answer is in, the client in the process. With metrics
+ * on, /metrics is scraped once a second (as the in-process harness does) unless OBS_SCRAPE=0.
+ * OBS_WARM_S (default 10) seconds of warm-up, OBS_WINDOWS (default 5) windows of OBS_WINDOW_S
+ * (default 2) seconds. A mode written `metrics+noscrape` is metrics never scraped; OBS_NODE_ARGS
+ * passes V8 flags to every child alike (e.g. `--max-semi-space-size=16`: V8 grows the young
+ * generation by what survives, 48 or 128 MB by run, and the size is printed as `newSpaceKB`).
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import v8 from "node:v8";
+import { constants as perfConstants, PerformanceObserver } from "node:perf_hooks";
+import type { ServiceBroker } from "moleculer";
+import type * as platformHelpers from "./platform";
+import { runBench } from "./main";
+import { onAnswers } from "./http-answers";
+import { stopAllChildren } from "./children";
+import { startTelemetry } from "../../shared/telemetry";
+import { startSink } from "./otlp-sink";
+
+const CONNECTIONS = 16;
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+
+/** One window's figures, per read. */
+interface Window {
+  reads: number;
+  cpuUs: number;
+  userUs: number;
+  systemUs: number;
+  minorFaults: number;
+  /** Voluntary and involuntary context switches per 1,000 reads. */
+  switches: number;
+  /** Time in V8's collections (all kinds) per read, and scavenges per 1,000 reads. */
+  gcUs: number;
+  scavenges: number;
+}
+
+/** The child: one platform of MODE from the build DIST, loaded, measured window by window. */
+async function child(mode: string, dist: string): Promise<void> {
+  const traced = mode === "sampled" || mode === "traced" || mode === "unsampled";
+  const endpoint = traced ? await startSink() : null;
+  if (endpoint) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = endpoint;
+  const sdk = endpoint ? startTelemetry("obs-processes") : null;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a build chosen at run time
+  const helpers: typeof platformHelpers = require(path.join(dist, "bench/support/platform.js"));
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "obs-processes-"));
+  const broker: ServiceBroker = await helpers.startPlatform(
+    helpers.platformEnv({
+      DATA_DIR: dataDir,
+      ...(mode !== "off" && { METRICS_PORT: "0" }),
+      ...(endpoint && { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }),
+      ...(mode === "sampled" && { TRACE_SAMPLE_RATE: "0.1" }),
+      ...(mode === "unsampled" && { TRACE_SAMPLE_RATE: "0" }),
+    }),
+  );
+  try {
+    const base = new URL(helpers.httpUrl(broker));
+    const { token } = await helpers.seed(base.origin, 50);
+    const request = Buffer.from(
+      `GET ${helpers.PAGE_PATH} HTTP/1.1\r\nHost: ${base.host}\r\nAuthorization: Bearer ${token}\r\n\r\n`,
+    );
+    let answered = 0;
+    let asking = true;
+    const sockets = await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        const socket = net.connect(Number(base.port), "127.0.0.1");
+        socket.setNoDelay(true);
+        onAnswers(socket, () => {
+          answered++;
+          if (asking) socket.write(request);
+        });
+        await new Promise((resolve) => socket.once("connect", resolve));
+        return socket;
+      }),
+    );
+    for (const socket of sockets) socket.write(request);
+    const scrapeUrl =
+      mode !== "off" && process.env.OBS_SCRAPE !== "0"
+        ? `http://127.0.0.1:${(broker.metrics as any).reporter[0].server.address().port}/metrics`
+        : null;
+    const scraper =
+      scrapeUrl &&
+      setInterval(
+        () => void fetch(scrapeUrl, { headers: { "accept-encoding": "gzip" } }).then((r) => r.arrayBuffer()),
+        1000,
+      );
+    let gcMs = 0;
+    let scavenges = 0;
+    const gc = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        gcMs += entry.duration;
+        if (
+          (entry as { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MINOR
+        )
+          scavenges++;
+      }
+    });
+    gc.observe({ entryTypes: ["gc"] });
+    const sleep = (s: number) => new Promise((resolve) => setTimeout(resolve, s * 1000));
+    await sleep(env("OBS_WARM_S", 10));
+    const windows: Window[] = [];
+    for (let w = 0; w < env("OBS_WINDOWS", 5); w++) {
+      const before = { usage: process.resourceUsage(), answered, gcMs, scavenges };
+      await sleep(env("OBS_WINDOW_S", 2));
+      const usage = process.resourceUsage();
+      const reads = answered - before.answered;
+      const per = (x: number, scale = 1) => Number(((x * scale) / reads).toFixed(3));
+      const user = usage.userCPUTime - before.usage.userCPUTime;
+      const system = usage.systemCPUTime - before.usage.systemCPUTime;
+      windows.push({
+        reads,
+        cpuUs: per(user + system),
+        userUs: per(user),
+        systemUs: per(system),
+        minorFaults: per(usage.minorPageFault - before.usage.minorPageFault),
+        switches: per(
+          usage.voluntaryContextSwitches +
+            usage.involuntaryContextSwitches -
+            before.usage.voluntaryContextSwitches -
+            before.usage.involuntaryContextSwitches,
+          1000,
+        ),
+        gcUs: per(gcMs - before.gcMs, 1000),
+        scavenges: per(scavenges - before.scavenges, 1000),
+      });
+    }
+    asking = false;
+    gc.disconnect();
+    if (scraper) clearInterval(scraper);
+    await sleep(0.2);
+    for (const socket of sockets) socket.destroy();
+    // The young generation's size at the end: V8 sizes it by what survives, so it can differ by mode.
+    const young = v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space");
+    console.log(JSON.stringify({ windows, newSpaceKB: young && Math.round(young.space_size / 1024) }));
+  } finally {
+    await broker.stop();
+    await sdk?.shutdown();
+    await stopAllChildren();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** A child's windows' medians, field by field, and its young generation's size at the end. */
+type Figures = Record<keyof Window | "newSpaceKB", number>;
+
+/** Runs one child and answers its windows' medians, field by field. */
+function measure(given: string, dist: string): Promise<Figures> {
+  // `MODE+noscrape`: metrics on, /metrics never scraped.
+  const [mode, flag] = given.split("+");
+  return new Promise((resolve, reject) => {
+    // OBS_NODE_ARGS: V8 flags for every child alike (e.g. a young generation of a fixed size).
+    const nodeArgs = (process.env.OBS_NODE_ARGS ?? "").split(" ").filter(Boolean);
+    const proc = spawn(process.execPath, [...nodeArgs, __filename, "--child", mode, dist], {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, ...(flag === "noscrape" && { OBS_SCRAPE: "0" }) },
+    });
+    let out = "";
+    proc.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    proc.on("error", reject);
+    proc.on("exit", (code) => {
+      const line = out.split("\n").find((l) => l.startsWith('{"windows"'));
+      if (code !== 0 || !line) return reject(new Error(`${mode}@${dist} exited ${code}: ${out.slice(-500)}`));
+      const { windows, newSpaceKB } = JSON.parse(line) as { windows: Window[]; newSpaceKB: number };
+      const keys = Object.keys(windows[0]) as (keyof Window)[];
+      const medians = keys.map((k) => [k, Number(median(windows.map((w) => w[k])).toFixed(3))]);
+      resolve({ newSpaceKB, ...Object.fromEntries(medians) } as Figures);
+    });
+  });
+}
+
+/** The driver: every mode in its own process, alternated round by round. */
+async function driver(): Promise<void> {
+  const own = path.resolve(__dirname, "../..");
+  const runs = (process.argv[2] ?? "off,metrics").split(",").map((given) => {
+    const [mode, dist] = given.split("@");
+    return { name: given, mode, dist: dist ? path.resolve(dist) : own };
+  });
+  const rounds = Number(process.argv[3] ?? 4);
+  const figures = new Map(runs.map((r) => [r.name, [] as Figures[]]));
+  for (let round = 0; round < rounds; round++) {
+    for (const run of round % 2 ? [...runs].reverse() : runs) {
+      const f = await measure(run.mode, run.dist);
+      figures.get(run.name)!.push(f);
+      console.log(JSON.stringify({ round, run: run.name, ...f }));
+    }
+  }
+  const fixed = (x: number) => Number(x.toFixed(3));
+  for (const run of runs) {
+    const own = figures.get(run.name)!;
+    const off = runs.find((r) => r.mode === "off" && r.dist === run.dist);
+
+    const ratios = off ? own.map((f, i) => f.cpuUs / figures.get(off.name)![i].cpuUs) : [];
+    const of = (k: keyof Figures) => fixed(median(own.map((f) => f[k])));
+    console.log(
+      JSON.stringify({
+        run: run.name,
+        cpuUs: of("cpuUs"),
+        userUs: of("userUs"),
+        systemUs: of("systemUs"),
+        minorFaults: of("minorFaults"),
+        switches: of("switches"),
+        gcUs: of("gcUs"),
+        scavenges: of("scavenges"),
+        newSpaceKB: of("newSpaceKB"),
+        // This mode's CPU per read over its own build's `off` of the same round: median, lowest, highest.
+        ...(off && {
+          vsOwnOff: {
+            median: fixed(median(ratios)),
+            min: fixed(Math.min(...ratios)),
+            max: fixed(Math.max(...ratios)),
+          },
+        }),
+      }),
+    );
+  }
+}
+
+if (process.argv[2] === "--child") runBench(() => child(process.argv[3], process.argv[4]));
+else runBench(driver);
