@@ -1,10 +1,10 @@
-import type net from "node:net";
+import net from "node:net";
 
 /**
  * Calls `answered` once per complete HTTP/1.1 answer on a keep-alive `socket` (its head and a body
  * of Content-Length bytes), in order; throws on any answer but a 200 with a Content-Length (the
  * benches' reads must not be measured failing). The benches' own client (./observability-inprocess.ts,
- * ./observability-callgrind.ts): lighter than any HTTP client library, so its cost stays out of the
+ * ./observability-processes.ts, ./observability-callgrind.ts): lighter than any HTTP client library, so its cost stays out of the
  * figures.
  */
 export function onAnswers(socket: net.Socket, answered: () => void): void {
@@ -22,4 +22,26 @@ export function onAnswers(socket: net.Socket, answered: () => void): void {
       answered();
     }
   });
+}
+
+/**
+ * One keep-alive connection asking for `request` again as soon as each answer is complete, while
+ * `asking()`; once it is not, `idle` gets the socket. Write `request` once to start it. Answers the
+ * socket once connected.
+ */
+export function keepAsking(
+  port: number,
+  request: Buffer,
+  answered: () => void,
+  asking: () => boolean,
+  idle?: (socket: net.Socket) => void,
+): Promise<net.Socket> {
+  const socket = net.connect(port, "127.0.0.1");
+  socket.setNoDelay(true);
+  onAnswers(socket, () => {
+    answered();
+    if (asking()) socket.write(request);
+    else idle?.(socket);
+  });
+  return new Promise((resolve) => socket.once("connect", () => resolve(socket)));
 }

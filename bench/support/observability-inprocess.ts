@@ -30,7 +30,7 @@
  * OBS_WARMUP_SLICES (default 2) sets the unmeasured slices each mode gets first.
  */
 import fs from "node:fs";
-import net from "node:net";
+import type net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import type { ServiceBroker } from "moleculer";
@@ -38,7 +38,7 @@ import * as platform from "./platform";
 import { runBench } from "./main";
 import { stopAllChildren } from "./children";
 import { startTelemetry } from "../../shared/telemetry";
-import { onAnswers } from "./http-answers";
+import { keepAsking } from "./http-answers";
 import { startSink } from "./otlp-sink";
 
 const MODES = ["off", "metrics", "unsampled", "sampled", "traced"] as const;
@@ -62,24 +62,6 @@ function platformOf(dist: string | undefined): typeof platform {
 }
 const slices = Number(process.argv[3] ?? 10);
 const CONNECTIONS = 16;
-
-/** One connection asking for `request` again as soon as each answer is complete, while `asking()`. */
-function keepAsking(
-  port: number,
-  request: Buffer,
-  answered: () => void,
-  asking: () => boolean,
-  idle: (socket: net.Socket) => void,
-): Promise<net.Socket> {
-  const socket = net.connect(port, "127.0.0.1");
-  socket.setNoDelay(true);
-  onAnswers(socket, () => {
-    answered();
-    if (asking()) socket.write(request);
-    else idle(socket);
-  });
-  return new Promise((resolve) => socket.once("connect", () => resolve(socket)));
-}
 
 /** One platform in this process, its clients, and (metrics on) its scrape once a second. */
 interface Side {

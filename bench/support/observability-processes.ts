@@ -22,7 +22,6 @@
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import v8 from "node:v8";
@@ -30,7 +29,7 @@ import { constants as perfConstants, PerformanceObserver } from "node:perf_hooks
 import type { ServiceBroker } from "moleculer";
 import type * as platformHelpers from "./platform";
 import { runBench } from "./main";
-import { onAnswers } from "./http-answers";
+import { keepAsking } from "./http-answers";
 import { stopAllChildren } from "./children";
 import { startTelemetry } from "../../shared/telemetry";
 import { startSink } from "./otlp-sink";
@@ -79,16 +78,14 @@ async function child(mode: string, dist: string): Promise<void> {
     let answered = 0;
     let asking = true;
     const sockets = await Promise.all(
-      Array.from({ length: CONNECTIONS }, async () => {
-        const socket = net.connect(Number(base.port), "127.0.0.1");
-        socket.setNoDelay(true);
-        onAnswers(socket, () => {
-          answered++;
-          if (asking) socket.write(request);
-        });
-        await new Promise((resolve) => socket.once("connect", resolve));
-        return socket;
-      }),
+      Array.from({ length: CONNECTIONS }, () =>
+        keepAsking(
+          Number(base.port),
+          request,
+          () => answered++,
+          () => asking,
+        ),
+      ),
     );
     for (const socket of sockets) socket.write(request);
     const scrapeUrl =
