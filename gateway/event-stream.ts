@@ -137,9 +137,14 @@ export class EventStreams {
     );
   }
 
+  /**
+   * Ends a stream once. Two enders can race: a recheck whose refresh was in flight when the
+   * session's logout event ended the stream, or when the gateway closed. Whoever takes the client
+   * out of the set ends it; a second end would write after the end and throw.
+   */
   private end(client: Client, reason: string): void {
+    if (!this.clients.delete(client)) return;
     client.stream.end(`event: end\ndata: ${JSON.stringify({ reason })}\n\n`);
-    this.clients.delete(client);
   }
 
   private each(fn: (client: Client) => void): void {
