@@ -9,7 +9,9 @@
  * finished jobs of about 6 KB (bench:engine's shape),
  * reopens the store with a threshold of one byte, and times the one insert that compacts and the
  * compaction it starts, with the store's thread's CPU time over both and a 1 ms timer measuring the
- * event loop's longest stall meanwhile.
+ * event loop's longest stall meanwhile. Then, with that snapshot in place, it stores BENCH_NEW (1,000)
+ * jobs more and times the next compaction: the steady state, a big snapshot and a log of recent
+ * writes, where a document no write touched is copied as its snapshot line (eleventh round).
  *
  *   npm run build && node dist/bench/store-compaction.bench.js        (BENCH_JOBS=5000,20000)
  */
@@ -21,6 +23,7 @@ import { runBench } from "./support/main";
 
 const SIZES = (process.env.BENCH_JOBS ?? "5000,20000").split(",").map(Number);
 const CHUNK = 500;
+const NEW_JOBS = Number(process.env.BENCH_NEW ?? 1000);
 
 /** A finished job of ten tasks, about 6 KB of JSON. */
 function finishedJob(i: number) {
@@ -36,17 +39,44 @@ function finishedJob(i: number) {
   return { _id: `job${i}`, name: "bench", status: "complete", tasks, variables: { i } };
 }
 
+/** Stores jobs `from` to `to - 1`, never compacting. */
+async function seed(dataDir: string, from: number, to: number): Promise<void> {
+  const seeding = new EmbeddedBackend({ dataDir, compactBytes: Number.MAX_SAFE_INTEGER });
+  for (let k = from; k < to; k += CHUNK)
+    await seeding
+      .collection("jobs")
+      .insertMany(Array.from({ length: Math.min(CHUNK, to - k) }, (_, j) => finishedJob(k + j)));
+  await seeding.close();
+}
+
 async function measure(jobs: number): Promise<string> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-compaction-"));
   try {
-    const seeding = new EmbeddedBackend({ dataDir, compactBytes: Number.MAX_SAFE_INTEGER });
-    for (let k = 0; k < jobs; k += CHUNK)
-      await seeding
-        .collection("jobs")
-        .insertMany(Array.from({ length: Math.min(CHUNK, jobs - k) }, (_, j) => finishedJob(k + j)));
-    await seeding.close();
+    await seed(dataDir, 0, jobs);
+    const first = await compactOnce(dataDir, jobs);
+    await seed(dataDir, jobs + 1, jobs + 1 + NEW_JOBS);
+    const next = await compactOnce(dataDir, jobs + 1 + NEW_JOBS);
+    return `${jobs} jobs, all in the log: ${first}\n  then ${NEW_JOBS} more in the log, beside that snapshot: ${next}`;
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
 
+/**
+ * Reopens the store with a one-byte threshold; one insert (job `id`) starts the compaction. With a
+ * snapshot in place the threshold is the snapshot's size: a padding document first brings the log
+ * to just under it, so the insert crosses it.
+ */
+async function compactOnce(dataDir: string, id: number): Promise<string> {
+  {
     const store = new EmbeddedBackend({ dataDir, compactBytes: 1 });
+    const file = (name: string) => path.join(dataDir, "store", name);
+    const short = fs.existsSync(file("snapshot.json"))
+      ? fs.statSync(file("snapshot.json")).size - fs.statSync(file("store.log")).size
+      : 0;
+    // Documents of at most 8 MiB: the store keeps MongoDB's 16 MiB bound.
+    for (let left = short - 200; left > 0; left -= 8 << 20)
+      await store.collection("padding").insertOne({ text: "x".repeat(Math.min(left, 8 << 20)) });
     let stall = 0;
     let last = performance.now();
     const probe = setInterval(() => {
@@ -57,7 +87,7 @@ async function measure(jobs: number): Promise<string> {
     await new Promise((resolve) => setTimeout(resolve, 50));
     const started = performance.now();
     const cpu = process.threadCpuUsage();
-    await store.collection("jobs").insertOne(finishedJob(jobs));
+    await store.collection("jobs").insertOne(finishedJob(id));
     const insertMs = performance.now() - started;
     await store.compacted();
     const compactionMs = performance.now() - started;
@@ -66,12 +96,10 @@ async function measure(jobs: number): Promise<string> {
     clearInterval(probe);
     await store.close();
     return (
-      `${jobs} jobs: the compacting insert took ${insertMs.toFixed(0)} ms, the compaction ${compactionMs.toFixed(0)} ms; ` +
+      `the compacting insert took ${insertMs.toFixed(0)} ms, the compaction ${compactionMs.toFixed(0)} ms; ` +
       `the store's thread's CPU meanwhile ${((used.user + used.system) / 1000).toFixed(0)} ms; ` +
       `longest event-loop stall ${stall.toFixed(0)} ms`
     );
-  } finally {
-    fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -6,12 +6,16 @@
  * threads included) per transition over the measured jobs. CPU time, not wall time: on a shared
  * machine other processes' load slows a run down, but barely changes the work it does.
  *
+ * Each round also prints the main thread's GC pauses (scavenges and mark-compacts, ms) and the heap
+ * used at its end, so a long run (BENCH_JOBS=30000 BENCH_ROUNDS=10) shows what a growing store costs.
+ *
  * Env: BENCH_JOBS (2000), BENCH_WARMUP_JOBS (300), BENCH_CONCURRENCY (32), BENCH_ROUNDS (3: the
  * measured jobs in rounds, each reported, the lowest is the figure).
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { constants, PerformanceObserver } from "node:perf_hooks";
 import { callAsPlatform } from "../../shared/authorization";
 import { platformEnv, startPlatform } from "../support/platform";
 import { Completions, taskService, automaticWorkflow, AUTOMATIC_WORKFLOW, TASKS_PER_JOB } from "./workload";
@@ -51,11 +55,22 @@ async function main(): Promise<void> {
       if (failed > 0) throw new Error(`${failed} jobs did not complete`);
     };
 
+    const pauses = { minor: 0, major: 0 };
+    const gc = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind;
+        if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) pauses.major += entry.duration;
+        else pauses.minor += entry.duration;
+      }
+    });
+    gc.observe({ entryTypes: ["gc"] });
+
     if (WARMUP > 0) await run(WARMUP);
     const figures: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const jobs = Math.ceil(JOBS / ROUNDS);
       const cpu = process.cpuUsage();
+      pauses.minor = pauses.major = 0;
       const started = performance.now();
       await run(jobs);
       const used = process.cpuUsage(cpu);
@@ -65,10 +80,13 @@ async function main(): Promise<void> {
       figures.push(perTransition);
       console.log(
         `round ${round + 1}: ${jobs} jobs, ${perTransition.toFixed(1)} µs CPU per transition ` +
-          `(user ${(used.user / transitions).toFixed(1)}), ${Math.round(transitions / wallS)} transitions/s wall`,
+          `(user ${(used.user / transitions).toFixed(1)}), ${Math.round(transitions / wallS)} transitions/s wall; ` +
+          `GC ${Math.round(pauses.minor)} ms scavenges, ${Math.round(pauses.major)} ms mark-compacts; ` +
+          `heap used ${Math.round(process.memoryUsage().heapUsed / 2 ** 20)} MiB`,
       );
     }
     console.log(`lowest: ${Math.min(...figures).toFixed(1)} µs CPU per transition`);
+    gc.disconnect();
     await broker.stop();
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -208,31 +208,57 @@ test("compaction writes a snapshot, empties the log, and loses nothing", async (
   await reopened.close();
 });
 
-test("the snapshot is JSON lines in chunks (no one string for the whole store), and loads back", async () => {
+/** The snapshot's lines: each JSON line parsed; a document's line as {id, doc}. */
+function snapshotLines(dataDir: string) {
+  return fs
+    .readFileSync(storeFile(dataDir, "snapshot.json"), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => {
+      const tab = line.indexOf("\t");
+      return tab === -1
+        ? JSON.parse(line)
+        : { id: JSON.parse(line.slice(0, tab)), doc: JSON.parse(line.slice(tab + 1)) };
+    });
+}
+
+/**
+ * Reopens `dataDir`, makes `write`, then one write to `padding` as large as the snapshot: the log
+ * then passes the threshold (the snapshot's size), and the compaction it starts holds every write.
+ */
+async function compactAfter(dataDir: string, write: (store: EmbeddedBackend) => Promise<unknown>) {
+  const snapshot = storeFile(dataDir, "snapshot.json");
+  const compacting = new EmbeddedBackend({ dataDir, compactBytes: 1 });
+  await write(compacting);
+  const size = fs.existsSync(snapshot) ? fs.statSync(snapshot).size : 0;
+  await compacting.collection("padding").insertOne({ text: "x".repeat(size + 1) });
+  await compacting.compacted();
+  await compacting.close();
+  expect(fs.readdirSync(path.dirname(snapshot)).filter((f) => f.startsWith("store.log."))).toEqual([]);
+}
+
+test("the snapshot is JSON lines, one per document (no one string for the whole store), and loads back", async () => {
   const dataDir = newDataDir();
   const store = new EmbeddedBackend({ dataDir, compactBytes: 1 << 20 });
   const items = store.collection("items");
   await items.createIndex({ keys: { k: 1 }, unique: true });
   await items.insertMany(Array.from({ length: 1200 }, (_, i) => ({ _id: `i${i}`, k: i })));
   await store.collection("other").insertOne({ _id: "o1" });
-  // A tiny threshold on reopen: the next write compacts.
+  // An id a tab, quote or line break could confuse: JSON escapes them, so the line's tab is its own.
+  await store.collection("other").insertOne({ _id: 'o\t"2\n', note: "tab\there" });
   await store.close();
-  const compacting = new EmbeddedBackend({ dataDir, compactBytes: 1 });
-  await compacting.collection("items").updateOne({ _id: "i0" }, { $set: { touched: true } });
-  await compacting.close();
-
-  const lines = fs
-    .readFileSync(storeFile(dataDir, "snapshot.json"), "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l));
-  expect(lines[0]).toEqual({ s: expect.any(Number), format: "lines" });
-  // items: its indexes, then 1,200 documents in chunks of 100 (one per turn of the event loop);
-  // other: its indexes and one chunk.
-  expect(lines.filter((l) => l.c === "items" && l.docs).map((l) => l.docs.length)).toEqual(
-    Array(12).fill(100),
+  await compactAfter(dataDir, (s) =>
+    s.collection("items").updateOne({ _id: "i0" }, { $set: { touched: true } }),
   );
+
+  const lines = snapshotLines(dataDir);
+  expect(lines[0]).toEqual({ s: expect.any(Number), format: "doc-lines" });
+  // items: its indexes, then its 1,200 documents a line each, each beside its id; then other.
+  const items_ = lines.filter((l) => l.doc && l.id.startsWith("i"));
+  expect(items_).toHaveLength(1200);
+  expect(items_.every((l) => l.id === l.doc._id)).toBe(true);
   expect(lines.filter((l) => l.c === "items" && l.idx)).toHaveLength(1);
+  expect(lines.find((l) => l.id === 'o\t"2\n')?.doc).toEqual({ _id: 'o\t"2\n', note: "tab\there" });
 
   const reopened = new EmbeddedBackend({ dataDir });
   expect(await reopened.collection("items").count()).toBe(1200);
@@ -241,8 +267,90 @@ test("the snapshot is JSON lines in chunks (no one string for the whole store), 
     k: 0,
     touched: true,
   });
-  expect(await reopened.collection("other").count()).toBe(1);
+  expect(await reopened.collection("other").count()).toBe(2);
+  expect(await reopened.collection("other").findOne({ _id: 'o\t"2\n' })).toEqual({
+    _id: 'o\t"2\n',
+    note: "tab\there",
+  });
   await expect(reopened.collection("items").insertOne({ k: 7 })).rejects.toBeInstanceOf(DuplicateKeyError);
+  await reopened.close();
+});
+
+test("a compaction copies the lines of documents no write touched, byte for byte, and writes the touched anew", async () => {
+  const dataDir = newDataDir();
+  fs.mkdirSync(path.join(dataDir, "store"), { recursive: true });
+  // Lines no serializer of ours writes (spaces inside): kept as they are only if copied, not re-made.
+  const untouched = '"u1"\t{ "_id": "u1", "k": 1 }';
+  const patched = '"p1"\t{ "_id": "p1", "k": 2 }';
+  const replaced = '"r1"\t{ "_id": "r1", "k": 3 }';
+  const deleted = '"d1"\t{ "_id": "d1", "k": 4 }';
+  fs.writeFileSync(
+    storeFile(dataDir, "snapshot.json"),
+    [
+      '{"s":5,"format":"doc-lines"}',
+      '{"c":"items","idx":[{"name":"k_1","keys":{"k":1},"unique":true}]}',
+      untouched,
+      patched,
+      replaced,
+      deleted,
+      "",
+    ].join("\n"),
+  );
+  await compactAfter(dataDir, async (s) => {
+    const items = s.collection("items");
+    await items.updateOne({ _id: "p1" }, { $set: { k: 20 } });
+    await items.updateOne({ _id: "r1" }, { $set: { k: 30 }, $push: { tags: "whole" } });
+    await items.deleteOne({ _id: "d1" });
+    await items.insertOne({ _id: "n1", k: 5 });
+  });
+
+  const text = fs.readFileSync(storeFile(dataDir, "snapshot.json"), "utf8").split("\n");
+  expect(text).toContain(untouched);
+  expect(text).not.toContain(patched);
+  expect(text.join("\n")).not.toContain('"d1"');
+  const docs = snapshotLines(dataDir)
+    .filter((l) => l.doc && l.doc.k !== undefined)
+    .sort((a, b) => a.doc.k - b.doc.k);
+  expect(docs.map((l) => l.doc)).toEqual([
+    { _id: "u1", k: 1 },
+    { _id: "n1", k: 5 },
+    { _id: "p1", k: 20 },
+    { _id: "r1", k: 30, tags: ["whole"] },
+  ]);
+
+  const reopened = new EmbeddedBackend({ dataDir });
+  expect(await reopened.collection("items").find({}, { sort: { k: 1 } })).toEqual(docs.map((l) => l.doc));
+  await expect(reopened.collection("items").insertOne({ k: 1 })).rejects.toBeInstanceOf(DuplicateKeyError);
+  await reopened.close();
+});
+
+test("a snapshot in the chunked format (documents 100 to a line) still loads, and compacts into a line per document", async () => {
+  const dataDir = newDataDir();
+  fs.mkdirSync(path.join(dataDir, "store"), { recursive: true });
+  const docs = Array.from({ length: 250 }, (_, i) => ({ _id: `c${i}`, k: i }));
+  fs.writeFileSync(
+    storeFile(dataDir, "snapshot.json"),
+    [
+      JSON.stringify({ s: 7, format: "lines" }),
+      JSON.stringify({ c: "items", idx: [{ name: "k_1", keys: { k: 1 }, unique: true }] }),
+      ...[0, 100, 200].map((at) => JSON.stringify({ c: "items", docs: docs.slice(at, at + 100) })),
+      "",
+    ].join("\n"),
+  );
+  const store = new EmbeddedBackend({ dataDir });
+  expect(await store.collection("items").count()).toBe(250);
+  await expect(store.collection("items").insertOne({ k: 3 })).rejects.toBeInstanceOf(DuplicateKeyError);
+  await store.close();
+
+  await compactAfter(dataDir, (s) => s.collection("items").updateOne({ _id: "c0" }, { $set: { k: -1 } }));
+  const lines = snapshotLines(dataDir);
+  expect(lines[0]).toEqual({ s: expect.any(Number), format: "doc-lines" });
+  expect(lines.filter((l) => l.doc && l.doc.k !== undefined).map((l) => l.doc)).toEqual([
+    { _id: "c0", k: -1 },
+    ...docs.slice(1),
+  ]);
+  const reopened = new EmbeddedBackend({ dataDir });
+  expect(await reopened.collection("items").count()).toBe(250);
   await reopened.close();
 });
 

@@ -3,8 +3,12 @@
  * (./compaction-worker.ts; backend.ts startCompaction): the last snapshot and the logs rotated up
  * to the compaction's seq are replayed onto plain maps, as load() replays them onto the tables,
  * and written as the snapshot as of that seq. The store's own thread only rotates the log: its
- * requests never wait behind a serialization of the whole store. The worker holds a second copy of
- * the store's documents while it runs.
+ * requests never wait behind a serialization of the whole store.
+ *
+ * A document of the last snapshot stays its line, unparsed, until a log line writes it: an
+ * untouched document's line is copied into the new snapshot as it is. So a compaction parses and
+ * serializes what the logs wrote, not the whole store (a store of finished jobs is mostly
+ * untouched), and the worker holds the snapshot's bytes, not a second parsed copy of the store.
  *
  * It refuses to write a snapshot that could miss a write: the lines it replays must run without a
  * gap from the last snapshot's seq to the compaction's (every write is one line, seq + 1). A
@@ -13,7 +17,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import { replayPatch } from "./fast-update";
-import { forEachLogEntry, readSnapshot, rotatedLogs, writeSnapshotSync, type LogEntry } from "./snapshot";
+import {
+  docText,
+  forEachLogEntry,
+  readSnapshotLines,
+  rotatedLogs,
+  writeSnapshotSync,
+  type LogEntry,
+} from "./snapshot";
 import type { NamedIndex, StoredDoc } from "./table";
 
 export interface CompactionTask {
@@ -32,7 +43,8 @@ export interface CompactionResult {
 
 interface PlainTable {
   indexes: Map<string, NamedIndex>;
-  docs: Map<string, StoredDoc>;
+  /** Parsed documents, and the last snapshot's lines of those no log line has written yet. */
+  docs: Map<string, StoredDoc | Buffer>;
 }
 
 /** A log line applied as Table.apply and addIndex/dropIndex apply it (deletes, then puts, then patches). */
@@ -44,7 +56,8 @@ function applyEntry(table: PlainTable, entry: LogEntry): void {
   for (const { _id, ops } of entry.patch ?? []) {
     const doc = table.docs.get(_id);
     if (!doc) throw new Error(`store log line ${entry.s} patches ${entry.c}/${_id}, which does not exist`);
-    table.docs.set(_id, replayPatch(doc, ops));
+    const parsed = Buffer.isBuffer(doc) ? (JSON.parse(docText(doc)) as StoredDoc) : doc;
+    table.docs.set(_id, replayPatch(parsed, ops));
   }
 }
 
@@ -57,10 +70,16 @@ export function compactFiles(task: CompactionTask): CompactionResult {
   };
   const snapshot = path.join(task.dir, "snapshot.json");
   const base = fs.existsSync(snapshot)
-    ? readSnapshot(fs.readFileSync(snapshot), (name, indexes, docs) => {
-        const t = table(name);
-        for (const spec of indexes) t.indexes.set(spec.name, spec);
-        for (const doc of docs) t.docs.set(doc._id, doc);
+    ? readSnapshotLines(fs.readFileSync(snapshot), {
+        indexes: (name, indexes) => {
+          const t = table(name);
+          for (const spec of indexes) t.indexes.set(spec.name, spec);
+        },
+        docs: (name, docs) => {
+          const t = table(name);
+          for (const doc of docs) t.docs.set(doc._id, doc);
+        },
+        docLine: (name, id, line) => void table(name).docs.set(id, line),
       })
     : 0;
   let next = base + 1;
@@ -79,8 +98,10 @@ export function compactFiles(task: CompactionTask): CompactionResult {
   const captured = [...tables].map(([name, t]) => ({
     name,
     indexes: [...t.indexes.values()],
-    docs: [...t.docs.values()],
+    docs: t.docs.values(),
   }));
   const bytes = writeSnapshotSync(task.tmp, task.seq, captured);
-  return { docs: captured.reduce((n, t) => n + t.docs.length, 0), bytes };
+  let docs = 0;
+  for (const t of tables.values()) docs += t.docs.size;
+  return { docs, bytes };
 }

@@ -1,5 +1,6 @@
 /**
- * The embedded store's files (backend.ts): the log's lines, the snapshot's format, its writer.
+ * The embedded store's files (backend.ts): the log's lines, the snapshot's format (a line per
+ * document, readSnapshotLines), its writer.
  *
  * A compaction used to rewrite every collection on the store's own thread: synchronously at first
  * (about 24 µs per stored job of 6 KB, over a second with 50,000 jobs), then a chunk per turn of
@@ -29,52 +30,125 @@ export interface LogEntry {
   patch?: { _id: string; ops: LoggedPatchOp[] }[];
 }
 
-/** The older snapshot format (one JSON object); the loader still reads it. */
+/** The first snapshot format (one JSON object); the loader still reads it. */
 interface OneObjectSnapshot {
   s: number;
   collections: Record<string, { docs: StoredDoc[]; indexes: NamedIndex[] }>;
 }
 
-/** Calls `fn` with each newline-terminated or final line of `content`, decoded one at a time. */
-function forEachLine(content: Buffer, fn: (text: string, index: number) => void): void {
+/** The header and collection lines of a snapshot in JSON lines (both line formats). */
+interface SnapshotLine extends Partial<OneObjectSnapshot> {
+  format?: string;
+  c?: string;
+  idx?: NamedIndex[];
+  /** The chunked format's documents (a line per SNAPSHOT_CHUNK of them); the loader still reads it. */
+  docs?: StoredDoc[];
+}
+
+/** Calls `fn` with the byte range of each newline-terminated or final non-empty line of `content`. */
+function forEachLine(content: Buffer, fn: (start: number, end: number, index: number) => void): void {
   let start = 0;
   let index = 0;
   while (start < content.length) {
     const end = content.indexOf(0x0a, start);
     const stop = end === -1 ? content.length : end;
-    if (stop > start) fn(content.subarray(start, stop).toString("utf8"), index++);
+    if (stop > start) fn(start, stop, index++);
     start = stop + 1;
   }
 }
 
+const TAB = 0x09;
+const QUOTE = 0x22;
+
+/** What a snapshot's reader is handed, line by line, in the order written. */
+export interface SnapshotVisitor {
+  /** A collection's indexes (a collection may come before its documents with none). */
+  indexes(name: string, indexes: NamedIndex[]): void;
+  /** Documents already parsed: the older formats' chunks. */
+  docs(name: string, docs: StoredDoc[]): void;
+  /**
+   * One document's line of the current format, unparsed: its id and the line's bytes (a view of
+   * the file's buffer). `docText(line)` is the document's JSON text.
+   */
+  docLine(name: string, id: string, line: Buffer): void;
+}
+
+/** The document's JSON text in a document line (`<id as JSON>\t<document as JSON>`). */
+export function docText(line: Buffer): string {
+  return line.toString("utf8", line.indexOf(TAB) + 1);
+}
+
 /**
- * Reads a snapshot's `content`: `onTable` gets each collection's indexes and documents, in the
- * order written (a collection may come in several calls, its documents in chunks); answers its
- * seq. The snapshot is JSON lines: a header `{s, format}`, then per collection its indexes `{c,
- * idx}` and its documents in chunks `{c, docs}`. One line per chunk, never one string for the
- * whole store: a string has a length limit (about 512 MiB), which a store of some 100,000 jobs
- * passes. A snapshot of an older version is one JSON object.
+ * Reads a snapshot's `content`, handing `visit` each collection's indexes and documents in the
+ * order written; answers its seq. The snapshot is JSON lines: a header `{s, format}`, then per
+ * collection its indexes `{c, idx}` followed by its documents, one line each: the id as a JSON
+ * string, a tab, the document as JSON. A tab never occurs raw in JSON text, so the id is found
+ * without parsing the document: a compaction copies the lines of documents no write has touched
+ * as they are (./compaction.ts). Never one string for the whole store: a string has a length limit
+ * (about 512 MiB), which a store of some 100,000 jobs passes. Older snapshots still load: format
+ * `lines` (documents in chunks `{c, docs}`) and the first one, one JSON object.
+ */
+export function readSnapshotLines(content: Buffer, visit: SnapshotVisitor): number {
+  let seq = 0;
+  let current = "";
+  forEachLine(content, (start, end, index) => {
+    // A document's line starts with its id, a JSON string; every other line is a JSON object.
+    if (content[start] === QUOTE) {
+      const tab = content.indexOf(TAB, start);
+      if (tab === -1 || tab > end) throw new Error(`snapshot line ${index + 1} has no tab after its id`);
+      const id = JSON.parse(content.toString("utf8", start, tab)) as string;
+      visit.docLine(current, id, content.subarray(start, end));
+      return;
+    }
+    const entry = JSON.parse(content.toString("utf8", start, end)) as SnapshotLine;
+    if (index === 0) {
+      seq = entry.s ?? 0;
+      // The first format: everything in this one object.
+      for (const [name, { docs, indexes }] of Object.entries(entry.collections ?? {})) {
+        visit.indexes(name, indexes);
+        visit.docs(name, docs);
+      }
+      return;
+    }
+    current = entry.c!;
+    if (entry.idx) visit.indexes(current, entry.idx);
+    if (entry.docs) visit.docs(current, entry.docs);
+  });
+  return seq;
+}
+
+/**
+ * Reads a snapshot's `content` as parsed documents: `onTable` gets each collection's indexes and
+ * its documents in chunks of at most SNAPSHOT_CHUNK, in the order written (a collection may come
+ * in several calls); answers its seq. The store's load (backend.ts).
  */
 export function readSnapshot(
   content: Buffer,
   onTable: (name: string, indexes: NamedIndex[], docs: StoredDoc[]) => void,
 ): number {
-  let seq = 0;
-  forEachLine(content, (text, index) => {
-    const entry = JSON.parse(text) as Partial<OneObjectSnapshot> & {
-      c?: string;
-      idx?: NamedIndex[];
-      docs?: StoredDoc[];
-    };
-    if (index === 0) {
-      seq = entry.s ?? 0;
-      // The older format: everything in this one object.
-      for (const [name, { docs, indexes }] of Object.entries(entry.collections ?? {}))
-        onTable(name, indexes, docs);
-      return;
-    }
-    onTable(entry.c!, entry.idx ?? [], entry.docs ?? []);
+  let pending: StoredDoc[] = [];
+  let pendingOf = "";
+  const flush = () => {
+    if (pending.length > 0) onTable(pendingOf, [], pending);
+    pending = [];
+  };
+  const seq = readSnapshotLines(content, {
+    indexes: (name, indexes) => {
+      flush();
+      onTable(name, indexes, []);
+    },
+    docs: (name, docs) => {
+      flush();
+      onTable(name, [], docs);
+    },
+    docLine: (name, _id, line) => {
+      if (name !== pendingOf) flush();
+      pendingOf = name;
+      pending.push(JSON.parse(docText(line)) as StoredDoc);
+      if (pending.length >= SNAPSHOT_CHUNK) flush();
+    },
   });
+  flush();
   return seq;
 }
 
@@ -104,14 +178,22 @@ export function forEachLogEntry(log: string, content: Buffer, apply: (entry: Log
   return goodBytes;
 }
 
-/** Documents per snapshot line: one line per chunk, never one string for the whole store. */
+/** Documents the loader applies at a time (readSnapshot). */
 export const SNAPSHOT_CHUNK = 100;
 
-/** What a snapshot holds of one collection, captured at the rotation. */
+/**
+ * What a snapshot holds of one collection, captured at the rotation: a document either parsed or
+ * as the line of the last snapshot that held it unchanged (SnapshotVisitor.docLine).
+ */
 export interface CapturedTable {
   name: string;
   indexes: NamedIndex[];
-  docs: StoredDoc[];
+  docs: Iterable<StoredDoc | Buffer>;
+}
+
+/** A document's snapshot line (without its newline): its id as JSON, a tab, the document as JSON. */
+export function docLineOf(doc: StoredDoc): string {
+  return `${JSON.stringify(doc._id)}\t${JSON.stringify(doc)}`;
 }
 
 const ROTATED = /^store\.log\.(\d+)$/;
@@ -133,33 +215,49 @@ export const rotatedLogPath = (dir: string, seq: number) => path.join(dir, `stor
 /**
  * Writes the snapshot of `tables` as of `seq` into `tmp`, flushed to disk; the caller renames it
  * into place. Synchronous: it runs on the compaction's worker thread (./compaction.ts), never on
- * the store's. Buffered: one file write per few MiB, one line per SNAPSHOT_CHUNK documents.
+ * the store's. Buffered: one file write per few MiB. A document kept as its line is written as
+ * those bytes, never parsed or serialized again.
  */
 export function writeSnapshotSync(tmp: string, seq: number, tables: CapturedTable[]): number {
   const fd = fs.openSync(tmp, "w", 0o600);
+  const NEWLINE = Buffer.from("\n");
   let written = 0;
   try {
-    let pending: string[] = [];
+    let pieces: Buffer[] = [];
+    let text = "";
     let size = 0;
+    const takeText = () => {
+      if (text.length === 0) return;
+      pieces.push(Buffer.from(text));
+      text = "";
+    };
     const flush = () => {
-      if (pending.length === 0) return;
-      const bytes = Buffer.from(pending.join(""));
-      pending = [];
+      takeText();
+      if (pieces.length === 0) return;
+      const bytes = Buffer.concat(pieces);
+      pieces = [];
       size = 0;
       for (let at = 0; at < bytes.length;) at += fs.writeSync(fd, bytes, at);
       written += bytes.length;
     };
-    const line = (value: unknown) => {
-      const text = JSON.stringify(value) + "\n";
-      pending.push(text);
-      size += text.length;
+    const line = (piece: string) => {
+      text += piece + "\n";
+      size += piece.length + 1;
       if (size >= 4 * 1024 * 1024) flush();
     };
-    line({ s: seq, format: "lines" });
+    const kept = (bytes: Buffer) => {
+      takeText();
+      pieces.push(bytes, NEWLINE);
+      size += bytes.length + 1;
+      if (size >= 4 * 1024 * 1024) flush();
+    };
+    line(JSON.stringify({ s: seq, format: SNAPSHOT_FORMAT }));
     for (const { name, indexes, docs } of tables) {
-      line({ c: name, idx: indexes });
-      for (let i = 0; i < docs.length; i += SNAPSHOT_CHUNK)
-        line({ c: name, docs: docs.slice(i, i + SNAPSHOT_CHUNK) });
+      line(JSON.stringify({ c: name, idx: indexes }));
+      for (const doc of docs) {
+        if (Buffer.isBuffer(doc)) kept(doc);
+        else line(docLineOf(doc));
+      }
     }
     flush();
     fs.fsyncSync(fd);
@@ -168,3 +266,6 @@ export function writeSnapshotSync(tmp: string, seq: number, tables: CapturedTabl
   }
   return written;
 }
+
+/** The format a snapshot is written in: a line per document (readSnapshotLines). */
+export const SNAPSHOT_FORMAT = "doc-lines";
