@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { DuplicateKeyError } from "../../shared/store";
 import { EmbeddedBackend } from "../../shared/store/embedded/backend";
+import { compactFiles } from "../../shared/store/embedded/compaction";
 import { randomDoc, randomUpdate, seeded } from "../support/random-docs";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -322,6 +323,30 @@ test("a compaction copies the lines of documents no write touched, byte for byte
   expect(await reopened.collection("items").find({}, { sort: { k: 1 } })).toEqual(docs.map((l) => l.doc));
   await expect(reopened.collection("items").insertOne({ k: 1 })).rejects.toBeInstanceOf(DuplicateKeyError);
   await reopened.close();
+});
+
+test("a compaction refuses a document line it cannot vouch for (cut short, or outside a collection) and writes nothing", () => {
+  const dir = path.join(newDataDir(), "store");
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, "store.log.6"), '{"s":6,"c":"items","put":[{"_id":"n1","k":5}]}\n');
+  const tmp = path.join(dir, "snapshot.json.tmp");
+  const bad = {
+    "cut short": ['{"s":5,"format":"doc-lines"}', '{"c":"items","idx":[]}', '"u1"\t{"_id":"u1","k":'],
+    "before any collection": ['{"s":5,"format":"doc-lines"}', '"u1"\t{"_id":"u1","k":1}'],
+  };
+  for (const [what, lines] of Object.entries(bad)) {
+    fs.writeFileSync(path.join(dir, "snapshot.json"), lines.join("\n") + "\n");
+    expect({ what, run: () => compactFiles({ dir, seq: 6, tmp }) }.run).toThrow(
+      /no document line of a collection/,
+    );
+    expect(fs.existsSync(tmp)).toBe(false);
+  }
+  // The same snapshot whole compacts.
+  fs.writeFileSync(
+    path.join(dir, "snapshot.json"),
+    bad["cut short"].slice(0, 2).join("\n") + '\n"u1"\t{"_id":"u1","k":1}\n',
+  );
+  expect(compactFiles({ dir, seq: 6, tmp })).toEqual({ docs: 2, bytes: fs.statSync(tmp).size });
 });
 
 test("a snapshot in the chunked format (documents 100 to a line) still loads, and compacts into a line per document", async () => {

@@ -59,6 +59,14 @@ function forEachLine(content: Buffer, fn: (start: number, end: number, index: nu
 
 const TAB = 0x09;
 const QUOTE = 0x22;
+const CLOSE_BRACE = 0x7d;
+
+/** Whether `line` ends in `}` (then blanks: a CRLF file's `\r`). */
+function endsObject(line: Buffer): boolean {
+  let at = line.length - 1;
+  while (at >= 0 && (line[at] === 0x0d || line[at] === 0x20 || line[at] === TAB)) at--;
+  return at >= 0 && line[at] === CLOSE_BRACE;
+}
 
 /** What a snapshot's reader is handed, line by line, in the order written. */
 export interface SnapshotVisitor {
@@ -94,10 +102,13 @@ export function readSnapshotLines(content: Buffer, visit: SnapshotVisitor): numb
   forEachLine(content, (start, end, index) => {
     // A document's line starts with its id, a JSON string; every other line is a JSON object.
     if (content[start] === QUOTE) {
-      const tab = content.indexOf(TAB, start);
-      if (tab === -1 || tab > end) throw new Error(`snapshot line ${index + 1} has no tab after its id`);
-      const id = JSON.parse(content.toString("utf8", start, tab)) as string;
-      visit.docLine(current, id, content.subarray(start, end));
+      const line = content.subarray(start, end);
+      const tab = line.indexOf(TAB);
+      // A compaction copies the line unparsed: these checks are what it knows of it. A line cut
+      // short (it ends in no `}`) fails here, as a parse would, and the logs are kept.
+      if (tab === -1 || index === 0 || current === "" || !endsObject(line))
+        throw new Error(`snapshot line ${index + 1} is no document line of a collection`);
+      visit.docLine(current, JSON.parse(line.toString("utf8", 0, tab)) as string, line);
       return;
     }
     const entry = JSON.parse(content.toString("utf8", start, end)) as SnapshotLine;
