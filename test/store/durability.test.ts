@@ -349,6 +349,16 @@ test("a compaction refuses a document line it cannot vouch for (cut short, or ou
   expect(compactFiles({ dir, seq: 6, tmp })).toEqual({ docs: 2, bytes: fs.statSync(tmp).size });
 });
 
+test("a snapshot whose document line names another id than its document's refuses to load", () => {
+  const dataDir = newDataDir();
+  fs.mkdirSync(path.join(dataDir, "store"), { recursive: true });
+  fs.writeFileSync(
+    storeFile(dataDir, "snapshot.json"),
+    '{"s":5,"format":"doc-lines"}\n{"c":"items","idx":[]}\n"u1"\t{"_id":"u2","k":1}\n',
+  );
+  expect(() => new EmbeddedBackend({ dataDir })).toThrow('snapshot line of "u1" holds the document "u2"');
+});
+
 test("a snapshot in the chunked format (documents 100 to a line) still loads, and compacts into a line per document", async () => {
   const dataDir = newDataDir();
   fs.mkdirSync(path.join(dataDir, "store"), { recursive: true });

@@ -152,10 +152,16 @@ export function readSnapshot(
       flush();
       onTable(name, [], docs);
     },
-    docLine: (name, _id, line) => {
+    docLine: (name, id, line) => {
       if (name !== pendingOf) flush();
       pendingOf = name;
-      pending.push(JSON.parse(docText(line)) as StoredDoc);
+      const doc = JSON.parse(docText(line)) as StoredDoc;
+      // A compaction knows a kept line by its id alone: the two must agree, or its patches miss.
+      if (doc._id !== id)
+        throw new Error(
+          `snapshot line of ${JSON.stringify(id)} holds the document ${JSON.stringify(doc._id)}`,
+        );
+      pending.push(doc);
       if (pending.length >= SNAPSHOT_CHUNK) flush();
     },
   });
