@@ -90,8 +90,8 @@ export function docText(line: Buffer): string {
  * Reads a snapshot's `content`, handing `visit` each collection's indexes and documents in the
  * order written; answers its seq. The snapshot is JSON lines: a header `{s, format}`, then per
  * collection its indexes `{c, idx}` followed by its documents, one line each: the id as a JSON
- * string, a tab, the document as JSON. A tab never occurs raw in JSON text, so the id is found
- * without parsing the document: a compaction copies the lines of documents no write has touched
+ * string, a tab, the document as JSON. `JSON.stringify` never writes a raw tab (in a string it is
+ * `\t`), so the first tab ends the id, found without parsing the document: a compaction copies the lines of documents no write has touched
  * as they are (./compaction.ts). Never one string for the whole store: a string has a length limit
  * (about 512 MiB), which a store of some 100,000 jobs passes. Older snapshots still load: format
  * `lines` (documents in chunks `{c, docs}`) and the first one, one JSON object.
@@ -209,7 +209,7 @@ export interface CapturedTable {
 }
 
 /** A document's snapshot line (without its newline): its id as JSON, a tab, the document as JSON. */
-export function docLineOf(doc: StoredDoc): string {
+function docLineOf(doc: StoredDoc): string {
   return `${JSON.stringify(doc._id)}\t${JSON.stringify(doc)}`;
 }
 
@@ -285,4 +285,4 @@ export function writeSnapshotSync(tmp: string, seq: number, tables: CapturedTabl
 }
 
 /** The format a snapshot is written in: a line per document (readSnapshotLines). */
-export const SNAPSHOT_FORMAT = "doc-lines";
+const SNAPSHOT_FORMAT = "doc-lines";
