@@ -39,12 +39,18 @@ const errorsOf = (stream: NodeJS.EventEmitter) => {
   return seen;
 };
 
-test("logout ends the stream while a recheck is in flight; the recheck's 401 then ends nothing", async () => {
+/** One stream open, its frames and errors collected, its recheck's refresh asked and held. */
+async function streamWithRecheckInFlight() {
   const { streams, refreshed, answer } = streamsWithHeldRefresh();
   const stream = streams.open(caller);
   const errors = errorsOf(stream);
   const text = frames(stream);
   await refreshed;
+  return { streams, errors, text, answer };
+}
+
+test("logout ends the stream while a recheck is in flight; the recheck's 401 then ends nothing", async () => {
+  const { streams, errors, text, answer } = await streamWithRecheckInFlight();
   streams.endSessions(["s1"]);
   answer(true);
   await new Promise((r) => setTimeout(r, 30));
@@ -56,11 +62,7 @@ test("logout ends the stream while a recheck is in flight; the recheck's 401 the
 });
 
 test("the gateway closes while a recheck is in flight; the recheck's 401 then ends nothing", async () => {
-  const { streams, refreshed, answer } = streamsWithHeldRefresh();
-  const stream = streams.open(caller);
-  const errors = errorsOf(stream);
-  const text = frames(stream);
-  await refreshed;
+  const { streams, errors, text, answer } = await streamWithRecheckInFlight();
   streams.close();
   answer(true);
   await new Promise((r) => setTimeout(r, 30));
@@ -69,12 +71,10 @@ test("the gateway closes while a recheck is in flight; the recheck's 401 then en
 });
 
 test("a recheck's 401 still ends a stream nobody else ended", async () => {
-  const { streams, refreshed, answer } = streamsWithHeldRefresh();
-  const stream = streams.open(caller);
-  const text = frames(stream);
-  await refreshed;
+  const { streams, errors, text, answer } = await streamWithRecheckInFlight();
   answer(true);
   expect(await text).toContain('event: end\ndata: {"reason":"session ended"}');
+  expect(errors).toEqual([]);
   expect(streams.size).toBe(0);
   streams.close();
 });
