@@ -76,8 +76,12 @@ export function exactGrowth(fast: FastUpdate): number {
 /** At most the bytes of a member `key` whose value's JSON text is `json` (type byte, key, NUL, value). */
 const memberBound = (key: string, json: string) => 2 + utf8Length(key) + textBound(json);
 
-/** One change: `["set", path, json]`, `["unset", path]` or `["push", path, json]`, values as JSON text. */
-export type PatchOp = ["set", string, string] | ["unset", string] | ["push", string, string];
+/**
+ * One change: `["set", path, json]`, `["unset", path]` or `["push", path, json]`, values as JSON
+ * text; or `["text", json]`, a set or an unset already written as its JSON text (pushMembers).
+ */
+export type PatchOp =
+  ["set", string, string] | ["unset", string] | ["push", string, string] | ["text", string];
 /** A PatchOp as the log holds it, read back: the value parsed. */
 export type LoggedPatchOp = ["set", string, unknown] | ["unset", string] | ["push", string, unknown];
 
@@ -88,7 +92,9 @@ export type LoggedPatchOp = ["set", string, unknown] | ["unset", string] | ["pus
 export function patchJson(ops: PatchOp[]): string {
   let text = "[";
   ops.forEach((op, i) => {
-    text += `${i ? "," : ""}["${op[0]}",${JSON.stringify(op[1])}${op.length === 3 ? `,${op[2]}` : ""}]`;
+    if (i) text += ",";
+    if (op[0] === "text") text += op[1];
+    else text += `["${op[0]}",${JSON.stringify(op[1])}${op.length === 3 ? `,${op[2]}` : ""}]`;
   });
   return text + "]";
 }
@@ -304,7 +310,8 @@ function applySteps(doc: StoredDoc, steps: Step[], keepEqual: boolean): FastUpda
     }
     const path = parts.join(".");
     if (op === "$push") patch.push(["push", path, step.json!]);
-    else patch.push(["set", path, op === "$inc" ? JSON.stringify(next) : step.json!]);
+    else if (op === "$inc") patch.push(["set", path, JSON.stringify(next)]);
+    else if (!(has && pushMembers(patch, path, old, next, step.json!))) patch.push(["set", path, step.json!]);
     // A pushed element sits one level below its array; the array's older elements were measured.
     const { json, nesting } = step;
     if (op === "$push") written.push({ depth: parts.length + 1, json, nesting });
@@ -315,6 +322,114 @@ function applySteps(doc: StoredDoc, steps: Step[], keepEqual: boolean): FastUpda
   return changed
     ? { doc: root as StoredDoc, changed, written, patch, growth, measured, unmeasured }
     : { doc, changed, written: [], patch: [], growth: 0, measured: 0, unmeasured: [] };
+}
+
+/**
+ * Logs `$set path = next` over `old` as the members that changed, when both are plain objects and
+ * that takes fewer bytes than the whole value (`json`): a task transition changes a few members of
+ * two tasks (status, claim, times), and whole tasks made most of the log, so most of what a
+ * compaction parses. Pushes the ops and answers true, or answers false (nothing pushed): the caller
+ * logs the whole value. Replayed (replayPatch: the object copied, members set and unset), the ops
+ * must give `next` exactly, member order included, so the members `next` kept must be in `old`'s
+ * order and its new ones after them; a member is unchanged when it is the very same value (a
+ * scalar, or an object the writer shared: services/engine/run/jobs.ts storedTask). Keys that are
+ * not plain path segments (a dot, `$`, a digit-only name, `__proto__`) keep the whole value.
+ * Test: test/unit/member-patch.test.ts.
+ */
+function pushMembers(patch: PatchOp[], path: string, old: unknown, next: unknown, json: string): boolean {
+  if (!isPlain(old) || !isPlain(next)) return false;
+  const before = old as Doc;
+  const after = next as Doc;
+  const oldKeys = Object.keys(before);
+  // First, without serializing anything: which members changed, and whether the order allows it.
+  const changed: string[] = [];
+  const dropped: string[] = [];
+  let kept = 0;
+  let cursor = 0;
+  let appending = false;
+  for (const key in after) {
+    if (!Object.hasOwn(after, key)) continue;
+    const value = after[key];
+    if (value === undefined) return false;
+    if (Object.hasOwn(before, key)) {
+      if (appending) return false; // a kept member after a new one: the replay would reorder them
+      // The old members between the last kept one and this one were dropped. A kept member behind
+      // the cursor (a reorder) is not found ahead of it: the scan runs off the end.
+      for (; oldKeys[cursor] !== key; cursor++) {
+        if (cursor >= oldKeys.length) return false;
+        dropped.push(oldKeys[cursor]);
+      }
+      cursor++;
+      if (value === before[key]) {
+        kept++;
+        continue;
+      }
+    } else appending = true;
+    changed.push(key);
+  }
+  for (; cursor < oldKeys.length; cursor++) dropped.push(oldKeys[cursor]);
+  // Each member's op repeats the path: when fewer members stay than change, the whole value is
+  // rarely longer, and finding out would serialize the members for nothing (a task's start).
+  if (changed.length + dropped.length > kept) return false;
+  // The whole value's op is `["set",<path>,<json>]`: the members' ops must come to less.
+  let budget = json.length + path.length + 10;
+  const ops: PatchOp[] = [];
+  for (const key of dropped) {
+    if (!plainMember(key)) return false;
+    const op = `["unset",${JSON.stringify(`${path}.${key}`)}]`;
+    budget -= op.length + 1;
+    ops.push(["text", op]);
+  }
+  for (const key of changed) {
+    if (!plainMember(key)) return false;
+    const value = after[key];
+    const start = memberSetStart(path, key);
+    const text =
+      typeof value === "object" && value !== null
+        ? (frozenJsonText(value) ?? keptJsonText(value) ?? JSON.stringify(value))
+        : JSON.stringify(value);
+    budget -= start.length + text.length + 2;
+    if (budget <= 0) return false;
+    ops.push(["text", `${start}${text}]`]);
+  }
+  if (budget <= 0) return false;
+  for (const op of ops) patch.push(op);
+  return true;
+}
+
+/**
+ * `["set","<path>.<key>",`: the start of a member's op as the log holds it, remembered by path and
+ * key (bounded memos), as the same tasks' same members are written job after job.
+ */
+const setStarts = new Map<string, Map<string, string>>();
+
+function memberSetStart(path: string, key: string): string {
+  let byKey = setStarts.get(path);
+  if (byKey === undefined) {
+    if (setStarts.size >= PATH_MEMO_SIZE) setStarts.clear();
+    setStarts.set(path, (byKey = new Map()));
+  }
+  let start = byKey.get(key);
+  if (start === undefined) {
+    start = `["set",${JSON.stringify(`${path}.${key}`)},`;
+    if (byKey.size < MEMBERS_REMEMBERED) byKey.set(key, start);
+  }
+  return start;
+}
+
+/** How many members' op starts are remembered for one path. */
+const MEMBERS_REMEMBERED = 64;
+
+/** plainSegment of a member's key, remembered (a bounded memo): the same few keys come every time. */
+const memberMemo = new Map<string, boolean>();
+
+function plainMember(key: string): boolean {
+  let plain = memberMemo.get(key);
+  if (plain !== undefined) return plain;
+  plain = plainSegment(key);
+  if (memberMemo.size >= PATH_MEMO_SIZE) memberMemo.clear();
+  memberMemo.set(key, plain);
+  return plain;
 }
 
 /**
