@@ -336,6 +336,14 @@ test("storedTask builds what parsing the task's text back gives, deep-frozen, sh
     JSON.stringify({ ...old, status: "complete" }),
   )!;
   expect(built.variables).toBe(old.variables);
+  // So is a copy of one equal to it as JSON (writableTask copies `previous`): the store logs only
+  // the members that changed, told by identity. One that differs is a new value.
+  const copiedBack = { ...old, status: "complete", outgoing: { a: [1, { b: 2 }] } };
+  expect(storedTask(copiedBack as RunTask, old, JSON.stringify(copiedBack))!.outgoing).toBe(old.outgoing);
+  const changed = { ...old, outgoing: { a: [1, { b: 3 }] } };
+  const rebuilt = storedTask(changed as RunTask, old, JSON.stringify(changed))!;
+  expect(rebuilt.outgoing).not.toBe(old.outgoing);
+  expect(rebuilt.outgoing).toEqual({ a: [1, { b: 3 }] });
   // Its nesting counts the shared members (variables.incoming.nested.list is level 5) without
   // copying them.
   expect(frozenJsonNesting(built)).toBe(5);

@@ -429,7 +429,7 @@ function nestingOf(value: unknown): number {
  * `value` as `JSON.parse(JSON.stringify(value))` gives it (members left undefined dropped, -0 as
  * 0), deep-frozen, or NOT_PLAIN for anything that is not plain data (a class, toJSON, NaN, a
  * function, an undefined array element). A member of an object that is the very member of
- * `shared` (a deep-frozen stored value) is shared, not copied. Each object is frozen as it is
+ * `shared` (a deep-frozen stored value), or equal to it as JSON, is that member, not a copy. Each object is frozen as it is
  * made: a second walk to freeze the copy cost as much as the copy's own checks. `level` is the
  * value's own level (the root object's 1); the deepest level reached, shared members' included,
  * is left in `deepest`, so the store need not scan the text for its depth bound.
@@ -472,15 +472,19 @@ function frozenJsonCopy(value: unknown, shared: unknown, level: number): unknown
     const member = from[key];
     if (droppedByJson(member)) continue;
     let copied: unknown;
+    const kept = keep !== undefined && Object.hasOwn(keep, key) ? keep[key] : undefined;
+    // The stored member itself, or one equal to it as JSON (`previous`, which writableTask copies
+    // and most transitions leave as it was): shared, so the store logs only the members that changed
+    // (shared/store/embedded/fast-update.ts pushMembers tells them by identity).
     if (
-      keep !== undefined &&
       typeof member === "object" &&
       member !== null &&
-      Object.hasOwn(keep, key) &&
-      keep[key] === member
+      typeof kept === "object" &&
+      kept !== null &&
+      (kept === member || jsonSame(member, kept) === true)
     ) {
-      copied = member;
-      const reach = level + nestingOf(member);
+      copied = kept;
+      const reach = level + nestingOf(kept);
       if (reach > deepest) deepest = reach;
     } else copied = frozenJsonCopy(member, null, level + 1);
     if (copied === NOT_PLAIN) return NOT_PLAIN;
