@@ -148,6 +148,7 @@ function edited(r: Rand, old: Doc): Doc {
   const keys = Object.keys(old);
   if (r() < 0.1) keys.reverse();
   for (const key of keys) {
+    if (r() < 0.05) next.z = randomValue(r); // a new member before kept ones
     const roll = r();
     if (roll < 0.5) next[key] = old[key];
     else if (roll < 0.75) next[key] = randomValue(r);
