@@ -129,9 +129,14 @@ test("every acknowledged write survives SIGKILL mid-stream, compactions included
   try {
     const users = store.collection("users");
     const byId = new Map((await users.find()).map((d) => [d._id, d]));
+    // The write in flight at the kill may be stored without its line printed: after `update u<j>`
+    // with (j + 1) % 10 === 9 the writer deletes u<j - 4> next. That document may be gone or not.
+    const last = lines[lines.length - 1].match(/^update u(\d+)$/);
+    const inFlightDelete = last && (Number(last[1]) + 1) % 10 === 9 ? `u${Number(last[1]) - 4}` : undefined;
     for (const id of inserted) {
       if (deleted.has(id)) expect(byId.has(id)).toBe(false);
-      else expect(byId.get(id)).toMatchObject({ _id: id, email: `${id}@example.com` });
+      else if (id !== inFlightDelete || byId.has(id))
+        expect(byId.get(id)).toMatchObject({ _id: id, email: `${id}@example.com` });
     }
     for (const id of updated) if (!deleted.has(id)) expect(byId.get(id)).toMatchObject({ updated: true });
     for (const doc of byId.values()) expect(doc.n).toBe(Number(doc._id.slice(1)) + (doc.updated ? 1000 : 0));
