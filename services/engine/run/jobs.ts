@@ -429,10 +429,11 @@ function nestingOf(value: unknown): number {
  * `value` as `JSON.parse(JSON.stringify(value))` gives it (members left undefined dropped, -0 as
  * 0), deep-frozen, or NOT_PLAIN for anything that is not plain data (a class, toJSON, NaN, a
  * function, an undefined array element). A member of an object that is the very member of
- * `shared` (a deep-frozen stored value), or equal to it as JSON, is that member, not a copy. Each object is frozen as it is
- * made: a second walk to freeze the copy cost as much as the copy's own checks. `level` is the
- * value's own level (the root object's 1); the deepest level reached, shared members' included,
- * is left in `deepest`, so the store need not scan the text for its depth bound.
+ * `shared` (a deep-frozen stored value), or equal to it as JSON, is that member, not a copy. Each
+ * object is frozen as it is made: a second walk to freeze the copy cost as much as the copy's own
+ * checks. `level` is the value's own level (the root object's 1); the deepest level reached,
+ * shared members' included, is left in `deepest`, so the store need not scan the text for its
+ * depth bound.
  */
 function frozenJsonCopy(value: unknown, shared: unknown, level: number): unknown {
   switch (typeof value) {

@@ -399,14 +399,17 @@ function pushMembers(patch: PatchOp[], path: string, old: unknown, next: unknown
 
 /**
  * `["set","<path>.<key>",`: the start of a member's op as the log holds it, remembered by path and
- * key (bounded memos), as the same tasks' same members are written job after job.
+ * key, as the same tasks' same members are written job after job. Bounded: SET_START_PATHS paths
+ * of MEMBERS_REMEMBERED members each (about 32,000 short strings at most).
  */
 const setStarts = new Map<string, Map<string, string>>();
+const SET_START_PATHS = 1024;
+const MEMBERS_REMEMBERED = 32;
 
 function memberSetStart(path: string, key: string): string {
   let byKey = setStarts.get(path);
   if (byKey === undefined) {
-    if (setStarts.size >= PATH_MEMO_SIZE) setStarts.clear();
+    if (setStarts.size >= SET_START_PATHS) setStarts.clear();
     setStarts.set(path, (byKey = new Map()));
   }
   let start = byKey.get(key);
@@ -416,9 +419,6 @@ function memberSetStart(path: string, key: string): string {
   }
   return start;
 }
-
-/** How many members' op starts are remembered for one path. */
-const MEMBERS_REMEMBERED = 64;
 
 /** plainSegment of a member's key, remembered (a bounded memo): the same few keys come every time. */
 const memberMemo = new Map<string, boolean>();
