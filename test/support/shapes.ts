@@ -43,7 +43,10 @@ export async function startShape(shape: Shape, options: ShapeOptions = {}): Prom
   const gateway = await startPlatform({ services: ["gateway"], env });
   members.push(gateway);
   const all = (options.groups ?? DEFAULT_GROUPS).flat().filter((s) => s !== "store");
-  await gateway.broker.waitForServices(all, 15_000);
+  // Every member, not only the gateway: a service started after another broker's may reach that
+  // broker's registry a moment later (the engine calling `scheduler.workflowUsers` found it
+  // unregistered about 1 s after the gateway saw it). Polled every 20 ms, not every second.
+  await Promise.all(members.map((member) => member.broker.waitForServices(all, 15_000, 20)));
   return {
     ...gateway,
     dataDir,
