@@ -53,6 +53,12 @@ export interface PlatformConfig {
    * (docs/performance.md#the-performance-machinery-and-its-switch).
    */
   perfMachinery: boolean;
+  /**
+   * STORE_HOT_DOCUMENTS: documents of a collection the embedded store holds as objects, the rest
+   * as their JSON text, parsed when read; unset, the store's default (1,024:
+   * shared/store/embedded/doc-map.ts HOT_DOCUMENTS).
+   */
+  storeHotDocuments?: number;
   /** 32-byte AES-256-GCM key (hex or base64); generated into DATA_DIR when unset. */
   encryptionKey?: string;
   logLevel: string;
@@ -255,6 +261,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
       storeBackend: backend as StoreBackend | undefined,
       storeFsync: bool("STORE_FSYNC", false),
       perfMachinery: bool("PERF_MACHINERY", true),
+      storeHotDocuments: process.env.STORE_HOT_DOCUMENTS ? int("STORE_HOT_DOCUMENTS", 0) : undefined,
       storeQueryShapes: process.env.STORE_QUERY_SHAPES || undefined,
       encryptionKey: process.env.ENCRYPTION_KEY || undefined,
       logLevel: process.env.LOG_LEVEL || "info",

@@ -29,6 +29,7 @@ import {
 import {
   DUPLICATE_KEY,
   DuplicateKeyError,
+  embeddedStoreOptions,
   openEmbeddedStore,
   type Collection,
   type Store,
@@ -245,11 +246,7 @@ const storeService: ServiceSchema<ServiceSettingSchema, Record<string, never>, S
   async started() {
     // The broker's config, not the process environment: tests run several brokers in one process.
     const config = configOf(this.broker);
-    this.store = await openEmbeddedStore(config.dataDir, {
-      fsync: config.storeFsync,
-      queryShapes: config.storeQueryShapes,
-      machinery: config.perfMachinery,
-    });
+    this.store = await openEmbeddedStore(config.dataDir, embeddedStoreOptions(config));
   },
 
   async stopped() {

@@ -6,7 +6,7 @@
 import path from "node:path";
 import type { ServiceBroker } from "moleculer";
 import type { PlatformConfig, StoreBackend } from "../config";
-import { EmbeddedBackend } from "./embedded/backend";
+import { EmbeddedBackend, type EmbeddedOptions } from "./embedded/backend";
 import { MongoBackend, mongoClientOptions } from "./mongo";
 import { RemoteBackend } from "./remote";
 import type { Doc, Store } from "./types";
@@ -30,11 +30,7 @@ export function chooseBackend(config: PlatformConfig, opts: CreateStoreOptions):
 export async function createStore(config: PlatformConfig, opts: CreateStoreOptions): Promise<Store> {
   switch (chooseBackend(config, opts)) {
     case "embedded":
-      return openEmbeddedStore(config.dataDir, {
-        fsync: config.storeFsync,
-        queryShapes: config.storeQueryShapes,
-        machinery: config.perfMachinery,
-      });
+      return openEmbeddedStore(config.dataDir, embeddedStoreOptions(config));
     case "mongo": {
       const url = config.mongoUrl;
       if (!url) throw new Error("STORE=mongo needs MONGO_URL");
@@ -49,9 +45,19 @@ export async function createStore(config: PlatformConfig, opts: CreateStoreOptio
 }
 
 /** The process-wide embedded store of `dataDir`; the store service and its neighbours share it. */
+/** The embedded store's options as the platform's config sets them (here and services/store). */
+export function embeddedStoreOptions(config: PlatformConfig): Omit<EmbeddedOptions, "dataDir"> {
+  return {
+    fsync: config.storeFsync,
+    queryShapes: config.storeQueryShapes,
+    machinery: config.perfMachinery,
+    hotDocuments: config.storeHotDocuments,
+  };
+}
+
 export function openEmbeddedStore(
   dataDir: string,
-  options: { fsync?: boolean; queryShapes?: string; machinery?: boolean } = {},
+  options: Omit<EmbeddedOptions, "dataDir"> = {},
 ): Promise<Store> {
   const resolved = path.resolve(dataDir);
   return acquire(`embedded:${resolved}`, async () => new EmbeddedBackend({ dataDir: resolved, ...options }));

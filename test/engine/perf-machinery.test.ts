@@ -144,21 +144,32 @@ function comparable(value: unknown, key = ""): unknown {
   return value;
 }
 
-describe("the performance machinery answers as plain copies do (PERF_MACHINERY on and off)", () => {
+describe("the performance machinery answers as plain copies do (PERF_MACHINERY on and off; every document cold)", () => {
   let on: Side;
   let off: Side;
+  /** The machinery on, every stored document held as its text once written (doc-map.ts). */
+  let cold: Side;
   let onStopped = false;
 
   beforeAll(async () => {
-    [on, off] = await Promise.all([side({}), side({ PERF_MACHINERY: "off" })]);
+    [on, off, cold] = await Promise.all([
+      side({}),
+      side({ PERF_MACHINERY: "off" }),
+      side({ STORE_HOT_DOCUMENTS: "0" }),
+    ]);
   }, 60_000);
   afterAll(async () => {
-    await Promise.all([onStopped ? undefined : on?.platform.stop(), off?.platform.stop()]);
+    await Promise.all([
+      onStopped ? undefined : on?.platform.stop(),
+      off?.platform.stop(),
+      cold?.platform.stop(),
+    ]);
   });
 
   test("the switch reaches the store: frozen shared answers with it, plain copies without", async () => {
     expect(on.platform.config.perfMachinery).toBe(true);
     expect(off.platform.config.perfMachinery).toBe(false);
+    expect(cold.platform.config.storeHotDocuments).toBe(0);
     const readOnly = (s: Side) =>
       withStore(s.platform.broker, (store) => store.collection("accounts").find({}, { readOnly: true }));
     const [withIt, without] = await Promise.all([readOnly(on), readOnly(off)]);
@@ -168,16 +179,29 @@ describe("the performance machinery answers as plain copies do (PERF_MACHINERY o
   });
 
   test("the same workloads store the same jobs and send the same events both ways", async () => {
-    const [onIds, offIds] = await Promise.all([runWorkloads(on), runWorkloads(off)]);
+    const [onIds, offIds, coldIds] = await Promise.all([
+      runWorkloads(on),
+      runWorkloads(off),
+      runWorkloads(cold),
+    ]);
     expect(onIds).toHaveLength(offIds.length);
+    expect(coldIds).toHaveLength(offIds.length);
     const stored = (s: Side, ids: string[]) =>
       withStore(s.platform.broker, async (store) =>
         Promise.all(ids.map((id) => store.collection("jobs").findOne({ _id: id }))),
       );
-    const [onJobs, offJobs] = await Promise.all([stored(on, onIds), stored(off, offIds)]);
+    const [onJobs, offJobs, coldJobs] = await Promise.all([
+      stored(on, onIds),
+      stored(off, offIds),
+      stored(cold, coldIds),
+    ]);
     for (let i = 0; i < onIds.length; i++) {
       // Member order too: the store holds what JSON says.
       expect(JSON.stringify(comparable(onJobs[i]))).toBe(JSON.stringify(comparable(offJobs[i])));
+      expect(JSON.stringify(comparable(coldJobs[i]))).toBe(JSON.stringify(comparable(offJobs[i])));
+      expect(comparable(cold.events.get(coldIds[i]) ?? [])).toEqual(
+        comparable(off.events.get(offIds[i]) ?? []),
+      );
       expect(onJobs[i]!.status).not.toBe("running");
       const onEvents = on.events.get(onIds[i]) ?? [];
       expect(onEvents.length).toBeGreaterThan(0);

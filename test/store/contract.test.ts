@@ -1020,6 +1020,16 @@ describeStoreContract(
   { allOrNothingBatches: true },
 );
 
+// Every document cold once its write is whole (doc-map.ts): each read parses it back from its text.
+describeStoreContract(
+  "embedded, documents held as text",
+  async () => {
+    const store = new EmbeddedBackend({ dataDir: newDataDir(), hotDocuments: 0 });
+    return { store, teardown: () => store.close() };
+  },
+  { allOrNothingBatches: true },
+);
+
 describeStoreContract(
   "remote over a local broker",
   async () => {

@@ -29,6 +29,7 @@ import { boundsViolation, type InputLimits } from "../../input-bounds";
 import type { Collection, Doc, Store } from "../types";
 import { acquireLock, releaseLock } from "./lock";
 import { Table } from "./table";
+import { HOT_DOCUMENTS } from "./doc-map";
 import { EmbeddedCollection } from "./collection";
 import { jsonNesting, writtenWithin, type WrittenValue } from "./depth";
 import { patchJson, replayPatch, type PatchOp } from "./fast-update";
@@ -57,6 +58,12 @@ export interface EmbeddedOptions {
    * read is answered afresh, so a differential run can hold the two to the same results.
    */
   machinery?: boolean;
+  /**
+   * Documents of a collection held as objects, at most: the others are held as their JSON text
+   * (doc-map.ts), so that a major GC does not mark the whole store. Default HOT_DOCUMENTS (1,024);
+   * with the machinery off, every document is an object.
+   */
+  hotDocuments?: number;
 }
 
 /** One document's fast update: its `_id` and the changes (PatchOp; LoggedPatchOp once read back). */
@@ -100,6 +107,8 @@ export class EmbeddedBackend implements Store {
   /** @internal EmbeddedOptions.machinery. */
   readonly machinery: boolean;
   private readonly compactBytes: number;
+  /** EmbeddedOptions.hotDocuments (Infinity with the machinery off). */
+  private readonly hotDocuments: number;
   private readonly lockFile: string;
   private fd: number;
   private seq = 0;
@@ -134,6 +143,7 @@ export class EmbeddedBackend implements Store {
     this.queryShapes = options.queryShapes;
     this.machinery = options.machinery ?? true;
     this.groupWrites = !this.fsync && this.machinery;
+    this.hotDocuments = this.machinery ? (options.hotDocuments ?? HOT_DOCUMENTS) : Infinity;
     this.compactBytes = options.compactBytes ?? DEFAULT_COMPACT_BYTES;
     this.nextCompactionAt = this.compactBytes;
     // The store holds password hashes and session ids: only its owner may read it.
@@ -298,7 +308,7 @@ export class EmbeddedBackend implements Store {
   table(name: string): Table {
     this.assertOpen();
     let table = this.tables.get(name);
-    if (!table) this.tables.set(name, (table = new Table()));
+    if (!table) this.tables.set(name, (table = new Table(this.hotDocuments)));
     return table;
   }
 
@@ -370,7 +380,7 @@ export class EmbeddedBackend implements Store {
     table.apply(entry.put ?? [], entry.del ?? []);
     if (entry.patch) {
       const images = entry.patch.map(({ _id, ops }) => {
-        const doc = table.docs.get(_id);
+        const doc = table.docs.peek(_id);
         // The log is replayed in order, so the patched document is there; anything else is corruption.
         if (!doc)
           throw new Error(`store log line ${entry.s} patches ${entry.c}/${_id}, which does not exist`);

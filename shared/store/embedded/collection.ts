@@ -40,6 +40,7 @@ import {
   storedImage,
   idsOf,
   equalitiesOf,
+  filterFields,
   project,
   projectShared,
   predicateOf,
@@ -75,6 +76,22 @@ interface QueryPlan {
   sort?: Sort;
   /** Why it may scan (FindOptions.scan): not checked. */
   scan?: string;
+  /**
+   * A read whose filter and sort look only at what cold documents' skeletons keep (doc-map.ts):
+   * it passes them as their skeletons, and the caller resolves the ones it answers.
+   */
+  covered?: boolean;
+}
+
+/**
+ * Whether a read of `filter` and `sort` may pass cold documents as their skeletons: the machinery
+ * is on, some documents are cold, and every field the filter and the sort look at lies within an
+ * indexed path (mongo.ts filterFields; undefined for an operator that reads the whole document).
+ */
+function coveredRead(table: Table, machinery: boolean, filter: Filter, sort?: Sort): boolean {
+  if (!machinery || table.docs.coldCount === 0) return false;
+  const fields = filterFields(filter);
+  return fields !== undefined && table.docs.covers(sort ? [...fields, ...Object.keys(sort)] : fields);
 }
 
 /** When each table last removed its expired documents (expireDue). */
@@ -107,11 +124,19 @@ export class EmbeddedCollection implements Collection<Doc> {
     const shared = readOnly && machinery;
     const end = limit ? skip + limit : undefined;
     const version = table.version;
-    let docs = await this.matchingInSlices(filter, sort ? Infinity : (end ?? Infinity), { sort, scan });
+    const covered = coveredRead(table, machinery, filter, sort);
+    let docs = await this.matchingInSlices(filter, sort ? Infinity : (end ?? Infinity), {
+      sort,
+      scan,
+      covered,
+    });
     // Only a plain page (whole non-negative numbers) may stop sorting at its end; slice copes with the rest.
     const page = Number.isInteger(skip) && skip >= 0 && Number.isInteger(end) ? end : undefined;
     if (sort) docs = sortDocs(docs, sort, page);
-    const answer = projectShared(docs.slice(skip, end), projection);
+    docs = docs.slice(skip, end);
+    // A covered read parses only the cold documents it answers.
+    if (covered) docs = docs.map((doc) => table.docs.resolve(doc));
+    const answer = projectShared(docs, projection);
     // A write that landed while the scan let others in may or may not be in the answer: not kept.
     if (key !== undefined && table.version === version) table.reads.set(key, version, answer);
     return this.logged(shared ? shareKept(answer) : answer.map(copyDoc));
@@ -132,7 +157,8 @@ export class EmbeddedCollection implements Collection<Doc> {
     const kept = key === undefined ? undefined : table.reads.get(key, table.version);
     if (typeof kept === "number") return this.logged(kept);
     const version = table.version;
-    const count = (await this.matchingInSlices(filter, Infinity, options)).length;
+    const covered = coveredRead(table, this.store.machinery, filter);
+    const count = (await this.matchingInSlices(filter, Infinity, { ...options, covered })).length;
     if (key !== undefined && table.version === version) table.reads.set(key, version, count);
     return this.logged(count);
   }
@@ -256,7 +282,8 @@ export class EmbeddedCollection implements Collection<Doc> {
     if (Object.keys(set).length === 0 || (unset !== undefined && Object.keys(unset).length === 0))
       return false;
     this.expireDue();
-    const doc = this.table.docs.get(id);
+    // A cold document (doc-map.ts) is parsed for the write, which replaces it with a new image.
+    const doc = this.table.docs.peek(id);
     if (!doc || doc.version !== version) return false;
     const fast = versionedUpdate(doc, set, unset);
     if (!fast) return false;
@@ -425,10 +452,20 @@ export class EmbeddedCollection implements Collection<Doc> {
     if (this.store.queryShapes && plan.scan === undefined)
       noteQuery(this.store.queryShapes, this.name, filter, plan.sort, () => table.indexes.values());
     const docs = table.docs;
-    const ids = idsOf(filter._id) ?? table.candidates(filter);
+    // Documents named by `_id` are read as objects from then on; those an index or a scan passes
+    // are parsed for this query alone when cold (doc-map.ts), so a wide query does not thaw them.
+    // A covered read passes cold ones as their skeletons (QueryPlan.covered).
+    const byId = idsOf(filter._id);
+    const ids = byId ?? table.candidates(filter);
+    const covered = plan.covered === true;
     const candidates: Iterable<StoredDoc> = ids
-      ? ids.flatMap((id) => (docs.has(id) ? [docs.get(id)!] : []))
-      : docs.values();
+      ? ids.flatMap((id) => {
+          const doc = byId ? docs.get(id) : covered ? docs.covered(id) : docs.peek(id);
+          return doc ? [doc] : [];
+        })
+      : covered
+        ? docs.coveredValues()
+        : docs.values();
     return { test: predicateOf(filter), candidates };
   }
 

@@ -3,7 +3,7 @@ import { indexName } from "../index-migration";
 import { frozenJsonText } from "../../frozen-json";
 import { Query, update as applyUpdateOperators } from "mingo";
 import { ObjectId } from "mongodb";
-import { copyPlain } from "../../objects";
+import { copyPlain, isPlainObject } from "../../objects";
 import { compileFilter, pathValues } from "./fast-filter";
 import { re2Filter } from "./regex";
 import type { Doc, Filter, IndexSpec, Pipeline, Projection, Sort, Update } from "../types";
@@ -83,6 +83,28 @@ export function idsOf(idCondition: unknown): string[] | undefined {
   if (op === "$in" && Array.isArray(value) && value.every((v) => typeof v === "string"))
     return [...new Set(value)];
   return undefined;
+}
+
+/**
+ * Every field path `filter` looks at, through `$and`, `$or` and `$nor`; undefined when it holds an
+ * operator that looks at the whole document (`$expr`, `$where`, `$text`, any other top-level `$`).
+ * A field's condition, whatever its operators (`$elemMatch` and `$not` included), reads only the
+ * value at its path.
+ */
+export function filterFields(filter: Filter, into: string[] = []): string[] | undefined {
+  for (const key of Object.keys(filter)) {
+    if (key === "$and" || key === "$or" || key === "$nor") {
+      const branches: unknown = filter[key];
+      if (!Array.isArray(branches)) return undefined;
+      for (const branch of branches)
+        if (!isPlainObject(branch) || !filterFields(branch as Filter, into)) return undefined;
+    } else if (key.startsWith("$")) {
+      return undefined;
+    } else {
+      into.push(key);
+    }
+  }
+  return into;
 }
 
 /** The fields an upsert takes from its filter: plain equalities, `$eq`, one-value `$in`, through `$and`. */

@@ -3,13 +3,15 @@ import { isPlainObject as isPlain } from "../../objects";
 import { DuplicateKeyError, type Doc, type Filter, type IndexSpec } from "../types";
 import { indexKeys, keyObject } from "./mongo";
 import { ReadCache } from "./read-cache";
+import { DocMap, HOT_DOCUMENTS } from "./doc-map";
 
 export type NamedIndex = IndexSpec & { name: string };
 export type StoredDoc = Doc & { _id: string };
 
 /** One collection's documents and indexes. Stored documents are never mutated, only replaced. */
 export class Table {
-  readonly docs = new Map<string, StoredDoc>();
+  /** The documents by `_id`; all but the newest `hotLimit` as their JSON text (doc-map.ts). */
+  readonly docs: DocMap;
   readonly indexes = new Map<string, NamedIndex>();
   /** Per unique index: key tuple (JSON) -> `_id` of the document holding it. */
   private readonly uniqueKeys = new Map<string, Map<string, string>>();
@@ -30,6 +32,11 @@ export class Table {
   /** Recent answers of reads at their version (read-cache.ts). */
   readonly reads = new ReadCache();
   private lastReadVersion = -1;
+
+  /** `hotLimit`: documents held as objects, at most (doc-map.ts; Infinity: all, the machinery off). */
+  constructor(hotLimit: number = HOT_DOCUMENTS) {
+    this.docs = new DocMap(hotLimit);
+  }
 
   /**
    * Whether a read now is worth keying for the read cache: only when the collection was read
@@ -64,6 +71,12 @@ export class Table {
       this.buildShared(spec);
     }
     this.derivePrefixes();
+    this.docs.setSkeletonPaths(this.indexedPaths());
+  }
+
+  /** Every field a declared index keys (what a cold document's skeleton keeps: doc-map.ts). */
+  private indexedPaths(): string[] {
+    return [...this.indexes.values()].flatMap((spec) => Object.keys(spec.keys));
   }
 
   /** Removes the index `name` and its entries (an index migration: collection.ts createIndex). */
@@ -74,6 +87,7 @@ export class Table {
     this.uniqueKeys.delete(name);
     this.sharedKeys.delete(name);
     this.derivePrefixes();
+    this.docs.setSkeletonPaths(this.indexedPaths());
   }
 
   /** Keys every document under the non-unique index (or prefix) `spec`. */
@@ -213,19 +227,22 @@ export class Table {
   apply(puts: StoredDoc[], dels: string[]): void {
     this.version++;
     for (const id of dels) {
-      const old = this.docs.get(id);
+      const old = this.docs.peek(id);
       if (!old) continue;
       this.reindex(old, undefined);
       this.docs.delete(id);
       this.rank.delete(id);
     }
     for (const doc of puts) {
-      const old = this.docs.get(doc._id);
+      const old = this.docs.peek(doc._id);
       // A rewrite keeps its Map position, so its rank; a new `_id` goes last, as in `docs`.
       if (!old) this.rank.set(doc._id, this.nextRank++);
       this.docs.set(doc._id, doc);
       this.reindex(old, doc);
     }
+    // A collection with an expiry index is read whole every second (collection.ts expireDue): a
+    // parse of each cold document there would cost more than the marking it saves.
+    if (this.expiring().length === 0) this.docs.trim();
   }
 
   /** Moves a document's index entries from its old image to its new one (either may be absent). */

@@ -1,0 +1,308 @@
+/**
+ * The embedded store's cold documents (shared/store/embedded/doc-map.ts): past the newest
+ * `hotDocuments` of a collection, documents are held as their JSON text. Every read, query, index,
+ * update, delete and replay must answer as if each were an object; a read by `_id` makes one an
+ * object again; the bookkeeping stays bounded; the machinery's switch keeps every document an object.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { EmbeddedBackend } from "../../shared/store/embedded/backend";
+import { HOT_DOCUMENTS } from "../../shared/store/embedded/doc-map";
+import { loadConfig } from "../../shared/config";
+import type { Doc, Filter } from "../../shared/store";
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
+function newDir(): string {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "store-cold-"));
+  dirs.push(dataDir);
+  return dataDir;
+}
+
+const device = (i: number): Doc => ({
+  _id: `d${i}`,
+  name: `router-${i}`,
+  site: i % 2 ? "ams" : "fra",
+  version: 1,
+  config: { interfaces: [{ name: "ge-0/0/0", mtu: 1500 + i }], notes: `ü-${i}` },
+});
+
+describe("embedded store: documents held as text past the newest", () => {
+  let dataDir: string;
+  let store: EmbeddedBackend;
+  beforeEach(async () => {
+    dataDir = newDir();
+    store = new EmbeddedBackend({ dataDir, hotDocuments: 2 });
+    const c = store.collection("devices");
+    await c.createIndex({ keys: { name: 1 }, unique: true });
+    await c.createIndex({ keys: { site: 1 } });
+    await c.insertMany(Array.from({ length: 10 }, (_, i) => device(i)));
+  });
+  afterEach(() => store.close());
+
+  test("all but the newest two are text, and each reads back equal, members in order", async () => {
+    const docs = store.table("devices").docs;
+    expect(docs.size).toBe(10);
+    expect(docs.coldCount).toBe(8);
+    const c = store.collection("devices");
+    for (let i = 0; i < 10; i++)
+      expect(JSON.stringify(await c.findOne({ _id: `d${i}` }))).toBe(JSON.stringify(device(i)));
+    // A read by `_id` made each an object again, the newest; still no more than two are.
+    expect(docs.coldCount).toBe(8);
+    expect(JSON.stringify(await c.find({}, { sort: { name: 1 } }))).toBe(
+      JSON.stringify(
+        Array.from({ length: 10 }, (_, i) => device(i)).sort((a, b) => a.name.localeCompare(b.name)),
+      ),
+    );
+    expect(await c.count({ site: "ams" })).toBe(5);
+  });
+
+  test("a read by _id thaws the document; a query that passes it leaves it text", async () => {
+    const docs = store.table("devices").docs;
+    const c = store.collection("devices");
+    const coldText = (id: string) => docs.isCold(id);
+    expect(coldText("d0")).toBe(true);
+    await c.find({ site: "fra" });
+    await c.find({ "config.notes": "ü-0" });
+    expect(coldText("d0")).toBe(true);
+    await c.findOne({ _id: "d0" });
+    expect(coldText("d0")).toBe(false);
+    expect(docs.get("d0")).toBe(docs.get("d0"));
+  });
+
+  test("updates of cold documents: indexes follow, unique keys hold, fast and generic paths", async () => {
+    const c = store.collection("devices");
+    // The versioned fast path, on a cold document.
+    expect(await c.updateOne({ _id: "d1", version: 1 }, { $set: { site: "lon", version: 2 } })).toEqual({
+      matchedCount: 1,
+      modifiedCount: 1,
+    });
+    // The generic path (an array filter mingo applies), on another.
+    await c.updateMany({ _id: "d3" }, { $push: { "config.interfaces": { name: "ge-0/0/1", mtu: 9000 } } });
+    await c.updateOne({ _id: "d5" }, { $set: { name: "renamed" } });
+    expect((await c.find({ site: "lon" })).map((d) => d._id)).toEqual(["d1"]);
+    expect((await c.find({ site: "ams" })).map((d) => d._id)).toEqual(["d3", "d5", "d7", "d9"]);
+    expect((await c.findOne({ _id: "d3" }))!.config.interfaces).toHaveLength(2);
+    // The old unique key is free, the new one taken, a cold document's key still taken.
+    await c.insertOne({ _id: "n1", name: "router-5", site: "x" });
+    await expect(c.insertOne({ _id: "n2", name: "renamed" })).rejects.toThrow(/same name already exists/);
+    await expect(c.insertOne({ _id: "n3", name: "router-0" })).rejects.toThrow(/same name already exists/);
+    await expect(c.updateOne({ _id: "d2" }, { $set: { name: "router-4" } })).rejects.toThrow(
+      /same name already exists/,
+    );
+    expect((await c.findOne({ _id: "d2" }))!.name).toBe("router-2");
+  });
+
+  test("deletes of cold documents leave no index entry behind", async () => {
+    const c = store.collection("devices");
+    expect(await c.deleteMany({ site: "fra" })).toBe(5);
+    expect(await c.count({ site: "fra" })).toBe(0);
+    expect(await c.count({})).toBe(5);
+    await c.insertOne({ _id: "d0", name: "router-0", site: "fra" });
+    expect((await c.find({ site: "fra" })).map((d) => d._id)).toEqual(["d0"]);
+  });
+
+  test("the log replays onto a store that holds the same documents", async () => {
+    const c = store.collection("devices");
+    await c.updateOne({ _id: "d0", version: 1 }, { $set: { "config.notes": "patched", version: 2 } });
+    await c.deleteOne({ _id: "d4" });
+    const before = await c.find({});
+    await store.close();
+    store = new EmbeddedBackend({ dataDir, hotDocuments: 2 });
+    expect(JSON.stringify(await store.collection("devices").find({}))).toBe(JSON.stringify(before));
+    expect(store.table("devices").docs.coldCount).toBe(7);
+  });
+
+  test("a collection rewritten without end keeps its write queue bounded", async () => {
+    const c = store.collection("jobs");
+    for (let i = 0; i < 4; i++) await c.insertOne({ _id: `j${i}`, step: 0 });
+    for (let step = 1; step <= 3000; step++) await c.updateOne({ _id: `j${step % 4}` }, { $set: { step } });
+    const docs = store.table("jobs").docs;
+    expect(docs.coldCount).toBe(2);
+    // The two written last are the objects.
+    expect(["j0", "j1", "j2", "j3"].map((id) => docs.isCold(id))).toEqual([false, true, true, false]);
+    expect(docs.queued).toBeLessThanOrEqual(2 * 2 + 1024 + 1);
+    expect((await c.findOne({ _id: "j0" }))!.step).toBe(3000);
+  });
+
+  test("a document rewritten is newer than one written after its first write", async () => {
+    const c = store.collection("jobs");
+    await c.insertMany([{ _id: "a", n: 0 }, { _id: "b" }]);
+    await c.updateOne({ _id: "a" }, { $set: { n: 1 } });
+    await c.insertOne({ _id: "c" });
+    const docs = store.table("jobs").docs;
+    expect(["a", "b", "c"].map((id) => docs.isCold(id))).toEqual([false, true, false]);
+  });
+
+  test("the queue's compaction keeps each object's place: the oldest written still goes cold first", async () => {
+    const c = store.collection("jobs");
+    await c.insertMany([{ _id: "a" }, { _id: "b" }, { _id: "c", step: 0 }]);
+    for (let step = 1; step <= 2000; step++) await c.updateOne({ _id: "c" }, { $set: { step } });
+    const docs = store.table("jobs").docs;
+    expect(docs.queued).toBeLessThanOrEqual(2 * 2 + 1024 + 1);
+    await c.insertOne({ _id: "d" });
+    expect(["a", "b", "c", "d"].map((id) => docs.isCold(id))).toEqual([true, true, false, false]);
+  });
+});
+
+describe("embedded store: how many documents are objects", () => {
+  test(`by default the newest ${HOT_DOCUMENTS} of a collection; with the machinery off, all`, async () => {
+    const count = HOT_DOCUMENTS + 100;
+    const docs = Array.from({ length: count }, (_, i) => ({ _id: `x${i}`, n: i }));
+    const on = new EmbeddedBackend({ dataDir: newDir() });
+    const off = new EmbeddedBackend({ dataDir: newDir(), machinery: false });
+    try {
+      await on.collection("things").insertMany(docs);
+      await off.collection("things").insertMany(docs);
+      expect(on.table("things").docs.coldCount).toBe(100);
+      expect(off.table("things").docs.coldCount).toBe(0);
+      expect(await on.collection("things").findOne({ _id: "x0" })).toEqual({ _id: "x0", n: 0 });
+    } finally {
+      await Promise.all([on.close(), off.close()]);
+    }
+  });
+});
+
+describe("embedded store: reads that look only at indexed fields pass cold documents as skeletons", () => {
+  const JOBS = 240;
+  const statuses = ["running", "complete", "error", "canceled", null];
+  /** A seeded generator: the same documents and queries every run. */
+  function seeded(seed: number) {
+    return () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  }
+  const rand = seeded(7);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
+  const job = (i: number): Doc => {
+    const doc: Doc = { _id: `j${String(i).padStart(4, "0")}`, type: pick(["automation", "child"]) };
+    const status = pick(statuses);
+    if (status !== null || rand() < 0.5) doc.status = status;
+    if (rand() < 0.9) doc.metrics = { start_time: Math.floor(rand() * 50), progress: rand() };
+    else if (rand() < 0.5) doc.metrics = 7;
+    doc.groups =
+      rand() < 0.2 ? [] : Array.from({ length: 1 + Math.floor(rand() * 3) }, () => pick(["g1", "g2", "g3"]));
+    if (rand() < 0.85) doc.workflow = { name: pick(["wf-a", "wf-b", "Wf-C"]), _id: `w${i % 7}` };
+    doc.tasks = { t1: { status: pick(["complete", "running"]) } };
+    return doc;
+  };
+  const filters: Filter[] = [
+    {},
+    { status: "running" },
+    { status: null },
+    { status: { $in: ["error", "canceled"] } },
+    { status: { $exists: false } },
+    { "metrics.start_time": { $gte: 10, $lt: 30 } },
+    { "metrics.start_time": { $exists: false } },
+    { groups: "g2" },
+    { groups: { $size: 0 } },
+    { groups: { $all: ["g1", "g3"] } },
+    { groups: { $elemMatch: { $eq: "g1" } } },
+    { "workflow.name": { $regex: "^wf", $options: "i" } },
+    { "workflow.name": { $not: { $regex: "b$" } } },
+    { $or: [{ groups: "g1" }, { "workflow.name": "wf-a" }] },
+    { $and: [{ status: "complete" }, { "metrics.start_time": { $lte: 25 } }] },
+    { $nor: [{ status: "running" }, { type: "child" }] },
+    { type: "automation", "workflow._id": { $in: ["w1", "w2"] } },
+    // Not covered: these read what no index keeps, and must parse.
+    { "tasks.t1.status": "complete" },
+    { metrics: { $type: "number" } },
+    { $expr: { $gt: ["$metrics.progress", 0.5] } },
+  ];
+  const sorts = [
+    undefined,
+    { "metrics.start_time": -1, _id: -1 },
+    { "workflow.name": 1, _id: 1 },
+    { status: 1, "metrics.start_time": 1, _id: 1 },
+    { "metrics.progress": 1, _id: 1 },
+  ] as const;
+
+  async function storeOf(hotDocuments: number): Promise<EmbeddedBackend> {
+    const store = new EmbeddedBackend({ dataDir: newDir(), hotDocuments });
+    const c = store.collection("jobs");
+    const indexes: Record<string, 1 | -1>[] = [
+      { status: 1, sweepAt: 1 },
+      { "metrics.start_time": -1, _id: -1 },
+      { groups: 1, "metrics.start_time": -1 },
+      { "workflow.name": 1, "metrics.start_time": -1 },
+      { "workflow._id": 1 },
+      { type: 1 },
+    ];
+    for (const keys of indexes) await c.createIndex({ keys });
+    return store;
+  }
+
+  test("the same answers as with every document an object, parsing only the page", async () => {
+    const docs = Array.from({ length: JOBS }, (_, i) => job(i));
+    const cold = await storeOf(4);
+    const hot = await storeOf(Infinity);
+    try {
+      await cold.collection("jobs").insertMany(docs);
+      await hot.collection("jobs").insertMany(docs);
+      const table = cold.table("jobs").docs;
+      expect(table.coldCount).toBe(JOBS - 4);
+      let compared = 0;
+      for (const filter of filters)
+        for (const sort of sorts) {
+          for (const [skip, limit] of [
+            [0, 0],
+            [0, 10],
+            [30, 25],
+          ]) {
+            const options = { ...(sort && { sort }), skip, limit };
+            const before = table.parsed;
+            const [a, b] = await Promise.all([
+              cold.collection("jobs").find(filter, options),
+              hot.collection("jobs").find(filter, options),
+            ]);
+            expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+            const coveredRead = !("tasks.t1.status" in filter || "metrics" in filter || "$expr" in filter);
+            const sortCovered = !(sort && "metrics.progress" in sort);
+            if (coveredRead && sortCovered) expect(table.parsed - before).toBeLessThanOrEqual(a.length);
+            else expect(table.parsed - before).toBeGreaterThan(0);
+            compared++;
+          }
+          expect(await cold.collection("jobs").count(filter)).toBe(
+            await hot.collection("jobs").count(filter),
+          );
+        }
+      expect(compared).toBe(filters.length * sorts.length * 3);
+      // The covered reads found something: the answers are not all empty.
+      expect(await cold.collection("jobs").count({ groups: "g2" })).toBeGreaterThan(10);
+    } finally {
+      await Promise.all([cold.close(), hot.close()]);
+    }
+  });
+
+  test("a new index gives every cold document its field; a dropped one stops covering", async () => {
+    const store = await storeOf(2);
+    try {
+      const c = store.collection("jobs");
+      await c.insertMany(Array.from({ length: 20 }, (_, i) => ({ _id: `k${i}`, owner: `o${i % 3}`, n: i })));
+      const table = store.table("jobs").docs;
+      let before = table.parsed;
+      expect(await c.count({ owner: "o1" })).toBe(7);
+      expect(table.parsed - before).toBe(18); // not indexed: every cold document parsed
+      await c.createIndex({ keys: { owner: 1 } });
+      before = table.parsed;
+      expect(await c.count({ owner: { $ne: "o1" } })).toBe(13);
+      expect(table.parsed - before).toBe(0);
+      expect((await c.find({ owner: "o2" }, { sort: { n: -1 }, limit: 2 })).map((d) => d.n)).toEqual([
+        17, 14,
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe("STORE_HOT_DOCUMENTS", () => {
+  test("sets how many documents a collection holds as objects; a bad value names the variable", () => {
+    expect(loadConfig({}).storeHotDocuments).toBeUndefined();
+    expect(loadConfig({ STORE_HOT_DOCUMENTS: "0" }).storeHotDocuments).toBe(0);
+    expect(loadConfig({ STORE_HOT_DOCUMENTS: "20000" }).storeHotDocuments).toBe(20000);
+    for (const bad of ["-1", "1.5", "many"])
+      expect(() => loadConfig({ STORE_HOT_DOCUMENTS: bad })).toThrow(
+        /STORE_HOT_DOCUMENTS must be an integer >= 0/,
+      );
+  });
+});
