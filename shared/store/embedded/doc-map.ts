@@ -30,8 +30,8 @@ export const HOT_DOCUMENTS = 1024;
 const TEXT = Symbol("cold document text");
 
 /**
- * A cold document as held: its skeleton (`_id` and the values at the collection's indexed paths,
- * shared with nothing stored) carrying the whole document's text under TEXT.
+ * A cold document as held: its skeleton (`_id` and the values at the collection's indexed paths)
+ * carrying the whole document's text under TEXT.
  */
 type ColdDoc = StoredDoc & { [TEXT]: string };
 
@@ -246,7 +246,8 @@ export class DocMap {
  * Copies the value at `parts` of `doc` into `skeleton` at the same place: an object on the way is
  * entered (a fresh one in the skeleton), anything else (an array, a scalar, the path's end) is
  * taken whole, so a filter or sort on any path within reads what it would read in `doc`. A missing
- * member stays missing. Values are shared with `doc` (a parse of its own: nothing stored shares it).
+ * member stays missing. Values are shared with `doc`: stored values are never changed, and only
+ * what indexed paths hold (scalars, small arrays) stays alive through the skeleton.
  */
 function copyPath(doc: StoredDoc, skeleton: StoredDoc, parts: readonly string[]): void {
   let from: Record<string, unknown> = doc;
