@@ -70,11 +70,15 @@ export class JobRepository extends Repository<RunJob> {
    * What the engine asks of its jobs, each served by an index: the sweeper's running jobs whose
    * sweepAt has passed (`dueForSweep`); job lists newest first (every caller's), a caller's own or
    * their groups' jobs newest first (`page`); a workflow's jobs by name (lists, metrics) and by id
-   * (`liveOfWorkflow`); an automation's jobs; a type's.
+   * (`liveOfWorkflow`); an automation's jobs; a type's; jobs by name newest first (the clients'
+   * most common filter: Itential.py's `equals=<name>`, itential-mcp's `equals[name]` and
+   * `starts-with[name]`), which also keeps the embedded store's job lists by name from parsing
+   * every stored job (shared/store/embedded/doc-map.ts: an indexed field is in every skeleton).
    */
   readonly indexes = [
     index({ status: 1, sweepAt: 1 }),
     index({ "metrics.start_time": -1, _id: -1 }),
+    index({ name: 1, "metrics.start_time": -1 }),
     index({ groups: 1, "metrics.start_time": -1 }),
     index({ created_by: 1, "metrics.start_time": -1 }),
     index({ "workflow.name": 1, "metrics.start_time": -1 }),

@@ -10,6 +10,8 @@ import path from "node:path";
 import { EmbeddedBackend } from "../../shared/store/embedded/backend";
 import { HOT_DOCUMENTS } from "../../shared/store/embedded/doc-map";
 import { loadConfig } from "../../shared/config";
+import { JobRepository } from "../../services/engine/jobs.repository";
+import { jobStoreQuery, type JobQueryParameters } from "../../services/engine/jobs/query-builder";
 import type { Doc, Filter } from "../../shared/store";
 
 const dirs: string[] = [];
@@ -304,5 +306,41 @@ describe("STORE_HOT_DOCUMENTS", () => {
       expect(() => loadConfig({ STORE_HOT_DOCUMENTS: bad })).toThrow(
         /STORE_HOT_DOCUMENTS must be an integer >= 0/,
       );
+  });
+});
+
+describe("the job lists clients ask for read skeletons, not every stored job", () => {
+  test("newest first, by name (Itential.py's equals=, itential-mcp's equals[name] and starts-with[name])", async () => {
+    const store = new EmbeddedBackend({ dataDir: newDir(), hotDocuments: 8 });
+    try {
+      const repo = new JobRepository(store);
+      await repo.ensureIndexes();
+      for (let i = 0; i < 120; i++)
+        await repo.insert({
+          _id: `job${String(i).padStart(3, "0")}`,
+          name: i % 3 ? "@p1: backup" : "push-config",
+          status: "complete",
+          metrics: { start_time: 1_000 + i, progress: 1 },
+          groups: [],
+          tasks: {},
+          version: 1,
+        } as never);
+      const docs = store.table("jobs").docs;
+      expect(docs.coldCount).toBe(112);
+      const cases: [JobQueryParameters, number, string][] = [
+        [{ limit: 10 }, 120, "job119"],
+        [{ equals: "push-config", limit: 10 }, 40, "job117"],
+        [{ equals: { name: "@p1: backup" }, limit: 25, skip: 25 }, 80, "job082"],
+        [{ "starts-with": { name: "@p1" }, limit: 10 }, 80, "job119"],
+      ];
+      for (const [params, total, first] of cases) {
+        const before = docs.parsed;
+        const { items, total: counted } = await repo.page(jobStoreQuery(params));
+        expect({ params, total: counted, first: items[0]?._id }).toEqual({ params, total, first });
+        expect(docs.parsed - before).toBeLessThanOrEqual(items.length);
+      }
+    } finally {
+      await store.close();
+    }
   });
 });
