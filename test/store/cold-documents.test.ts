@@ -284,7 +284,24 @@ describe("embedded store: reads that look only at indexed fields pass cold docum
       let before = table.parsed;
       expect(await c.count({ owner: "o1" })).toBe(7);
       expect(table.parsed - before).toBe(18); // not indexed: every cold document parsed
+      // Keyed and given the field in one walk: each cold document parsed once.
+      before = table.parsed;
       await c.createIndex({ keys: { owner: 1 } });
+      expect(table.parsed - before).toBe(18);
+      // A compound index and the prefix it brings ({n}): one walk too.
+      before = table.parsed;
+      await c.createIndex({ keys: { n: 1, owner: 1 } });
+      expect(table.parsed - before).toBe(18);
+      expect(await c.find({ n: 3 })).toEqual([{ _id: "k3", owner: "o0", n: 3 }]);
+      // A unique index over cold documents that share a key is refused, and nothing is indexed.
+      await expect(c.createIndex({ keys: { owner: 1 }, unique: true })).rejects.toThrow(/same owner/);
+      const ownerIndexes = [...store.table("jobs").indexes.values()].filter((i) => "owner" in i.keys);
+      expect(ownerIndexes.map((i) => [Object.keys(i.keys), !!i.unique])).toEqual([
+        [["owner"], false],
+        [["n", "owner"], false],
+      ]);
+      await c.createIndex({ keys: { n: -1 }, unique: true });
+      await expect(c.insertOne({ _id: "dup", n: 19 })).rejects.toThrow(/same n/);
       before = table.parsed;
       expect(await c.count({ owner: { $ne: "o1" } })).toBe(13);
       expect(table.parsed - before).toBe(0);

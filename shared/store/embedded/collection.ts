@@ -14,7 +14,7 @@ import type {
   UpdateOptions,
   UpdateResult,
 } from "../types";
-import { versionedUpdateOne } from "../types";
+import { DuplicateKeyError, versionedUpdateOne } from "../types";
 import type { DocPatch, EmbeddedBackend } from "./backend";
 import type { WrittenValue } from "./depth";
 import { exactGrowth, fastUpdate, versionedUpdate, type FastUpdate } from "./fast-update";
@@ -30,7 +30,7 @@ import { noteQuery } from "./query-shapes";
 import { readKey } from "./read-cache";
 import { deepFreeze } from "../../objects";
 import { keepJsonText } from "../../frozen-json";
-import { type StoredDoc, Table } from "./table";
+import type { StoredDoc, Table } from "./table";
 import {
   DEEP,
   applyUpdate,
@@ -41,6 +41,7 @@ import {
   idsOf,
   equalitiesOf,
   filterFields,
+  keyObject,
   project,
   projectShared,
   predicateOf,
@@ -385,9 +386,8 @@ export class EmbeddedCollection implements Collection<Doc> {
       replaced.push(existing.name);
     }
     if (named.unique) {
-      const probe = new Table();
-      probe.addIndex({ ...named, unique: true });
-      probe.check(this.name, [...table.docs.values()], true);
+      const clash = table.clashUnder(named);
+      if (clash !== undefined) throw new DuplicateKeyError(this.name, keyObject(named, clash));
     }
     this.store.commit(this.name, { idx: named, ...(replaced.length > 0 && { dropIdx: replaced }) });
     return this.acknowledged(undefined);

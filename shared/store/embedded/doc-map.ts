@@ -162,17 +162,25 @@ export class DocMap {
   }
 
   /**
-   * The skeleton paths, from the collection's indexes (table.ts, whenever they change): every cold
-   * document is given the new skeleton (a parse each; index changes are rare, and building the
-   * index walks every document anyway).
+   * Hands `key` every document once, a cold one parsed (table.ts, when an index is added or a prefix
+   * appears), and with `paths` (the collection's indexed fields, when they grew) gives each cold
+   * document the skeleton of those paths on the way: one parse a document for all of it.
    */
-  setSkeletonPaths(paths: readonly string[]): void {
+  rekey(key: (doc: StoredDoc) => void, paths?: readonly string[]): void {
     // A `__proto__` member could not be copied as data: a path through one is never covered.
-    this.skeletonPaths = [...new Set(["_id", ...paths])]
-      .map((path) => path.split("."))
-      .filter((parts) => !parts.includes("__proto__"));
-    for (const [id, held] of this.map)
-      if (isCold(held)) this.map.set(id, this.coldOf(this.parse(held), held[TEXT]));
+    if (paths)
+      this.skeletonPaths = [...new Set(["_id", ...paths])]
+        .map((path) => path.split("."))
+        .filter((parts) => !parts.includes("__proto__"));
+    for (const [id, held] of this.map) {
+      if (!isCold(held)) {
+        key(held);
+        continue;
+      }
+      const doc = this.parse(held);
+      key(doc);
+      if (paths) this.map.set(id, this.coldOf(doc, held[TEXT]));
+    }
   }
 
   // ---------------------------------------------------------------- going cold

@@ -59,19 +59,25 @@ export class Table {
     ));
   }
 
+  /**
+   * Adds the index `spec` and keys every document under it, and under the prefixes it brings, in
+   * one walk of the documents: a cold one is parsed once for all of them, and its skeleton widened
+   * to the new fields on the way (doc-map.ts).
+   */
   addIndex(spec: NamedIndex): void {
     this.version++;
     this.expiryIndexes = undefined;
     this.indexes.set(spec.name, spec);
+    let keyers: ((doc: StoredDoc) => void)[];
     if (spec.unique) {
       const keys = new Map<string, string>();
       this.uniqueKeys.set(spec.name, keys);
-      for (const doc of this.docs.values()) for (const key of indexKeys(doc, spec)) keys.set(key, doc._id);
+      keyers = [(doc) => indexKeys(doc, spec).forEach((key) => keys.set(key, doc._id))];
     } else {
-      this.buildShared(spec);
+      keyers = [this.sharedKeyer(spec)];
     }
-    this.derivePrefixes();
-    this.docs.setSkeletonPaths(this.indexedPaths());
+    keyers.push(...this.derivePrefixes().map((prefix) => this.sharedKeyer(prefix)));
+    this.docs.rekey((doc) => keyers.forEach((key) => key(doc)), this.indexedPaths());
   }
 
   /** Every field a declared index keys (what a cold document's skeleton keeps: doc-map.ts). */
@@ -79,29 +85,49 @@ export class Table {
     return [...this.indexes.values()].flatMap((spec) => Object.keys(spec.keys));
   }
 
-  /** Removes the index `name` and its entries (an index migration: collection.ts createIndex). */
+  /**
+   * Removes the index `name` and its entries (an index migration: collection.ts createIndex). Cold
+   * documents keep the dropped fields in their skeletons: a skeleton holding more than it must is
+   * still right, and narrowing each would cost a parse of every cold document.
+   */
   dropIndex(name: string): void {
     this.version++;
     this.expiryIndexes = undefined;
     this.indexes.delete(name);
     this.uniqueKeys.delete(name);
     this.sharedKeys.delete(name);
-    this.derivePrefixes();
-    this.docs.setSkeletonPaths(this.indexedPaths());
+    const keyers = this.derivePrefixes().map((prefix) => this.sharedKeyer(prefix));
+    if (keyers.length > 0) this.docs.rekey((doc) => keyers.forEach((key) => key(doc)));
   }
 
-  /** Keys every document under the non-unique index (or prefix) `spec`. */
-  private buildShared(spec: NamedIndex): void {
+  /** An empty non-unique index (or prefix) `spec`, and the function that keys a document under it. */
+  private sharedKeyer(spec: NamedIndex): (doc: StoredDoc) => void {
     this.sharedKeys.set(spec.name, new Map());
-    for (const doc of this.docs.values()) this.indexShared(spec, doc);
+    return (doc) => this.indexShared(spec, doc);
+  }
+
+  /**
+   * The first key two documents would share under the unique index `spec` (collection.ts
+   * createIndex refuses such an index), walking the documents without keeping them parsed.
+   */
+  clashUnder(spec: IndexSpec): string | undefined {
+    const owners = new Map<string, string>();
+    for (const doc of this.docs.values())
+      for (const key of indexKeys(doc, spec)) {
+        const owner = owners.get(key);
+        if (owner !== undefined && owner !== doc._id) return key;
+        owners.set(key, doc._id);
+      }
+    return undefined;
   }
 
   /**
    * Brings `prefixes` in line with the declared indexes: one per leading run of fields of a compound
    * index that no declared index (nor another prefix) already keys in that order; each kept one
-   * keeps its entries, a new one is built, an unneeded one goes.
+   * keeps its entries, an unneeded one goes. Answers the new ones, empty: the caller keys the
+   * documents under them (sharedKeyer, in its one walk).
    */
-  private derivePrefixes(): void {
+  private derivePrefixes(): NamedIndex[] {
     const declared = new Set([...this.indexes.values()].map((spec) => fieldsKey(Object.keys(spec.keys))));
     const wanted = new Map<string, NamedIndex>();
     for (const spec of this.indexes.values()) {
@@ -117,9 +143,10 @@ export class Table {
       }
     }
     for (const name of this.prefixes.keys()) if (!wanted.has(name)) this.sharedKeys.delete(name);
-    for (const [name, spec] of wanted) if (!this.prefixes.has(name)) this.buildShared(spec);
+    const added = [...wanted].filter(([name]) => !this.prefixes.has(name)).map(([, spec]) => spec);
     this.prefixes.clear();
     for (const [name, spec] of wanted) this.prefixes.set(name, spec);
+    return added;
   }
 
   /**
