@@ -226,9 +226,9 @@ export class DocMap {
 
   /**
    * Drops the queue's stale entries once they outnumber the live ones by far: a document rewritten
-   * at every step leaves an entry per write. Each live document has one live
-   * entry, so the queue holds no more than twice the hot documents and a margin, in amortized O(1)
-   * a write. Entries already passed are let go of the same way, once they outnumber the rest.
+   * at every step leaves an entry per write. Each live document has one live entry, so the queue
+   * holds no more than twice the hot documents and a margin, in amortized O(1) a write. Entries
+   * already passed are let go of the same way, once they outnumber the rest.
    */
   private compactQueue(): void {
     const length = this.queueIds.length - this.head;
