@@ -28,6 +28,7 @@ import os from "node:os";
 import path from "node:path";
 import { EmbeddedBackend } from "../shared/store/embedded/backend";
 import { benchJob, transitionSet } from "./engine/transition-fixture";
+import { percentile } from "./engine/stats";
 import { runBench } from "./support/main";
 import { writeResults } from "./support/report";
 
@@ -54,7 +55,6 @@ interface Figures {
 }
 
 const gc = (globalThis as { gc?: () => void }).gc;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** One job's life as the engine writes it: the insert, then STEPS compare-and-set transitions. */
 async function runJob(store: EmbeddedBackend, j: number): Promise<void> {
@@ -109,7 +109,7 @@ async function child(mode: Mode): Promise<Figures> {
       lists.push(performance.now() - start);
       if (page.length !== 25) throw new Error(`the list answered ${page.length} jobs`);
     }
-    const listMs = median(lists);
+    const listMs = percentile(lists, 50);
     await touch();
     const scanStart = performance.now();
     const complete = await jobs.count({ "tasks.t10.status": "complete" });
@@ -134,7 +134,7 @@ async function child(mode: Mode): Promise<Figures> {
     const readUsPerDoc = ((performance.now() - readStart) * 1000) / Math.min(READS, JOBS);
     return {
       mode,
-      gcMs: median(pauses),
+      gcMs: percentile(pauses, 50),
       heapMiB,
       coldDocs: store.table("jobs").docs.coldCount,
       writeUsPerTransition,

@@ -44,7 +44,6 @@ export async function createStore(config: PlatformConfig, opts: CreateStoreOptio
   }
 }
 
-/** The process-wide embedded store of `dataDir`; the store service and its neighbours share it. */
 /** The embedded store's options as the platform's config sets them (here and services/store). */
 export function embeddedStoreOptions(config: PlatformConfig): Omit<EmbeddedOptions, "dataDir"> {
   return {
@@ -55,6 +54,7 @@ export function embeddedStoreOptions(config: PlatformConfig): Omit<EmbeddedOptio
   };
 }
 
+/** The process-wide embedded store of `dataDir`; the store service and its neighbours share it. */
 export function openEmbeddedStore(
   dataDir: string,
   options: Omit<EmbeddedOptions, "dataDir"> = {},
