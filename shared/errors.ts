@@ -143,6 +143,18 @@ export class NotImplementedError extends MoleculerError {
 }
 
 /**
+ * A store operation that ran past its time limit, as MongoDB's `MaxTimeMSExpired` (code 50): 504
+ * `TIMEOUT`, a cause of the server's, not the caller's input (the embedded store's aggregation
+ * thread: shared/store/embedded/aggregate-input.ts).
+ */
+export class StoreTimeLimitError extends MoleculerError {
+  constructor(message: string) {
+    super(message, 504, "TIMEOUT", { storeCode: 50, codeName: "MaxTimeMSExpired" });
+    this.name = "StoreTimeLimitError";
+  }
+}
+
+/**
  * A write or query the store refuses by MongoDB's own rules (shared/store/rules.ts), on every
  * backend alike: 413 `PAYLOAD_TOO_LARGE` for a document past 16 MiB, 400 `STORE_RULE` for the
  * rest. `data` names MongoDB's error (`storeCode`, `codeName`), never a stored value.

@@ -6,13 +6,11 @@
  * The compliance-size rows are test/security/stall-compliance.test.ts's.
  */
 import { chain, op, type WorkflowInput } from "../support/engine-fixtures";
-import { probeWhile } from "../support/loop-probe";
+import { expectLoopFree } from "../support/loop-probe";
 import { client, login, type Client, type Reply } from "../support/platform";
 import { eventually, spawnPlatform, type SpawnedPlatform } from "../support/processes";
 import { FILTER_LIMITS } from "../../shared/client-filter";
 import { MAX_PROGRAM_SIZE, regexProblem } from "../../shared/user-regex";
-
-const MAX_PROBE_MS = 100;
 
 /**
  * The platform runs in a process of its own (`npm start`'s), as a user measures it: the probe sees
@@ -45,22 +43,9 @@ beforeAll(async () => {
 }, 40_000);
 afterAll(() => platform?.stop());
 
-/**
- * Runs `work` under the probe; the platform's loop was never held past MAX_PROBE_MS (a probe's
- * wait for which the platform's main thread was busy: loop-probe.ts; the host's own scheduling
- * delays on a loaded machine are not the platform's).
- */
-async function underProbe(label: string, work: () => Promise<Reply>): Promise<Reply> {
-  const { result, maxLatencyMs, maxHeldMs, probes, workMs } = await probeWhile(baseUrl, work, {
-    pid: platform.pid,
-  });
-  // The figures the docs quote (docs/security.md#stalls): printed, not asserted, but for the bound.
-  process.stdout.write(
-    `stall ${label}: loop held at most ${maxHeldMs.toFixed(0)} ms, max /health ${maxLatencyMs.toFixed(1)} ms, ` +
-      `${probes} probes, ${workMs.toFixed(0)} ms\n`,
-  );
-  expect(maxHeldMs).toBeLessThan(MAX_PROBE_MS);
-  return result;
+/** Runs `work` under the probe: the platform's loop never held MAX_HELD_MS (loop-probe.ts). */
+function underProbe(label: string, work: () => Promise<Reply>): Promise<Reply> {
+  return expectLoopFree(label, platform, work);
 }
 
 function expectLimit(reply: Reply, type: string, field: string | RegExp) {

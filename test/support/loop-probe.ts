@@ -104,3 +104,28 @@ export async function probeWhile<T>(
     agent.destroy();
   }
 }
+
+/** The bound the stall suites hold a platform's loop to (docs/security.md#stalls). */
+export const MAX_HELD_MS = 100;
+
+/**
+ * Runs `work` under the probe against a platform in a process of its own, prints the figures the
+ * docs quote (not asserted but for the bound), and expects the loop never held MAX_HELD_MS (a
+ * probe's wait for which the platform's main thread was busy; the host's own scheduling delays on a
+ * loaded machine are not the platform's). Answers what `work` answered.
+ */
+export async function expectLoopFree<T>(
+  label: string,
+  platform: { baseUrl: string; pid: number },
+  work: () => Promise<T>,
+): Promise<T> {
+  const { result, maxLatencyMs, maxHeldMs, probes, workMs } = await probeWhile(platform.baseUrl, work, {
+    pid: platform.pid,
+  });
+  process.stdout.write(
+    `stall ${label}: loop held at most ${maxHeldMs.toFixed(0)} ms, max /health ${maxLatencyMs.toFixed(1)} ms, ` +
+      `${probes} probes, ${workMs.toFixed(0)} ms\n`,
+  );
+  expect(maxHeldMs).toBeLessThan(MAX_HELD_MS);
+  return result;
+}

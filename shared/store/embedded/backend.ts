@@ -38,6 +38,8 @@ import { MAX_DOCUMENT_DEPTH, documentTooDeep } from "../rules";
 import { forEachLogEntry, readSnapshot, rotatedLogPath, rotatedLogs, type LogEntry } from "./snapshot";
 import type { CompactionResult } from "./compaction";
 import { WorkerPool, workerEntry } from "../../worker-pool";
+import { AGGREGATE_BUDGET_MS, INLINE_ROWS, type RestTask } from "./aggregate-input";
+import { StoreTimeLimitError } from "../../errors";
 
 export interface EmbeddedOptions {
   dataDir: string;
@@ -64,6 +66,12 @@ export interface EmbeddedOptions {
    * with the machinery off, every document is an object.
    */
   hotDocuments?: number;
+  /**
+   * Rows an aggregation's one-go stages (`$group`, `$sort`, `$facet`...) take on the store's own
+   * thread, at most; past them they run on its aggregation thread (aggregate-input.ts). Default
+   * INLINE_ROWS (500); 0 sends every such run there (tests).
+   */
+  aggregateInlineRows?: number;
 }
 
 /** One document's fast update: its `_id` and the changes (PatchOp; LoggedPatchOp once read back). */
@@ -119,6 +127,10 @@ export class EmbeddedBackend implements Store {
   private compaction?: Promise<void>;
   /** The compaction thread, started at the first compaction and ended with the store. */
   private compactor?: WorkerPool<CompactionResult>;
+  /** The aggregation thread, started by the first large aggregation and ended with the store. */
+  private aggregator?: WorkerPool<Doc[]>;
+  /** @internal EmbeddedOptions.aggregateInlineRows. */
+  readonly aggregateInlineRows: number;
   /** Rotated logs' fds, closed once no flush on them is under way. */
   private retiredFds: number[] = [];
   /** Group commit (fsync mode): the last seq known on disk, and the writes waiting for a flush. */
@@ -145,6 +157,7 @@ export class EmbeddedBackend implements Store {
     this.groupWrites = !this.fsync && this.machinery;
     this.hotDocuments = this.machinery ? (options.hotDocuments ?? HOT_DOCUMENTS) : Infinity;
     this.compactBytes = options.compactBytes ?? DEFAULT_COMPACT_BYTES;
+    this.aggregateInlineRows = options.aggregateInlineRows ?? INLINE_ROWS;
     this.nextCompactionAt = this.compactBytes;
     // The store holds password hashes and session ids: only its owner may read it.
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
@@ -177,6 +190,7 @@ export class EmbeddedBackend implements Store {
     await this.compacted();
     if (this.closed) return;
     await this.compactor?.close();
+    await this.aggregator?.close();
     if (!this.syncFailure) this.writeUnwritten(); // the writes waiting for it are acknowledged
     if (this.fsync && !this.syncFailure && this.syncedSeq < this.seq) {
       fs.fdatasyncSync(this.fd); // the writes waiting for a flush are acknowledged, not dropped
@@ -187,6 +201,23 @@ export class EmbeddedBackend implements Store {
     this.closeRetiredFds();
     releaseLock(this.lockFile);
     this.failWaiters(new Error(`store in ${this.dir} is closed`));
+  }
+
+  /**
+   * @internal Runs an aggregation's one-go stages over its serialized rows on the store's
+   * aggregation thread (aggregate-input.ts), so the event loop serves others meanwhile; past the
+   * thread's time budget the aggregation fails as MongoDB's does past its time limit.
+   */
+  async aggregateApart(task: RestTask): Promise<Doc[]> {
+    this.assertOpen();
+    this.aggregator ??= new WorkerPool<Doc[]>(workerEntry(__dirname, "aggregate-worker"), {
+      size: 1,
+      budgetMs: AGGREGATE_BUDGET_MS,
+    });
+    const outcome = await this.aggregator.run(task);
+    if (outcome.overBudget)
+      throw new StoreTimeLimitError(`The aggregation ran past its time limit of ${outcome.budgetMs} ms`);
+    return outcome.result;
   }
 
   /**

@@ -27,6 +27,8 @@ import {
   documentTooLarge,
 } from "../rules";
 import { noteQuery } from "./query-shapes";
+import { planAggregate, readsOtherCollections, topLevelMembers, type AggregatePlan } from "./aggregate-plan";
+import { RestInput } from "./aggregate-input";
 import { readKey } from "./read-cache";
 import { deepFreeze } from "../../objects";
 import { keepJsonText } from "../../frozen-json";
@@ -58,6 +60,12 @@ import {
  */
 /** How long one read's scan may hold the event loop before it lets other work in, in ms. */
 export const READ_SLICE_MS = 10;
+
+/** mingo's options for an aggregation (the store's resolver of other collections). */
+type Options = ConstructorParameters<typeof Aggregator>[1];
+
+/** Documents an aggregation's per-document stages take at a time (aggregate-plan.ts). */
+const AGGREGATE_SLICE_DOCS = 64;
 
 function shareKept(answer: Doc[]): Doc[] {
   keepJsonText(deepFreeze(answer));
@@ -347,20 +355,70 @@ export class EmbeddedCollection implements Collection<Doc> {
     return this.acknowledged(this.delete(this.matching(filter)));
   }
 
+  /**
+   * Runs `pipeline` with mingo over copies of the matching documents, fed in slices
+   * (aggregate-plan.ts, `feed`); the stages that need every row at once run here over a few rows,
+   * on the store's aggregation thread over more (aggregate-input.ts).
+   */
   async aggregate<R extends Doc = Doc>(pipeline: Pipeline): Promise<R[]> {
     if (!Array.isArray(pipeline)) throw new TypeError("pipeline must be an array of stages");
     checkPipeline(pipeline);
-    // A leading $match can use the _id shortcut and spares cloning what it drops.
-    const leadingMatch =
-      pipeline[0] && Object.keys(pipeline[0]).length === 1 ? pipeline[0].$match : undefined;
-    const input = leadingMatch ? this.matching(leadingMatch) : [...this.table.docs.values()];
-    const stages = withMongoCount(leadingMatch ? pipeline.slice(1) : pipeline);
-    // mingo changes input documents in place ($addFields on nested paths): hand it copies only
-    // (stored documents are JSON, so a JSON round trip copies them, faster than structuredClone).
-    const aggregator = new Aggregator(stages, {
-      collectionResolver: (name) => [...this.store.table(name).docs.values()].map(copyDoc),
-    });
-    return this.logged(aggregator.run<R>(input.map(copyDoc)));
+    const plan = planAggregate(pipeline);
+    // mingo changes input documents in place ($addFields on nested paths): it gets copies only.
+    const options = {
+      collectionResolver: (name: string) => {
+        const other = this.store.table(name).docs;
+        return [...other.coveredValues()].map((held) => other.owned(held));
+      },
+    };
+    const rest = withMongoCount(plan.rest);
+    // A stage that reads another collection ($lookup...) needs the store: it runs here.
+    const inPlace = rest.length === 0 || readsOtherCollections(rest);
+    const input = new RestInput(inPlace ? Infinity : this.store.aggregateInlineRows);
+    await this.feed(plan, options, input);
+    const gathered = input.finish(rest);
+    if ("task" in gathered) return this.logged((await this.store.aggregateApart(gathered.task)) as R[]);
+    const rows = gathered.rows;
+    return this.logged(rest.length ? new Aggregator(rest, options).run<R>(rows) : (rows as R[]));
+  }
+
+  /**
+   * Hands `input` the rows of `plan`'s per-document stages over the documents its `$match` finds:
+   * each document a copy of the members the pipeline reads (a cold one's skeleton when it keeps them
+   * all), the stages run AGGREGATE_SLICE_DOCS at a time, other work let in every READ_SLICE_MS as a
+   * find's scan does (matchingInSlices).
+   */
+  private async feed(plan: AggregatePlan, options: Options, input: RestInput): Promise<void> {
+    const docs = this.table.docs;
+    const members = plan.reads && topLevelMembers(plan.reads);
+    // Every path read is one the skeletons keep: test and feed cold documents as their skeletons.
+    const fromSkeleton =
+      plan.reads !== undefined && this.store.machinery && docs.coldCount > 0 && docs.covers(plan.reads);
+    const perDocument = plan.perDocument.length ? new Aggregator(plan.perDocument, options) : undefined;
+    // Without a leading $match it reads every document by design: no index could serve it.
+    const { test, candidates } = plan.match
+      ? this.scan(plan.match, { covered: true })
+      : this.scan({}, { covered: true, scan: "an aggregation over every document" });
+    let slice: Doc[] = [];
+    const flush = () => {
+      input.add(perDocument ? perDocument.run(slice) : slice);
+      slice = [];
+    };
+    let sliceStart = performance.now();
+    let seen = 0;
+    for (const held of candidates) {
+      if (fromSkeleton && test && !test(held)) continue;
+      const doc = docs.owned(held, members, fromSkeleton);
+      if (!fromSkeleton && test && !test(doc)) continue;
+      slice.push(doc);
+      if (slice.length >= AGGREGATE_SLICE_DOCS) flush();
+      if (++seen % 4 === 0 && performance.now() - sliceStart > READ_SLICE_MS) {
+        flush();
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+    }
+    flush();
   }
 
   /**

@@ -22,6 +22,7 @@
  * general path, as for any other change.
  */
 import type { StoredDoc } from "./table";
+import { copyPlain } from "../../objects";
 
 /** Documents of a collection held as objects, at most (the newest written or read by `_id`). */
 export const HOT_DOCUMENTS = 1024;
@@ -162,6 +163,18 @@ export class DocMap {
   }
 
   /**
+   * A document a covered scan handed on, as a copy the caller may change (an aggregation's input):
+   * a cold one parsed (the parse is the copy), a hot one copied. With `members`, only those
+   * top-level members (`_id` among them); with `fromSkeleton` (the caller reads only paths the
+   * skeletons keep), a cold one's skeleton copied instead of its text parsed.
+   */
+  owned(held: Covered, members?: ReadonlySet<string>, fromSkeleton = false): StoredDoc {
+    if (!isCold(held) || fromSkeleton) return members ? pick(held, members, true) : copyPlain(held);
+    const doc = this.parse(held);
+    return members ? pick(doc, members, false) : doc;
+  }
+
+  /**
    * Hands `key` every document once, a cold one parsed (table.ts, when an index is added or a prefix
    * appears), and with `paths` (the collection's indexed fields, when they grew) gives each cold
    * document the skeleton of those paths on the way: one parse a document for all of it.
@@ -276,4 +289,13 @@ function copyPath(doc: StoredDoc, skeleton: StoredDoc, parts: readonly string[])
     from = value as Record<string, unknown>;
     to = to[part] as Record<string, unknown>;
   }
+}
+
+/** `doc`'s `members` (those it has), in `doc`'s order; their values copied when `copy`. */
+function pick(doc: StoredDoc, members: ReadonlySet<string>, copy: boolean): StoredDoc {
+  const out = {} as StoredDoc;
+  for (const key of Object.keys(doc)) {
+    if (members.has(key)) (out as Record<string, unknown>)[key] = copy ? copyPlain(doc[key]) : doc[key];
+  }
+  return out;
 }
