@@ -116,6 +116,52 @@ describe("embedded store: documents held as text past the newest", () => {
     expect(store.table("devices").docs.coldCount).toBe(7);
   });
 
+  test("a document read by _id goes cold again with the text it had, not serialized anew", async () => {
+    const docs = store.table("devices").docs;
+    const c = store.collection("devices");
+    const before = docs.serialized;
+    // d0 thawed, then d1 and d2: each read pushes the oldest hot one out. The first two out (d8,
+    // d9) were written, so serialized; d0 goes out with the text it was read from.
+    for (const id of ["d0", "d1", "d2"]) await c.findOne({ _id: id });
+    expect(docs.isCold("d0")).toBe(true);
+    expect(docs.serialized - before).toBe(2);
+    expect(JSON.stringify(await c.findOne({ _id: "d0" }))).toBe(JSON.stringify(device(0)));
+    // A write replaces the document: its new image has no known text.
+    await c.updateOne({ _id: "d1" }, { $set: { site: "lon" } });
+    const mid = docs.serialized;
+    for (const id of ["d3", "d5"]) await c.findOne({ _id: id });
+    expect(docs.isCold("d1")).toBe(true);
+    expect(docs.serialized - mid).toBe(1);
+    expect(await c.findOne({ _id: "d1" })).toEqual({ ...device(1), site: "lon" });
+  });
+
+  test("a store opened from a snapshot keeps each cold document's line as its text", async () => {
+    const dir = newDir();
+    let compacting = new EmbeddedBackend({ dataDir: dir, hotDocuments: 2, compactBytes: 4 * 1024 });
+    const c = compacting.collection("devices");
+    await c.createIndex({ keys: { site: 1 } });
+    for (let i = 0; i < 40; i++) await c.insertOne(device(i));
+    await compacting.compacted();
+    await compacting.close();
+    expect(fs.existsSync(path.join(dir, "store", "snapshot.json"))).toBe(true);
+    compacting = new EmbeddedBackend({ dataDir: dir, hotDocuments: 2 });
+    try {
+      const docs = compacting.table("devices").docs;
+      expect(docs.coldCount).toBe(38);
+      // Only what the logs after the snapshot wrote was serialized as it went cold.
+      expect(docs.serialized).toBeLessThan(38);
+      const all = await compacting.collection("devices").find({}, { sort: { _id: 1 } });
+      expect(JSON.stringify(all)).toBe(
+        JSON.stringify(
+          Array.from({ length: 40 }, (_, i) => device(i)).sort((a, b) => (a._id < b._id ? -1 : 1)),
+        ),
+      );
+      expect(await compacting.collection("devices").count({ site: "ams" })).toBe(20);
+    } finally {
+      await compacting.close();
+    }
+  });
+
   test("a collection rewritten without end keeps its write queue bounded", async () => {
     const c = store.collection("jobs");
     for (let i = 0; i < 4; i++) await c.insertOne({ _id: `j${i}`, step: 0 });

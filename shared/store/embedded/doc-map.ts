@@ -10,7 +10,8 @@
  * found behind the engine's one-process p99 tail (docs/performance-rounds.md).
  *
  * The cost: a document drops out of the newest `hotLimit` with one serialization (about 15 µs for
- * a finished job). A read by `_id` (get) parses it and holds it as an object again, the newest. A
+ * a finished job), none when its text is known (a snapshot line it was loaded from, the text a read
+ * thawed it from: knownTexts). A read by `_id` (get) parses it and holds it as an object again, the newest. A
  * read whose filter and sort look only at indexed fields (covers) passes skeletons and parses only
  * what it answers (resolve); any other scan (values) parses each cold document it passes and keeps
  * none.
@@ -59,6 +60,15 @@ export class DocMap {
   private writes = 0;
   /** @internal Cold documents parsed so far (tests and benches: what a read cost). */
   parsed = 0;
+  /** @internal Documents serialized as they went cold (tests: what a known text spared). */
+  serialized = 0;
+  /**
+   * Texts known to be a hot document's own: its snapshot line's, or the text it was parsed from
+   * when a read by `_id` thawed it. Stored documents are never changed, only replaced, so the text
+   * stays true; going cold again takes it instead of serializing the document. At most one entry
+   * per hot document, gone with it.
+   */
+  private readonly knownTexts = new WeakMap<StoredDoc, string>();
   /** The paths a cold document's skeleton keeps (`_id` and every indexed field), split. */
   private skeletonPaths: string[][] = [["_id"]];
 
@@ -97,6 +107,7 @@ export class DocMap {
     const held = this.map.get(id);
     if (held === undefined || !isCold(held)) return held;
     const doc = this.parse(held);
+    this.knownTexts.set(doc, held[TEXT]);
     this.map.set(id, doc);
     this.hot++;
     this.remember(id);
@@ -110,11 +121,15 @@ export class DocMap {
     return held !== undefined && isCold(held) ? this.parse(held) : held;
   }
 
-  /** Stores `doc` as an object, the newest. trim() makes the oldest cold once the write is whole. */
-  set(id: string, doc: StoredDoc): void {
+  /**
+   * Stores `doc` as an object, the newest. trim() makes the oldest cold once the write is whole.
+   * `text`, when given, is `doc`'s own JSON text (its snapshot line's): it goes cold with that text.
+   */
+  set(id: string, doc: StoredDoc, text?: string): void {
     const held = this.map.get(id);
     if (held === undefined || isCold(held)) this.hot++;
     this.map.set(id, doc);
+    if (text !== undefined) this.knownTexts.set(doc, text);
     this.remember(id);
   }
 
@@ -210,10 +225,21 @@ export class DocMap {
       if (this.lastWrite.get(id) !== write) continue;
       this.lastWrite.delete(id);
       const doc = this.map.get(id)!;
-      this.map.set(id, this.coldOf(doc, JSON.stringify(doc)));
+      this.map.set(id, this.coldOf(doc, this.textOf(doc)));
       this.hot--;
     }
     this.compactQueue();
+  }
+
+  /** `doc`'s JSON text: the one it came with (a snapshot line, the text it thawed from), else made. */
+  private textOf(doc: StoredDoc): string {
+    const known = this.knownTexts.get(doc);
+    if (known !== undefined) {
+      this.knownTexts.delete(doc);
+      return known;
+    }
+    this.serialized++;
+    return JSON.stringify(doc);
   }
 
   private parse(cold: ColdDoc): StoredDoc {

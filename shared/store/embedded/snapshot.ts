@@ -131,17 +131,20 @@ export function readSnapshotLines(content: Buffer, visit: SnapshotVisitor): numb
 /**
  * Reads a snapshot's `content` as parsed documents: `onTable` gets each collection's indexes and
  * its documents in chunks of at most SNAPSHOT_CHUNK, in the order written (a collection may come
- * in several calls); answers its seq. The store's load (backend.ts).
+ * in several calls), with each document's JSON text beside it when its line held it (`texts`, the
+ * same order; undefined for the older formats); answers its seq. The store's load (backend.ts).
  */
 export function readSnapshot(
   content: Buffer,
-  onTable: (name: string, indexes: NamedIndex[], docs: StoredDoc[]) => void,
+  onTable: (name: string, indexes: NamedIndex[], docs: StoredDoc[], texts?: string[]) => void,
 ): number {
   let pending: StoredDoc[] = [];
+  let pendingTexts: string[] = [];
   let pendingOf = "";
   const flush = () => {
-    if (pending.length > 0) onTable(pendingOf, [], pending);
+    if (pending.length > 0) onTable(pendingOf, [], pending, pendingTexts);
     pending = [];
+    pendingTexts = [];
   };
   const seq = readSnapshotLines(content, {
     indexes: (name, indexes) => {
@@ -155,13 +158,15 @@ export function readSnapshot(
     docLine: (name, id, line) => {
       if (name !== pendingOf) flush();
       pendingOf = name;
-      const doc = JSON.parse(docText(line)) as StoredDoc;
+      const text = docText(line);
+      const doc = JSON.parse(text) as StoredDoc;
       // A compaction knows a kept line by its id alone: the two must agree, or its patches miss.
       if (doc._id !== id)
         throw new Error(
           `snapshot line of ${JSON.stringify(id)} holds the document ${JSON.stringify(doc._id)}`,
         );
       pending.push(doc);
+      pendingTexts.push(text);
       if (pending.length >= SNAPSHOT_CHUNK) flush();
     },
   });

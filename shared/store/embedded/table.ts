@@ -251,7 +251,7 @@ export class Table {
    * entries as they are: a job's task transition does not re-key the job under its start time,
    * groups and workflow.
    */
-  apply(puts: StoredDoc[], dels: string[]): void {
+  apply(puts: StoredDoc[], dels: string[], texts?: readonly string[]): void {
     this.version++;
     for (const id of dels) {
       const old = this.docs.peek(id);
@@ -260,11 +260,12 @@ export class Table {
       this.docs.delete(id);
       this.rank.delete(id);
     }
-    for (const doc of puts) {
+    for (let i = 0; i < puts.length; i++) {
+      const doc = puts[i];
       const old = this.docs.peek(doc._id);
       // A rewrite keeps its Map position, so its rank; a new `_id` goes last, as in `docs`.
       if (!old) this.rank.set(doc._id, this.nextRank++);
-      this.docs.set(doc._id, doc);
+      this.docs.set(doc._id, doc, texts?.[i]);
       this.reindex(old, doc);
     }
     // A collection with an expiry index is read whole every second (collection.ts expireDue): a
