@@ -396,9 +396,10 @@ export class EmbeddedCollection implements Collection<Doc> {
       plan.reads !== undefined && this.store.machinery && docs.coldCount > 0 && docs.covers(plan.reads);
     const perDocument = plan.perDocument.length ? new Aggregator(plan.perDocument, options) : undefined;
     // Without a leading $match it reads every document by design: no index could serve it.
-    const { test, candidates } = plan.match
-      ? this.scan(plan.match, { covered: true })
-      : this.scan({}, { covered: true, scan: "an aggregation over every document" });
+    const { test, candidates } =
+      plan.match !== undefined
+        ? this.scan(plan.match, { covered: true })
+        : this.scan({}, { covered: true, scan: "an aggregation over every document" });
     let slice: Doc[] = [];
     const flush = () => {
       input.add(perDocument ? perDocument.run(slice) : slice);
