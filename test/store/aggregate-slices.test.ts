@@ -247,6 +247,20 @@ describe("what an aggregation reads of cold documents", () => {
   });
 });
 
+describe("a leading $match that is no object", () => {
+  test.each([null, 5, "status", []])("%j is refused as a find's filter is", async (match) => {
+    const store = newStore(0);
+    try {
+      await store.collection("jobs").insertOne(job(1));
+      await expect(store.collection("jobs").aggregate([{ $match: match }])).rejects.toThrow(
+        "filter must be an object",
+      );
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe("an aggregation over many documents", () => {
   test("lets other work in while it reads them, and answers the same", async () => {
     const store = newStore(64);
