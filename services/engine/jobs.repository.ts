@@ -73,7 +73,10 @@ export class JobRepository extends Repository<RunJob> {
    * (`liveOfWorkflow`); an automation's jobs; a type's; jobs by name newest first (the clients'
    * most common filter: Itential.py's `equals=<name>`, itential-mcp's `equals[name]` and
    * `starts-with[name]`), which also keeps the embedded store's job lists by name from parsing
-   * every stored job (shared/store/embedded/doc-map.ts: an indexed field is in every skeleton).
+   * every stored job (shared/store/embedded/doc-map.ts: an indexed field is in every skeleton);
+   * complete jobs by end time (the task metrics' window, `dailyMetrics`), which also puts
+   * `metrics.end_time` in every skeleton, so the job counts by workflow (`countsByWorkflow`) read
+   * only indexed fields and parse no stored job.
    */
   readonly indexes = [
     index({ status: 1, sweepAt: 1 }),
@@ -85,6 +88,7 @@ export class JobRepository extends Repository<RunJob> {
     index({ "workflow._id": 1 }),
     index({ "automation._id": 1 }),
     index({ type: 1 }),
+    index({ status: 1, "metrics.end_time": -1 }),
   ];
 
   /** The values too big for their job (`job_outputs`). */

@@ -406,4 +406,43 @@ describe("the job lists clients ask for read skeletons, not every stored job", (
       await store.close();
     }
   });
+
+  test("the job counts by workflow (GET /workflow_engine/jobs/metrics) parse no stored job", async () => {
+    const store = new EmbeddedBackend({ dataDir: newDir(), hotDocuments: 8 });
+    try {
+      const repo = new JobRepository(store);
+      await repo.ensureIndexes();
+      const statuses = ["complete", "error", "running", "complete"];
+      for (let i = 0; i < 120; i++)
+        await repo.insert({
+          _id: `job${String(i).padStart(3, "0")}`,
+          name: "push-config",
+          status: statuses[i % 4],
+          workflow: { _id: `wf${i % 3}`, name: `workflow ${i % 3}` },
+          metrics: { start_time: 1_000 + i, ...(i % 4 !== 2 && { end_time: 2_000 + 2 * i }), progress: 1 },
+          groups: [],
+          tasks: {},
+          version: 1,
+        } as never);
+      const docs = store.table("jobs").docs;
+      expect(docs.coldCount).toBe(112);
+      const before = docs.parsed;
+      const { total, page } = await repo.countsByWorkflow({ order: 1, skip: 0, limit: 10 });
+      expect(docs.parsed).toBe(before);
+      expect(total).toBe(3);
+      expect(page.map((g) => [g.name, g.total, g.complete, g.error, g.running])).toEqual([
+        ["workflow 0", 40, 20, 10, 10],
+        ["workflow 1", 40, 20, 10, 10],
+        ["workflow 2", 40, 20, 10, 10],
+      ]);
+      // Run time: end_time - start_time of the complete ones, 1,000 + i each.
+      const runTime = (w: number) =>
+        Array.from({ length: 120 }, (_, i) => i)
+          .filter((i) => i % 3 === w && statuses[i % 4] === "complete")
+          .reduce((sum, i) => sum + 1_000 + i, 0);
+      expect(page.map((g) => g.totalRunTime)).toEqual([runTime(0), runTime(1), runTime(2)]);
+    } finally {
+      await store.close();
+    }
+  });
 });

@@ -98,9 +98,32 @@ interface QueryPlan {
  * indexed path (mongo.ts filterFields; undefined for an operator that reads the whole document).
  */
 function coveredRead(table: Table, machinery: boolean, filter: Filter, sort?: Sort): boolean {
-  if (!machinery || table.docs.coldCount === 0) return false;
   const fields = filterFields(filter);
-  return fields !== undefined && table.docs.covers(sort ? [...fields, ...Object.keys(sort)] : fields);
+  return coveredPaths(table, machinery, fields && (sort ? [...fields, ...Object.keys(sort)] : fields));
+}
+
+/** Whether a read of `paths` (undefined: the whole document) may pass cold documents as their skeletons. */
+function coveredPaths(table: Table, machinery: boolean, paths: string[] | undefined): boolean {
+  return machinery && table.docs.coldCount > 0 && paths !== undefined && table.docs.covers(paths);
+}
+
+/**
+ * A read's turn on the event loop: it lets other work in (setImmediate) once it has held the loop
+ * READ_SLICE_MS, so one costly read over many documents cannot stall every other caller.
+ */
+class ReadSlice {
+  private start = performance.now();
+  private seen = 0;
+
+  /** Whether the turn is over; the clock is read every fourth document (one costs microseconds). */
+  get over(): boolean {
+    return ++this.seen % 4 === 0 && performance.now() - this.start > READ_SLICE_MS;
+  }
+
+  async yield(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    this.start = performance.now();
+  }
 }
 
 /** When each table last removed its expired documents (expireDue). */
@@ -392,8 +415,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     const docs = this.table.docs;
     const members = plan.reads && topLevelMembers(plan.reads);
     // Every path read is one the skeletons keep: test and feed cold documents as their skeletons.
-    const fromSkeleton =
-      plan.reads !== undefined && this.store.machinery && docs.coldCount > 0 && docs.covers(plan.reads);
+    const fromSkeleton = coveredPaths(this.table, this.store.machinery, plan.reads);
     const perDocument = plan.perDocument.length ? new Aggregator(plan.perDocument, options) : undefined;
     // Without a leading $match it reads every document by design: no index could serve it.
     const { test, candidates } =
@@ -405,18 +427,16 @@ export class EmbeddedCollection implements Collection<Doc> {
       input.add(perDocument ? perDocument.run(slice) : slice);
       slice = [];
     };
-    let sliceStart = performance.now();
-    let seen = 0;
+    const turn = new ReadSlice();
     for (const held of candidates) {
       if (fromSkeleton && test && !test(held)) continue;
       const doc = docs.owned(held, members, fromSkeleton);
       if (!fromSkeleton && test && !test(doc)) continue;
       slice.push(doc);
       if (slice.length >= AGGREGATE_SLICE_DOCS) flush();
-      if (++seen % 4 === 0 && performance.now() - sliceStart > READ_SLICE_MS) {
+      if (turn.over) {
         flush();
-        await new Promise((resolve) => setImmediate(resolve));
-        sliceStart = performance.now();
+        await turn.yield();
       }
     }
     flush();
@@ -537,16 +557,11 @@ export class EmbeddedCollection implements Collection<Doc> {
   private async matchingInSlices(filter: Filter, limit = Infinity, plan?: QueryPlan): Promise<StoredDoc[]> {
     const { test, candidates } = this.scan(filter, plan);
     const out: StoredDoc[] = [];
-    let sliceStart = performance.now();
-    let seen = 0;
+    const turn = new ReadSlice();
     for (const doc of candidates) {
       if (out.length >= limit) break;
       if (!test || test(doc)) out.push(doc);
-      // Reading the clock costs; every few documents is often enough (one costs microseconds).
-      if (++seen % 4 === 0 && performance.now() - sliceStart > READ_SLICE_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        sliceStart = performance.now();
-      }
+      if (turn.over) await turn.yield();
     }
     return out;
   }
