@@ -247,6 +247,31 @@ describe("what an aggregation reads of cold documents", () => {
   });
 });
 
+describe("an aggregation past the aggregation thread's time limit", () => {
+  test("fails as MongoDB's MaxTimeMSExpired (504 TIMEOUT), and the store goes on", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "store-aggregate-"));
+    dirs.push(dataDir);
+    // A budget the thread cannot keep: its own start takes longer.
+    const store = new EmbeddedBackend({ dataDir, aggregateInlineRows: 0, aggregateBudgetMs: 1 });
+    try {
+      const jobs = store.collection("jobs");
+      await jobs.insertMany(Array.from({ length: 40 }, (_, i) => job(i)));
+      const failure = await jobs.aggregate([{ $group: { _id: "$status", n: { $sum: 1 } } }]).catch((e) => e);
+      expect(failure).toMatchObject({
+        name: "StoreTimeLimitError",
+        code: 504,
+        type: "TIMEOUT",
+        data: { storeCode: 50, codeName: "MaxTimeMSExpired" },
+      });
+      expect(await jobs.count({ status: "error" })).toBe(10);
+      await jobs.insertOne(job(40));
+      expect(await jobs.count({})).toBe(41);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe("a leading $match that is no object", () => {
   test.each([null, 5, "status", []])("%j is refused as a find's filter is", async (match) => {
     const store = newStore(0);

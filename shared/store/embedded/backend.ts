@@ -72,6 +72,8 @@ export interface EmbeddedOptions {
    * INLINE_ROWS (500); 0 sends every such run there (tests).
    */
   aggregateInlineRows?: number;
+  /** The aggregation thread's time for one aggregation, in ms. Default AGGREGATE_BUDGET_MS (60 s). */
+  aggregateBudgetMs?: number;
 }
 
 /** One document's fast update: its `_id` and the changes (PatchOp; LoggedPatchOp once read back). */
@@ -131,6 +133,7 @@ export class EmbeddedBackend implements Store {
   private aggregator?: WorkerPool<Doc[]>;
   /** @internal EmbeddedOptions.aggregateInlineRows. */
   readonly aggregateInlineRows: number;
+  private readonly aggregateBudgetMs: number;
   /** Rotated logs' fds, closed once no flush on them is under way. */
   private retiredFds: number[] = [];
   /** Group commit (fsync mode): the last seq known on disk, and the writes waiting for a flush. */
@@ -158,6 +161,7 @@ export class EmbeddedBackend implements Store {
     this.hotDocuments = this.machinery ? (options.hotDocuments ?? HOT_DOCUMENTS) : Infinity;
     this.compactBytes = options.compactBytes ?? DEFAULT_COMPACT_BYTES;
     this.aggregateInlineRows = options.aggregateInlineRows ?? INLINE_ROWS;
+    this.aggregateBudgetMs = options.aggregateBudgetMs ?? AGGREGATE_BUDGET_MS;
     this.nextCompactionAt = this.compactBytes;
     // The store holds password hashes and session ids: only its owner may read it.
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
@@ -212,7 +216,7 @@ export class EmbeddedBackend implements Store {
     this.assertOpen();
     this.aggregator ??= new WorkerPool<Doc[]>(workerEntry(__dirname, "aggregate-worker"), {
       size: 1,
-      budgetMs: AGGREGATE_BUDGET_MS,
+      budgetMs: this.aggregateBudgetMs,
     });
     const outcome = await this.aggregator.run(task);
     if (outcome.overBudget)
