@@ -8,7 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { EmbeddedBackend } from "../../shared/store/embedded/backend";
-import { HOT_DOCUMENTS } from "../../shared/store/embedded/doc-map";
+import { HOT_DOCUMENTS, type DocMap } from "../../shared/store/embedded/doc-map";
 import { loadConfig } from "../../shared/config";
 import { JobRepository } from "../../services/engine/jobs.repository";
 import { jobStoreQuery, type JobQueryParameters } from "../../services/engine/jobs/query-builder";
@@ -373,7 +373,14 @@ describe("STORE_HOT_DOCUMENTS", () => {
 });
 
 describe("the job lists clients ask for read skeletons, not every stored job", () => {
-  test("newest first, by name (Itential.py's equals=, itential-mcp's equals[name] and starts-with[name])", async () => {
+  /**
+   * 120 jobs `job000`..`job119` (`job(i)`'s members beside an empty task map) written through the
+   * job repository with its indexes, all but the newest 8 cold; then `check`.
+   */
+  async function withColdJobs(
+    job: (i: number) => Record<string, unknown>,
+    check: (repo: JobRepository, docs: DocMap) => Promise<void>,
+  ): Promise<void> {
     const store = new EmbeddedBackend({ dataDir: newDir(), hotDocuments: 8 });
     try {
       const repo = new JobRepository(store);
@@ -381,68 +388,68 @@ describe("the job lists clients ask for read skeletons, not every stored job", (
       for (let i = 0; i < 120; i++)
         await repo.insert({
           _id: `job${String(i).padStart(3, "0")}`,
-          name: i % 3 ? "@p1: backup" : "push-config",
-          status: "complete",
-          metrics: { start_time: 1_000 + i, progress: 1 },
+          ...job(i),
           groups: [],
           tasks: {},
           version: 1,
         } as never);
       const docs = store.table("jobs").docs;
       expect(docs.coldCount).toBe(112);
-      const cases: [JobQueryParameters, number, string][] = [
-        [{ limit: 10 }, 120, "job119"],
-        [{ equals: "push-config", limit: 10 }, 40, "job117"],
-        [{ equals: { name: "@p1: backup" }, limit: 25, skip: 25 }, 80, "job082"],
-        [{ "starts-with": { name: "@p1" }, limit: 10 }, 80, "job119"],
-      ];
-      for (const [params, total, first] of cases) {
-        const before = docs.parsed;
-        const { items, total: counted } = await repo.page(jobStoreQuery(params));
-        expect({ params, total: counted, first: items[0]?._id }).toEqual({ params, total, first });
-        expect(docs.parsed - before).toBeLessThanOrEqual(items.length);
-      }
+      await check(repo, docs);
     } finally {
       await store.close();
     }
-  });
+  }
 
-  test("the job counts by workflow (GET /workflow_engine/jobs/metrics) parse no stored job", async () => {
-    const store = new EmbeddedBackend({ dataDir: newDir(), hotDocuments: 8 });
-    try {
-      const repo = new JobRepository(store);
-      await repo.ensureIndexes();
-      const statuses = ["complete", "error", "running", "complete"];
-      for (let i = 0; i < 120; i++)
-        await repo.insert({
-          _id: `job${String(i).padStart(3, "0")}`,
-          name: "push-config",
-          status: statuses[i % 4],
-          workflow: { _id: `wf${i % 3}`, name: `workflow ${i % 3}` },
-          metrics: { start_time: 1_000 + i, ...(i % 4 !== 2 && { end_time: 2_000 + 2 * i }), progress: 1 },
-          groups: [],
-          tasks: {},
-          version: 1,
-        } as never);
-      const docs = store.table("jobs").docs;
-      expect(docs.coldCount).toBe(112);
-      const before = docs.parsed;
-      const { total, page } = await repo.countsByWorkflow({ order: 1, skip: 0, limit: 10 });
-      expect(docs.parsed).toBe(before);
-      expect(total).toBe(3);
-      expect(page.map((g) => [g.name, g.total, g.complete, g.error, g.running])).toEqual([
-        ["workflow 0", 40, 20, 10, 10],
-        ["workflow 1", 40, 20, 10, 10],
-        ["workflow 2", 40, 20, 10, 10],
-      ]);
-      // Run time: end_time - start_time of the complete ones, 1,000 + i each.
-      const runTime = (w: number) =>
-        Array.from({ length: 120 }, (_, i) => i)
-          .filter((i) => i % 3 === w && statuses[i % 4] === "complete")
-          .reduce((sum, i) => sum + 1_000 + i, 0);
-      expect(page.map((g) => g.totalRunTime)).toEqual([runTime(0), runTime(1), runTime(2)]);
-    } finally {
-      await store.close();
-    }
+  test("newest first, by name (Itential.py's equals=, itential-mcp's equals[name] and starts-with[name])", () =>
+    withColdJobs(
+      (i) => ({
+        name: i % 3 ? "@p1: backup" : "push-config",
+        status: "complete",
+        metrics: { start_time: 1_000 + i, progress: 1 },
+      }),
+      async (repo, docs) => {
+        const cases: [JobQueryParameters, number, string][] = [
+          [{ limit: 10 }, 120, "job119"],
+          [{ equals: "push-config", limit: 10 }, 40, "job117"],
+          [{ equals: { name: "@p1: backup" }, limit: 25, skip: 25 }, 80, "job082"],
+          [{ "starts-with": { name: "@p1" }, limit: 10 }, 80, "job119"],
+        ];
+        for (const [params, total, first] of cases) {
+          const before = docs.parsed;
+          const { items, total: counted } = await repo.page(jobStoreQuery(params));
+          expect({ params, total: counted, first: items[0]?._id }).toEqual({ params, total, first });
+          expect(docs.parsed - before).toBeLessThanOrEqual(items.length);
+        }
+      },
+    ));
+
+  test("the job counts by workflow (GET /workflow_engine/jobs/metrics) parse no stored job", () => {
+    const statuses = ["complete", "error", "running", "complete"];
+    return withColdJobs(
+      (i) => ({
+        name: "push-config",
+        status: statuses[i % 4],
+        workflow: { _id: `wf${i % 3}`, name: `workflow ${i % 3}` },
+        metrics: { start_time: 1_000 + i, ...(i % 4 !== 2 && { end_time: 2_000 + 2 * i }), progress: 1 },
+      }),
+      async (repo, docs) => {
+        const before = docs.parsed;
+        const { total, page } = await repo.countsByWorkflow({ order: 1, skip: 0, limit: 10 });
+        expect(docs.parsed).toBe(before);
+        expect(total).toBe(3);
+        expect(page.map((g) => [g.name, g.total, g.complete, g.error, g.running])).toEqual([
+          ["workflow 0", 40, 20, 10, 10],
+          ["workflow 1", 40, 20, 10, 10],
+          ["workflow 2", 40, 20, 10, 10],
+        ]);
+        // Run time: end_time - start_time of the complete ones, 1,000 + i each.
+        const runTime = (w: number) =>
+          Array.from({ length: 120 }, (_, i) => i)
+            .filter((i) => i % 3 === w && statuses[i % 4] === "complete")
+            .reduce((sum, i) => sum + 1_000 + i, 0);
+        expect(page.map((g) => g.totalRunTime)).toEqual([runTime(0), runTime(1), runTime(2)]);
+      },
+    );
   });
 });
