@@ -363,10 +363,13 @@ export class EmbeddedBackend implements Store {
     putTexts?: readonly (string | undefined)[],
   ): void {
     this.assertOpen();
+    // The puts' own texts, where known: the log line is put together from them, and each
+    // document keeps its text to go cold with (doc-map.ts), instead of being serialized again then.
+    const texts = this.machinery && !patches ? knownPutTexts(change, putTexts) : undefined;
     const line =
       (patches
         ? patchLine(this.seq + 1, collection, patches)
-        : ((this.machinery ? knownPutLine(this.seq + 1, collection, change, putTexts) : undefined) ??
+        : (knownPutLine(this.seq + 1, collection, change, texts) ??
           JSON.stringify({ s: this.seq + 1, c: collection, ...change }))) + "\n";
     // All or nothing: a document the store could not read back is refused before its line is written.
     // Documents sit two levels down in the line ({put: [doc]}); no node limit applies (depth.ts).
@@ -382,7 +385,7 @@ export class EmbeddedBackend implements Store {
     else this.append(line);
     this.seq++;
     if (line.length >= LARGE_WRITE_CHARS) this.largeSeq = this.seq;
-    this.applyEntry({ s: this.seq, c: collection, ...change });
+    this.applyEntry({ s: this.seq, c: collection, ...change }, texts);
     const logged = this.logBytes + this.unwrittenChars;
     if (logged >= this.nextCompactionAt && !this.compaction) this.startCompaction();
   }
@@ -408,11 +411,12 @@ export class EmbeddedBackend implements Store {
     this.logBytes += bytes.length;
   }
 
-  private applyEntry(entry: LogEntry): void {
+  /** Applies a log entry; `putTexts`, by position, are its puts' JSON texts where known. */
+  private applyEntry(entry: LogEntry, putTexts?: readonly (string | undefined)[]): void {
     const table = this.table(entry.c);
     for (const name of entry.dropIdx ?? []) table.dropIndex(name);
     if (entry.idx) table.addIndex(entry.idx);
-    table.apply(entry.put ?? [], entry.del ?? []);
+    table.apply(entry.put ?? [], entry.del ?? [], putTexts);
     if (entry.patch) {
       const images = entry.patch.map(({ _id, ops }) => {
         const doc = table.docs.peek(_id);
@@ -573,21 +577,31 @@ function patchLine(seq: number, collection: string, patches: DocPatch[]): string
 }
 
 /**
- * The line of a batch of puts whose documents all carry their JSON text (shared/frozen-json.ts), or
- * whose texts the insert made (`putTexts`), put together from those texts: the same text
- * JSON.stringify gives, without serializing them again.
+ * The JSON text of each put of `change`, by position, where known: the one the insert made
+ * (`putTexts`: mongo.ts storedImage), else a frozen document's own (shared/frozen-json.ts).
+ * Undefined when the change puts nothing.
+ */
+function knownPutTexts(
+  change: Omit<LogEntry, "s" | "c">,
+  putTexts: readonly (string | undefined)[] | undefined,
+): (string | undefined)[] | undefined {
+  const { put } = change;
+  return put?.length ? put.map((doc, i) => putTexts?.[i] ?? frozenJsonText(doc)) : undefined;
+}
+
+/**
+ * The line of a batch of puts whose texts are all known (knownPutTexts), put together from those
+ * texts: the same text JSON.stringify gives, without serializing them again.
  */
 function knownPutLine(
   seq: number,
   collection: string,
   change: Omit<LogEntry, "s" | "c">,
-  putTexts: readonly (string | undefined)[] | undefined,
+  texts: readonly (string | undefined)[] | undefined,
 ): string | undefined {
-  const { put } = change;
-  if (!put?.length) return undefined;
+  if (!texts) return undefined;
   // Puts only (a plain object literal: no inherited members to meet).
   for (const member in change) if (member !== "put") return undefined;
-  const texts = put.map((doc, i) => putTexts?.[i] ?? frozenJsonText(doc));
   if (texts.some((text) => text === undefined)) return undefined;
   return lineOf(seq, collection, "put", texts as string[]);
 }

@@ -10,8 +10,8 @@
  * found behind the engine's one-process p99 tail (docs/performance-rounds.md).
  *
  * The cost: a document drops out of the newest `hotLimit` with one serialization (about 15 µs for
- * a finished job), none when its text is known (a snapshot line it was loaded from, the text a read
- * thawed it from: knownTexts). A read by `_id` (get) parses it and holds it as an object again, the newest. A
+ * a finished job), none when its text is known (the text it was inserted with, a snapshot line it
+ * was loaded from, the text a read thawed it from: knownTexts). A read by `_id` (get) parses it and holds it as an object again, the newest. A
  * read whose filter and sort look only at indexed fields (covers) passes skeletons and parses only
  * what it answers (resolve); any other scan (values) parses each cold document it passes and keeps
  * none.
@@ -63,8 +63,8 @@ export class DocMap {
   /** @internal Documents serialized as they went cold (tests: what a known text spared). */
   serialized = 0;
   /**
-   * Texts known to be a hot document's own: its snapshot line's, or the text it was parsed from
-   * when a read by `_id` thawed it. Stored documents are never changed, only replaced, so the text
+   * Texts known to be a hot document's own: its insert's (mongo.ts storedImage), its snapshot
+   * line's, or the text it was parsed from when a read by `_id` thawed it. Stored documents are never changed, only replaced, so the text
    * stays true; going cold again takes it instead of serializing the document. At most one entry
    * per hot document, gone with it.
    */
@@ -123,7 +123,8 @@ export class DocMap {
 
   /**
    * Stores `doc` as an object, the newest. trim() makes the oldest cold once the write is whole.
-   * `text`, when given, is `doc`'s own JSON text (its snapshot line's): it goes cold with that text.
+   * `text`, when given, is `doc`'s own JSON text (its insert's, its snapshot line's): it goes cold
+   * with that text.
    */
   set(id: string, doc: StoredDoc, text?: string): void {
     const held = this.map.get(id);

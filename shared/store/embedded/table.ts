@@ -249,9 +249,10 @@ export class Table {
    * Writes a batch: `dels` removed, `puts` stored (new or replacing). An index whose fields hold
    * the same values in a replacement as in the image it replaces (sameKeyMembers) keeps its
    * entries as they are: a job's task transition does not re-key the job under its start time,
-   * groups and workflow.
+   * groups and workflow. `texts`, by position, are puts' own JSON texts where known (an insert's,
+   * a snapshot line's): such a document goes cold with its text, unserialized (doc-map.ts).
    */
-  apply(puts: StoredDoc[], dels: string[], texts?: readonly string[]): void {
+  apply(puts: StoredDoc[], dels: string[], texts?: readonly (string | undefined)[]): void {
     this.version++;
     for (const id of dels) {
       const old = this.docs.peek(id);
