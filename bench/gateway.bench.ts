@@ -299,7 +299,7 @@ async function main(): Promise<void> {
   for (let round = 1; round <= ROUNDS; round++) {
     console.log(`round ${round}`);
     // ours first: its real answer (of round 1) is what every baseline serves.
-    if (!page || wanted("ours")) {
+    if (!page || wanted("ours") || wanted("ours-write") || wanted("ours-write-keyed")) {
       const answer = await ours(round);
       page ??= answer;
     }
