@@ -11,10 +11,10 @@
  *
  * The cost: a document drops out of the newest `hotLimit` with one serialization (about 15 µs for
  * a finished job), none when its text is known (the text it was inserted with, a snapshot line it
- * was loaded from, the text a read thawed it from: knownTexts). A read by `_id` (get) parses it and holds it as an object again, the newest. A
- * read whose filter and sort look only at indexed fields (covers) passes skeletons and parses only
- * what it answers (resolve); any other scan (values) parses each cold document it passes and keeps
- * none.
+ * was loaded from, the text a read thawed it from: knownTexts). A read by `_id` (get) parses it
+ * and holds it as an object again, the newest. A read whose filter and sort look only at indexed
+ * fields (covers) passes skeletons and parses only what it answers (resolve); any other scan
+ * (values) parses each cold document it passes and keeps none.
  *
  * Every stored document is the JSON round trip of itself (mongo.ts storedImage; a fast update's
  * image replays from its log line to the same text), so a cold document parses to a document equal
