@@ -64,9 +64,9 @@ export class DocMap {
   serialized = 0;
   /**
    * Texts known to be a hot document's own: its insert's (mongo.ts storedImage), its snapshot
-   * line's, or the text it was parsed from when a read by `_id` thawed it. Stored documents are never changed, only replaced, so the text
-   * stays true; going cold again takes it instead of serializing the document. At most one entry
-   * per hot document, gone with it.
+   * line's, or the text it was parsed from when a read by `_id` thawed it. Stored documents are
+   * never changed, only replaced, so the text stays true; going cold again takes it instead of
+   * serializing the document. At most one entry per hot document, gone with it.
    */
   private readonly knownTexts = new WeakMap<StoredDoc, string>();
   /** The paths a cold document's skeleton keeps (`_id` and every indexed field), split. */
