@@ -16,7 +16,8 @@
  * The load's HTTP client runs in its own process (./engine/load-child.ts) unless BENCH_CLIENT=same.
  * Env: BENCH_JOBS (1500), BENCH_NATS_JOBS (800), BENCH_CONCURRENCY (32), BENCH_FINISH (400, 0 skips), BENCH_PACED_JOBS (500),
  * BENCH_WARMUP_JOBS (100, at least), BENCH_WARMUP_S (10, at least), BENCH_MAX_S (per measured run, 120), BENCH_QUIET_WAIT (s, 20),
- * BENCH_ONLY (in-process,nats), BENCH_PROFILE_DIR (children write CPU profiles there), NATS_URL.
+ * BENCH_ONLY (in-process,nats), BENCH_PROFILE_DIR (children write CPU profiles there), NATS_URL,
+ * BENCH_SERIALIZER (the bus serializer of every process of the NATS shape: the platform's SERIALIZER).
  */
 import { writeResults } from "./support/report";
 import { scratchSpace, stopAllChildren } from "./support/children";
@@ -54,6 +55,7 @@ const settings: OursSettings = {
   natsUrl: process.env.NATS_URL || "nats://127.0.0.1:4222",
   runId: `engine-bench-${process.pid}-${Date.now().toString(36)}`,
   dataDir: scratchSpace("engine-bench-"),
+  env: process.env.BENCH_SERIALIZER ? { SERIALIZER: process.env.BENCH_SERIALIZER } : undefined,
 };
 
 type Result = OursResult & { aimTransitionsPerSec: number };

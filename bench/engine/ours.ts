@@ -257,9 +257,9 @@ async function inProcess(s: OursSettings): Promise<OursResult> {
 
 async function overNats(s: OursSettings): Promise<OursResult> {
   const NAMESPACE = `${s.runId}-nats`;
-  const common = { TRANSPORTER: s.natsUrl, NAMESPACE };
+  const common = { ...s.env, TRANSPORTER: s.natsUrl, NAMESPACE };
   const store = spawnPlatformNode(platformEnv({ ...common, SERVICES: "store", DATA_DIR: s.dataDir() }));
-  await waitForRemote(s.natsUrl, NAMESPACE, ["store"]);
+  await waitForRemote(s.natsUrl, NAMESPACE, ["store"], undefined, s.env?.SERIALIZER);
   const engines = [1, 2].map((i) =>
     spawnPlatformNode(
       platformEnv({

@@ -143,11 +143,14 @@ export async function waitForRemote(
   namespace: string,
   services: string[],
   ms = 60_000,
+  serializer = "JSON",
 ): Promise<void> {
   const probe = new ServiceBroker({
     nodeID: `bench-probe-${process.pid}-${Date.now().toString(36)}`,
     namespace,
     transporter: { type: "NATS", options: { url: natsUrl } },
+    // The platform's nodes' serializer: a packet in another one is refused.
+    serializer: serializer as "JSON",
     logger: false,
   });
   await probe.start();
