@@ -2,12 +2,15 @@
  * Where a slow job of the half-peak run waits (BENCH_STAGES=1, ours in one process): the bench
  * process notes, on the wall clock, every `engine.jobChanges` event of every job (one per stored
  * write: the start's insert, then each step's finish and the next one's claim), the pauses of its
- * garbage collector, the turns of its event loop that started late, and its slow synchronous file
- * calls (the store's log writes, a compaction's rotation). The load child adds each job's start
- * request and its answer. For the slowest jobs (at and above the p99) and for the jobs around the
- * median, the report splits start-to-complete into: the start (request sent -> first event), the
- * steps (first event -> the event that ends the job; its widest gap between two events), and the
- * end's notice (that event -> the child heard of it); and counts what overlapped the widest gap.
+ * garbage collector, the turns of its event loop that started late, its slow synchronous file
+ * calls (the store's log writes, a compaction's rotation), and the store's compactions (from the
+ * log's rotation to the snapshot's rename: the compaction thread's work, beside the store's own
+ * thread on the machine's cores). The load child adds each job's start request and its answer.
+ * For the slowest jobs (at and above the p99) and for the jobs around the median, the report
+ * splits start-to-complete into: the start (request sent -> first event), the steps (first event
+ * -> the event that ends the job; its widest gap between two events), and the end's notice (that
+ * event -> the child heard of it); counts what overlapped the widest gap; and says how much of
+ * each job a compaction ran beside.
  *
  * Bench-only instrumentation: the file calls are timed by wrapping `fs`'s functions in this
  * process while the run lasts (the store calls them through the module object), nothing in the
@@ -51,6 +54,10 @@ export class StageRecorder {
   private readonly stalls: Span[] = [];
   private readonly files: Span[] = [];
   private readonly fileCalls = new Map<string, { count: number; ms: number }>();
+  private readonly compactions: Span[] = [];
+  /** When the compaction under way began (its log's rotation), or the recording did. */
+  private compactionFrom?: number;
+  private recordingFrom = 0;
   private observer?: PerformanceObserver;
   private ticker?: NodeJS.Timeout;
   private restore: (() => void)[] = [];
@@ -73,6 +80,7 @@ export class StageRecorder {
   }
 
   start(): void {
+    this.recordingFrom = wall();
     this.observer = new PerformanceObserver((list) => {
       for (const e of list.getEntries())
         this.gc.push({ at: performance.timeOrigin + e.startTime, ms: e.duration, what: gcKind(e) });
@@ -109,9 +117,24 @@ export class StageRecorder {
           tally.ms += ms;
           this.fileCalls.set(name, tally);
           if (ms >= SLOW_FS_MS) this.files.push({ at: performance.timeOrigin + t0, ms, what: name });
+          if (name === "renameSync") this.renamed(String(args[1]), performance.timeOrigin + t0);
         }
       };
       this.restore.push(() => (module[name] = original));
+    }
+  }
+
+  /**
+   * A compaction begins with the log's rotation (`store.log` -> `store.log.<seq>`) and ends with the
+   * snapshot's rename into place (backend.ts startCompaction); one under way when the recording
+   * began is counted from then.
+   */
+  private renamed(to: string, at: number): void {
+    if (/store\.log\.\d+$/.test(to)) this.compactionFrom = at;
+    else if (/snapshot\.json$/.test(to)) {
+      const from = this.compactionFrom ?? this.recordingFrom;
+      this.compactions.push({ at: from, ms: at - from, what: "compaction" });
+      this.compactionFrom = undefined;
     }
   }
 
@@ -162,6 +185,11 @@ export class StageRecorder {
     const gc = inRun(this.gc);
     const stalls = inRun(this.stalls);
     const files = inRun(this.files);
+    const running =
+      this.compactionFrom !== undefined
+        ? [{ at: this.compactionFrom, ms: to - this.compactionFrom, what: "compaction" }]
+        : [];
+    const compactions = inRun([...this.compactions, ...running]);
     const lines = [
       `stages: ${jobs.length} jobs, p99 ${p99.toFixed(1)} ms (${slow.length} jobs at or above it), ` +
         `run ${((to - from) / 1000).toFixed(1)} s`,
@@ -172,8 +200,12 @@ export class StageRecorder {
       `  loop stalls: ${sum(stalls).toFixed(0)} ms, the main thread on CPU for ` +
         `${stalls.reduce((a, s) => a + (s.cpuMs ?? 0), 0).toFixed(0)} ms of them`,
       `  file calls: ${[...this.fileCalls].map(([n, t]) => `${n} ${t.count} (${t.ms.toFixed(0)} ms)`).join(", ")}`,
+      `  compactions in the run: ${compactions.length}` +
+        (compactions.length > 0
+          ? ` (${compactions.map((c) => `${c.ms.toFixed(0)} ms${c === running[0] ? ", unfinished" : ""}`).join("; ")})`
+          : ""),
       "  | jobs | total | start (sent -> first event) | answer | steps | widest gap | gaps > 5 ms | end's notice | " +
-        "GC in widest gap | stall in it | slow file call in it | GC in the job | stalls in the job (main thread's CPU in them) |",
+        "GC in widest gap | stall in it | slow file call in it | GC in the job | stalls in the job (main thread's CPU in them) | compaction in the job |",
     ];
     const row = (name: string, group: Split[]) => {
       const med = (f: (j: Split) => number) => percentile(group.map(f), 50).toFixed(1);
@@ -184,13 +216,15 @@ export class StageRecorder {
         `  | ${name} (${group.length}, medians) | ${med((j) => j.total)} | ${med((j) => j.start)} | ` +
           `${med((j) => j.answer)} | ${med((j) => j.steps)} | ${med((j) => j.gap)} | ${med((j) => j.bigGaps)} | ` +
           `${med((j) => j.notice)} | ${med(overlap(gc))} | ${med(overlap(stalls))} | ${med(overlap(files))} | ` +
-          `${med((j) => sum(inJob(gc)(j)))} | ${med((j) => sum(inJob(stalls)(j)))} (${med(stallCpu)}) |`,
+          `${med((j) => sum(inJob(gc)(j)))} | ${med((j) => sum(inJob(stalls)(j)))} (${med(stallCpu)}) | ` +
+          `${med(during(compactions))} |`,
       );
     };
     row("around p50", mid);
     row("p99 and above", slow);
     lines.push(
-      "  slowest jobs, one by one (ms): total = start + steps + notice; widest gap; what overlapped it",
+      "  slowest jobs, one by one (ms): total = start + steps + notice; widest gap; what overlapped it; " +
+        "a compaction's share of the job",
     );
     for (const j of slow.slice(-8).reverse()) {
       const near = (spans: Span[]) =>
@@ -204,7 +238,7 @@ export class StageRecorder {
       lines.push(
         `    ${j.total.toFixed(1)} = ${j.start.toFixed(1)} + ${j.steps.toFixed(1)} + ${j.notice.toFixed(1)}; ` +
           `gap ${j.gap.toFixed(1)} after event ${j.gapIndex} of ${j.events}; GC [${near(gc)}]; ` +
-          `stalls [${near(stalls)}]; files [${near(files)}]`,
+          `stalls [${near(stalls)}]; files [${near(files)}]; compaction ${during(compactions)(j).toFixed(1)}`,
       );
     }
     return lines;
@@ -270,6 +304,9 @@ const byKind = (spans: Span[]) =>
     })
     .join("; ");
 const overlaps = (s: Span, at: number, ms: number) => s.at < at + ms && s.at + s.ms > at;
+/** How much of job `j`'s time (sent -> ended) the spans cover, ms. */
+const during = (spans: Span[]) => (j: Split) =>
+  spans.reduce((ms, s) => ms + Math.max(0, Math.min(s.at + s.ms, j.ended) - Math.max(s.at, j.sent)), 0);
 
 /** GC entry kinds (perf_hooks' NODE_PERFORMANCE_GC_* flags). */
 function gcKind(e: PerformanceEntry): string {
