@@ -377,6 +377,108 @@ describe("embedded store: reads that look only at indexed fields pass cold docum
       await store.close();
     }
   });
+
+  test("a covered read that answers ids alone parses no document", async () => {
+    const store = await storeOf(2);
+    try {
+      const c = store.collection("jobs");
+      await c.insertMany(
+        Array.from({ length: 30 }, (_, i) => ({
+          status: i % 2 ? "running" : "complete",
+          _id: `k${i}`,
+          n: i,
+        })),
+      );
+      const table = store.table("jobs").docs;
+      const before = table.parsed;
+      const ids = await c.find({ status: "running" }, { projection: { _id: 1 }, sort: { _id: 1 }, limit: 4 });
+      expect(ids).toEqual([{ _id: "k1" }, { _id: "k11" }, { _id: "k13" }, { _id: "k15" }]);
+      expect(table.parsed).toBe(before);
+      // Anything more than the ids is read from the documents.
+      const some = await c.find({ status: "running" }, { projection: { n: 1 }, sort: { _id: 1 }, limit: 2 });
+      expect(some).toEqual([
+        { _id: "k1", n: 1 },
+        { _id: "k11", n: 11 },
+      ]);
+      expect(table.parsed - before).toBeGreaterThanOrEqual(2);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("a read of a path that leads into an indexed one passes the skeletons that hold it whole", async () => {
+    // `steps.state` indexed: a skeleton holds `steps` whole where it is an array, a scalar, null or
+    // missing (copyPath takes those whole), and only {state} of it where it is an object.
+    const shapes = [
+      () => [
+        { state: "a", n: 1 },
+        { state: "b", n: 2, extra: [1] },
+      ],
+      () => [{ state: "a", n: 2 }],
+      () => [],
+      () => ({ state: "a", n: 1, extra: "object: the skeleton holds only its state" }),
+      () => "scalar",
+      () => null,
+      () => undefined,
+    ];
+    const docs = Array.from({ length: 70 }, (_, i): Doc => {
+      const steps = shapes[i % shapes.length]();
+      return { _id: `s${String(i).padStart(3, "0")}`, n: i, ...(steps !== undefined && { steps }) };
+    });
+    const open = async (hotDocuments: number) => {
+      const store = new EmbeddedBackend({ dataDir: newDir(), hotDocuments });
+      await store.collection("runs").createIndex({ keys: { "steps.state": 1 } });
+      await store.collection("runs").insertMany(docs);
+      return store;
+    };
+    const cold = await open(3);
+    const hot = await open(Infinity);
+    try {
+      const table = cold.table("runs").docs;
+      const coldObjects = docs
+        .slice(0, docs.length - 3)
+        .filter((d) => d.steps !== null && typeof d.steps === "object" && !Array.isArray(d.steps)).length;
+      const filters: Filter[] = [
+        { steps: { $size: 2 } },
+        { steps: { $exists: false } },
+        { steps: null },
+        { steps: [] },
+        { "steps.n": 1 },
+        { "steps.extra": { $exists: true } },
+        { steps: { $elemMatch: { state: "a", n: 2 } } },
+        { "steps.state": "a", "steps.n": { $gte: 2 } },
+      ];
+      for (const filter of filters) {
+        const before = table.parsed;
+        const [a, b] = await Promise.all([
+          cold.collection("runs").find(filter, { sort: { "steps.n": -1, _id: 1 } }),
+          hot.collection("runs").find(filter, { sort: { "steps.n": -1, _id: 1 } }),
+        ]);
+        expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+        // The objects' documents are parsed to be tested; the others only if answered.
+        expect(table.parsed - before).toBeLessThanOrEqual(coldObjects + a.length);
+        expect(await cold.collection("runs").count(filter)).toBe(a.length);
+      }
+      // An aggregation that reads the array whole (the engine's manual-task list reads so).
+      const pipeline = [
+        { $match: { "steps.state": "a" } },
+        { $project: { s: "$steps" } },
+        { $unwind: "$s" },
+        { $match: { "s.state": "a" } },
+        { $sort: { "s.n": 1, _id: 1 } },
+      ];
+      const before = table.parsed;
+      const [a, b] = await Promise.all([
+        cold.collection("runs").aggregate(pipeline),
+        hot.collection("runs").aggregate(pipeline),
+      ]);
+      expect(a).toEqual(b);
+      expect(a.length).toBeGreaterThan(20);
+      expect(table.parsed - before).toBe(coldObjects);
+    } finally {
+      await Promise.all([cold.close(), hot.close()]);
+    }
+  });
 });
 
 describe("STORE_HOT_DOCUMENTS", () => {
@@ -393,7 +495,7 @@ describe("STORE_HOT_DOCUMENTS", () => {
 
 describe("the job lists clients ask for read skeletons, not every stored job", () => {
   /**
-   * 120 jobs `job000`..`job119` (`job(i)`'s members beside an empty task map) written through the
+   * 120 jobs `job000`..`job119` (`job(i)`'s members over an empty task map) written through the
    * job repository with its indexes, all but the newest 8 cold; then `check`.
    */
   async function withColdJobs(
@@ -407,10 +509,10 @@ describe("the job lists clients ask for read skeletons, not every stored job", (
       for (let i = 0; i < 120; i++)
         await repo.insert({
           _id: `job${String(i).padStart(3, "0")}`,
-          ...job(i),
           groups: [],
           tasks: {},
           version: 1,
+          ...job(i),
         } as never);
       const docs = store.table("jobs").docs;
       expect(docs.coldCount).toBe(112);

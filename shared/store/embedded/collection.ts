@@ -9,6 +9,7 @@ import type {
   FindOptions,
   IndexSpec,
   Pipeline,
+  Projection,
   Sort,
   Update,
   UpdateOptions,
@@ -33,6 +34,7 @@ import { readKey } from "./read-cache";
 import { deepFreeze } from "../../objects";
 import { keepJsonText } from "../../frozen-json";
 import type { StoredDoc, Table } from "./table";
+import { EVERY_DOCUMENT, type Coverage } from "./doc-map";
 import {
   DEEP,
   applyUpdate,
@@ -87,24 +89,34 @@ interface QueryPlan {
   scan?: string;
   /**
    * A read whose filter and sort look only at what cold documents' skeletons keep (doc-map.ts):
-   * it passes them as their skeletons, and the caller resolves the ones it answers.
+   * it passes those its coverage allows as their skeletons (the others parsed), and the caller
+   * resolves the ones it answers.
    */
-  covered?: boolean;
+  covered?: Coverage;
 }
 
 /**
- * Whether a read of `filter` and `sort` may pass cold documents as their skeletons: the machinery
- * is on, some documents are cold, and every field the filter and the sort look at lies within an
- * indexed path (mongo.ts filterFields; undefined for an operator that reads the whole document).
+ * Which cold documents a read of `filter` and `sort` may pass as their skeletons, if any: the
+ * machinery is on, some documents are cold, and every field the filter and the sort look at is one
+ * the skeletons hold (mongo.ts filterFields, undefined for an operator that reads the whole
+ * document; DocMap.coverage).
  */
-function coveredRead(table: Table, machinery: boolean, filter: Filter, sort?: Sort): boolean {
+function coveredRead(table: Table, machinery: boolean, filter: Filter, sort?: Sort): Coverage | undefined {
   const fields = filterFields(filter);
-  return coveredPaths(table, machinery, fields && (sort ? [...fields, ...Object.keys(sort)] : fields));
+  return coverageOf(table, machinery, fields && (sort ? [...fields, ...Object.keys(sort)] : fields));
 }
 
-/** Whether a read of `paths` (undefined: the whole document) may pass cold documents as their skeletons. */
-function coveredPaths(table: Table, machinery: boolean, paths: string[] | undefined): boolean {
-  return machinery && table.docs.coldCount > 0 && paths !== undefined && table.docs.covers(paths);
+/** Whether `projection` answers each document's `_id` and nothing else (`{_id: 1}`, as MongoDB reads it). */
+function idsOnly(projection: Projection | undefined): boolean {
+  if (projection === undefined) return false;
+  const keys = Object.keys(projection);
+  return keys.length === 1 && keys[0] === "_id" && (projection._id === 1 || projection._id === true);
+}
+
+/** Which cold documents a read of `paths` (undefined: the whole document) may pass as their skeletons. */
+function coverageOf(table: Table, machinery: boolean, paths: string[] | undefined): Coverage | undefined {
+  if (!machinery || table.docs.coldCount === 0 || paths === undefined) return undefined;
+  return table.docs.coverage(paths);
 }
 
 /**
@@ -166,8 +178,9 @@ export class EmbeddedCollection implements Collection<Doc> {
     const page = Number.isInteger(skip) && skip >= 0 && Number.isInteger(end) ? end : undefined;
     if (sort) docs = sortDocs(docs, sort, page);
     docs = docs.slice(skip, end);
-    // A covered read parses only the cold documents it answers.
-    if (covered) docs = docs.map((doc) => table.docs.resolve(doc));
+    // A covered read parses only the cold documents it answers, and none when it answers their ids
+    // alone (every skeleton holds its `_id`).
+    if (covered !== undefined && !idsOnly(projection)) docs = docs.map((doc) => table.docs.resolve(doc));
     const answer = projectShared(docs, projection);
     // A write that landed while the scan let others in may or may not be in the answer: not kept.
     if (key !== undefined && table.version === version) table.reads.set(key, version, answer);
@@ -414,14 +427,14 @@ export class EmbeddedCollection implements Collection<Doc> {
   private async feed(plan: AggregatePlan, options: Options, input: RestInput): Promise<void> {
     const docs = this.table.docs;
     const members = plan.reads && topLevelMembers(plan.reads);
-    // Every path read is one the skeletons keep: test and feed cold documents as their skeletons.
-    const fromSkeleton = coveredPaths(this.table, this.store.machinery, plan.reads);
+    // Cold documents whose skeletons hold every path read are tested and fed as their skeletons.
+    const coverage = coverageOf(this.table, this.store.machinery, plan.reads);
     const perDocument = plan.perDocument.length ? new Aggregator(plan.perDocument, options) : undefined;
     // Without a leading $match it reads every document by design: no index could serve it.
     const { test, candidates } =
       plan.match !== undefined
-        ? this.scan(plan.match, { covered: true })
-        : this.scan({}, { covered: true, scan: "an aggregation over every document" });
+        ? this.scan(plan.match, { covered: EVERY_DOCUMENT })
+        : this.scan({}, { covered: EVERY_DOCUMENT, scan: "an aggregation over every document" });
     let slice: Doc[] = [];
     const flush = () => {
       input.add(perDocument ? perDocument.run(slice) : slice);
@@ -429,6 +442,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     };
     const turn = new ReadSlice();
     for (const held of candidates) {
+      const fromSkeleton = coverage !== undefined && coverage(held);
       if (fromSkeleton && test && !test(held)) continue;
       const doc = docs.owned(held, members, fromSkeleton);
       if (!fromSkeleton && test && !test(doc)) continue;
@@ -536,7 +550,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     // A covered read passes cold ones as their skeletons (QueryPlan.covered).
     const byId = idsOf(filter._id);
     const ids = byId ?? table.candidates(filter);
-    const covered = plan.covered === true;
+    const covered = plan.covered !== undefined;
     const candidates: Iterable<StoredDoc> = ids
       ? ids.flatMap((id) => {
           const doc = byId ? docs.get(id) : covered ? docs.covered(id) : docs.peek(id);
@@ -556,10 +570,13 @@ export class EmbeddedCollection implements Collection<Doc> {
    */
   private async matchingInSlices(filter: Filter, limit = Infinity, plan?: QueryPlan): Promise<StoredDoc[]> {
     const { test, candidates } = this.scan(filter, plan);
+    const coverage = plan?.covered;
     const out: StoredDoc[] = [];
     const turn = new ReadSlice();
-    for (const doc of candidates) {
+    for (const held of candidates) {
       if (out.length >= limit) break;
+      // A skeleton its coverage does not allow is parsed here, once: resolve() then keeps it as is.
+      const doc = coverage === undefined || coverage(held) ? held : this.table.docs.resolve(held);
       if (!test || test(doc)) out.push(doc);
       if (turn.over) await turn.yield();
     }

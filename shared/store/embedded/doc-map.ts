@@ -12,9 +12,9 @@
  * The cost: a document drops out of the newest `hotLimit` with one serialization (about 15 µs for
  * a finished job), none when its text is known (the text it was inserted with, a snapshot line it
  * was loaded from, the text a read thawed it from: knownTexts). A read by `_id` (get) parses it
- * and holds it as an object again, the newest. A read whose filter and sort look only at indexed
- * fields (covers) passes skeletons and parses only what it answers (resolve); any other scan
- * (values) parses each cold document it passes and keeps none.
+ * and holds it as an object again, the newest. A read whose filter and sort look only at what the
+ * skeletons hold (coverage) passes skeletons and parses only what it answers (resolve); any other
+ * scan (values) parses each cold document it passes and keeps none.
  *
  * Every stored document is the JSON round trip of itself (mongo.ts storedImage; a fast update's
  * image replays from its log line to the same text), so a cold document parses to a document equal
@@ -41,6 +41,12 @@ const isCold = (held: StoredDoc): held is ColdDoc => (held as Partial<ColdDoc>)[
 
 /** What a covered scan hands on: a document, or a cold one's skeleton (resolve() gives the document). */
 export type Covered = StoredDoc;
+
+/** Whether a read may look at a held document as it is held (DocMap.coverage). */
+export type Coverage = (held: Covered) => boolean;
+
+/** The coverage of a read every skeleton holds (and of a scan that hands on every document as held). */
+export const EVERY_DOCUMENT: Coverage = () => true;
 
 export class DocMap {
   private readonly map = new Map<string, StoredDoc>();
@@ -150,17 +156,35 @@ export class DocMap {
   // ---------------------------------------------------------------- covered reads (skeletons)
 
   /**
-   * Whether a read that looks only at `paths` (a filter's fields, a sort's) may look at the cold
-   * documents' skeletons instead of parsing them: each path lies within one the skeleton keeps
-   * (the skeleton holds the whole value there, arrays and objects included, or its absence).
+   * Which held documents a read that looks only at `paths` (a filter's fields, a sort's, what an
+   * aggregation reads) may look at as held, a cold one's skeleton instead of its parsed text: a test
+   * of each held document, or undefined when no skeleton will do (each cold document is parsed).
+   *
+   * A path within one the skeleton keeps is held by every skeleton (it holds the whole value there,
+   * arrays and objects included, or its absence). A path that leads into kept ones (`steps` where
+   * `steps.state` is indexed) is held by the skeletons where the walk along it meets an array, a
+   * scalar or nothing, which copyPath takes whole; where it ends at an object, the skeleton holds
+   * only the kept members of it, and that document is parsed.
    */
-  covers(paths: readonly string[]): boolean {
-    return paths.every((path) => {
+  coverage(paths: readonly string[]): Coverage | undefined {
+    const walks: string[][] = [];
+    for (const path of paths) {
       const parts = path.split(".");
-      return this.skeletonPaths.some(
-        (kept) => kept.length <= parts.length && kept.every((part, i) => part === parts[i]),
-      );
-    });
+      let shared = 0;
+      for (const kept of this.skeletonPaths) {
+        let common = 0;
+        while (common < kept.length && common < parts.length && kept[common] === parts[common]) common++;
+        if (common === kept.length) {
+          shared = Infinity; // within a kept path
+          break;
+        }
+        shared = Math.max(shared, common);
+      }
+      if (shared === 0) return undefined;
+      if (shared !== Infinity) walks.push(parts.slice(0, shared));
+    }
+    if (walks.length === 0) return EVERY_DOCUMENT;
+    return (held) => !isCold(held) || walks.every((walk) => holdsWhole(held, walk));
   }
 
   /** The document `id`, or its skeleton when cold (a covered read: resolve() the ones it answers). */
@@ -316,6 +340,22 @@ function copyPath(doc: StoredDoc, skeleton: StoredDoc, parts: readonly string[])
     from = value as Record<string, unknown>;
     to = to[part] as Record<string, unknown>;
   }
+}
+
+/**
+ * Whether `skeleton` holds the value at `walk` as the document does: the walk meets a missing
+ * member (missing in the document too), an array or a scalar (copyPath took it whole) before it
+ * ends at an object, of which the skeleton holds only the kept members.
+ */
+function holdsWhole(skeleton: StoredDoc, walk: readonly string[]): boolean {
+  let at: Record<string, unknown> = skeleton;
+  for (const part of walk) {
+    if (!Object.hasOwn(at, part)) return true;
+    const value = at[part];
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return true;
+    at = value as Record<string, unknown>;
+  }
+  return false;
 }
 
 /** `doc`'s `members` (those it has), in `doc`'s order; their values copied when `copy`. */
