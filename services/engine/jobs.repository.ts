@@ -17,7 +17,7 @@ import { JobOutputRepository, type SpillingDoc } from "./job-outputs.repository"
 import type { JobStoreQuery } from "./jobs/query-builder";
 import { JOB_HIDDEN_PATHS } from "./jobs/public-job";
 import { OutputGoneError } from "./run/outputs";
-import type { RunJob, RunTask, SpillRef } from "./run/types";
+import type { ManualTaskSummary, RunJob, RunTask, SpillRef } from "./run/types";
 
 /** A job as a list answers it: a projection may have left any member but `_id` out. */
 export type ListedJob = Partial<RunJob> & { _id: string };
@@ -59,6 +59,18 @@ export interface WorkflowJobCounts {
   totalRunTime: number;
 }
 
+/** What the manual-task list reads of a page's jobs. */
+const MANUAL_TASK_JOB_FIELDS = {
+  _id: 1,
+  name: 1,
+  description: 1,
+  status: 1,
+  workflow: 1,
+  groups: 1,
+  tasks: 1,
+  spilled: 1,
+} as const;
+
 export const DAY_MS = 86_400_000;
 const countOf = (status: string) => ({ $sum: { $cond: [{ $eq: ["$status", status] }, 1, 0] } });
 const runTime = { $subtract: ["$metrics.end_time", "$metrics.start_time"] };
@@ -76,7 +88,9 @@ export class JobRepository extends Repository<RunJob> {
    * every stored job (shared/store/embedded/doc-map.ts: an indexed field is in every skeleton);
    * complete jobs by end time (the task metrics' window, `dailyMetrics`), which also puts
    * `metrics.end_time` in every skeleton, so the job counts by workflow (`countsByWorkflow`) read
-   * only indexed fields and parse no stored job.
+   * only indexed fields and parse no stored job; jobs with a manual task in a status (the
+   * manual-task list, `manualTasks`), which also keeps each job's `manualTasks` summary (an array)
+   * whole in its skeleton, so the list parses only the jobs of its page.
    */
   readonly indexes = [
     index({ status: 1, sweepAt: 1 }),
@@ -89,6 +103,7 @@ export class JobRepository extends Repository<RunJob> {
     index({ "automation._id": 1 }),
     index({ type: 1 }),
     index({ status: 1, "metrics.end_time": -1 }),
+    index({ "manualTasks.status": 1 }),
   ];
 
   /** The values too big for their job (`job_outputs`). */
@@ -190,9 +205,10 @@ export class JobRepository extends Repository<RunJob> {
 
   /**
    * Manual tasks in `status`, newest first, of the jobs `scope` lets be seen (and job `jobId` only,
-   * when given): a page of them and how many there are. Jobs with a waiting task are found through
-   * their `waitingTasks` summary, so the common question reads only those jobs. A task's big
-   * outgoing values are put back.
+   * when given): a page of them and how many there are. The jobs' manual-task summaries are read
+   * (`manualTasks`, ./run/manual-summary.ts: the index leads the embedded store's cold jobs to them
+   * on their skeletons), then the page's jobs for its tasks. A task that changed between the two
+   * reads, out of `status`, is left out of the page. A task's big outgoing values are put back.
    */
   async manualTasks(q: {
     scope: Filter;
@@ -201,31 +217,22 @@ export class JobRepository extends Repository<RunJob> {
     skip: number;
     limit: number;
   }): Promise<{ rows: ManualTaskRow[]; total: number }> {
-    const match: Filter = { ...q.scope };
+    const match: Filter = { ...q.scope, "manualTasks.status": q.status };
     if (q.jobId) match._id = q.jobId;
-    if (q.status === "waiting") match["waitingTasks.0"] = { $exists: true };
-    const [out] = await this.docs.aggregate<{ rows: ManualTaskRow[]; total: { n: number }[] }>([
+    // Waiting for a person means in a running job: a paused job's waiting tasks are not listed.
+    if (q.status === "waiting") match.status = "running";
+    const [out] = await this.docs.aggregate<{
+      rows: { _id: string; m: ManualTaskSummary }[];
+      total: { n: number }[];
+    }>([
       { $match: match },
-      {
-        $project: {
-          job: {
-            _id: "$_id",
-            name: "$name",
-            description: "$description",
-            status: "$status",
-            workflow: "$workflow",
-            groups: "$groups",
-          },
-          spilled: "$spilled",
-          task: { $objectToArray: "$tasks" },
-        },
-      },
-      { $unwind: "$task" },
-      { $match: { "task.v.type": "manual", "task.v.status": q.status } },
+      { $project: { m: "$manualTasks" } },
+      { $unwind: "$m" },
+      { $match: { "m.status": q.status } },
       {
         $facet: {
           rows: [
-            { $sort: { "task.v.start_time": -1, "job._id": -1, "task.k": 1 } },
+            { $sort: { "m.start_time": -1, _id: -1, "m.k": 1 } },
             { $skip: q.skip },
             { $limit: q.limit },
           ],
@@ -233,13 +240,58 @@ export class JobRepository extends Repository<RunJob> {
         },
       },
     ]);
-    const rows = out?.rows ?? [];
+    const page = out?.rows ?? [];
+    const ids = [...new Set(page.map((row) => row._id))];
+    const jobs =
+      ids.length === 0
+        ? []
+        : await this.docs.find({ _id: { $in: ids } }, { projection: MANUAL_TASK_JOB_FIELDS });
+    const byId = new Map(jobs.map((job) => [job._id, job]));
+    const rows = page.flatMap(({ _id, m }): ManualTaskRow[] => {
+      const job = byId.get(_id);
+      const task = job?.tasks && Object.hasOwn(job.tasks, m.k) ? job.tasks[m.k] : undefined;
+      if (!job || task?.status !== q.status || task.type !== "manual") return [];
+      const { name, description, status, workflow, groups } = job;
+      const row: ManualTaskRow = {
+        job: { _id, name, description, status, workflow, groups },
+        task: { k: m.k, v: task },
+      };
+      if (job.spilled) row.spilled = job.spilled;
+      return [row];
+    });
     await this.hydrate(
       rows
         .filter((row) => row.spilled?.length)
         .map((row) => ({ _id: row.job._id, tasks: { [row.task.k]: row.task.v }, spilled: row.spilled })),
     );
     return { rows, total: out?.total[0]?.n ?? 0 };
+  }
+
+  // -------------------------------------------------------- the manual-task summaries' migration
+
+  /** Every job's id (on the embedded store read from the cold jobs' skeletons, none parsed). */
+  async allIds(): Promise<string[]> {
+    const found = await this.docs.find({}, { projection: { _id: 1 } });
+    return found.map((job) => job._id);
+  }
+
+  /** The tasks, version and manual-task summary of jobs `ids`. */
+  summariesOf(ids: string[]): Promise<Pick<RunJob, "_id" | "tasks" | "version" | "manualTasks">[]> {
+    return this.docs.find(
+      { _id: { $in: ids } },
+      { projection: { _id: 1, tasks: 1, version: 1, manualTasks: 1 } },
+    );
+  }
+
+  /**
+   * Sets job `id`'s manual-task summary (none: takes it away) if the job is still at `version` (a
+   * job stored without one: still without): a write of the engine's since then made a current one.
+   * False when it was not.
+   */
+  async setManualSummary(id: string, version: unknown, summary?: ManualTaskSummary[]): Promise<boolean> {
+    const update = summary ? { $set: { manualTasks: summary } } : { $unset: { manualTasks: "" as const } };
+    const unchanged = typeof version === "number" ? version : { $exists: false };
+    return (await this.docs.updateOne({ _id: id, version: unchanged }, update)).modifiedCount === 1;
   }
 
   /**

@@ -119,7 +119,7 @@ describe("jobs run workflows (in-process)", () => {
       }),
     );
     // The engine's bookkeeping stays in the store (docs/compatibility.md#jobs).
-    for (const internal of ["version", "sweepAt", "waitingTasks", "runAs"])
+    for (const internal of ["version", "sweepAt", "waitingTasks", "manualTasks", "runAs"])
       expect(job).not.toHaveProperty(internal);
     expect(job.metrics).toEqual(
       expect.objectContaining({

@@ -87,6 +87,7 @@ const HIDDEN: Query[] = [
   { version: { $gte: 0 } },
   { sweepAt: { $exists: true } },
   { waitingTasks: { $size: 0 } },
+  { "manualTasks.status": "waiting" },
   { deferred: { $exists: true } },
   { "tasks.wait.claim": { $exists: true } },
   { "tasks.wait.child": { $exists: false } },

@@ -13,6 +13,7 @@ import { loadConfig } from "../../shared/config";
 import { JobRepository } from "../../services/engine/jobs.repository";
 import { jobStoreQuery, type JobQueryParameters } from "../../services/engine/jobs/query-builder";
 import type { Doc, Filter } from "../../shared/store";
+import { manualTasksOf } from "../../services/engine/run/manual-summary";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
@@ -570,6 +571,41 @@ describe("the job lists clients ask for read skeletons, not every stored job", (
             .filter((i) => i % 3 === w && statuses[i % 4] === "complete")
             .reduce((sum, i) => sum + 1_000 + i, 0);
         expect(page.map((g) => g.totalRunTime)).toEqual([runTime(0), runTime(1), runTime(2)]);
+      },
+    );
+  });
+
+  test("the manual tasks of a status (GET /operations-manager/tasks) parse only the page's jobs", () => {
+    // Job i: its manual task `approve` complete (i % 3 === 0), waiting (1) or canceled (2), started
+    // at second i; the running ones of i % 6 === 1 paused, whose waits are not listed.
+    const statusOf = (i: number) => (["complete", "waiting", "canceled"] as const)[i % 3];
+    const jobStatus = (i: number) => (i % 3 === 1 ? (i % 6 === 1 ? "paused" : "running") : "complete");
+    const start = (i: number) => new Date(Date.UTC(2026, 10, 1, 0, 0, i)).toISOString();
+    return withColdJobs(
+      (i) => {
+        const tasks = {
+          prepare: { name: "noop", type: "automatic", status: "complete", start_time: start(i) },
+          approve: { name: "approve", type: "manual", status: statusOf(i), start_time: start(i) },
+        } as never;
+        return { name: "change", status: jobStatus(i), tasks, manualTasks: manualTasksOf(tasks) };
+      },
+      async (repo, docs) => {
+        const cases: ["waiting" | "complete" | "canceled", number, string[]][] = [
+          ["complete", 40, ["job117", "job114", "job111", "job108", "job105"]],
+          ["canceled", 40, ["job119", "job116", "job113", "job110", "job107"]],
+          // Running jobs only: i % 6 === 4.
+          ["waiting", 20, ["job118", "job112", "job106", "job100", "job094"]],
+        ];
+        for (const [status, total, jobs] of cases) {
+          const before = docs.parsed;
+          const page = await repo.manualTasks({ scope: {}, status, skip: 0, limit: 5 });
+          expect(docs.parsed - before).toBeLessThanOrEqual(5);
+          expect(page.total).toBe(total);
+          expect(page.rows.map((r) => r.job._id)).toEqual(jobs);
+          expect(page.rows.every((r) => r.task.k === "approve" && r.task.v.status === status)).toBe(true);
+        }
+        const skipped = await repo.manualTasks({ scope: {}, status: "complete", skip: 38, limit: 5 });
+        expect(skipped.rows.map((r) => r.job._id)).toEqual(["job003", "job000"]);
       },
     );
   });

@@ -12,7 +12,8 @@ type Doc = Record<string, any>;
 /** The rule as it was written before: a spread copy, then a delete of each internal member. */
 function spreadAndDelete(job: Doc): Doc {
   const out: Doc = { ...job };
-  for (const key of ["version", "sweepAt", "waitingTasks", "runAs", "deferred", "spilled"]) delete out[key];
+  for (const key of ["version", "sweepAt", "waitingTasks", "manualTasks", "runAs", "deferred", "spilled"])
+    delete out[key];
   if (out.tasks && typeof out.tasks === "object") {
     const tasks: Doc = {};
     for (const [id, task] of Object.entries(out.tasks as Doc)) {
@@ -36,6 +37,7 @@ const JOB_KEYS = [
   "version",
   "sweepAt",
   "waitingTasks",
+  "manualTasks",
   "runAs",
   "deferred",
   "spilled",

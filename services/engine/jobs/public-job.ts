@@ -1,8 +1,8 @@
 /**
  * What a job answer shows (docs/compatibility.md#jobs): the job without the engine's bookkeeping.
- * The compare-and-set `version`, the sweeper's `sweepAt`, the `waitingTasks` index, the caller
- * a job runs as (`runAs`) and a paused job's `deferred` transitions stay in the store; so do each task's claim, child-job id, loop state and
- * waiting start. One home for the rule: every action answering jobs is wrapped here.
+ * The compare-and-set `version`, the sweeper's `sweepAt`, the `waitingTasks` and `manualTasks`
+ * summaries, the caller a job runs as (`runAs`) and a paused job's `deferred` transitions stay in
+ * the store; so do each task's claim, child-job id, loop state and waiting start. One home for the rule: every action answering jobs is wrapped here.
  */
 import { hasOwn as sharedHasOwn, setOwn } from "../../../shared/objects";
 import type { EngineHandlers } from "../types";
@@ -10,7 +10,7 @@ import type { EngineHandlers } from "../types";
 /** shared/objects.ts hasOwn as a const of this module, so V8 compiles its for-in checks (see there). */
 const hasOwn = sharedHasOwn;
 
-const JOB_INTERNALS = ["version", "sweepAt", "waitingTasks", "runAs", "deferred", "spilled"];
+const JOB_INTERNALS = ["version", "sweepAt", "waitingTasks", "manualTasks", "runAs", "deferred", "spilled"];
 const TASK_INTERNALS = ["claim", "child", "loop", "waitingSince"];
 
 /** The same fields as paths a client's search may not filter, sort or project (shared/client-filter.ts). */

@@ -25,6 +25,8 @@ import { CANCEL, changeJob } from "./control";
 import type { RunJob } from "./types";
 import { keyedDocumentId, takingOver } from "../../../shared/keyed-inserts";
 import { DuplicateKeyError } from "../../../shared/store/types";
+import { migrateOnce } from "../../../shared/store/data-migrations";
+import { addManualSummaries, MANUAL_SUMMARY_MIGRATION } from "../jobs/manual-summary-migration";
 
 /**
  * Responses get their own copy: the replica's remembered job must not change under it. A new job
@@ -167,6 +169,21 @@ export const executorMixin = typedMixin<EngineService>({
       .ensureIndexes()
       .catch((err: Error) => this.logger.warn(`engine: jobs index not created: ${err.message}`));
     await this.workflows.ensureIndexes();
+    // Before the engine serves: the manual-task list reads the summaries this gives older jobs.
+    // A failure leaves it unrecorded, to run at the next start; meanwhile it stops nothing.
+    const started = Date.now();
+    await migrateOnce(this.store, MANUAL_SUMMARY_MIGRATION, () => addManualSummaries(this.jobs)).then(
+      (changed) => {
+        if (changed !== "done before")
+          this.logger.info(
+            `engine: data migration ${MANUAL_SUMMARY_MIGRATION}: ${changed} jobs' manual-task summaries made in ${Date.now() - started} ms`,
+          );
+      },
+      (err: Error) =>
+        this.logger.error(
+          `engine: data migration ${MANUAL_SUMMARY_MIGRATION} failed, to run again at the next start: ${err.message}`,
+        ),
+    );
     // Big task outputs live in their own collection (run/outputs.ts): its index finds a job's.
     await this.jobs.outputs
       .ensureIndexes()

@@ -325,6 +325,7 @@ const WRITTEN_PARTS = new Set<string>([
   "error",
   "sweepAt",
   "waitingTasks",
+  "manualTasks",
   "deferred",
   "spilled",
   "last_updated",

@@ -3,6 +3,7 @@ import { copyPlain } from "../../../shared/objects";
 import type { WorkflowDoc } from "../../../shared/contracts/engine-documents";
 import { API_VERSION } from "../../../shared/version";
 import type { RunJob, RunTask } from "./types";
+import { manualTasksOf } from "./manual-summary";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -54,6 +55,7 @@ export function buildJob(
   // platform starts itself (a schedule) is the platform's: "system".
   const user = input.caller?.accountId ?? "system";
   const at = iso(now);
+  const manual = manualTasksOf(tasks);
   return {
     _id: input.id,
     type: input.type ?? "automation",
@@ -83,6 +85,7 @@ export function buildJob(
     version: 0,
     sweepAt: null,
     waitingTasks: [],
+    ...(manual !== undefined && { manualTasks: manual }),
     parent: input.parent ?? null,
     runAs: input.caller ?? null,
   };

@@ -39,6 +39,7 @@ import type { OperationTask } from "../operations/names";
 import { CHILD_CHECK_MS, DISPATCH_GRACE_MS, MAX_INLINE_STEPS, MAX_ITERATIONS } from "./settings";
 import { errorRecord, failed, methodOf, pushError, type Outcome } from "./outcomes";
 import type { ChildState, RunJob, RunTask } from "./types";
+import { manualTasksOf } from "./manual-summary";
 import { readTask, writableTask } from "./jobs";
 import { applyOutgoing, resolveIncoming } from "./variables";
 
@@ -613,7 +614,7 @@ function soon(job: RunJob, now: number, ms: number): number {
   return job.sweepAt != null && job.sweepAt > now && job.sweepAt <= now + ms ? job.sweepAt : now + ms;
 }
 
-/** progress, sweepAt and waitingTasks, from the tasks as they are now. */
+/** progress, sweepAt, waitingTasks and manualTasks, from the tasks as they are now. */
 function summarize(job: RunJob, now: number): void {
   let total = 0;
   let done = 0;
@@ -636,4 +637,6 @@ function summarize(job: RunJob, now: number): void {
   job.metrics.progress = job.status === "complete" ? 100 : total ? Math.floor((100 * done) / total) : 0;
   job.sweepAt = job.status === "running" && sweepAt !== Infinity ? sweepAt : null;
   job.waitingTasks = waiting;
+  const manual = manualTasksOf(job.tasks);
+  if (manual !== undefined) job.manualTasks = manual;
 }

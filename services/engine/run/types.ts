@@ -34,8 +34,13 @@ export interface RunJob extends Omit<JobDoc, "tasks"> {
   tasks: Record<string, RunTask | null>;
   /** When a sweeper should next look at this job (epoch ms); null when nothing can become due. */
   sweepAt: number | null;
-  /** Ids of the tasks waiting for a person (the manual task list reads it). */
+  /** Ids of the tasks waiting for a person. */
   waitingTasks: string[];
+  /**
+   * Each manual task's id, status and start, in the job's task order (the manual-task list reads
+   * it, not the tasks); absent in a job without manual tasks (transitions.ts manualTasksOf).
+   */
+  manualTasks?: ManualTaskSummary[];
   /** A child job: the job and task that wait for it. */
   parent?: { jobId: string; taskId: string } | null;
   /** The automation slot that started this job (scheduler), if any. */
@@ -46,6 +51,15 @@ export interface RunJob extends Omit<JobDoc, "tasks"> {
   runAs?: Pick<Caller, "accountId" | "username" | "roles" | "groupIds"> | null;
   /** The values kept in `job_outputs` rather than here (run/outputs.ts); absent when none. */
   spilled?: SpillRef[];
+}
+
+/** A manual task as the job's summary holds it. */
+export interface ManualTaskSummary {
+  /** The task's id in `tasks`. */
+  k: string;
+  status: RunTask["status"];
+  /** When it started (ISO text), once it has. */
+  start_time?: string;
 }
 
 /**
