@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { EmbeddedBackend } from "../../shared/store/embedded/backend";
 import { compactFiles } from "../../shared/store/embedded/compaction";
+import { writeSnapshotSync } from "../../shared/store/embedded/snapshot";
 import type { Doc } from "../../shared/store";
 import { int, pick, randomDoc, randomUpdate, seeded } from "../support/random-docs";
 
@@ -143,4 +144,32 @@ test("the next compaction waits for as many bytes of log as the snapshot holds, 
   await store.compacted();
   expect(snapshotSeq()).toBe(after);
   await store.close();
+});
+
+test("a snapshot written in short writes is the same file: each goes on where the last stopped", () => {
+  // A disk that takes a few bytes a call (a full disk, a signal) must not lose or repeat any.
+  const docs = Array.from({ length: 40 }, (_, i) => ({ _id: `d${i}`, text: "é".repeat(i) }));
+  const kept = Buffer.from(`"k1"\t{"_id":"k1","kept":true}`);
+  const tables = () => [{ name: "jobs", indexes: [], docs: [...docs, kept] }];
+  const dir = newDir();
+  const whole = path.join(dir, "whole.json");
+  const short = path.join(dir, "short.json");
+  const bytes = writeSnapshotSync(whole, 7, tables());
+  const writev = fs.writevSync;
+  let calls = 0;
+  const spy = jest.spyOn(fs, "writevSync").mockImplementation((fd, buffers) => {
+    // A write that never moves on would loop for ever: fail instead.
+    if (++calls > 100_000) throw new Error("the snapshot's writes went on without end");
+    // At most 5 bytes of the first buffers, through the real call.
+    const first = Buffer.concat(buffers as Buffer[]).subarray(0, 5);
+    return writev(fd, [first]);
+  });
+  try {
+    expect(writeSnapshotSync(short, 7, tables())).toBe(bytes);
+  } finally {
+    spy.mockRestore();
+  }
+  expect(calls).toBeGreaterThan(bytes / 5 - 1);
+  expect(fs.readFileSync(short).equals(fs.readFileSync(whole))).toBe(true);
+  expect(fs.readFileSync(whole, "utf8")).toContain(`"k1"\t{"_id":"k1","kept":true}\n`);
 });
