@@ -99,6 +99,10 @@ export class HttpDrain {
     while (this.inFlight.size > 0 && Date.now() < until) await sleep(POLL_MS);
     const idleUntil = Math.min(until, Date.now() + IDLE_GRACE_MS);
     while (this.sockets.size > 0 && Date.now() < idleUntil) await sleep(POLL_MS);
+    // http.Server's close now, the listening socket being closed already: it closes the idle
+    // sockets and stops the server's connection-checking timer, which net.Server's close leaves
+    // running; that timer kept the server, and the broker behind its listeners, alive after a stop.
+    server.close();
     server.closeAllConnections();
   }
 }

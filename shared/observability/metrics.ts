@@ -114,43 +114,49 @@ export function metricsOptions(port: number | null): BrokerOptions["metrics"] {
   };
 }
 
+/** What re-registering one of Moleculer's metrics lean reads of it. */
+interface MoleculerMetric {
+  name: string;
+  type: string;
+  labelNames?: string[];
+  unit?: string;
+  description?: string;
+  buckets?: number[];
+  rate?: unknown;
+  quantiles?: unknown;
+}
+
 /**
- * Moleculer's per-action metrics, re-registered lean: the same names and labels, without the
- * per-call rate meters and the sliding-window quantiles (Prometheus computes rates and quantiles
- * from counters and buckets itself). They are updated on every action call, so this is most of
- * what metrics cost a request (docs/operations-guide.md#cost).
+ * Moleculer's own metrics (per action, per event, the bus), re-registered lean: the same names,
+ * labels and units, without the per-series rate meters and sliding-window quantiles. Prometheus
+ * computes rates and quantiles from counters and buckets itself, and in-process they cost:
+ *  - every update: the action metrics are updated on every call, most of what metrics cost a
+ *    request (docs/operations-guide.md#cost);
+ *  - a timer per series, which Moleculer never clears: it kept each stopped broker, and all it
+ *    held, alive (about 11 MB a platform started and stopped in one process; the test runner,
+ *    which starts hundreds, ran out of heap).
+ * The action latency keeps the platform's buckets (MS_BUCKETS), as the gateway's does.
  */
-function leanActionMetrics(broker: ServiceBroker): void {
-  const labels = ["service", "action", "type", "caller"];
-  const lean = [
-    {
-      name: "moleculer.request.total",
-      type: "counter",
-      labelNames: labels,
-      description: "Number of requests",
-    },
-    {
-      name: "moleculer.request.error.total",
-      type: "counter",
-      labelNames: [...labels, "errorName", "errorCode", "errorType"],
-      description: "Number of request errors",
-    },
-    {
-      name: "moleculer.request.time",
-      type: "histogram",
-      labelNames: labels,
-      buckets: MS_BUCKETS,
-      unit: "millisecond",
-      description: "Request times in milliseconds",
-    },
-  ];
-  for (const def of lean) if (broker.metrics.getMetric(def.name)) broker.metrics.register(def as any);
+function leanMoleculerMetrics(broker: ServiceBroker): void {
+  const registered = broker.metrics as unknown as { store: Map<string, MoleculerMetric> };
+  for (const metric of [...registered.store.values()]) {
+    if (!metric.rate && !metric.quantiles) continue;
+    const histogram = metric.type === "histogram";
+    broker.metrics.register({
+      name: metric.name,
+      type: metric.type,
+      labelNames: metric.labelNames,
+      unit: metric.unit,
+      description: metric.description,
+      ...(histogram && { buckets: metric.name === "moleculer.request.time" ? MS_BUCKETS : metric.buckets }),
+    } as never);
+  }
 }
 
 /** Registers the platform's metrics on this broker (once) and follows the bus's state. */
 export function registerPlatformMetrics(broker: ServiceBroker): void {
   if (!broker.isMetricsEnabled()) return;
-  leanActionMetrics(broker);
+  leanMoleculerMetrics(broker);
   for (const def of Object.values(PLATFORM_METRICS))
     if (!broker.metrics.getMetric(def.name))
       broker.metrics.register({

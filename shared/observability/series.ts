@@ -12,6 +12,7 @@
  * Metrics with per-item rate meters or sliding-window quantiles always go through Moleculer (the
  * platform registers its hot metrics without them: ./metrics.ts).
  */
+import { coarseNow } from "./coarse-clock";
 import { MetricReporters, type ServiceBroker } from "moleculer";
 
 export type Labels = Record<string, string | number | boolean | null | undefined>;
@@ -63,18 +64,11 @@ function notifierOf(metric: MoleculerMetric): (value: unknown, labels: Labels | 
 }
 
 /**
- * The time an update stamps on its item: Moleculer reads the clock on every update (50-150 ns on
- * the bench machine, about 16 updates a request). Nothing the platform exports shows it (the
- * Prometheus text has no timestamps), so bound series read a clock that ticks once a second.
+ * The time an update stamps on its item: Moleculer reads the clock on every update. Nothing the
+ * platform exports shows it (the Prometheus text has no timestamps), so bound series read a clock
+ * that ticks once a second (./coarse-clock.ts).
  */
-let clock = 0;
-function now(): number {
-  if (clock === 0) {
-    clock = Date.now();
-    setInterval(() => (clock = Date.now()), 1000).unref();
-  }
-  return clock;
-}
+const now = coarseNow;
 
 /** Where a histogram item's bucket counts really are, once a series has bound it. */
 const COUNTS = Symbol("bucketCounts");
