@@ -11,15 +11,19 @@
  */
 import type { ManualTaskSummary, RunTask } from "./types";
 
+/** Manual task `id`'s entry in its job's summary. */
+export function manualEntry(id: string, task: Readonly<RunTask>): ManualTaskSummary {
+  const entry: ManualTaskSummary = { k: id, status: task.status };
+  if (task.start_time !== undefined) entry.start_time = task.start_time;
+  return entry;
+}
+
 /** The summary of `tasks`' manual tasks, in their order; undefined when there are none. */
 export function manualTasksOf(tasks: Record<string, RunTask | null>): ManualTaskSummary[] | undefined {
   let summary: ManualTaskSummary[] | undefined;
   for (const id in tasks) {
     const task = Object.hasOwn(tasks, id) ? tasks[id] : undefined;
-    if (task?.type !== "manual") continue;
-    const entry: ManualTaskSummary = { k: id, status: task.status };
-    if (task.start_time !== undefined) entry.start_time = task.start_time;
-    (summary ??= []).push(entry);
+    if (task?.type === "manual") (summary ??= []).push(manualEntry(id, task));
   }
   return summary;
 }

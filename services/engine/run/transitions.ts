@@ -38,8 +38,8 @@ import {
 import type { OperationTask } from "../operations/names";
 import { CHILD_CHECK_MS, DISPATCH_GRACE_MS, MAX_INLINE_STEPS, MAX_ITERATIONS } from "./settings";
 import { errorRecord, failed, methodOf, pushError, type Outcome } from "./outcomes";
-import type { ChildState, RunJob, RunTask } from "./types";
-import { manualTasksOf } from "./manual-summary";
+import type { ChildState, ManualTaskSummary, RunJob, RunTask } from "./types";
+import { manualEntry } from "./manual-summary";
 import { readTask, writableTask } from "./jobs";
 import { applyOutgoing, resolveIncoming } from "./variables";
 
@@ -620,11 +620,14 @@ function summarize(job: RunJob, now: number): void {
   let done = 0;
   let sweepAt = Infinity;
   const waiting: string[] = [];
+  // The manual tasks' summary in the same walk (a transition's hot path: no second one).
+  let manual: ManualTaskSummary[] | undefined;
   for (const id in job.tasks) {
     const task = Object.hasOwn(job.tasks, id) ? job.tasks[id] : undefined;
     if (!task) continue;
     total++;
     if (FINISHED.has(task.status)) done++;
+    if (task.type === "manual") (manual ??= []).push(manualEntry(id, task));
     if (job.status !== "running") continue;
     if (task.status === "waiting") waiting.push(id);
     if (task.status !== "running") continue;
@@ -637,6 +640,5 @@ function summarize(job: RunJob, now: number): void {
   job.metrics.progress = job.status === "complete" ? 100 : total ? Math.floor((100 * done) / total) : 0;
   job.sweepAt = job.status === "running" && sweepAt !== Infinity ? sweepAt : null;
   job.waitingTasks = waiting;
-  const manual = manualTasksOf(job.tasks);
   if (manual !== undefined) job.manualTasks = manual;
 }
