@@ -115,7 +115,6 @@ describe("a new job (buildJob)", () => {
       created_by: "system",
       version: 0,
       sweepAt: null,
-      waitingTasks: [],
       parent: null,
       runAs: null,
     });
@@ -221,7 +220,7 @@ describe("start", () => {
     // One of three tasks finished; the next look is when the claim would expire.
     expect(job.metrics.progress).toBe(33);
     expect(job.sweepAt).toBe(T0 + CLAIM_TTL_MS);
-    expect(job.waitingTasks).toEqual([]);
+    expect(job.manualTasks).toBeUndefined();
     // The claimed task's incoming variables resolve against the job.
     expect(resolveIncoming(job, push)).toEqual({ device: "r1" });
   });
@@ -304,7 +303,7 @@ describe("a task's run ends", () => {
     expect(taskIn(job, END)).toMatchObject({ finish_state: "success", end_time: T0 + 250 });
     expect(job.metrics).toMatchObject({ end_time: T0 + 250, progress: 100 });
     expect(job.sweepAt).toBeNull();
-    expect(job.waitingTasks).toEqual([]);
+    expect(job.manualTasks).toBeUndefined();
     expect(job.error).toEqual([]);
   });
 
@@ -326,7 +325,9 @@ describe("a task's run ends", () => {
     });
     expect(taskIn(job, "side")).toMatchObject({ claim: null, end_time: T0 + 400 });
     expect(job.metrics).toMatchObject({ progress: 100, manual_time: 400, end_time: T0 + 400 });
-    expect(job.waitingTasks).toEqual([]);
+    expect(job.manualTasks).toEqual([
+      { k: "approve", status: "canceled", start_time: taskIn(job, "approve").start_time },
+    ]);
   });
 
   test("error with an error transition: the spec's error record, then the error path", () => {
@@ -507,7 +508,10 @@ describe("manual tasks", () => {
     expect(isWaitingManual(job, START)).toBe(false);
     expect(isWaitingManual(job, "nope")).toBe(false);
     expect(step.claimed).toEqual([]);
-    expect(job.waitingTasks).toEqual(["approve"]);
+    expect(taskIn(job, "approve").start_time).toBeDefined();
+    expect(job.manualTasks).toEqual([
+      { k: "approve", status: "waiting", start_time: taskIn(job, "approve").start_time },
+    ]);
     expect(job.sweepAt).toBeNull();
   });
 
@@ -526,7 +530,9 @@ describe("manual tasks", () => {
     expect(job.variables).toEqual({ approved: true });
     expect(job.metrics.manual_time).toBe(5000);
     expect(job.status).toBe("complete");
-    expect(job.waitingTasks).toEqual([]);
+    expect(job.manualTasks).toEqual([
+      { k: "approve", status: "complete", start_time: taskIn(job, "approve").start_time },
+    ]);
     expect(isWaitingManual(job, "approve")).toBe(false);
   });
 });
@@ -556,7 +562,9 @@ describe("cancel", () => {
     expect(step.claimed).toEqual([]);
     expect(step.cancelChildren).toEqual([]);
     expect(job.sweepAt).toBeNull();
-    expect(job.waitingTasks).toEqual([]);
+    expect(job.manualTasks).toEqual([
+      { k: "approve", status: "canceled", start_time: taskIn(job, "approve").start_time },
+    ]);
     // start, work and approve are finished; workflow_end is not.
     expect(job.metrics.progress).toBe(75);
   });

@@ -1,9 +1,9 @@
 /**
  * GET /operations-manager/tasks: manual tasks (by default those waiting for a person), newest
  * first, filterable by job and status, with the group-based access of job reads, as the project's
- * page `{results, total, skip, limit}` (docs/compatibility.md#list-shapes). One aggregation
- * (runs the same on every store backend); jobs with a waiting task are found through their
- * `waitingTasks` summary, so the common question reads only those jobs.
+ * page `{results, total, skip, limit}` (docs/compatibility.md#list-shapes). The jobs' manual-task
+ * summaries are read, then the page's jobs (jobs.repository.ts manualTasks); the same on every
+ * store backend.
  */
 import type { Caller } from "../../../shared/contracts/resources";
 import { jobAccessFilter } from "../../../shared/job-visibility";

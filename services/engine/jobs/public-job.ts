@@ -1,8 +1,9 @@
 /**
  * What a job answer shows (docs/compatibility.md#jobs): the job without the engine's bookkeeping.
- * The compare-and-set `version`, the sweeper's `sweepAt`, the `waitingTasks` and `manualTasks`
- * summaries, the caller a job runs as (`runAs`) and a paused job's `deferred` transitions stay in
- * the store; so do each task's claim, child-job id, loop state and waiting start. One home for the rule: every action answering jobs is wrapped here.
+ * The compare-and-set `version`, the sweeper's `sweepAt`, the `manualTasks` summary (and the
+ * `waitingTasks` one that jobs of earlier releases carry), the caller a job runs as (`runAs`) and a
+ * paused job's `deferred` transitions stay in the store; so do each task's claim, child-job id,
+ * loop state and waiting start. One home for the rule: every action answering jobs is wrapped here.
  */
 import { hasOwn as sharedHasOwn, setOwn } from "../../../shared/objects";
 import type { EngineHandlers } from "../types";

@@ -324,7 +324,6 @@ const WRITTEN_PARTS = new Set<string>([
   "variables",
   "error",
   "sweepAt",
-  "waitingTasks",
   "manualTasks",
   "deferred",
   "spilled",

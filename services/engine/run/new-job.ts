@@ -84,7 +84,6 @@ export function buildJob(
     font_size: 12,
     version: 0,
     sweepAt: null,
-    waitingTasks: [],
     ...(manual !== undefined && { manualTasks: manual }),
     parent: input.parent ?? null,
     runAs: input.caller ?? null,

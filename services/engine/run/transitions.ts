@@ -614,12 +614,11 @@ function soon(job: RunJob, now: number, ms: number): number {
   return job.sweepAt != null && job.sweepAt > now && job.sweepAt <= now + ms ? job.sweepAt : now + ms;
 }
 
-/** progress, sweepAt, waitingTasks and manualTasks, from the tasks as they are now. */
+/** progress, sweepAt and manualTasks, from the tasks as they are now. */
 function summarize(job: RunJob, now: number): void {
   let total = 0;
   let done = 0;
   let sweepAt = Infinity;
-  const waiting: string[] = [];
   // The manual tasks' summary in the same walk (a transition's hot path: no second one).
   let manual: ManualTaskSummary[] | undefined;
   for (const id in job.tasks) {
@@ -628,9 +627,7 @@ function summarize(job: RunJob, now: number): void {
     total++;
     if (FINISHED.has(task.status)) done++;
     if (task.type === "manual") (manual ??= []).push(manualEntry(id, task));
-    if (job.status !== "running") continue;
-    if (task.status === "waiting") waiting.push(id);
-    if (task.status !== "running") continue;
+    if (job.status !== "running" || task.status !== "running") continue;
     if (task.claim && task.claim.until > now) sweepAt = Math.min(sweepAt, task.claim.until);
     else if (task.child) sweepAt = Math.min(sweepAt, soon(job, now, CHILD_CHECK_MS));
     else if (task.loop) continue;
@@ -639,6 +636,5 @@ function summarize(job: RunJob, now: number): void {
   }
   job.metrics.progress = job.status === "complete" ? 100 : total ? Math.floor((100 * done) / total) : 0;
   job.sweepAt = job.status === "running" && sweepAt !== Infinity ? sweepAt : null;
-  job.waitingTasks = waiting;
   if (manual !== undefined) job.manualTasks = manual;
 }

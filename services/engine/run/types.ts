@@ -34,8 +34,6 @@ export interface RunJob extends Omit<JobDoc, "tasks"> {
   tasks: Record<string, RunTask | null>;
   /** When a sweeper should next look at this job (epoch ms); null when nothing can become due. */
   sweepAt: number | null;
-  /** Ids of the tasks waiting for a person. */
-  waitingTasks: string[];
   /**
    * Each manual task's id, status and start, in the job's task order (the manual-task list reads
    * it, not the tasks); absent in a job without manual tasks (transitions.ts manualTasksOf).
