@@ -8,7 +8,7 @@
  */
 import type { BrokerOptions, ServiceBroker } from "moleculer";
 import { trackEventLoopLag } from "./event-loop-lag";
-import { metricOf, seriesOf } from "./series";
+import { metricOf, seriesOf, type MoleculerMetric } from "./series";
 import { PrometheusReporter } from "./prometheus-reporter";
 
 /** Latency buckets in ms, from a cached read to a slow orchestrator. */
@@ -112,18 +112,6 @@ export function metricsOptions(port: number | null): BrokerOptions["metrics"] {
     // Moleculer's Prometheus reporter, its label text kept per series (./prometheus-reporter.ts).
     reporter: [new PrometheusReporter({ port, path: "/metrics" }) as never],
   };
-}
-
-/** What re-registering one of Moleculer's metrics lean reads of it. */
-interface MoleculerMetric {
-  name: string;
-  type: string;
-  labelNames?: string[];
-  unit?: string;
-  description?: string;
-  buckets?: number[];
-  rate?: unknown;
-  quantiles?: unknown;
 }
 
 /**

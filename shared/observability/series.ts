@@ -33,6 +33,8 @@ export interface MoleculerMetric {
   name: string;
   labelNames: string[];
   values: Map<string, Item>;
+  unit?: string;
+  description?: string;
   buckets?: number[];
   quantiles?: number[];
   rate?: boolean;
