@@ -3,9 +3,15 @@
  * answers: the same new document, key order included, the same "changed" verdict, and it never
  * answers where mingo throws. Anything it leaves to mingo (undefined) is mingo's to answer. It
  * never writes into the stored document it starts from: that one is frozen here. The patch it
- * answers (what the store logs) replays to the same new document.
+ * answers (what the store logs) replays to the same new document, copied (replayPatch, the load)
+ * or in place (replayPatchInPlace, a compaction).
  */
-import { fastUpdate, patchJson, replayPatch } from "../../shared/store/embedded/fast-update";
+import {
+  fastUpdate,
+  patchJson,
+  replayPatch,
+  replayPatchInPlace,
+} from "../../shared/store/embedded/fast-update";
 import { applyUpdate } from "../../shared/store/embedded/mongo";
 import type { StoredDoc } from "../../shared/store/embedded/table";
 import type { Doc, Update } from "../../shared/store/types";
@@ -35,6 +41,10 @@ function expectSameAsMingo(doc: Doc, update: Update): "fast" | "mingo" {
     const logged = JSON.parse(patchJson(fast.patch));
     expect(patchJson(fast.patch)).toBe(JSON.stringify(logged));
     expect(JSON.stringify(replayPatch(stored, logged))).toBe(JSON.stringify(fast.doc));
+    // A compaction replays onto a document of its own, in place: the same image, key order included.
+    const own = JSON.parse(JSON.stringify(stored)) as StoredDoc;
+    expect(replayPatchInPlace(own, JSON.parse(patchJson(fast.patch)))).toBe(own);
+    expect(JSON.stringify(own)).toBe(JSON.stringify(fast.doc));
   } else expect(fast.patch).toEqual([]);
   return "fast";
 }

@@ -16,7 +16,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { replayPatch } from "./fast-update";
+import { replayPatchInPlace } from "./fast-update";
 import {
   docText,
   forEachLogEntry,
@@ -56,8 +56,9 @@ function applyEntry(table: PlainTable, entry: LogEntry): void {
   for (const { _id, ops } of entry.patch ?? []) {
     const doc = table.docs.get(_id);
     if (!doc) throw new Error(`store log line ${entry.s} patches ${entry.c}/${_id}, which does not exist`);
+    // Every parsed document here is the compaction's own (JSON.parse made it): patched in place.
     const parsed = Buffer.isBuffer(doc) ? (JSON.parse(docText(doc)) as StoredDoc) : doc;
-    table.docs.set(_id, replayPatch(parsed, ops));
+    table.docs.set(_id, replayPatchInPlace(parsed, ops));
   }
 }
 

@@ -439,25 +439,40 @@ function plainMember(key: string): boolean {
 export function replayPatch(doc: StoredDoc, patch: LoggedPatchOp[]): StoredDoc {
   const root: Doc = { ...doc };
   const owned = new Set<object>([root]);
+  applyLogged(root, patch, (child) => {
+    if (owned.has(child)) return child;
+    const copy = { ...child };
+    owned.add(copy);
+    return copy;
+  });
+  return root as StoredDoc;
+}
+
+/**
+ * replayPatch onto `doc` itself, for a document nobody else holds: a compaction's, parsed from its
+ * files (./compaction.ts). The copies replayPatch makes were a sixth of a compaction's CPU
+ * (docs/performance-rounds.md, eighteenth round); the image is the same, member order included.
+ */
+export function replayPatchInPlace(doc: StoredDoc, patch: LoggedPatchOp[]): StoredDoc {
+  applyLogged(doc as Doc, patch, (child) => child);
+  return doc;
+}
+
+/** The one replay of logged ops: `writable` answers the object to write into for a plain child. */
+function applyLogged(root: Doc, patch: LoggedPatchOp[], writable: (child: Doc) => Doc): void {
   for (const [op, path, value] of patch) {
     const parts = path.split(".");
     let node = root;
-    for (const part of parts.slice(0, -1)) {
-      let child = Object.hasOwn(node, part) ? node[part] : undefined;
-      if (!isPlain(child)) {
-        child = {};
-        owned.add(child);
-      } else if (!owned.has(child)) {
-        child = { ...child };
-        owned.add(child);
-      }
-      node[part] = child;
-      node = child as Doc;
+    for (let i = 0; i < parts.length - 1; i++) {
+      const part = parts[i];
+      const child = Object.hasOwn(node, part) ? node[part] : undefined;
+      const next = isPlain(child) ? writable(child as Doc) : writable({});
+      node[part] = next;
+      node = next;
     }
     const key = parts[parts.length - 1];
     if (op === "unset") delete node[key];
     else if (op === "set") node[key] = value;
     else node[key] = [...(Array.isArray(node[key]) ? (node[key] as unknown[]) : []), value];
   }
-  return root as StoredDoc;
 }
