@@ -458,10 +458,23 @@ export function replayPatchInPlace(doc: StoredDoc, patch: LoggedPatchOp[]): Stor
   return doc;
 }
 
+/** A logged path's segments, remembered (a bounded memo): the same tasks' members come job after job. */
+const loggedPaths = new Map<string, readonly string[]>();
+
+function loggedPath(path: string): readonly string[] {
+  let parts = loggedPaths.get(path);
+  if (parts === undefined) {
+    parts = path.split(".");
+    if (loggedPaths.size >= PATH_MEMO_SIZE) loggedPaths.clear();
+    loggedPaths.set(path, parts);
+  }
+  return parts;
+}
+
 /** The one replay of logged ops: `writable` answers the object to write into for a plain child. */
 function applyLogged(root: Doc, patch: LoggedPatchOp[], writable: (child: Doc) => Doc): void {
   for (const [op, path, value] of patch) {
-    const parts = path.split(".");
+    const parts = loggedPath(path);
     let node = root;
     for (let i = 0; i < parts.length - 1; i++) {
       const part = parts[i];
