@@ -575,6 +575,50 @@ describe("the job lists clients ask for read skeletons, not every stored job", (
     );
   });
 
+  test("the daily task metrics (GET /workflow_engine/tasks/metrics) parse no stored job", () => {
+    // Job i: complete unless i % 4 === 2 (running), of workflow i % 3, ended on day i % 2 (UTC) after
+    // a run of 1,000 + i ms, with i ms of manual time; workflow 0's jobs have an SLA of 1.05 s and a
+    // pre-automation time of 60 s; the others neither.
+    const day = (d: number) => Date.UTC(2026, 10, 1 + d);
+    const ended = (i: number) => day(i % 2) + 3_600_000 + i;
+    return withColdJobs(
+      (i) => ({
+        name: "push-config",
+        status: i % 4 === 2 ? "running" : "complete",
+        workflow: { _id: `wf${i % 3}`, name: `workflow ${i % 3}` },
+        ...(i % 3 === 0 && { sla: 1.05, preAutomationTime: 60_000 }),
+        metrics: {
+          start_time: ended(i) - 1_000 - i,
+          ...(i % 4 !== 2 && { end_time: ended(i) }),
+          manual_time: i,
+          progress: 1,
+        },
+      }),
+      async (repo, docs) => {
+        const before = docs.parsed;
+        const query = { since: 0, sortBy: "workflow.name" as const, order: 1 as const, skip: 0, limit: 10 };
+        const { total, page } = await repo.dailyMetrics(query);
+        expect(docs.parsed).toBe(before);
+        expect(total).toBe(3);
+        const expected = (w: number) => {
+          const jobs = (d: number) =>
+            Array.from({ length: 120 }, (_, i) => i).filter((i) => i % 3 === w && i % 4 !== 2 && i % 2 === d);
+          return [0, 1].map((d) => ({
+            day: day(d),
+            jobsComplete: jobs(d).length,
+            totalRunTime: jobs(d).reduce((sum, i) => sum + 1_000 + i, 0),
+            totalManualTime: jobs(d).reduce((sum, i) => sum + i, 0),
+            slaTargetsMissed: w === 0 ? jobs(d).filter((i) => 1_000 + i > 1_050).length : 0,
+          }));
+        };
+        expect(page.map((e) => e.workflow.name)).toEqual(["workflow 0", "workflow 1", "workflow 2"]);
+        expect(page.map((e) => e.preAutomationTime)).toEqual([60_000, 0, 0]);
+        for (const [w, entry] of page.entries())
+          expect([...entry.metrics].sort((a, b) => a.day - b.day)).toEqual(expected(w));
+      },
+    );
+  });
+
   test("the manual tasks of a status (GET /operations-manager/tasks) parse only the page's jobs", () => {
     // Job i: its manual task `approve` complete (i % 3 === 0), waiting (1) or canceled (2), started
     // at second i; the running ones of i % 6 === 1 paused, whose waits are not listed.

@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { JobRepository } from "../../services/engine/jobs.repository";
 import { AutomationRunsRepository } from "../../services/scheduler/automation-runs.repository";
 import { EmbeddedBackend } from "../../shared/store/embedded/backend";
 import { migrateIndex, type IndexPort } from "../../shared/store/index-migration";
@@ -55,6 +56,26 @@ describe("embedded store", () => {
 
     store = new EmbeddedBackend({ dataDir: dir });
     expect(indexNames(store)).toEqual(["automationId_1_dueAt_-1", "state_1"]);
+    await store.close();
+  });
+
+  test("the jobs' task-metrics window of an earlier version is dropped for the wider one, answers unchanged", async () => {
+    const dir = newDir();
+    const store = new EmbeddedBackend({ dataDir: dir });
+    const jobs = store.collection("jobs");
+    await jobs.createIndex({ keys: { status: 1, "metrics.end_time": -1 } });
+    await jobs.insertMany([
+      { _id: "a", status: "complete", metrics: { start_time: 1, end_time: 5, manual_time: 2 } },
+      { _id: "b", status: "running", metrics: { start_time: 2, end_time: null } },
+    ]);
+    const repo = new JobRepository(store);
+    expect(repo.retiredIndexes).toEqual(["status_1_metrics.end_time_-1"]);
+    await repo.ensureIndexes();
+    const names = [...store.table("jobs").indexes.keys()];
+    expect(names).not.toContain("status_1_metrics.end_time_-1");
+    expect(names).toContain("status_1_metrics.end_time_-1_metrics.manual_time_1_sla_1_preAutomationTime_1");
+    const found = await jobs.find({ status: "complete", "metrics.end_time": { $gte: 0 } });
+    expect(found.map((j) => j._id)).toEqual(["a"]);
     await store.close();
   });
 
