@@ -317,6 +317,52 @@ describe("an aggregation over many documents", () => {
   });
 });
 
+describe("where the per-document stages run", () => {
+  const pipeline = PIPELINES["manual tasks (project, unwind, match, facet)"];
+
+  test("past the inline rows, on the aggregation thread with the rest: mingo never runs on the event loop", async () => {
+    const store = newStore(16, 50);
+    const run = jest.spyOn(Aggregator.prototype, "run");
+    try {
+      await store.collection("jobs").insertMany(Array.from({ length: JOBS }, (_, i) => job(i)));
+      const want = expected(pipeline);
+      run.mockClear();
+      const answer = await store.collection("jobs").aggregate(structuredClone(pipeline));
+      expect(run).not.toHaveBeenCalled();
+      expect(answer).toEqual(want);
+    } finally {
+      run.mockRestore();
+      await store.close();
+    }
+  });
+
+  test("few documents making many rows: the stages in place, the rows to the thread, the same answer", async () => {
+    // 160 of the 240 documents match `groups: "all"` (i % 3 !== 0); each unwinds to 3 task rows.
+    const store = newStore(16, 200);
+    const run = jest.spyOn(Aggregator.prototype, "run");
+    try {
+      await store.collection("jobs").insertMany(Array.from({ length: JOBS }, (_, i) => job(i)));
+      const unwound: Pipeline = [
+        { $match: { groups: "all" } },
+        { $project: { job: "$_id", task: { $objectToArray: "$tasks" } } },
+        { $unwind: "$task" },
+        { $sort: { "task.v.start_time": -1 } },
+        { $limit: 4 },
+      ];
+      const want = expected(unwound);
+      run.mockClear();
+      const answer = await store.collection("jobs").aggregate(structuredClone(unwound));
+      // The per-document stages once, in place, over the 160 documents (480 rows); the rest apart.
+      expect(run).toHaveBeenCalledTimes(1);
+      expect((run.mock.calls[0][0] as unknown[]).length).toBe(160);
+      expect(answer).toEqual(want);
+    } finally {
+      run.mockRestore();
+      await store.close();
+    }
+  });
+});
+
 describe("the plan (aggregate-plan.ts)", () => {
   test("takes the leading $match apart and runs per-document stages slice by slice", () => {
     const plan = planAggregate(PIPELINES["manual tasks (project, unwind, match, facet)"]);

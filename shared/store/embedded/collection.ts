@@ -63,9 +63,6 @@ import {
 /** How long one read's scan may hold the event loop before it lets other work in, in ms. */
 export const READ_SLICE_MS = 10;
 
-/** mingo's options for an aggregation (the store's resolver of other collections). */
-type Options = ConstructorParameters<typeof Aggregator>[1];
-
 /** Documents an aggregation's per-document stages take at a time (aggregate-plan.ts). */
 const AGGREGATE_SLICE_DOCS = 64;
 
@@ -410,8 +407,12 @@ export class EmbeddedCollection implements Collection<Doc> {
     const rest = withMongoCount(plan.rest);
     // A stage that reads another collection ($lookup...) needs the store: it runs here.
     const inPlace = rest.length === 0 || readsOtherCollections(rest);
-    const input = new RestInput(inPlace ? Infinity : this.store.aggregateInlineRows);
-    await this.feed(plan, options, input);
+    const input = new RestInput(
+      inPlace ? Infinity : this.store.aggregateInlineRows,
+      plan.perDocument,
+      options,
+    );
+    await this.feed(plan, input);
     const gathered = input.finish(rest);
     if ("task" in gathered) return this.logged((await this.store.aggregateApart(gathered.task)) as R[]);
     const rows = gathered.rows;
@@ -419,17 +420,16 @@ export class EmbeddedCollection implements Collection<Doc> {
   }
 
   /**
-   * Hands `input` the rows of `plan`'s per-document stages over the documents its `$match` finds:
-   * each document a copy of the members the pipeline reads (a cold one's skeleton when it keeps them
-   * all), the stages run AGGREGATE_SLICE_DOCS at a time, other work let in every READ_SLICE_MS as a
-   * find's scan does (matchingInSlices).
+   * Hands `input` the documents `plan`'s `$match` finds, AGGREGATE_SLICE_DOCS at a time (where its
+   * per-document stages run: aggregate-input.ts): each a copy of the members the pipeline reads (a
+   * cold one's skeleton when it keeps them all), other work let in every READ_SLICE_MS as a find's
+   * scan does (matchingInSlices).
    */
-  private async feed(plan: AggregatePlan, options: Options, input: RestInput): Promise<void> {
+  private async feed(plan: AggregatePlan, input: RestInput): Promise<void> {
     const docs = this.table.docs;
     const members = plan.reads && topLevelMembers(plan.reads);
     // Cold documents whose skeletons hold every path read are tested and fed as their skeletons.
     const coverage = coverageOf(this.table, this.store.machinery, plan.reads);
-    const perDocument = plan.perDocument.length ? new Aggregator(plan.perDocument, options) : undefined;
     // Without a leading $match it reads every document by design: no index could serve it.
     const { test, candidates } =
       plan.match !== undefined
@@ -437,7 +437,7 @@ export class EmbeddedCollection implements Collection<Doc> {
         : this.scan({}, { covered: EVERY_DOCUMENT, scan: "an aggregation over every document" });
     let slice: Doc[] = [];
     const flush = () => {
-      input.add(perDocument ? perDocument.run(slice) : slice);
+      input.add(slice);
       slice = [];
     };
     const turn = new ReadSlice();
