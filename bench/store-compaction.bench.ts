@@ -12,6 +12,10 @@
  * event loop's longest stall meanwhile. Then, with that snapshot in place, it stores BENCH_NEW (1,000)
  * jobs more and times the next compaction: the steady state, a big snapshot and a log of recent
  * writes, where a document no write touched is copied as its snapshot line (eleventh round).
+ * Last, a log as the engine writes it: BENCH_STEPPED_JOBS (3,000; 0 skips it) jobs inserted and
+ * then stepped through their 10 tasks by compare-and-sets (bench/engine/transition-fixture.ts),
+ * each logged as the members it changed, and the compaction of that log (eighteenth round: its
+ * patches replayed in place, their paths split once).
  *
  *   npm run build && node dist/bench/store-compaction.bench.js        (BENCH_JOBS=5000,20000)
  */
@@ -19,11 +23,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { EmbeddedBackend } from "../shared/store/embedded/backend";
+import { benchJob, transitionSet } from "./engine/transition-fixture";
 import { runBench } from "./support/main";
 
 const SIZES = (process.env.BENCH_JOBS ?? "5000,20000").split(",").map(Number);
 const CHUNK = 500;
 const NEW_JOBS = Number(process.env.BENCH_NEW ?? 1000);
+const STEPPED_JOBS = Number(process.env.BENCH_STEPPED_JOBS ?? 3000);
+const STEPS = 10;
 
 /** A finished job of ten tasks, about 6 KB of JSON. */
 function finishedJob(i: number) {
@@ -47,6 +54,35 @@ async function seed(dataDir: string, from: number, to: number): Promise<void> {
       .collection("jobs")
       .insertMany(Array.from({ length: Math.min(CHUNK, to - k) }, (_, j) => finishedJob(k + j)));
   await seeding.close();
+}
+
+/** Stores `jobs` running jobs and steps each through its tasks, a compare-and-set a step, never compacting. */
+async function seedStepped(dataDir: string, jobs: number): Promise<void> {
+  const seeding = new EmbeddedBackend({ dataDir, compactBytes: Number.MAX_SAFE_INTEGER });
+  const coll = seeding.collection("jobs");
+  for (let k = 0; k < jobs; k += CHUNK) {
+    const batch = Array.from({ length: Math.min(CHUNK, jobs - k) }, (_, j) => benchJob(`s${k + j}`, k + j));
+    await coll.insertMany(batch);
+    for (let step = 0; step < STEPS; step++) {
+      const written = await Promise.all(
+        batch.map((job) => coll.updateVersioned!(job._id, step + 1, transitionSet(step))),
+      );
+      if (written.some((ok) => !ok)) throw new Error(`a compare-and-set of step ${step} missed`);
+    }
+  }
+  await seeding.close();
+}
+
+async function measureStepped(jobs: number): Promise<string> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-compaction-"));
+  try {
+    await seedStepped(dataDir, jobs);
+    const logMb = fs.statSync(path.join(dataDir, "store", "store.log")).size / 2 ** 20;
+    const result = await compactOnce(dataDir, jobs + 1);
+    return `${jobs} jobs of ${STEPS} compare-and-sets each, a ${logMb.toFixed(1)} MiB log: ${result}`;
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 
 async function measure(jobs: number): Promise<string> {
@@ -105,6 +141,7 @@ async function compactOnce(dataDir: string, id: number): Promise<string> {
 
 async function main(): Promise<void> {
   for (const jobs of SIZES) console.log(await measure(jobs));
+  if (STEPPED_JOBS > 0) console.log(await measureStepped(STEPPED_JOBS));
 }
 
 runBench(main);
