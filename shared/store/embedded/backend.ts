@@ -32,7 +32,8 @@ import { Table } from "./table";
 import { HOT_DOCUMENTS } from "./doc-map";
 import { EmbeddedCollection } from "./collection";
 import { jsonNesting, writtenWithin, type WrittenValue } from "./depth";
-import { patchJson, replayPatch, type PatchOp } from "./fast-update";
+import { patchJson, type PatchOp } from "./fast-update";
+import { PatchReplay } from "./load-replay";
 import { frozenJsonNesting, frozenJsonText } from "../../frozen-json";
 import { MAX_DOCUMENT_DEPTH, documentTooDeep } from "../rules";
 import { forEachLogEntry, readSnapshot, rotatedLogPath, rotatedLogs, type LogEntry } from "./snapshot";
@@ -357,7 +358,7 @@ export class EmbeddedBackend implements Store {
    */
   commit(
     collection: string,
-    change: Omit<LogEntry, "s" | "c">,
+    change: Omit<LogEntry, "s" | "c" | "patch">,
     written?: WrittenValue[],
     patches?: DocPatch[],
     putTexts?: readonly (string | undefined)[],
@@ -411,22 +412,15 @@ export class EmbeddedBackend implements Store {
     this.logBytes += bytes.length;
   }
 
-  /** Applies a log entry; `putTexts`, by position, are its puts' JSON texts where known. */
+  /**
+   * Applies a log entry's indexes, puts and deletes (its patches are the load's: ./load-replay.ts);
+   * `putTexts`, by position, are its puts' JSON texts where known.
+   */
   private applyEntry(entry: LogEntry, putTexts?: readonly (string | undefined)[]): void {
     const table = this.table(entry.c);
     for (const name of entry.dropIdx ?? []) table.dropIndex(name);
     if (entry.idx) table.addIndex(entry.idx);
     table.apply(entry.put ?? [], entry.del ?? [], putTexts);
-    if (entry.patch) {
-      const images = entry.patch.map(({ _id, ops }) => {
-        const doc = table.docs.peek(_id);
-        // The log is replayed in order, so the patched document is there; anything else is corruption.
-        if (!doc)
-          throw new Error(`store log line ${entry.s} patches ${entry.c}/${_id}, which does not exist`);
-        return replayPatch(doc, ops);
-      });
-      table.apply(images, []);
-    }
   }
 
   private get paths() {
@@ -446,13 +440,15 @@ export class EmbeddedBackend implements Store {
     tighten(this.dir, 0o700);
     if (fs.existsSync(snapshot)) tighten(snapshot, 0o600);
     if (fs.existsSync(snapshot)) this.seq = this.loadSnapshot(snapshot);
+    const patches = new PatchReplay((name) => this.table(name));
     // Logs rotated by a compaction that had not finished (./snapshot.ts): older lines first.
     for (const old of rotatedLogs(this.dir)) {
       if (old.seq <= this.seq) fs.rmSync(old.file, { force: true });
-      else this.replayLog(old.file, fs.readFileSync(old.file));
+      else this.replayLog(old.file, fs.readFileSync(old.file), patches);
     }
     const content = fs.existsSync(log) ? fs.readFileSync(log) : Buffer.alloc(0);
-    const goodBytes = this.replayLog(log, content);
+    const goodBytes = this.replayLog(log, content, patches);
+    patches.flush();
     const fd = fs.openSync(log, "a", 0o600);
     tighten(log, 0o600); // a log made by an older version was 0644
     if (goodBytes < content.length) fs.ftruncateSync(fd, goodBytes);
@@ -464,11 +460,17 @@ export class EmbeddedBackend implements Store {
   /**
    * Applies a log's lines the snapshot does not hold yet; answers how many bytes of it are whole
    * lines. Only the last line can be torn by a crash; garbage earlier is corruption we must not hide.
+   * Patches go to `patches`, which applies each document's last image when its collection is
+   * written otherwise or the caller flushes it (./load-replay.ts).
    */
-  private replayLog(log: string, content: Buffer): number {
+  private replayLog(log: string, content: Buffer, patches: PatchReplay): number {
     return forEachLogEntry(log, content, (entry) => {
       if (entry.s <= this.seq) return;
-      this.applyEntry(entry);
+      if (entry.put?.length || entry.del?.length || entry.idx || entry.dropIdx?.length) {
+        patches.flush(entry.c);
+        this.applyEntry(entry);
+      }
+      if (entry.patch) patches.patch(entry.c, entry.s, entry.patch);
       this.seq = entry.s;
     });
   }
