@@ -10,6 +10,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { EmbeddedBackend } from "../../shared/store/embedded/backend";
+import { PENDING_DOCUMENTS } from "../../shared/store/embedded/load-replay";
+import { Table } from "../../shared/store/embedded/table";
 import type { Doc } from "../../shared/store";
 import { seeded } from "../support/random-docs";
 
@@ -143,6 +145,57 @@ test("a reopened store equals the one that wrote its log, patch by patch", async
     );
     if (free !== -1) await reopened.collection("jobs").insertOne({ _id: "y", key: `k${free}` });
   } finally {
+    await reopened.close();
+  }
+});
+
+test("patches of more documents than may wait are applied a batch at a time, to the same store", async () => {
+  // A data migration's shape: every document patched, twice, in two orders, and nothing else.
+  const dir = newDir();
+  const many = PENDING_DOCUMENTS + 300;
+  const store = new EmbeddedBackend({ dataDir: dir, hotDocuments: 16 });
+  const docs = store.collection("docs");
+  await docs.createIndex({ keys: { n: 1 } });
+  // In lines of 100 (the load applies a line's puts as one batch, whatever its size).
+  for (let k = 0; k < many; k += 100)
+    await docs.insertMany(
+      Array.from({ length: Math.min(100, many - k) }, (_, j) => ({
+        _id: `d${k + j}`,
+        n: k + j,
+        version: 1,
+        sub: { m: k + j },
+      })),
+    );
+  const order = Array.from({ length: many }, (_, i) => `d${i}`);
+  for (const [round, ids] of [order, [...order].reverse()].entries())
+    for (const id of ids)
+      expect(await docs.updateVersioned!(id, round + 1, { n: -Number(id.slice(1)), "sub.r": round })).toBe(
+        true,
+      );
+  // Then one line patching every document (an updateMany), past the limit in the middle of it.
+  expect((await docs.updateMany({}, { $set: { "sub.r": 9 } })).modifiedCount).toBe(many);
+  const before = {
+    all: await docs.find({}),
+    byN: (await docs.find({ n: { $lt: -many + 5 } })).map((d) => d._id),
+  };
+  await store.close();
+
+  const apply = jest.spyOn(Table.prototype, "apply");
+  const reopened = new EmbeddedBackend({ dataDir: dir, hotDocuments: 16 });
+  try {
+    const batches = apply.mock.calls.map(([puts]) => puts.length);
+    expect(Math.max(...batches)).toBeLessThanOrEqual(PENDING_DOCUMENTS);
+    const rd = reopened.collection("docs");
+    expect({
+      all: await rd.find({}),
+      byN: (await rd.find({ n: { $lt: -many + 5 } })).map((d) => d._id),
+    }).toEqual(before);
+    // Written last: the updateMany's last sixteen.
+    const table = reopened.table("docs").docs;
+    expect(order.filter((id) => !table.isCold(id))).toEqual(order.slice(-16));
+    expect((await rd.find({ "sub.r": 9 })).length).toBe(many);
+  } finally {
+    apply.mockRestore();
     await reopened.close();
   }
 });

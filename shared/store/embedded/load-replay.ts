@@ -10,9 +10,16 @@
  * from its stored image to that one, and images are applied in the order of their last patches,
  * so the documents written last are the same (the hot ones, doc-map.ts). Unique keys end the same
  * whatever the order of the documents applied together: an entry is removed only by its owner.
+ * At most PENDING_DOCUMENTS images wait per collection (each a parsed document, where the table
+ * may hold it as text): a log that patches more documents than that between two other writes (a
+ * data migration) has them applied a batch at a time, which leaves the tables as they would be.
  */
+import { HOT_DOCUMENTS } from "./doc-map";
 import { replayPatch, type LoggedPatchOp } from "./fast-update";
 import type { StoredDoc, Table } from "./table";
+
+/** Images that wait at most, per collection: the hot documents a collection holds by default. */
+export const PENDING_DOCUMENTS = HOT_DOCUMENTS;
 
 export class PatchReplay {
   /** Per collection, per document, its latest image not yet in its table. */
@@ -33,6 +40,7 @@ export class PatchReplay {
       const image = replayPatch(base, ops);
       images.delete(_id); // last in the map: applied in the order of last patches
       images.set(_id, image);
+      if (images.size >= PENDING_DOCUMENTS) this.flush(collection);
     }
   }
 
@@ -40,8 +48,10 @@ export class PatchReplay {
   flush(collection?: string): void {
     for (const [name, images] of this.pending) {
       if (collection !== undefined && name !== collection) continue;
-      this.pending.delete(name);
-      if (images.size > 0) this.tableOf(name).apply([...images.values()], []);
+      if (images.size === 0) continue;
+      const batch = [...images.values()];
+      images.clear();
+      this.tableOf(name).apply(batch, []);
     }
   }
 }
