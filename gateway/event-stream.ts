@@ -5,6 +5,7 @@
  */
 import { PassThrough } from "node:stream";
 import { Errors } from "moleculer";
+import type { JobChangesEvent } from "../shared/contracts/events";
 import type { Caller } from "../shared/contracts/resources";
 import { maySeeJob } from "../shared/job-visibility";
 
@@ -102,6 +103,14 @@ export class EventStreams {
     this.each((c) => {
       if (maySee(c.caller, { groups: payload.groups })) c.stream.write(frame);
     });
+  }
+
+  /** One engine change (a job write): a task event per task it changed, then a job event if the job did. */
+  publishChange(change: JobChangesEvent): void {
+    if (this.clients.size === 0) return;
+    const { jobChanged, tasks, ...job } = change;
+    for (const task of tasks) this.publish("task", { ...job, ...task });
+    if (jobChanged) this.publish("job", job);
   }
 
   /** Ends at once the streams of sessions revoked anywhere in the cluster (logout, password change). */

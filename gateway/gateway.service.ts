@@ -40,6 +40,7 @@ import {
   SESSIONS_REVOKED_EVENT,
   ACCOUNTS_CHANGED_EVENT,
   type AccountsChangedEvent,
+  type JobChangesBatchEvent,
   type JobChangesEvent,
   type ProfileActivatedEvent,
   type SessionsRevokedEvent,
@@ -256,13 +257,15 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
         if (ctx.params.all) this.callers.clear();
         else this.callers.forgetAccounts(ctx.params.accountIds);
       },
-      // One engine event per job write; streams get a job event and a task event each, as before.
+      // Every job write reaches every gateway, alone or with the rest of its turn
+      // (shared/job-changes-batch.ts): with no stream open, no event objects are made.
       [ENGINE_EVENTS.changes](this: GatewayService, ctx: Context<JobChangesEvent>) {
-        // Every job write reaches every gateway: with no stream open, no event objects are made.
-        if (this.streams.size === 0) return;
-        const { jobChanged, tasks, ...job } = ctx.params;
-        for (const task of tasks) this.streams.publish("task", { ...job, ...task });
-        if (jobChanged) this.streams.publish("job", job);
+        this.streams.publishChange(ctx.params);
+      },
+      [ENGINE_EVENTS.changesBatch](this: GatewayService, ctx: Context<JobChangesBatchEvent>) {
+        const changes = ctx.params?.changes;
+        if (this.streams.size === 0 || !Array.isArray(changes)) return;
+        for (const change of changes) this.streams.publishChange(change);
       },
       [PROFILE_ACTIVATED_EVENT](this: GatewayService, ctx: Context<ProfileActivatedEvent>) {
         this.activeCookieName = ctx.params.cookieName || DEFAULT_COOKIE;

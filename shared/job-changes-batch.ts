@@ -1,22 +1,27 @@
 /**
- * engine.jobChanges, several to a message: what the engine's replicas broadcast over a transporter
- * in one event-loop turn goes as one `engine.jobChangesBatch` message to each listening node, where
- * each change is handed to the node's own `engine.jobChanges` listeners, in order, as if it had come
- * alone. Why: one message per job write (a broadcast to each listening node) cost each side an
- * envelope, a context and a parse per transition (docs/performance-rounds.md).
+ * engine.jobChanges, several at a time: what an engine replica broadcasts in one event-loop turn
+ * goes as one `engine.jobChangesBatch` event, to each listening node over a transporter and to the
+ * node's own listeners in one process, where each change reaches every `engine.jobChanges`
+ * listener once, in order, as if it had come alone. Why: one event per job write cost a context
+ * per listener, a pass of the event middlewares and (over a transporter) an envelope and a parse
+ * per transition (docs/performance-rounds.md).
  *
- * The listening side is this middleware: the first service of a node that listens to
- * `engine.jobChanges` also listens to the batch, once per node, so a batch reaches each node once.
- * The sending side (services/engine/run/events.ts) sends batches only while every node that listens
- * to `engine.jobChanges` listens to the batch too (a node of an older release does not): otherwise
- * it sends each change alone, as before.
+ * A listener takes batches in one of two ways. A service may listen to the batch itself (the
+ * gateway and the benches' listeners do: one call per batch); it then gets no change twice. For
+ * every other listener of `engine.jobChanges`, this middleware gives the node's first such service
+ * the batch's handler, once per node, which hands each change of a batch to those listeners (their
+ * event groups) as a local `engine.jobChanges` event. The sending side (services/engine/run/events.ts)
+ * sends batches only while every node that listens to `engine.jobChanges` listens to the batch too
+ * (a node of an older release does not): otherwise it sends each change alone, as before.
  */
 import type { Context, Middleware, ServiceBroker, ServiceSchema } from "moleculer";
 import { ENGINE_EVENTS, type JobChangesBatchEvent } from "./contracts/events";
 
 export function jobChangesBatchMiddleware(): Middleware {
   let broker: ServiceBroker;
-  let listening = false;
+  let handed = false;
+  /** The event groups of this node's listeners that take each change alone. */
+  const singles = new Set<string>();
   return {
     name: "JobChangesBatch",
     created(b: ServiceBroker) {
@@ -24,17 +29,26 @@ export function jobChangesBatchMiddleware(): Middleware {
     },
     serviceCreating(_service: unknown, schema: ServiceSchema) {
       const events = schema.events as Record<string, unknown> | undefined;
-      if (listening || !events || !(ENGINE_EVENTS.changes in events)) return;
-      if (ENGINE_EVENTS.changesBatch in events) return;
-      listening = true;
+      if (!events || !(ENGINE_EVENTS.changes in events)) return;
+      if (ENGINE_EVENTS.changesBatch in events) return; // it takes the batches itself
+      singles.add(groupOf(events[ENGINE_EVENTS.changes], schema.name));
+      if (handed) return;
+      handed = true;
       events[ENGINE_EVENTS.changesBatch] = {
         handler(ctx: Context<JobChangesBatchEvent>) {
           const changes = Array.isArray(ctx.params?.changes) ? ctx.params.changes : [];
-          for (const change of changes) void broker.broadcastLocal(ENGINE_EVENTS.changes, change);
+          const groups = [...singles];
+          for (const change of changes) void broker.broadcastLocal(ENGINE_EVENTS.changes, change, { groups });
         },
       };
     },
   } as Middleware;
+}
+
+/** A listener's event group: its declared `group`, else its service's name (Moleculer's rule). */
+function groupOf(listener: unknown, serviceName: string): string {
+  const group = (listener as { group?: unknown } | null)?.group;
+  return typeof group === "string" && group !== "" ? group : serviceName;
 }
 
 /** Whether every node listening to engine.jobChanges takes batches. */

@@ -4,7 +4,11 @@
  * and the load loops: start jobs and wait for each to complete; finish manual tasks.
  */
 import type { Context, ServiceBroker, ServiceSchema } from "moleculer";
-import { ENGINE_EVENTS, type JobChangesEvent } from "../../shared/contracts/events";
+import {
+  ENGINE_EVENTS,
+  type JobChangesBatchEvent,
+  type JobChangesEvent,
+} from "../../shared/contracts/events";
 import type { JobStamp } from "./stages";
 import { LeanHttp } from "../support/lean-http";
 
@@ -40,14 +44,19 @@ export class Completions {
   private early = new Map<string, { at: number; status: string }>();
 
   service(): ServiceSchema {
-    const ended = (jobId: string, status: string) => this.ended(jobId, status);
+    const seen = (change: JobChangesEvent) => {
+      if (!change.jobChanged || change.status === "running" || change.status === "paused") return;
+      this.ended(change.jobId, change.status);
+    };
     return {
       name: "benchlistener",
       events: {
         [ENGINE_EVENTS.changes](ctx: Context<JobChangesEvent>) {
-          if (!ctx.params.jobChanged || ctx.params.status === "running" || ctx.params.status === "paused")
-            return;
-          ended(ctx.params.jobId, ctx.params.status);
+          seen(ctx.params);
+        },
+        // A turn's changes in one call, as the gateway takes them (shared/job-changes-batch.ts).
+        [ENGINE_EVENTS.changesBatch](ctx: Context<JobChangesBatchEvent>) {
+          for (const change of ctx.params.changes) seen(change);
         },
       },
     };

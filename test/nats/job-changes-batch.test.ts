@@ -5,12 +5,12 @@
  * an older release, without the batch listener, is on the bus).
  */
 import { randomUUID } from "node:crypto";
-import { ServiceBroker, type Context } from "moleculer";
+import { ServiceBroker } from "moleculer";
 import { brokerOptions } from "../../app/broker-options";
 import { loadConfig } from "../../shared/config";
-import { ENGINE_EVENTS, type JobChangesEvent } from "../../shared/contracts/events";
+import { ENGINE_EVENTS } from "../../shared/contracts/events";
 import { emitChanges } from "../../services/engine/run/events";
-import type { RunJob } from "../../services/engine/run/types";
+import { ids, job, listen, listenToBatches, until } from "../support/job-changes";
 
 const NATS_URL = process.env.NATS_URL!;
 const brokers: ServiceBroker[] = [];
@@ -40,43 +40,6 @@ function olderBroker(namespace: string, name: string): ServiceBroker {
   brokers.push(broker);
   return broker;
 }
-
-/** A listener service keeping what it heard, in order. */
-function listen(broker: ServiceBroker, name: string): JobChangesEvent[] {
-  const heard: JobChangesEvent[] = [];
-  broker.createService({
-    name,
-    events: {
-      [ENGINE_EVENTS.changes](ctx: Context<JobChangesEvent>) {
-        heard.push(ctx.params);
-      },
-    },
-  });
-  return heard;
-}
-
-function job(i: number): RunJob {
-  return {
-    _id: `job-${i}`,
-    name: `job ${i}`,
-    workflow: { name: "wf" },
-    status: "running",
-    groups: [`g${i}`],
-    last_updated: new Date(1_000_000 + i).toISOString(),
-    metrics: { progress: i },
-    tasks: {},
-  } as unknown as RunJob;
-}
-
-async function until(check: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-const ids = (events: JobChangesEvent[]) => events.map((e) => e.jobId);
 
 test("the changes of one turn reach every listener once, in order, as one message per node", async () => {
   const ns = `jcb-${randomUUID().slice(0, 8)}`;
@@ -125,4 +88,24 @@ test("with a node of an older release listening, each change goes alone, and sti
   await new Promise((r) => setTimeout(r, 200));
   expect([ids(current), ids(old)]).toEqual([want, want]);
   expect(broadcasts.mock.calls.map((c) => c[0])).toEqual(Array(5).fill(ENGINE_EVENTS.changes));
+});
+
+test("a listener that takes batches itself gets each change once, beside listeners of single changes", async () => {
+  const ns = `jcb-${randomUUID().slice(0, 8)}`;
+  const engine = platformBroker(ns, "engine");
+  const gateway = platformBroker(ns, "gateway");
+  const single = listen(gateway, "single");
+  const batched = listenToBatches(gateway, "batched");
+  const other = platformBroker(ns, "other");
+  const alone = listenToBatches(other, "alone");
+  await Promise.all(brokers.map((b) => b.start()));
+  await engine.waitForServices(["single", "batched", "alone"], 10_000);
+
+  for (let i = 0; i < 12; i++) emitChanges(engine, null, job(i));
+  const want = Array.from({ length: 12 }, (_, i) => `job-${i}`);
+  await until(() => single.length >= 12 && batched.heard.length >= 12 && alone.heard.length >= 12);
+  await new Promise((r) => setTimeout(r, 200)); // any duplicate would arrive meanwhile
+  expect([ids(single), ids(batched.heard), ids(alone.heard)]).toEqual([want, want, want]);
+  // The batch listeners took the turn in one call each; the single listener's node handed it on.
+  expect([batched.calls, alone.calls]).toEqual([[12], [12]]);
 });

@@ -3,9 +3,9 @@
  * every gateway replica can stream them to its own GET /events clients. Each carries the job's
  * groups: a gateway shows an event only to callers who may see that job.
  *
- * Over a transporter, the changes of one event-loop turn leave together, as one
- * `engine.jobChangesBatch` message per listening node (shared/job-changes-batch.ts), while every
- * listening node takes batches; in one process each is broadcast at once, as before.
+ * The changes of one event-loop turn leave together, at its end, as one `engine.jobChangesBatch`
+ * event (shared/job-changes-batch.ts): over a transporter one message per listening node, in one
+ * process one call per listener, while every listening node takes batches.
  */
 import type { ServiceBroker } from "moleculer";
 import { ENGINE_EVENTS, type JobChangesEvent, type TaskChange } from "../../../shared/contracts/events";
@@ -46,8 +46,7 @@ export function emitChanges(broker: ServiceBroker, before: RunJob | null, job: R
     jobChanged,
     tasks,
   };
-  if (!broker.transit) broker.broadcast(ENGINE_EVENTS.changes, event);
-  else queue(broker, event);
+  queue(broker, event);
 }
 
 /** Each broker's changes waiting for the end of this turn. */

@@ -1,0 +1,68 @@
+/**
+ * engine.jobChanges in one process (shared/job-changes-batch.ts, services/engine/run/events.ts): the
+ * changes of one event-loop turn go as one `engine.jobChangesBatch` event at its end. A listener
+ * that takes batches itself gets the turn in one call; every listener of single changes gets each
+ * change once, in order; none gets a change twice. A change alone in its turn goes alone.
+ */
+import { ServiceBroker } from "moleculer";
+import { brokerOptions } from "../../app/broker-options";
+import { loadConfig } from "../../shared/config";
+import { ENGINE_EVENTS } from "../../shared/contracts/events";
+import { emitChanges } from "../../services/engine/run/events";
+import { ids, job, listen, listenToBatches, until } from "../support/job-changes";
+
+let broker: ServiceBroker;
+
+beforeEach(() => {
+  broker = new ServiceBroker({ ...brokerOptions(loadConfig({ METRICS_PORT: "off" })), logger: false });
+});
+
+afterEach(async () => {
+  await broker.stop();
+});
+
+test("a turn's changes reach each listener once, in order: one call to a batch listener", async () => {
+  const first = listen(broker, "first");
+  const batched = listenToBatches(broker, "batched");
+  const second = listen(broker, "second");
+  await broker.start();
+  const broadcasts = jest.spyOn(broker, "broadcast");
+
+  for (let i = 0; i < 12; i++) emitChanges(broker, null, job(i));
+  // Nothing is sent before the turn ends.
+  expect(broadcasts).not.toHaveBeenCalled();
+  const want = Array.from({ length: 12 }, (_, i) => `job-${i}`);
+  await until(() => first.length >= 12 && second.length >= 12 && batched.heard.length >= 12);
+  await new Promise((r) => setTimeout(r, 50)); // any duplicate would arrive meanwhile
+  expect([ids(first), ids(second), ids(batched.heard)]).toEqual([want, want, want]);
+  expect(batched.calls).toEqual([12]);
+  expect(broadcasts.mock.calls.map((c) => c[0])).toEqual([ENGINE_EVENTS.changesBatch]);
+  expect(first[5]).toEqual({
+    jobId: "job-5",
+    name: "job 5",
+    workflow: "wf",
+    status: "running",
+    groups: ["g5"],
+    at: new Date(1_000_005).toISOString(),
+    jobChanged: true,
+    tasks: [],
+  });
+});
+
+test("with only batch listeners, a turn is one call each; a change alone in its turn goes alone", async () => {
+  const a = listenToBatches(broker, "a");
+  const b = listenToBatches(broker, "b");
+  await broker.start();
+
+  for (let i = 0; i < 5; i++) emitChanges(broker, null, job(i));
+  await until(() => a.heard.length >= 5 && b.heard.length >= 5);
+  emitChanges(broker, null, job(5));
+  await until(() => a.heard.length >= 6 && b.heard.length >= 6);
+  await new Promise((r) => setTimeout(r, 50));
+  const want = ["job-0", "job-1", "job-2", "job-3", "job-4", "job-5"];
+  expect([ids(a.heard), ids(b.heard)]).toEqual([want, want]);
+  expect([a.calls, b.calls]).toEqual([
+    [5, 1],
+    [5, 1],
+  ]);
+});
