@@ -9,6 +9,7 @@ import { brokerOptions } from "../../app/broker-options";
 import { loadConfig } from "../../shared/config";
 import { ENGINE_EVENTS } from "../../shared/contracts/events";
 import { emitChanges } from "../../services/engine/run/events";
+import type { RunJob } from "../../services/engine/run/types";
 import { ids, job, listen, listenToBatches, until } from "../support/job-changes";
 
 let broker: ServiceBroker;
@@ -64,5 +65,31 @@ test("with only batch listeners, a turn is one call each; a change alone in its 
   expect([a.calls, b.calls]).toEqual([
     [5, 1],
     [5, 1],
+  ]);
+});
+
+test("a write's event names the tasks whose status or finish state changed, looking only at those it stored", async () => {
+  const heard = listen(broker, "heard");
+  await broker.start();
+  const task = (status: string, finish_state?: string) => ({ status, ...(finish_state && { finish_state }) });
+  const before = {
+    ...job(1),
+    tasks: { a: task("complete", "success"), b: task("running"), c: task("incomplete") },
+  };
+  const after = {
+    ...before,
+    tasks: { a: before.tasks.a, b: task("complete", "success"), c: task("running") },
+  } as unknown as RunJob;
+  // Without the write's list, every task is compared; with it (jobs.ts Written), only those.
+  emitChanges(broker, before as unknown as RunJob, after);
+  await until(() => heard.length >= 1);
+  emitChanges(broker, before as unknown as RunJob, after, ["c"]);
+  await until(() => heard.length >= 2);
+  expect(heard.map((e) => e.tasks)).toEqual([
+    [
+      { taskId: "b", taskStatus: "complete", finish_state: "success" },
+      { taskId: "c", taskStatus: "running" },
+    ],
+    [{ taskId: "c", taskStatus: "running" }],
   ]);
 });

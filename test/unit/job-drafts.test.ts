@@ -67,6 +67,8 @@ test("an untouched task stays shared and frozen; a changed one is stored as a fu
     draft.metrics.progress = 66;
   });
   expect(first!.changed).toBe(true);
+  // The tasks stored anew, in task order; `a`, taken and left as it was, is not one of them.
+  expect(first!.changedTasks).toEqual(["b", "c"]);
   const { before, job } = first!;
   expect(job.tasks.a).toBe(before.tasks.a);
   expect(job.tasks.b).not.toBe(before.tasks.b);
@@ -132,6 +134,7 @@ test("without the machinery (PERF_MACHINERY=off) a draft is a full copy: a direc
     (draft.tasks.b!.variables as any).incoming.nested.list.push(3);
   });
   expect(written!.changed).toBe(true);
+  expect(written!.changedTasks).toEqual(["b"]);
   expect(Object.isFrozen(written!.job.tasks.a)).toBe(false);
   const doc = await stored("j3b");
   expect(doc.tasks.b!.status).toBe("error");
@@ -462,3 +465,31 @@ test("insert answers and stores what parsing the job's text back gives, deep-fro
     expect(Object.isFrozen(job.variables)).toBe(false);
   }
 });
+
+test.each([true, false])(
+  "a write's changed tasks are every task stored anew, in task order (machinery %s)",
+  async (machinery) => {
+    // services/engine/run/events.ts compares only these: a task missing here would be an event lost.
+    const store = new JobStore(new JobRepository(backend), { machinery });
+    const ids = ["a", "b", "c", "d", "e", "f"];
+    const statuses = ["incomplete", "running", "complete", "error"];
+    const job = newJob(`j-many-${machinery}`);
+    for (const id of ids.slice(3)) job.tasks[id] = task("incomplete");
+    await store.insert(job);
+    let seed = 7;
+    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n) as number;
+    for (let i = 0; i < 200; i++) {
+      const written = await store.update(job._id, (draft) => {
+        for (let k = random(4); k > 0; k--) {
+          const id = ids[random(ids.length)];
+          const own = machinery ? writableTask(draft, id)! : draft.tasks[id]!;
+          if (random(3) === 0) own.status = statuses[random(statuses.length)] as RunTask["status"];
+          else if (random(2) === 0) own.claim = { owner: "x", until: i, run: `r${i}` };
+        }
+      });
+      const { before, job: after, changedTasks } = written!;
+      const differ = ids.filter((id) => JSON.stringify(after.tasks[id]) !== JSON.stringify(before.tasks[id]));
+      expect(changedTasks).toEqual(written!.changed ? differ : []);
+    }
+  },
+);

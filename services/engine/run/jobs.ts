@@ -43,6 +43,12 @@ export interface Written<R> {
   job: RunJob;
   result: R;
   changed: boolean;
+  /**
+   * The ids of the tasks this write stored anew (every task whose stored value changed), in the
+   * job's task order; empty when nothing changed. What changed in them is for the caller to compare
+   * (./events.ts): a job's other tasks are the very ones of `before`.
+   */
+  changedTasks: readonly string[];
 }
 
 export class JobStore {
@@ -150,7 +156,7 @@ export class JobStore {
         }
         const delta = changes(base, draft, this.machinery);
         if (!delta) {
-          if (!cached) return { before: base, job: base, result, changed: false };
+          if (!cached) return { before: base, job: base, result, changed: false, changedTasks: [] };
           base = null;
           continue;
         }
@@ -163,7 +169,7 @@ export class JobStore {
         if (await this.jobs.compareAndSet(id, base.version, set, unset)) {
           this.remember(draft);
           if (spill && spill.superseded.length > 0) await this.dropQuietly(spill.superseded);
-          return { before: base, job: draft, result, changed: true };
+          return { before: base, job: draft, result, changed: true, changedTasks: delta.tasks };
         }
         if (spill && spill.writes.length > 0) await this.dropQuietly(spill.writes.map((w) => w.entry));
         this.cache.delete(id);
@@ -515,6 +521,7 @@ function frozenTasks(job: RunJob): RunJob {
 function changes(before: RunJob, after: RunJob, machinery: boolean): Delta | null {
   const set: Record<string, unknown> = {};
   const sizes: Record<string, number> = {};
+  const tasks: string[] = [];
   let unset: Record<string, ""> | undefined;
   let any = false;
   const gone = (path: string) => {
@@ -572,15 +579,18 @@ function changes(before: RunJob, after: RunJob, machinery: boolean): Delta | nul
       set[`tasks.${id}`] = stored;
       setOwn(after.tasks, id, stored);
       sizes[`tasks.${id}`] = text.length;
+      tasks.push(id);
       any = true;
     }
   }
-  return any ? { set, sizes, ...(unset && { unset }) } : null;
+  return any ? { set, sizes, tasks, ...(unset && { unset }) } : null;
 }
 
 interface Delta {
   set: Record<string, unknown>;
   unset?: Record<string, "">;
+  /** The ids of the tasks in `set`, in the job's task order. */
+  tasks: string[];
   /** The JSON length of each value in `set` (top-level parts and `tasks.<id>`). */
   sizes: Record<string, number>;
 }

@@ -145,14 +145,14 @@ export class Runner {
       { fresh: options.fresh },
     );
     if (!written) return null;
-    if (written.changed) this.after(written.before, written.job, step);
+    if (written.changed) this.after(written.before, written.job, step, written.changedTasks);
     return { job: written.job, result: written.result, changed: written.changed };
   }
 
-  /** Acts on a stored write's decisions. */
-  private after(before: RunJob | null, job: RunJob, step: Step): void {
+  /** Acts on a stored write's decisions (`changedTasks`: the tasks it stored anew, jobs.ts Written). */
+  private after(before: RunJob | null, job: RunJob, step: Step, changedTasks?: readonly string[]): void {
     try {
-      emitChanges(this.broker, before, job);
+      emitChanges(this.broker, before, job, changedTasks);
     } catch (err) {
       this.logger.warn(`engine: events for job ${job._id} not sent: ${(err as Error).message}`);
     }
