@@ -649,7 +649,17 @@ describe("claims", () => {
 
 // -------------------------------------------------------------------------------------- joins
 
-describe("joins", () => {
+// A stored job's graph is deep-frozen (jobs.ts), and its incoming edges are then found once per
+// graph (transitions.ts predecessors): each join test runs on both.
+describe.each(["as built", "frozen"])("joins (graph %s)", (shape) => {
+  const started = (workflow: Parameters<typeof newJob>[0]) => {
+    const job = newJob(workflow, {});
+    if (shape === "frozen") deepFreeze(job.transitions);
+    const step = stepAt(T0);
+    startRun(job, step);
+    return { job, step };
+  };
+
   test("a task with two incoming paths starts once both have arrived", () => {
     const wf = graph(
       "join",
@@ -703,6 +713,55 @@ describe("joins", () => {
     const { step } = endRun(job, "d", ok(), T0 + 3);
     expect(step.claimed.map((c) => c.taskId)).toEqual(["j"]);
     expect(taskIn(job, "c").status).toBe("incomplete");
+  });
+
+  test("a task named after an Object member (constructor) has only its own paths", () => {
+    // Its incoming edges are looked up as own members: no task's edges inherit a `constructor`.
+    const wf = graph(
+      "member-names",
+      { a: auto("svc", "a"), b: auto("svc", "b"), constructor: auto("svc", "c") },
+      {
+        [START]: { a: success, b: success },
+        a: { constructor: success },
+        b: {},
+        constructor: { [END]: success },
+      },
+    );
+    const { job } = started(wf);
+    const { step } = endRun(job, "a", ok(), T0 + 1);
+    // b is still running, and has no edge to it: it does not hold it back.
+    expect(step.claimed.map((c) => c.taskId)).toEqual(["constructor"]);
+  });
+
+  test("a revert edge into a join is not one of its paths; each other edge is, in the graph's order", () => {
+    // j's paths: b, d and a (in the graph's order); c's revert back to j does not hold it back.
+    const wf = graph(
+      "join-revert",
+      {
+        b: auto("svc", "b"),
+        d: auto("svc", "d"),
+        a: auto("svc", "a"),
+        j: auto("svc", "j"),
+        c: auto("svc", "c"),
+      },
+      {
+        [START]: { b: success, d: success, a: success },
+        b: { j: success },
+        d: { j: success },
+        a: { j: success },
+        j: { c: success },
+        c: { [END]: success, j: revert("failure") },
+      },
+    );
+    const { job } = started(wf);
+    endRun(job, "a", ok(), T0 + 1);
+    expect(taskIn(job, "j")).toMatchObject({
+      status: "incomplete",
+      previous: { incomplete: ["b", "d"], complete: ["a"], error: [] },
+    });
+    endRun(job, "d", ok(), T0 + 2);
+    const { step } = endRun(job, "b", ok(), T0 + 3);
+    expect(step.claimed.map((c) => c.taskId)).toEqual(["j"]);
   });
 });
 

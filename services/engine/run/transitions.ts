@@ -310,16 +310,46 @@ function arrive(job: RunJob, target: RunTask, from: string): void {
 const hasArrivals = (task: RunTask) =>
   !!task.previous && task.previous.complete.length + task.previous.error.length > 0;
 
-/** Ids of the tasks with a non-revert transition into `id`. */
-function predecessors(job: RunJob, id: string): string[] {
+/** Ids of the tasks with a non-revert transition into `id`, in the order of `job.transitions`. */
+function predecessors(job: RunJob, id: string): readonly string[] {
+  const graph = job.transitions;
+  // A job's graph never changes once built; shared between its drafts, it is deep-frozen (jobs.ts
+  // draftOf): its incoming edges are then found once per job, not by a walk of every task's edges
+  // at each transition (a join's check would cost a hundred-task job a hundred lookups a step).
+  if (Object.isFrozen(graph)) {
+    let incoming = incomingEdges.get(graph);
+    if (!incoming) incomingEdges.set(graph, (incoming = incomingOf(graph)));
+    return (Object.hasOwn(incoming, id) ? incoming[id] : undefined) ?? NONE;
+  }
   const out: string[] = [];
-  // for-in, not Object.entries: no pair arrays made on every transition of every job.
-  for (const from in job.transitions) {
-    if (!Object.hasOwn(job.transitions, from)) continue;
-    const edge = job.transitions[from]?.[id];
+  // for-in, not Object.entries: no pair arrays made.
+  for (const from in graph) {
+    if (!Object.hasOwn(graph, from)) continue;
+    const edges = graph[from];
+    // Own members only: a task named `constructor` is not every task's successor.
+    const edge = edges && Object.hasOwn(edges, id) ? edges[id] : undefined;
     if (edge && edge.type !== "revert") out.push(from);
   }
   return out;
+}
+
+const NONE: readonly string[] = Object.freeze([]);
+
+/** Each frozen graph's incoming non-revert edges, by target: kept as long as the graph lives. */
+const incomingEdges = new WeakMap<object, Record<string, readonly string[]>>();
+
+function incomingOf(graph: RunJob["transitions"]): Record<string, readonly string[]> {
+  const incoming: Record<string, string[]> = Object.create(null);
+  for (const from in graph) {
+    if (!Object.hasOwn(graph, from)) continue;
+    const edges = graph[from];
+    if (!edges) continue;
+    for (const to in edges)
+      if (Object.hasOwn(edges, to) && edges[to] && edges[to].type !== "revert")
+        (incoming[to] ??= []).push(from);
+  }
+  for (const to in incoming) Object.freeze(incoming[to]);
+  return incoming;
 }
 
 /** Tasks reachable (non-revert transitions) from `sources`, never going on from a task `stop` accepts. */
