@@ -10,10 +10,15 @@ import {
   type JobChangesEvent,
 } from "../../shared/contracts/events";
 import type { JobStamp } from "./stages";
+import { intEnv } from "../support/env";
 import { LeanHttp } from "../support/lean-http";
 
-export const TASKS_PER_JOB = 10;
-export const AUTOMATIC_WORKFLOW = "bench-ten-tasks";
+/**
+ * The no-op tasks of a job (BENCH_TASKS, 10): a larger count shows what a transition costs in a
+ * larger workflow (docs/performance.md, "A workflow's size").
+ */
+export const TASKS_PER_JOB = intEnv("BENCH_TASKS", 10, 1);
+export const AUTOMATIC_WORKFLOW = TASKS_PER_JOB === 10 ? "bench-ten-tasks" : `bench-${TASKS_PER_JOB}-tasks`;
 export const MANUAL_WORKFLOW = "bench-approval";
 
 /** benchtask.noop: does nothing, declared as a workflow task. Counts calls per calling node. */
