@@ -20,7 +20,8 @@
  * Env: BENCH_JOBS (1500 per closed loop), BENCH_SECONDS (longest closed loop, 60),
  * BENCH_CONCURRENCY (32), BENCH_PACED_JOBS (2000: the p99 of 500 was the fifth slowest job), BENCH_WARMUP_JOBS (100, at least), BENCH_WARMUP_S
  * (10, at least; every engine warms up alike: ./engine/workload.ts, warmLoop), BENCH_QUIET_WAIT (s, 10),
- * BENCH_SCHEDULES (10000), BENCH_SPREAD_S (60), BENCH_LEAD_S (5), BENCH_WORKERS (1,2),
+ * BENCH_SCHEDULES (10000), BENCH_SPREAD_S (60), BENCH_LEAD_S (5), BENCH_WORKERS (1,2), BENCH_REPEAT (1: rounds
+ * of the engine rows, alternated, the tables their medians, then each round's ratios paired),
  * BENCH_ONLY (ours,ours-durable,bullmq-chain,bullmq-flow,graphile,schedules), PEERS_REDIS_URL, PEERS_PG_URL, NATS_URL,
  * BENCH_STAGES (1: where ours' slow jobs of the half-peak run waited, in one process: ./engine/stages.ts),
  * BENCH_STAGES_PROFILE (1, with BENCH_STAGES: what the main thread ran meanwhile: ./engine/stages-profile.ts).
@@ -48,6 +49,8 @@ const SCHEDULES = intEnv("BENCH_SCHEDULES", 10_000, 10);
 const SPREAD_MS = intEnv("BENCH_SPREAD_S", 60, 1) * 1000;
 const LEAD_MS = intEnv("BENCH_LEAD_S", 5, 1) * 1000;
 const WORKERS = (process.env.BENCH_WORKERS || "1,2").split(",").map(Number);
+/** Rounds of the engine rows, alternated (ours first, then the peers first, ...); figures are medians. */
+const REPEAT = intEnv("BENCH_REPEAT", 1, 1);
 const ONLY = process.env.BENCH_ONLY?.split(",").map((s) => s.trim());
 const NATS_URL = process.env.NATS_URL || "nats://127.0.0.1:4222";
 const RUN_ID = `peers${process.pid}${Date.now().toString(36)}`;
@@ -61,6 +64,8 @@ const wanted = (id: string) => !ONLY || ONLY.includes(id);
 interface Row {
   who: "ours" | "ours-durable" | PeerId;
   workers: number;
+  /** Its round (BENCH_REPEAT): rows of one round ran one after the other. */
+  round: number;
   transitionsPerSec: number;
   halfPeakP99Ms: number | null;
   failed: number;
@@ -84,7 +89,7 @@ function noteOthers(others: number | null | undefined): string {
   return (others ?? 0) > 0.1 ? ` (other processes used ${Math.round(others! * 100)}% CPU: noisy)` : "";
 }
 
-async function ours(workers: number, durable = false): Promise<void> {
+async function ours(workers: number, round: number, durable = false): Promise<void> {
   const shape: Shape = workers === 1 ? "in-process" : "nats";
   if (durable) process.stdout.write("- ours in durable mode (STORE_FSYNC=true): ");
   const r = await runOurs(shape, {
@@ -108,6 +113,7 @@ async function ours(workers: number, durable = false): Promise<void> {
   rows.push({
     who: durable ? "ours-durable" : "ours",
     workers,
+    round,
     transitionsPerSec: r.transitionsPerSec,
     halfPeakP99Ms: r.halfPeak?.p99Ms ?? null,
     failed: r.failed + (r.halfPeak?.failed ?? 0),
@@ -116,7 +122,7 @@ async function ours(workers: number, durable = false): Promise<void> {
   });
 }
 
-async function peer(id: PeerId, workers: number): Promise<void> {
+async function peer(id: PeerId, workers: number, round: number): Promise<void> {
   process.stdout.write(`- ${PEER_LABELS[id]}, ${workers} worker process(es): `);
   const r = await runPeer(id, workers, {
     jobs: JOBS,
@@ -137,6 +143,7 @@ async function peer(id: PeerId, workers: number): Promise<void> {
   rows.push({
     who: id,
     workers,
+    round,
     transitionsPerSec: r.transitionsPerSec,
     halfPeakP99Ms: r.halfPeak?.p99Ms ?? null,
     failed: r.failed + (r.halfPeak?.failed ?? 0),
@@ -187,11 +194,61 @@ function engineTables(
   }
 }
 
+/** The middle value (the lower of the two middle ones for an even count), or null for none. */
+function median(values: number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)];
+}
+
+/** One engine's rows of a shape as one: the medians of its rounds (failed jobs summed, others' CPU the most). */
+function medianRow(of: Row[]): Row | undefined {
+  if (of.length <= 1) return of[0];
+  const p99s = of.map((r) => r.halfPeakP99Ms).filter((v): v is number => v != null);
+  const others = of.map((r) => r.others).filter((v): v is number => v != null);
+  return {
+    ...of[0],
+    transitionsPerSec: median(of.map((r) => r.transitionsPerSec))!,
+    halfPeakP99Ms: median(p99s),
+    failed: of.reduce((n, r) => n + r.failed, 0),
+    others: others.length > 0 ? Math.max(...others) : null,
+  };
+}
+
+/** With BENCH_REPEAT, ours / each peer in each round (the two ran back to back): median and range. */
+function pairedRatios(): void {
+  console.log(`\nPaired by round (${REPEAT} rounds): ours / peer, median (lowest-highest)\n`);
+  for (const w of WORKERS)
+    for (const id of PEERS) {
+      const of = (who: string, round: number) =>
+        rows.find((r) => r.who === who && r.workers === w && r.round === round);
+      const pairs = Array.from(
+        { length: REPEAT },
+        (_, round) => [of("ours", round), of(id, round)] as const,
+      ).filter(([a, b]) => a && b);
+      if (pairs.length === 0) continue;
+      const speed = pairs.map(([a, b]) => a!.transitionsPerSec / b!.transitionsPerSec);
+      const tail = pairs
+        .filter(([a, b]) => a!.halfPeakP99Ms && b!.halfPeakP99Ms)
+        .map(([a, b]) => a!.halfPeakP99Ms! / b!.halfPeakP99Ms!);
+      const range = (v: number[]) =>
+        v.length === 0
+          ? "n/a"
+          : `${median(v)!.toFixed(2)}x (${Math.min(...v).toFixed(2)}-${Math.max(...v).toFixed(2)})`;
+      console.log(
+        `- ${w === 1 ? "1 process" : "2 replicas"}, ${PEER_LABELS[id]}: transitions/s ${range(speed)}; half-peak p99 ${range(tail)}`,
+      );
+    }
+}
+
 function report(probes: Record<string, Probe>): void {
   const cols: ("ours" | PeerId)[] = ["ours", ...PEERS];
-  const find = (who: string, workers: number) => rows.find((r) => r.who === who && r.workers === workers);
+  const find = (who: string, workers: number) =>
+    medianRow(rows.filter((r) => r.who === who && r.workers === workers));
   const shapeName = (w: number) => (w === 1 ? "1 process" : "2 replicas");
+  if (rows.length > 0 && REPEAT > 1) console.log(`\nEngine figures: the medians of ${REPEAT} rounds`);
   if (rows.length > 0) engineTables(cols, find, shapeName);
+  if (rows.length > 0 && REPEAT > 1) pairedRatios();
   const sched = (who: string, w: number) =>
     schedules.find((s) => s.who === who && s.result.replicas === w)?.result;
   if (schedules.length > 0) {
@@ -232,6 +289,7 @@ function report(probes: Record<string, Probe>): void {
       schedules: SCHEDULES,
       spreadMs: SPREAD_MS,
       workers: WORKERS,
+      repeat: REPEAT,
     },
     probes,
     skipped,
@@ -255,10 +313,19 @@ async function main(): Promise<void> {
   }
   const runs = (id: PeerId) => wanted(id) && probes[id === "graphile" ? "postgres" : "redis"]?.ok;
   try {
-    for (const w of WORKERS) {
-      if (wanted("ours")) await ours(w);
-      if (w === 1 && wanted("ours-durable")) await ours(1, true);
-      for (const id of PEERS) if (runs(id)) await peer(id, w);
+    for (let round = 0; round < REPEAT; round++) {
+      if (REPEAT > 1) console.log(`\nRound ${round + 1} of ${REPEAT}`);
+      for (const w of WORKERS) {
+        const mine = async () => {
+          if (wanted("ours")) await ours(w, round);
+          if (w === 1 && wanted("ours-durable")) await ours(1, round, true);
+        };
+        // Every other round the peers go first: a machine that slows down or speeds up through a
+        // round favours neither side.
+        if (round % 2 === 1) for (const id of PEERS) if (runs(id)) await peer(id, w, round);
+        await mine();
+        if (round % 2 === 0) for (const id of PEERS) if (runs(id)) await peer(id, w, round);
+      }
     }
     if (wanted("schedules")) {
       for (const w of WORKERS) {
