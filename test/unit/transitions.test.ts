@@ -1104,3 +1104,64 @@ test("settle on an ended job only recomputes its summary", () => {
   expect(job).toEqual(before);
   expect(step.claimed).toEqual([]);
 });
+
+// -------------------------------------------------------------------------- settle's fixpoint
+
+describe("settle leaves nothing for another pass", () => {
+  /** A random workflow: each task leads on to later ones (joins arise), some states lead nowhere. */
+  function randomWorkflow(seed: number) {
+    let state = seed;
+    const random = (n: number) => (state = (state * 1103515245 + 12345) % 2 ** 31) % n;
+    const count = 3 + random(8);
+    const ids = Array.from({ length: count }, (_, i) => `t${i}`);
+    const tasks: Record<string, ReturnType<typeof auto> | ReturnType<typeof manual>> = {};
+    const transitions: Record<string, Record<string, unknown>> = { [START]: {} };
+    for (const id of ids.slice(0, 1 + random(3))) transitions[START][id] = success;
+    ids.forEach((id, i) => {
+      tasks[id] = random(4) === 0 ? manual(id) : auto("svc", id);
+      const edges: Record<string, unknown> = {};
+      const later = ids.slice(i + 1);
+      for (let k = 1 + random(2); k > 0; k--) {
+        const to = later.length > 0 && random(3) > 0 ? later[random(later.length)] : END;
+        edges[to] = [success, failure, onError][random(3)];
+      }
+      transitions[id] = edges;
+    });
+    return { wf: graph(`random-${seed}`, tasks, transitions as never), random };
+  }
+
+  test.each(Array.from({ length: 40 }, (_, i) => i + 1))("random workflow %i", (seed) => {
+    const { wf, random } = randomWorkflow(seed);
+    const { job } = started(wf);
+    const settled = (now: number) => {
+      // A second settle at the same moment finds nothing to do: no change, no claim, no wake-up.
+      const before = JSON.stringify(job);
+      const again = stepAt(now);
+      settle(job, again);
+      expect(JSON.stringify(job)).toBe(before);
+      expect([again.claimed, again.wakeups, again.cancelChildren]).toEqual([[], [], []]);
+    };
+    settled(T0);
+    for (let event = 1; event <= 40 && job.status === "running"; event++) {
+      const now = T0 + event;
+      const live = Object.keys(job.tasks).filter((id) => {
+        const task = job.tasks[id];
+        return task && (task.claim || (task.type === "manual" && task.status === "waiting"));
+      });
+      if (live.length === 0) break;
+      const id = live[random(live.length)];
+      const task = taskIn(job, id);
+      if (task.type === "manual") write(job, (draft, step) => finishManual(draft, id, {}, step), stepAt(now));
+      else {
+        const outcome: Outcome =
+          random(3) === 0
+            ? { state: "failure", outgoing: {} }
+            : random(5) === 0
+              ? failed(new Error("x"))
+              : ok();
+        endRun(job, id, outcome, now);
+      }
+      settled(now);
+    }
+  });
+});
