@@ -317,20 +317,14 @@ function predecessors(job: RunJob, id: string): readonly string[] {
   // draftOf): its incoming edges are then found once per job, not by a walk of every task's edges
   // at each transition (a join's check would cost a hundred-task job a hundred lookups a step).
   // The memo first: Object.isFrozen checks every member of a large graph (V8 keeps a 100-task
-  // graph in dictionary mode), and a graph frozen once stays frozen.
+  // graph in dictionary mode), and a graph frozen once stays frozen. An unfrozen graph (without
+  // the machinery) is read afresh each time.
   let incoming = incomingEdges.get(graph);
-  if (!incoming && Object.isFrozen(graph)) incomingEdges.set(graph, (incoming = incomingOf(graph)));
-  if (incoming) return (Object.hasOwn(incoming, id) ? incoming[id] : undefined) ?? NONE;
-  const out: string[] = [];
-  // for-in, not Object.entries: no pair arrays made.
-  for (const from in graph) {
-    if (!Object.hasOwn(graph, from)) continue;
-    const edges = graph[from];
-    // Own members only: a task named `constructor` is not every task's successor.
-    const edge = edges && Object.hasOwn(edges, id) ? edges[id] : undefined;
-    if (edge && edge.type !== "revert") out.push(from);
+  if (!incoming) {
+    incoming = incomingOf(graph);
+    if (Object.isFrozen(graph)) incomingEdges.set(graph, incoming);
   }
-  return out;
+  return (Object.hasOwn(incoming, id) ? incoming[id] : undefined) ?? NONE;
 }
 
 const NONE: readonly string[] = Object.freeze([]);
@@ -338,6 +332,7 @@ const NONE: readonly string[] = Object.freeze([]);
 /** Each frozen graph's incoming non-revert edges, by target: kept as long as the graph lives. */
 const incomingEdges = new WeakMap<object, Record<string, readonly string[]>>();
 
+/** Each task's incoming non-revert edges, own members only (a task named `constructor` is no one's successor). */
 function incomingOf(graph: RunJob["transitions"]): Record<string, readonly string[]> {
   const incoming: Record<string, string[]> = Object.create(null);
   for (const from in graph) {
