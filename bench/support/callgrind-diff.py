@@ -6,10 +6,30 @@ same grouped by kind (V8's compilers, GC, our JS by folder, builtins, ...); then
 the inclusive costs of the functions it matches (recursion may count twice).
 
   callgrind-diff.py A.out A.map READS_A B.out B.map READS_B [TOP=60] [PATTERN]
+
+COST=CEst reads runs made with CALLGRIND_SIM=1 (bench/support/callgrind-run.sh: caches and branch
+predictor simulated) as estimated cycles, KCachegrind's formula: instructions + 10 x (L1 misses +
+mispredicted branches) + 100 x last-level misses. COST=<event> reads one event (default Ir).
 """
 
-import bisect, re, sys
+import bisect, os, re, sys
 from collections import defaultdict
+
+COST = os.environ.get("COST", "Ir")
+WEIGHTS = {"CEst": {"Ir": 1, "I1mr": 10, "D1mr": 10, "D1mw": 10, "ILmr": 100, "DLmr": 100, "DLmw": 100,
+                    "Bcm": 10, "Bim": 10}}
+
+def weights_of(events):
+    """A weight per column of the file's `events:` line for the cost asked."""
+    wanted = WEIGHTS.get(COST, {COST: 1})
+    missing = [e for e in wanted if e not in events]
+    if missing:
+        sys.exit(f"COST={COST} needs events {missing}: run with CALLGRIND_SIM=1")
+    return [wanted.get(e, 0) for e in events]
+
+def cost_of(parts, weights):
+    # parts[0] is the position; a line may leave out its trailing zero events
+    return sum(int(v) * w for v, w in zip(parts[1:], weights) if w)
 
 def load_map(path):
     entries = []
@@ -42,7 +62,11 @@ def self_costs(path, m):
     fn = None
     skip = False
     total = 0
+    weights = [1]
     for line in open(path, errors="replace"):
+        if line.startswith("events:"):
+            weights = weights_of(line.split()[1:])
+            continue
         if line.startswith("fn="):
             mm = re.match(r"fn=\((\d+)\)(?: (.*))?", line.rstrip("\n"))
             if mm:
@@ -66,9 +90,9 @@ def self_costs(path, m):
             if len(parts) >= 2:
                 if skip:
                     skip = False
-                    incl[fn] += int(parts[1])
+                    incl[fn] += cost_of(parts, weights)
                     continue
-                c = int(parts[1])
+                c = cost_of(parts, weights)
                 cost[fn] += c
                 total += c
             continue
@@ -106,7 +130,17 @@ top = int(sys.argv[7]) if len(sys.argv) > 7 else 60
 A, ta = self_costs(a, load_map(am))
 B, tb = self_costs(b, load_map(bm))
 na, nb = int(na), int(nb)
-print(f"per read: A {ta/na:,.0f}  B {tb/nb:,.0f}  B-A {tb/nb-ta/na:+,.0f} ({(tb/nb)/(ta/na)-1:+.1%})")
+print(f"{COST} per read: A {ta/na:,.0f}  B {tb/nb:,.0f}  B-A {tb/nb-ta/na:+,.0f} ({(tb/nb)/(ta/na)-1:+.1%})")
+
+def main_thread(path, n):
+    """The event loop's work less its timers: what a read costs the main thread. The timers run
+    by wall-clock time (Moleculer's process metrics every 5 s, os.cpus() most of it), which
+    valgrind stretches ~50x, so a window counts them far beyond their native share; V8's
+    compilers and GC's helpers run on threads of their own, outside uv_run."""
+    inc = SELF_INCL[path]
+    return (inc.get("uv_run", 0) - inc.get("uv__run_timers", 0)) / n
+ma, mb = main_thread(a, na), main_thread(b, nb)
+print(f"main thread less timers: A {ma:,.0f}  B {mb:,.0f}  B-A {mb-ma:+,.0f} ({mb/ma-1 if ma else 0:+.1%})")
 keys = set(A) | set(B)
 rows = sorted(((B.get(k, 0) / nb - A.get(k, 0) / na, A.get(k, 0) / na, B.get(k, 0) / nb, k) for k in keys), key=lambda r: -abs(r[0]))
 for d, x, y, k in rows[:top]:

@@ -8,6 +8,10 @@
 #   bench/support/callgrind-run.sh OUT_DIR SCRIPT [ARGS...]
 # Writes OUT_DIR/callgrind.out.PID.1, OUT_DIR/perf-PID.map (JIT code's names) and OUT_DIR/run.log;
 # prints the first. Needs valgrind; the node on PATH (node_modules/.bin's, 24).
+# CALLGRIND_SIM=1 also simulates the caches and the branch predictor (--cache-sim, --branch-sim:
+# no slower here), for callgrind-diff.py's estimate of cycles (COST=CEst). The caches simulated are
+# CALLGRIND_CACHES, by default this machine's (L1 32 KiB 8-way each, the last level 32 MiB 16-way):
+# valgrind's own detection reads its L3 as 320 MiB direct-mapped.
 set -eu
 mkdir -p "$1/flags"
 out=$(cd "$1" && pwd) script=$2
@@ -16,6 +20,7 @@ rm -f "$out/flags/"*
 node=$(command -v node)
 cd "$out"
 valgrind --tool=callgrind --smc-check=all --instr-atstart=no --dump-instr=no \
+  ${CALLGRIND_SIM:+--cache-sim=yes --branch-sim=yes ${CALLGRIND_CACHES:---I1=32768,8,64 --D1=32768,8,64 --LL=33554432,16,64}} \
   --callgrind-out-file="$out/callgrind.out.%p" \
   "$node" --perf-basic-prof "$script" "$@" "$out/flags" >"$out/run.log" 2>&1 &
 until [ -f "$out/flags/ready" ]; do sleep 1; done

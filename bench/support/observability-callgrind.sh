@@ -1,6 +1,6 @@
 #!/bin/sh
 # Instructions per read, metrics off or on, or tracing 10 % or every read, under callgrind (bench/support/observability-callgrind.ts):
-#   bench/support/observability-callgrind.sh off|metrics|sampled|traced DIST OUT_DIR [WARM=3000] [READS=2000]
+#   bench/support/observability-callgrind.sh off|metrics|unsampled|sampled|traced DIST OUT_DIR [WARM=3000] [READS=2000]
 # Writes OUT_DIR/callgrind.out.PID.1 (the measured window only) and OUT_DIR/perf-PID.map (JIT code's
 # names, --perf-basic-prof). Needs valgrind; the node of node_modules/.bin (24). The window: callgrind-run.sh.
 set -eu

@@ -7,8 +7,8 @@
  *
  *   node dist/bench/support/observability-callgrind.js MODE DIST DATA_DIR WARM READS FLAG_DIR
  *
- * MODE is `off`, `metrics`, `sampled` (metrics and 10 % of reads traced) or `traced` (metrics and
- * every read traced; both export over OTLP/HTTP to bench/support/otlp-sink-node.ts in a child
+ * MODE is `off`, `metrics`, `unsampled` (metrics, tracing on, no read sampled), `sampled` (metrics
+ * and 10 % of reads traced) or `traced` (metrics and every read traced; these export over OTLP/HTTP to bench/support/otlp-sink-node.ts in a child
  * process, which valgrind does not follow); DIST the build whose platform runs (this one's `dist` or another);
  * DATA_DIR a store folder (seeded once, kept between runs); WARM reads before instrumentation,
  * READS after it. FLAG_DIR/ready is written when warm; the script waits for FLAG_DIR/go, makes its
@@ -84,9 +84,13 @@ const waitFor = async (file: string) => {
 };
 
 async function main(): Promise<void> {
-  const traced = mode === "sampled" || mode === "traced";
+  const traced = mode === "sampled" || mode === "traced" || mode === "unsampled";
   const endpoint = traced ? await startSink() : null;
   if (endpoint) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = endpoint;
+  // A batch of spans leaves when it is full or every OTEL_BSP_SCHEDULE_DELAY ms (5 s). Under
+  // valgrind a read takes ~50x longer, so 5 s would send batches ~50x smaller than natively and
+  // count each batch's request against far fewer reads; full batches only, as at a native pace.
+  process.env.OTEL_BSP_SCHEDULE_DELAY ??= "600000";
   const sdk = endpoint ? startTelemetry("obs-callgrind") : null;
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- a build chosen at run time
   const helpers: typeof platformHelpers = require(path.resolve(dist, "bench/support/platform.js"));
@@ -98,6 +102,7 @@ async function main(): Promise<void> {
       ...(mode !== "off" && { METRICS_PORT: "0" }),
       ...(endpoint && { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }),
       ...(mode === "sampled" && { TRACE_SAMPLE_RATE: "0.1" }),
+      ...(mode === "unsampled" && { TRACE_SAMPLE_RATE: "0" }),
     }),
   );
   const base = new URL(helpers.httpUrl(broker));
