@@ -5,9 +5,10 @@
  * Moleculer's own middleware builds five label objects per action call and has the registry hash
  * each of them (moleculer.request.total, .active up and down, .levels, .time), and its timer
  * allocates an hrtime pair and a closure. Here each action keeps, per caller, the series it updates
- * (./series.ts), so a call updates items in place. Everything else of Moleculer's middleware (its
- * metric registrations, events, transit and transporter counts, the error counter) is kept as is:
- * the same names, labels and values reach /metrics.
+ * (./series.ts), so a call adds to those (a few sums, folded into Moleculer's items when the
+ * metrics are read). Everything else of Moleculer's middleware (its metric registrations, events,
+ * transit and transporter counts, the error counter) is kept as is: the same names, labels and
+ * values reach /metrics.
  *
  * Moleculer's ContextTracker chains `.then().catch()` on every action call (two promises, two
  * reactions) to take the context off its service's list when the call settles; the metrics took a
@@ -17,6 +18,7 @@
  * a context is on the list from before the circuit breaker to after the error handler, a little
  * longer than before, which a shutdown's wait only makes safer). docs/performance-rounds.md, "Metrics, tenth round".
  */
+import { performance } from "node:perf_hooks";
 import * as moleculer from "moleculer";
 import { METRIC, type Context, type Middleware, type ServiceBroker } from "moleculer";
 import { metricOf, Series } from "./series";

@@ -166,7 +166,7 @@ type Labels = Record<string, string | number>;
 
 /*
  * Each update goes to its series through `seriesOf` (./series.ts): found by label values, no
- * label string built, the series' item updated in place.
+ * label string built; the series keeps the update until the metric is read.
  */
 
 /** Counts one (or `by`) of a platform counter; nothing when metrics are off. */

@@ -5,9 +5,14 @@
  * (`hashingLabels`) and looking it up, and a histogram turns each bucket bound into a property
  * name again on every observation. Updated on every action call and HTTP request, that was most of
  * what metrics cost a request (docs/operations-guide.md#cost). A `Series` makes its first update
- * through Moleculer, so the series is created exactly as before, keeps the item Moleculer made,
- * and from then on updates that item in place: the same fields, the same values, the same
- * change notification (`notifierOf`), hence the same /metrics text.
+ * through Moleculer, so the series is created exactly as before, and keeps the item Moleculer made.
+ * When no reporter follows changes (the platform's Prometheus reporter reads the registry when
+ * scraped), later updates wait in the series as a few sums and are folded into the item whenever
+ * Moleculer reads or updates the metric (`foldsFor`): an update touches no item, metric or
+ * registry and walks no buckets. Otherwise each update changes the item in place and notifies as
+ * Moleculer does (`notifierOf`). Either way: the same fields, the same values, hence the same
+ * /metrics text (test/observability/series.test.ts checks it against Moleculer alone, updates,
+ * resets, clears and reads mixed).
  *
  * Metrics with per-item rate meters or sliding-window quantiles always go through Moleculer (the
  * platform registers its hot metrics without them: ./metrics.ts).
@@ -41,6 +46,7 @@ export interface MoleculerMetric {
   increment(labels: Labels | undefined, value: number): Item;
   set(value: number, labels: Labels | undefined): Item;
   observe(value: number, labels: Labels | undefined): Item;
+  get(labels: Labels | undefined): Item | undefined;
   changed(value: unknown, labels: Labels | undefined): void;
   setDirty(): void;
   registry: { dirty?: boolean; reporter?: { metricChanged: unknown }[] };
@@ -104,6 +110,73 @@ function countsOf(item: Item, bounds: number[], keys: string[]): Float64Array {
   return counts;
 }
 
+/**
+ * What the deferred series of one metric share: those with updates not yet in their items, and
+ * every one bound (a `clear` unbinds them all).
+ */
+interface Folds {
+  waiting: Series[];
+  bound: Series[];
+}
+const foldsOf = new WeakMap<MoleculerMetric, Folds>();
+
+/** Moleculer's methods that read a metric's items or change them: each folds the waiting updates first. */
+const FOLD_FIRST = [
+  "snapshot",
+  "get",
+  "increment",
+  "decrement",
+  "set",
+  "observe",
+  "reset",
+  "resetAll",
+  "clear",
+] as const;
+
+/**
+ * The metric's folds, its methods wrapped the first time: whoever reads the metric (a scrape, the
+ * `$node.metrics` action, `get`) or updates it through Moleculer sees every update made before.
+ */
+function foldsFor(metric: MoleculerMetric): Folds {
+  const folds = foldsOf.get(metric);
+  if (folds) return folds;
+  const made: Folds = { waiting: [], bound: [] };
+  foldsOf.set(metric, made);
+  const methods = metric as unknown as Record<string, unknown>;
+  for (const name of FOLD_FIRST) {
+    const original = methods[name];
+    if (typeof original !== "function") continue;
+    methods[name] = function foldFirst(this: unknown, ...args: unknown[]) {
+      foldWaiting(metric, made);
+      const answer = (original as (...a: unknown[]) => unknown).apply(this, args);
+      // A new map of items: every series binds again (through Moleculer) on its next update.
+      if (name === "clear") for (const series of made.bound.splice(0)) series.unbind();
+      return answer;
+    };
+  }
+  return made;
+}
+
+function foldWaiting(metric: MoleculerMetric, folds: Folds): void {
+  if (folds.waiting.length === 0) return;
+  const waiting = folds.waiting;
+  folds.waiting = [];
+  let changed = false;
+  for (const series of waiting) {
+    series.listed = false;
+    if (series.fold()) changed = true;
+  }
+  // As Moleculer's `changed` marks it: the next snapshot is made afresh.
+  if (changed) {
+    metric.setDirty();
+    metric.registry.dirty = true;
+  }
+}
+
+/** Whether every reporter of the metric's registry ignores changes (it reads the registry when asked). */
+const changesIgnored = (metric: MoleculerMetric): boolean =>
+  (metric.registry.reporter ?? []).every((r) => r.metricChanged === IGNORES_CHANGES);
+
 export class Series {
   private item: Item | undefined;
   /** The map `item` came from: Moleculer's `clear()` replaces it, and the series binds again. */
@@ -115,15 +188,39 @@ export class Series {
   private readonly plain: boolean;
   /** The bucket bounds as Moleculer's item keys them (`bucketValues[2.5]` is `bucketValues["2.5"]`). */
   private readonly bucketKeys: string[];
+  private readonly bounds: number[];
   /** Bound with the item: reporters are made when the registry starts, before any update. */
   private notify: (value: unknown, labels: Labels | undefined) => void = () => {};
+
+  /**
+   * Deferred: bound, plain, and no reporter follows changes. Its updates then wait here and are
+   * put into the item when Moleculer reads or updates the metric (`foldsFor`): an update is a few
+   * sums on this object, with no item, metric or registry touched and no bucket walked.
+   */
+  private deferred = false;
+  private folds: Folds | undefined;
+  /** In its metric's waiting list (until that list is folded; folding one series alone leaves it). */
+  listed = false;
+  /** Counter or gauge: added since the last fold, after `setTo` when `hasSet`. */
+  private delta = 0;
+  private hasSet = false;
+  private setTo = 0;
+  /** Histogram: observations since the last fold, the last one, and each one's bucket (the first
+   * bound it is at most; index `bounds.length` for above them all). Not cumulative until folded. */
+  private observed = 0;
+  private last = 0;
+  private readonly inBucket: Float64Array;
+  /** The (coarse) time of the last update, the item's stamp when folded. */
+  private stamp = 0;
 
   constructor(
     readonly metric: MoleculerMetric,
     readonly labels: Labels | undefined,
   ) {
     this.plain = !metric.rate && !metric.quantiles;
-    this.bucketKeys = (metric.buckets ?? []).map(String);
+    this.bounds = metric.buckets ?? [];
+    this.bucketKeys = this.bounds.map(String);
+    this.inBucket = new Float64Array(metric.type === "histogram" ? this.bounds.length + 1 : 0);
   }
 
   private bound(): Item | undefined {
@@ -134,10 +231,80 @@ export class Series {
     this.item = item;
     this.from = this.metric.values;
     this.notify = notifierOf(this.metric);
+    if (this.plain && !this.deferred && changesIgnored(this.metric)) {
+      this.folds = foldsFor(this.metric);
+      this.folds.bound.push(this);
+      this.deferred = true;
+    }
+  }
+
+  /** After the metric's `clear`: the item is gone; the next update goes through Moleculer. */
+  unbind(): void {
+    this.item = undefined;
+    this.from = undefined;
+    this.deferred = false;
+  }
+
+  private wait(): void {
+    this.stamp = now();
+    if (this.listed) return;
+    this.listed = true;
+    this.folds!.waiting.push(this);
+  }
+
+  /** The waiting updates put into the item, in Moleculer's terms; whether it changed. */
+  fold(): boolean {
+    const item = this.item!;
+    let changed = false;
+    if (this.hasSet) {
+      item.value = this.setTo;
+      this.hasSet = false;
+      changed = true;
+    }
+    if (this.delta !== 0) {
+      item.value += this.delta;
+      this.delta = 0;
+      changed = true;
+    }
+    if (this.observed !== 0) {
+      item.count += this.observed;
+      item.lastValue = this.last;
+      this.observed = 0;
+      if (item.bucketValues && this.bounds.length > 0) {
+        const counts = this.countsFor(item);
+        // Cumulative, as Moleculer counts: a value is in every bucket from the first bound >= it.
+        let running = 0;
+        for (let i = 0; i < counts.length; i++) {
+          running += this.inBucket[i];
+          counts[i] += running;
+        }
+      }
+      this.inBucket.fill(0);
+      changed = true;
+    }
+    if (changed) item.timestamp = this.stamp;
+    return changed;
+  }
+
+  private countsFor(item: Item): Float64Array {
+    if (item.bucketValues !== this.countsOf) {
+      this.counts = countsOf(item, this.bounds, this.bucketKeys);
+      this.countsOf = item.bucketValues;
+    }
+    return this.counts!;
   }
 
   /** Counter or gauge: adds `by` (negative for a gauge going down). */
   add(by = 1): void {
+    // Whole steps to a whole value only: then their sum is exact, and adding it at the fold is
+    // adding them one by one (0.3 + 1 - 1 is not 0.3 + 0 in floating point).
+    if (this.deferred && (by | 0) === by && Number.isInteger(this.hasSet ? this.setTo : this.item!.value)) {
+      if (by === 0) return;
+      this.delta += by;
+      return this.wait();
+    }
+    // This series' waiting updates first, in order (the item's are Moleculer's terms).
+    if (this.listed) this.fold();
     const item = this.bound();
     if (!item) return this.keep(this.metric.increment(this.labels, by));
     // Moleculer's `set` leaves an unchanged item alone (timestamp included) and notifies nothing.
@@ -149,6 +316,14 @@ export class Series {
 
   /** Gauge: sets the value. */
   set(value: number): void {
+    if (this.deferred) {
+      // Moleculer's `set` leaves an unchanged item alone: compared with the value folding would give.
+      if ((this.hasSet ? this.setTo : this.item!.value) + this.delta == value) return;
+      this.hasSet = true;
+      this.setTo = value;
+      this.delta = 0;
+      return this.wait();
+    }
     const item = this.bound();
     if (!item) return this.keep(this.metric.set(value, this.labels));
     if (item.value == value) return;
@@ -159,6 +334,17 @@ export class Series {
 
   /** Histogram: records one value. */
   observe(value: number): void {
+    if (this.deferred) {
+      // The sum in the item at once, in order: a float sum depends on the order of its terms.
+      this.item!.sum += value;
+      this.observed++;
+      this.last = value;
+      const bounds = this.bounds;
+      let i = 0;
+      while (i < bounds.length && !(value <= bounds[i])) i++;
+      if (i < this.inBucket.length) this.inBucket[i]++;
+      return this.wait();
+    }
     const item = this.bound();
     if (!item) return this.keep(this.metric.observe(value, this.labels));
     item.timestamp = now();
@@ -167,11 +353,7 @@ export class Series {
     item.lastValue = value;
     const buckets = this.metric.buckets;
     if (item.bucketValues && buckets) {
-      if (item.bucketValues !== this.countsOf) {
-        this.counts = countsOf(item, buckets, this.bucketKeys);
-        this.countsOf = item.bucketValues;
-      }
-      const counts = this.counts!;
+      const counts = this.countsFor(item);
       // Buckets are cumulative and sorted: every bound from the first one >= value counts it.
       let i = 0;
       while (i < buckets.length && !(value <= buckets[i])) i++;

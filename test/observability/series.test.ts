@@ -111,13 +111,100 @@ test("a series updates its item in place after the first update, and binds again
   series.add();
   const item = metric.values.get('"/c"|200')!;
   series.add(2);
-  expect(metric.values.get('"/c"|200')).toBe(item);
+  // Read through Moleculer (which folds the series' waiting updates in): the same item, updated.
+  expect(metric.get({ route: "/c", status: 200 })).toBe(item);
   expect(item.value).toBe(3);
   // The same labels find the same series (no new object per update).
   expect(seriesOf(metric, { route: "/c", status: 200 })).toBe(series);
   (metric as any).clear();
   series.add();
   expect(metric.values.get('"/c"|200')!.value).toBe(1);
+});
+
+test("a bound update waits in its series until the metric is read (no item touched per update)", async () => {
+  const metric = viaSeries.metrics.getMetric("test.time") as unknown as MoleculerMetric;
+  const series = seriesOf(metric, { route: "/w" });
+  series.observe(3); // the first update, through Moleculer: makes the item
+  const item = metric.values.get('"/w"')!;
+  series.observe(30);
+  series.observe(0.5);
+  // The raw map is not a read: count, last value and buckets wait (the sum is added in order).
+  expect([item.count, item.lastValue, item.sum]).toEqual([1, 3, 33.5]);
+  const read = metric.get({ route: "/w" })!;
+  expect([read.count, read.lastValue, read.sum]).toEqual([3, 0.5, 33.5]);
+  expect({ ...read.bucketValues }).toEqual({ "1": 1, "2.5": 1, "5": 2, "10": 2, "25": 2 });
+});
+
+/** A small seeded generator (mulberry32): the same sequence on every run. */
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Every metric's items as Moleculer lists them, without the update stamps (ours tick once a second). */
+function listed(b: ServiceBroker): unknown {
+  return (b.metrics.list({ includes: "test.**" }) as unknown as { values: { timestamp?: number }[] }[]).map(
+    (metric) => ({ ...metric, values: metric.values.map(({ timestamp: _t, ...item }) => item) }),
+  );
+}
+
+test("series updates mixed with Moleculer's own updates, resets, clears and reads: what Moleculer alone gives", async () => {
+  const next = random(26);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)];
+  const ROUTES = ["/a", "/b"];
+  const VALUES = [0, 0.2, 1, 2.5, 3, 4.99, 5, 7.25, 25, 26, -1, 1000];
+  let reads = 0;
+  for (let step = 0; step < 3000; step++) {
+    const route = pick(ROUTES);
+    const roll = next();
+    let update: Update | null = null;
+    if (roll < 0.25)
+      update = ["inc", "test.requests.total", { route, status: pick([200, 404]) }, pick([1, 2, 0])];
+    else if (roll < 0.4) update = ["inc", "test.active", undefined, pick([1, -1, 2, 0.1, -0.7])];
+    else if (roll < 0.5) update = ["set", "test.active", undefined, pick([0, 1, 2, 0.3])];
+    else if (roll < 0.55) update = ["set", "test.up", { adapter: pick(["nso", "ansible"]) }, pick([0, 1])];
+    else if (roll < 0.8) update = ["obs", "test.time", { route }, pick(VALUES)];
+    if (update) {
+      applyViaRegistry(viaRegistry, update);
+      // One update in five goes through Moleculer on the series' broker too.
+      if (next() < 0.2) applyViaRegistry(viaSeries, update);
+      else applyViaSeries(viaSeries, update);
+      continue;
+    }
+    if (roll < 0.83) {
+      const name = pick(["test.requests.total", "test.active", "test.time"]);
+      const labels =
+        name === "test.time" ? { route } : name === "test.active" ? undefined : { route, status: 200 };
+      viaRegistry.metrics.reset(name, labels as never);
+      viaSeries.metrics.reset(name, labels as never);
+    } else if (roll < 0.85) {
+      const name = pick(["test.requests.total", "test.time"]);
+      viaRegistry.metrics.resetAll(name);
+      viaSeries.metrics.resetAll(name);
+    } else if (roll < 0.86) {
+      const name = pick(["test.requests.total", "test.active", "test.time"]);
+      (viaRegistry.metrics.getMetric(name) as any).clear();
+      (viaSeries.metrics.getMetric(name) as any).clear();
+    } else if (roll < 0.93) {
+      reads++;
+      expect(listed(viaSeries)).toEqual(listed(viaRegistry));
+    } else {
+      const get = (b: ServiceBroker) => {
+        const metric = b.metrics.getMetric("test.time") as unknown as MoleculerMetric;
+        const { timestamp: _t, ...item } = metric.get({ route }) ?? {};
+        return item;
+      };
+      reads++;
+      expect(get(viaSeries)).toEqual(get(viaRegistry));
+    }
+  }
+  expect(reads).toBeGreaterThan(300);
+  expect(listed(viaSeries)).toEqual(listed(viaRegistry));
+  expect(await scrape(viaSeries)).toBe(await scrape(viaRegistry));
 });
 
 test("an update between two scrapes shows in the second (the metric is marked changed)", async () => {
