@@ -120,6 +120,19 @@ export default tseslint.config(
     },
   },
   {
+    files: ["app/**/*.ts", "gateway/**/*.ts", "services/**/*.ts", "shared/**/*.ts"],
+    rules: {
+      "no-restricted-globals": [
+        "error",
+        {
+          name: "performance",
+          message:
+            'import { performance } from "node:perf_hooks": the global is an accessor whose getter runs on every read (Node 24).',
+        },
+      ],
+    },
+  },
+  {
     files: ["**/*.js"],
     languageOptions: { sourceType: "commonjs", globals: { ...globals.node } },
     rules: { "@typescript-eslint/no-require-imports": "off" },

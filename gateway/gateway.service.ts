@@ -8,6 +8,7 @@
  *   -> action over the bus, which validates params (400) -> onAfterCall -> JSON (or text) answer.
  *   Any failure -> onError -> docs/platform-rules.md#errors's error body.
  */
+import { performance } from "node:perf_hooks";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context, ServiceSchema } from "moleculer";
 import ApiGateway, { type ApiSettingsSchema } from "moleculer-web";

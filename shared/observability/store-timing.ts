@@ -3,6 +3,7 @@
  * and outcome). A thin layer over the store a broker's services share (shared/runtime.ts): each
  * collection operation is timed around its promise; nothing else changes. Only when metrics are on.
  */
+import { performance } from "node:perf_hooks";
 import type { ServiceBroker } from "moleculer";
 import type { Collection, Store } from "../store/types";
 import { PLATFORM_METRICS } from "./metrics";

@@ -7,6 +7,7 @@
  * have committed.
  */
 import { EventEmitter } from "node:events";
+import { performance } from "node:perf_hooks";
 import { request, type Dispatcher } from "undici";
 import { Errors } from "moleculer";
 import { BadGatewayError, invalidField } from "../../../shared/errors";

@@ -1,4 +1,5 @@
 /** The embedded store's Collection: the store interface over one Table, every write one log line. */
+import { performance } from "node:perf_hooks";
 import { Aggregator, update as applyUpdateOperators } from "mingo";
 import type {
   Collection,
