@@ -60,9 +60,11 @@ def self_costs(path, m):
     cost = defaultdict(int)
     incl = defaultdict(int)
     fn = None
+    callee = None
     skip = False
     total = 0
     weights = [1]
+    majors = 0
     for line in open(path, errors="replace"):
         if line.startswith("events:"):
             weights = weights_of(line.split()[1:])
@@ -81,9 +83,12 @@ def self_costs(path, m):
             mm = re.match(r"cfn=\((\d+)\)(?: (.*))?", line.rstrip("\n"))
             if mm and mm.group(2) is not None:
                 names[mm.group(1)] = mm.group(2)
+            callee = names.get(mm.group(1)) if mm else line[4:].rstrip("\n")
             continue
         if line.startswith("calls="):
             skip = True
+            if callee == "v8::internal::Heap::MarkCompact()":
+                majors += int(line.split()[0][6:])
             continue
         if line and (line[0].isdigit() or line[0] in "+-*"):
             parts = line.split()
@@ -108,8 +113,10 @@ def self_costs(path, m):
     for f, c in incl.items():
         inc[nm(f)] += c
     SELF_INCL[path] = inc
+    MAJOR_GCS[path] = majors
     return out, total
 SELF_INCL = {}
+MAJOR_GCS = {}
 
 def kind(k):
     if re.search(r"compiler::|maglev::|turboshaft|Compiler|Baseline|baseline|Zone::|ZoneList|bytecode|interpreter::|Parser|Scanner|AstNode|OptimizedCompilationJob|ConcurrentDispatcher|PipelineImpl|Deoptimiz|JSHeapBroker|SourcePosition|Runtime_Compile|ProcessFeedback|Serializer|Turbofan", k): return "compiler"
@@ -138,9 +145,13 @@ def main_thread(path, n):
     valgrind stretches ~50x, so a window counts them far beyond their native share; V8's
     compilers and GC's helpers run on threads of their own, outside uv_run."""
     inc = SELF_INCL[path]
-    return (inc.get("uv_run", 0) - inc.get("uv__run_timers", 0)) / n
+    # uv_run's phases but the timers; summed, as a dump can leave uv_run itself uncounted (a call
+    # still running when the window is dumped is counted in the callees that returned).
+    phases = sum(inc.get(f, 0) for f in ("uv__io_poll", "uv__run_check", "uv__run_idle", "uv__run_prepare"))
+    return max(inc.get("uv_run", 0) - inc.get("uv__run_timers", 0), phases) / n
 ma, mb = main_thread(a, na), main_thread(b, nb)
-print(f"main thread less timers: A {ma:,.0f}  B {mb:,.0f}  B-A {mb-ma:+,.0f} ({mb/ma-1 if ma else 0:+.1%})")
+print(f"main thread less timers: A {ma:,.0f}  B {mb:,.0f}  B-A {mb-ma:+,.0f} ({mb/ma-1 if ma else 0:+.1%})"
+      f"  major GCs in the window: A {MAJOR_GCS[a]}, B {MAJOR_GCS[b]} (one adds ~10,000 instructions a read)")
 keys = set(A) | set(B)
 rows = sorted(((B.get(k, 0) / nb - A.get(k, 0) / na, A.get(k, 0) / na, B.get(k, 0) / nb, k) for k in keys), key=lambda r: -abs(r[0]))
 for d, x, y, k in rows[:top]:
