@@ -27,7 +27,11 @@ const started: { node: string; traceID: string }[] = [];
 let decision = true;
 
 interface Tracer {
-  exporter: { spanStarted(span: { traceID: string }): void; spanFinished(span: unknown): void }[];
+  exporter: {
+    spanStarted(span: { traceID: string }): void;
+    spanFinished(span: unknown): void;
+    stop(): void;
+  }[];
   startSpan(name: string, opts?: { traceID?: string }): unknown;
   shouldSample(span: unknown): boolean;
 }
@@ -59,6 +63,8 @@ beforeAll(async () => {
     tracer.exporter.push({
       spanStarted: (span) => started.push({ node, traceID: span.traceID }),
       spanFinished: () => {},
+      // The tracer stops its exporters with the broker (without it each stop logged a TypeError).
+      stop: () => {},
     });
   }
   decision = true;
