@@ -55,6 +55,10 @@ export interface MoleculerMetric {
 /** Moleculer's base reporter's `metricChanged`: it does nothing (Prometheus keeps it). */
 const IGNORES_CHANGES = (MetricReporters.Base.prototype as { metricChanged: unknown }).metricChanged;
 
+/** Whether every reporter of the metric's registry ignores changes (it reads the registry when asked). */
+const changesIgnored = (metric: MoleculerMetric): boolean =>
+  (metric.registry.reporter ?? []).every((r) => r.metricChanged === IGNORES_CHANGES);
+
 /**
  * What an update tells Moleculer. `changed` marks the metric dirty (its next snapshot is rebuilt)
  * and hands the change to every reporter, through a closure allocated per update; the Prometheus
@@ -62,8 +66,7 @@ const IGNORES_CHANGES = (MetricReporters.Base.prototype as { metricChanged: unkn
  * ignores changes, the update only marks the metric dirty, as `changed` would.
  */
 function notifierOf(metric: MoleculerMetric): (value: unknown, labels: Labels | undefined) => void {
-  const reporters = metric.registry.reporter;
-  if (reporters && reporters.every((r) => r.metricChanged === IGNORES_CHANGES))
+  if (changesIgnored(metric))
     return () => {
       metric.setDirty();
       metric.registry.dirty = true;
@@ -172,10 +175,6 @@ function foldWaiting(metric: MoleculerMetric, folds: Folds): void {
     metric.registry.dirty = true;
   }
 }
-
-/** Whether every reporter of the metric's registry ignores changes (it reads the registry when asked). */
-const changesIgnored = (metric: MoleculerMetric): boolean =>
-  (metric.registry.reporter ?? []).every((r) => r.metricChanged === IGNORES_CHANGES);
 
 export class Series {
   private item: Item | undefined;
