@@ -6,6 +6,8 @@ same grouped by kind (V8's compilers, GC, our JS by folder, builtins, ...); then
 the inclusive costs of the functions it matches (recursion may count twice).
 
   callgrind-diff.py A.out A.map READS_A B.out B.map READS_B [TOP=60] [PATTERN]
+  callgrind-diff.py --modes READS MODE=OUT_DIR[,OUT_DIR...] ...   (each mode's main thread a read,
+      run by run, medians and their ratio to the first mode's: bench/support/observability-cycles.sh)
 
 COST=CEst reads runs made with CALLGRIND_SIM=1 (bench/support/callgrind-run.sh: caches and branch
 predictor simulated) as estimated cycles, KCachegrind's formula: instructions + 10 x (L1 misses +
@@ -132,13 +134,6 @@ def kind(k):
     if k == "JIT?": return "JIT?"
     return "other"
 
-a, am, na, b, bm, nb = sys.argv[1:7]
-top = int(sys.argv[7]) if len(sys.argv) > 7 else 60
-A, ta = self_costs(a, load_map(am))
-B, tb = self_costs(b, load_map(bm))
-na, nb = int(na), int(nb)
-print(f"{COST} per read: A {ta/na:,.0f}  B {tb/nb:,.0f}  B-A {tb/nb-ta/na:+,.0f} ({(tb/nb)/(ta/na)-1:+.1%})")
-
 def main_thread(path, n):
     """The event loop's work less its timers: what a read costs the main thread. The timers run
     by wall-clock time (Moleculer's process metrics every 5 s, os.cpus() most of it), which
@@ -149,27 +144,73 @@ def main_thread(path, n):
     # still running when the window is dumped is counted in the callees that returned).
     phases = sum(inc.get(f, 0) for f in ("uv__io_poll", "uv__run_check", "uv__run_idle", "uv__run_prepare"))
     return max(inc.get("uv_run", 0) - inc.get("uv__run_timers", 0), phases) / n
-ma, mb = main_thread(a, na), main_thread(b, nb)
-print(f"main thread less timers: A {ma:,.0f}  B {mb:,.0f}  B-A {mb-ma:+,.0f} ({mb/ma-1 if ma else 0:+.1%})"
-      f"  major GCs in the window: A {MAJOR_GCS[a]}, B {MAJOR_GCS[b]} (one adds ~10,000 instructions a read)")
-keys = set(A) | set(B)
-rows = sorted(((B.get(k, 0) / nb - A.get(k, 0) / na, A.get(k, 0) / na, B.get(k, 0) / nb, k) for k in keys), key=lambda r: -abs(r[0]))
-for d, x, y, k in rows[:top]:
-    print(f"{d:+10,.0f} {x:10,.0f} {y:10,.0f}  {k[:150]}")
 
-print("by kind:")
-CA = defaultdict(float)
-CB = defaultdict(float)
-for k, v in A.items():
-    CA[kind(k)] += v / na
-for k, v in B.items():
-    CB[kind(k)] += v / nb
-for c in sorted(set(CA) | set(CB), key=lambda c: -abs(CB[c] - CA[c]))[:30]:
-    print(f"{CB[c]-CA[c]:+10,.0f} {CA[c]:10,.0f} {CB[c]:10,.0f}  {c}")
-if len(sys.argv) > 8:
-    pat = re.compile(sys.argv[8])
-    IA, IB = SELF_INCL[a], SELF_INCL[b]
-    print("inclusive (may double count recursion):")
-    ks = sorted({k for k in set(IA) | set(IB) if pat.search(k)}, key=lambda k: -(IB.get(k, 0) / nb))
-    for k in ks[:40]:
-        print(f"{IB.get(k,0)/nb - IA.get(k,0)/na:+10,.0f} {IA.get(k,0)/na:10,.0f} {IB.get(k,0)/nb:10,.0f}  {k[:150]}")
+def one_run(out_dir):
+    """A run's dump and map in OUT_DIR (bench/support/callgrind-run.sh writes one of each)."""
+    import glob
+    dumps = glob.glob(os.path.join(out_dir, "callgrind.out.*.1"))
+    maps = glob.glob(os.path.join(out_dir, "perf-*.map"))
+    if len(dumps) != 1:
+        sys.exit(f"{out_dir}: expected one callgrind.out.PID.1, found {len(dumps)}")
+    return dumps[0], maps[0] if maps else ""
+
+def modes(reads, specs):
+    """Each mode's main thread a read (less its timers), run by run, the median of the windows
+    without a major GC, and that median over the first mode's."""
+    medians = {}
+    for spec in specs:
+        mode, dirs = spec.split("=", 1)
+        kept, shown = [], []
+        for d in dirs.split(","):
+            dump, perf_map = one_run(d)
+            self_costs(dump, load_map(perf_map))
+            cost = main_thread(dump, reads)
+            if MAJOR_GCS[dump]:
+                shown.append(f"{cost:,.0f} (major GC: left out)")
+            else:
+                kept.append(cost)
+                shown.append(f"{cost:,.0f}")
+        kept.sort()
+        mid = len(kept) // 2
+        medians[mode] = (kept[mid] if len(kept) % 2 else (kept[mid - 1] + kept[mid]) / 2) if kept else None
+        base = next(iter(medians.values()))
+        ratio = f"{medians[mode] / base - 1:+.1%}" if medians[mode] and base else "-"
+        median = f"{medians[mode]:,.0f}" if medians[mode] else "-"
+        print(f"{mode:10} {COST} a read, main thread less timers: {', '.join(shown)}; median {median} ({ratio})")
+
+if len(sys.argv) > 1 and sys.argv[1] == "--modes":
+    modes(int(sys.argv[2]), sys.argv[3:])
+    sys.exit(0)
+
+if True:
+    a, am, na, b, bm, nb = sys.argv[1:7]
+    top = int(sys.argv[7]) if len(sys.argv) > 7 else 60
+    A, ta = self_costs(a, load_map(am))
+    B, tb = self_costs(b, load_map(bm))
+    na, nb = int(na), int(nb)
+    print(f"{COST} per read: A {ta/na:,.0f}  B {tb/nb:,.0f}  B-A {tb/nb-ta/na:+,.0f} ({(tb/nb)/(ta/na)-1:+.1%})")
+
+    ma, mb = main_thread(a, na), main_thread(b, nb)
+    print(f"main thread less timers: A {ma:,.0f}  B {mb:,.0f}  B-A {mb-ma:+,.0f} ({mb/ma-1 if ma else 0:+.1%})"
+          f"  major GCs in the window: A {MAJOR_GCS[a]}, B {MAJOR_GCS[b]} (one adds ~10,000 instructions a read)")
+    keys = set(A) | set(B)
+    rows = sorted(((B.get(k, 0) / nb - A.get(k, 0) / na, A.get(k, 0) / na, B.get(k, 0) / nb, k) for k in keys), key=lambda r: -abs(r[0]))
+    for d, x, y, k in rows[:top]:
+        print(f"{d:+10,.0f} {x:10,.0f} {y:10,.0f}  {k[:150]}")
+
+    print("by kind:")
+    CA = defaultdict(float)
+    CB = defaultdict(float)
+    for k, v in A.items():
+        CA[kind(k)] += v / na
+    for k, v in B.items():
+        CB[kind(k)] += v / nb
+    for c in sorted(set(CA) | set(CB), key=lambda c: -abs(CB[c] - CA[c]))[:30]:
+        print(f"{CB[c]-CA[c]:+10,.0f} {CA[c]:10,.0f} {CB[c]:10,.0f}  {c}")
+    if len(sys.argv) > 8:
+        pat = re.compile(sys.argv[8])
+        IA, IB = SELF_INCL[a], SELF_INCL[b]
+        print("inclusive (may double count recursion):")
+        ks = sorted({k for k in set(IA) | set(IB) if pat.search(k)}, key=lambda k: -(IB.get(k, 0) / nb))
+        for k in ks[:40]:
+            print(f"{IB.get(k,0)/nb - IA.get(k,0)/na:+10,.0f} {IA.get(k,0)/na:10,.0f} {IB.get(k,0)/nb:10,.0f}  {k[:150]}")
