@@ -1,0 +1,105 @@
+/**
+ * bench:observability:cycles' reading of callgrind dumps (bench/support/callgrind-diff.py
+ * --modes; docs/operations-guide.md#cost), on small dumps written here: a window's main thread is
+ * uv_run's phases less its timers, a cycle is estimated as KCachegrind does (instructions, 10 a
+ * first-level miss or mispredicted branch, 100 a last-level miss), a window with a major GC is
+ * left out of its mode's median, and each median is set against the first mode's.
+ */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+const SCRIPT = path.join(__dirname, "../../bench/support/callgrind-diff.py");
+const EVENTS = "Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi Bim";
+
+interface Costs {
+  ir: number;
+  l1Misses?: number;
+  llMisses?: number;
+  mispredicted?: number;
+}
+
+/** One event line: instructions, then the misses that weigh on a cycle's estimate. */
+const line = ({ ir, l1Misses = 0, llMisses = 0, mispredicted = 0 }: Costs) =>
+  `0 ${ir} 0 0 ${l1Misses} 0 0 0 ${llMisses} 0 0 ${mispredicted} 0 0`;
+
+/**
+ * A window: uv_run's own 10 instructions, the event loop's poll (`poll`, with its misses) and its
+ * timers (`timers` instructions); with `majorGc`, V8's major GC (1,000 instructions) called from
+ * the poll. Laid out as callgrind writes a dump: a callee's inclusive cost follows its `calls=`.
+ */
+function dump(dir: string, poll: Costs, timers: number, majorGc = false): string {
+  fs.mkdirSync(dir, { recursive: true });
+  const gc = majorGc ? 1000 : 0;
+  const lines = [
+    "version: 1",
+    "creator: test",
+    `events: ${EVENTS}`,
+    "fn=(1) uv_run",
+    line({ ir: 10 }),
+    "cfn=(2) uv__io_poll",
+    "calls=1 0",
+    line({ ...poll, ir: poll.ir + gc }),
+    "cfn=(3) uv__run_timers",
+    "calls=1 0",
+    line({ ir: timers }),
+    "fn=(2)",
+    line(poll),
+    ...(majorGc ? ["cfn=(4) v8::internal::Heap::MarkCompact()", "calls=1 0", line({ ir: gc })] : []),
+    "fn=(3)",
+    line({ ir: timers }),
+    ...(majorGc ? ["fn=(4)", line({ ir: gc })] : []),
+  ];
+  fs.writeFileSync(path.join(dir, "callgrind.out.1.1"), lines.join("\n") + "\n");
+  fs.writeFileSync(path.join(dir, "perf-1.map"), "");
+  return dir;
+}
+
+function modes(cost: "Ir" | "CEst", specs: string[]): string[] {
+  const run = spawnSync("python3", [SCRIPT, "--modes", "10", ...specs], {
+    encoding: "utf8",
+    env: { ...process.env, COST: cost },
+  });
+  expect(run.stderr).toBe("");
+  expect(run.status).toBe(0);
+  return run.stdout.trim().split("\n");
+}
+
+let dir: string;
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "callgrind-diff-"));
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+test("each mode's main thread a read, less its timers, estimated in cycles, and its median's ratio", () => {
+  const misses = { l1Misses: 10, llMisses: 1, mispredicted: 5 };
+  const off = [
+    dump(path.join(dir, "off-1"), { ir: 1000, ...misses }, 700),
+    dump(path.join(dir, "off-2"), { ir: 1100, ...misses }, 20),
+  ];
+  const metrics = [
+    dump(path.join(dir, "metrics-1"), { ir: 1100, l1Misses: 20, llMisses: 2, mispredicted: 5 }, 300),
+    // A major GC in the window: shown, not counted.
+    dump(path.join(dir, "metrics-2"), { ir: 1000 }, 0, true),
+  ];
+  const specs = [`off=${off.join(",")}`, `metrics=${metrics.join(",")}`];
+
+  // Instructions, ten reads a window: uv_run's 10 and the poll's; the timers left out.
+  const [offIr, metricsIr] = modes("Ir", specs);
+  expect(offIr).toContain(": 101, 111; median 106 (+0.0%)");
+  expect(metricsIr).toContain(": 111, 201 (major GC: left out); median 111 (+4.7%)");
+
+  // Cycles: 1,010 + 10 x 10 + 100 x 1 + 10 x 5 = 1,260 a window for off-1; metrics-1's
+  // 1,110 + 200 + 200 + 50 = 1,560.
+  const [offCycles, metricsCycles] = modes("CEst", specs);
+  expect(offCycles).toContain(": 126, 136; median 131 (+0.0%)");
+  expect(metricsCycles).toContain(": 156, 201 (major GC: left out); median 156 (+19.1%)");
+});
+
+test("a mode whose every window had a major GC has no median, and says so", () => {
+  const off = dump(path.join(dir, "alone-off"), { ir: 1000 }, 0);
+  const gc = dump(path.join(dir, "alone-gc"), { ir: 1000 }, 0, true);
+  const [, only] = modes("Ir", [`off=${off}`, `metrics=${gc}`]);
+  expect(only).toContain("(major GC: left out); median - (-)");
+});
