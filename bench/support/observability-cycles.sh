@@ -10,7 +10,7 @@
 # The modes of a round run at once (one valgrind process each), ~5 minutes a round on two cores.
 # Writes bench/results/observability-cycles/MODE-ROUND/ and prints the table (COST=Ir too).
 #
-# The young generation is pinned alike in every mode (OBS_NODE_OPTIONS, by default 128 MB, the size
+# The young generation is pinned alike in every mode (OBS_NODE_FLAGS, by default 128 MB, the size
 # V8 grows it to natively in both `off` and `metrics` on this read): V8 sizes it as it runs, partly by
 # wall-clock time, which valgrind stretches ~50x, and a window's estimate moved by 6 % with it alone
 # (an `off` window at 8 MB against others at 45-64 MB: each line allocated in a young generation
@@ -18,7 +18,7 @@
 # medians: natively there is none in 30,000 reads of either mode after the start (--trace-gc), under
 # valgrind their timers bring some.
 set -eu
-export NODE_OPTIONS="${OBS_NODE_OPTIONS:---min-semi-space-size=64 --max-semi-space-size=64}"
+export CALLGRIND_NODE_FLAGS="${OBS_NODE_FLAGS:---min-semi-space-size=64 --max-semi-space-size=64}"
 rounds=${1:-2} warm=${2:-15000} reads=${3:-3000} modes=${4:-off metrics sampled}
 here=$(cd "$(dirname "$0")/../.." && pwd)
 out="$here/bench/results/observability-cycles"
