@@ -15,19 +15,23 @@
 # wall-clock time, which valgrind stretches ~50x, and a window's estimate moved by 6 % with it alone
 # (an `off` window at 8 MB against others at 45-64 MB: each line allocated in a young generation
 # larger than the last-level cache is a simulated miss). A window with a major GC is left out of the
-# medians: natively there is none in 30,000 reads of either mode after the start (--trace-gc), under
-# valgrind their timers bring some.
+# medians. Natively there is none in 30,000 reads of any mode after the start (--trace-gc); under
+# valgrind V8's memory reducer, which collects when the allocation rate a second falls, took the
+# stretched process for an idle one and made one in most windows of the traced mode ("Mark-Compact
+# (reduce)"), so it is off (--no-memory-reducer).
+# OBS_DIST: the build whose platform runs (another checkout's dist, for a before and after);
+# OBS_OUT: where the windows go.
 set -eu
-export CALLGRIND_NODE_FLAGS="${OBS_NODE_FLAGS:---min-semi-space-size=64 --max-semi-space-size=64}"
+export CALLGRIND_NODE_FLAGS="${OBS_NODE_FLAGS:---no-memory-reducer --min-semi-space-size=64 --max-semi-space-size=64}"
 rounds=${1:-2} warm=${2:-15000} reads=${3:-3000} modes=${4:-off metrics sampled}
 here=$(cd "$(dirname "$0")/../.." && pwd)
-out="$here/bench/results/observability-cycles"
+out="${OBS_OUT:-$here/bench/results/observability-cycles}"
 rm -rf "$out"
 mkdir -p "$out"
 round=1
 while [ "$round" -le "$rounds" ]; do
   for mode in $modes; do
-    CALLGRIND_SIM=1 sh "$here/bench/support/observability-callgrind.sh" "$mode" "$here/dist" \
+    CALLGRIND_SIM=1 sh "$here/bench/support/observability-callgrind.sh" "$mode" "${OBS_DIST:-$here/dist}" \
       "$out/$mode-$round" "$warm" "$reads" >"$out/$mode-$round.log" 2>&1 &
   done
   wait
