@@ -5,6 +5,7 @@
  */
 import { MetricReporters, ServiceBroker } from "moleculer";
 import { seriesOf, type MoleculerMetric } from "../../shared/observability/series";
+import { seeded } from "../support/random-docs";
 
 const BUCKETS = [1, 2.5, 5, 10, 25];
 
@@ -135,16 +136,6 @@ test("a bound update waits in its series until the metric is read (no item touch
   expect({ ...read.bucketValues }).toEqual({ "1": 1, "2.5": 1, "5": 2, "10": 2, "25": 2 });
 });
 
-/** A small seeded generator (mulberry32): the same sequence on every run. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Every metric's items as Moleculer lists them, without the update stamps (ours tick once a second). */
 function listed(b: ServiceBroker): unknown {
   return (b.metrics.list({ includes: "test.**" }) as unknown as { values: { timestamp?: number }[] }[]).map(
@@ -153,7 +144,7 @@ function listed(b: ServiceBroker): unknown {
 }
 
 test("series updates mixed with Moleculer's own updates, resets, clears and reads: what Moleculer alone gives", async () => {
-  const next = random(26);
+  const next = seeded(26);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)];
   const ROUTES = ["/a", "/b"];
   const VALUES = [0, 0.2, 1, 2.5, 3, 4.99, 5, 7.25, 25, 26, -1, 1000];
