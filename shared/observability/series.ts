@@ -350,13 +350,13 @@ export class Series {
     item.sum += value;
     item.count++;
     item.lastValue = value;
-    const buckets = this.metric.buckets;
-    if (item.bucketValues && buckets) {
+    const bounds = this.bounds;
+    if (item.bucketValues && bounds.length > 0) {
       const counts = this.countsFor(item);
       // Buckets are cumulative and sorted: every bound from the first one >= value counts it.
       let i = 0;
-      while (i < buckets.length && !(value <= buckets[i])) i++;
-      for (; i < buckets.length; i++) counts[i] += 1;
+      while (i < bounds.length && !(value <= bounds[i])) i++;
+      for (; i < bounds.length; i++) counts[i] += 1;
     }
     this.notify(value, this.labels);
   }
