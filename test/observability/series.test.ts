@@ -9,11 +9,22 @@ import { seeded } from "../support/random-docs";
 
 const BUCKETS = [1, 2.5, 5, 10, 25];
 
-function broker(): ServiceBroker {
+/** A reporter that follows changes: beside it, series update their items at once (no deferral). */
+class Following extends MetricReporters.Base {
+  override metricChanged(): void {}
+}
+
+function broker(following = false): ServiceBroker {
   const b = new ServiceBroker({
     nodeID: "series-node",
     logger: false,
-    metrics: { enabled: true, reporter: [{ type: "Prometheus", options: { port: 0 } }] },
+    metrics: {
+      enabled: true,
+      reporter: [
+        { type: "Prometheus", options: { port: 0 } },
+        ...(following ? [new Following({}) as never] : []),
+      ],
+    },
   });
   b.metrics.register({
     type: "counter",
@@ -143,7 +154,12 @@ function listed(b: ServiceBroker): unknown {
   );
 }
 
-test("series updates mixed with Moleculer's own updates, resets, clears and reads: what Moleculer alone gives", async () => {
+/**
+ * 3,000 random steps on two brokers, one through Moleculer's registry only, the other through
+ * series with a fifth of its updates through the registry; resets, clears and reads mixed in,
+ * compared at every read and by the /metrics text at the end.
+ */
+async function mixedSteps(viaRegistry: ServiceBroker, viaSeries: ServiceBroker): Promise<void> {
   const next = seeded(26);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)];
   const ROUTES = ["/a", "/b"];
@@ -196,6 +212,21 @@ test("series updates mixed with Moleculer's own updates, resets, clears and read
   expect(reads).toBeGreaterThan(300);
   expect(listed(viaSeries)).toEqual(listed(viaRegistry));
   expect(await scrape(viaSeries)).toBe(await scrape(viaRegistry));
+}
+
+test("series updates mixed with Moleculer's own updates, resets, clears and reads: what Moleculer alone gives", () =>
+  mixedSteps(viaRegistry, viaSeries));
+
+test("the same beside a reporter that follows changes (each update in its item at once)", async () => {
+  const [registryOnly, withSeries] = [broker(true), broker(true)];
+  await registryOnly.start();
+  await withSeries.start();
+  try {
+    await mixedSteps(registryOnly, withSeries);
+  } finally {
+    await registryOnly.stop();
+    await withSeries.stop();
+  }
 });
 
 test("an update between two scrapes shows in the second (the metric is marked changed)", async () => {
