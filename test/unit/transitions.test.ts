@@ -12,6 +12,7 @@ import { deepFreeze } from "../../shared/objects";
 import { errorRecord, failed, methodOf, pushError, type Outcome } from "../../services/engine/run/outcomes";
 import {
   CHILD_CHECK_MS,
+  CLAIM_LOOK_GRANULE_MS,
   DISPATCH_GRACE_MS,
   MAX_ERROR_RECORDS,
   MAX_INLINE_STEPS,
@@ -591,6 +592,25 @@ describe("cancel", () => {
 // ------------------------------------------------------------------------------------- claims
 
 describe("claims", () => {
+  test("a claim's expiry is looked at on the granule after it: the steps of a job within one share sweepAt", () => {
+    const chain3 = chain("three", [
+      ["a", auto("svc", "a")],
+      ["b", auto("svc", "b")],
+      ["c", auto("svc", "c")],
+    ]);
+    const job = newJob(chain3);
+    startRun(job, stepAt(T0 + 1));
+    // Never before the claim's expiry (an early look would find it held), at most a granule after.
+    expect(taskIn(job, "a").claim!.until).toBe(T0 + 1 + CLAIM_TTL_MS);
+    expect(job.sweepAt).toBe(T0 + CLAIM_TTL_MS + CLAIM_LOOK_GRANULE_MS);
+    const first = job.sweepAt;
+    endRun(job, "a", ok(), T0 + 7);
+    expect(taskIn(job, "b").claim!.until).toBe(T0 + 7 + CLAIM_TTL_MS);
+    expect(job.sweepAt).toBe(first); // the next step's claim, in the same granule: not rewritten
+    endRun(job, "b", ok(), T0 + CLAIM_LOOK_GRANULE_MS + 3);
+    expect(job.sweepAt).toBe(T0 + CLAIM_TTL_MS + 2 * CLAIM_LOOK_GRANULE_MS);
+  });
+
   test("renewClaim extends the claim of the run that holds it, and only that one", () => {
     const { job } = started(oneAutomatic);
     const run = runOf(job, "push");

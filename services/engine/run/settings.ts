@@ -46,6 +46,13 @@ export const SWEEP_CONCURRENCY = 8;
  * this long, by any replica; a balanced `engine.dispatch` event usually gets it picked up sooner.
  */
 export const DISPATCH_GRACE_MS = 2_000;
+/**
+ * A claim's expiry is looked at on the next multiple of this after it (transitions.ts summarize):
+ * the steps of a job that follow each other within it share one `sweepAt`, so a step rewrites
+ * neither that field nor the job's entry in the sweeper's index. It adds at most this to a dead
+ * replica's failover (resumeBoundMs).
+ */
+export const CLAIM_LOOK_GRANULE_MS = 250;
 /** A task waiting on a child job checks the child this often (the child also tells it when it ends). */
 export const CHILD_CHECK_MS = 10_000;
 /** In-engine steps (evaluation, query, merge, forEach) one write may take: stops a revert cycle of operations from spinning. */
@@ -63,8 +70,9 @@ export const STOP_GRACE_MS = 5_000;
 
 /**
  * The documented bound: a job whose replica was killed resumes on another replica within this
- * long of the kill (claim expiry + one sweep with jitter + margin for the store round trips).
+ * long of the kill (claim expiry, looked at on its granule + one sweep with jitter + margin for
+ * the store round trips).
  */
 export function resumeBoundMs(settings: Pick<RunnerSettings, "claimTtlMs" | "sweepIntervalMs">): number {
-  return settings.claimTtlMs + 2 * settings.sweepIntervalMs + 1_000;
+  return settings.claimTtlMs + CLAIM_LOOK_GRANULE_MS + 2 * settings.sweepIntervalMs + 1_000;
 }

@@ -36,7 +36,13 @@ import {
   type OperationResult,
 } from "../operations";
 import type { OperationTask } from "../operations/names";
-import { CHILD_CHECK_MS, DISPATCH_GRACE_MS, MAX_INLINE_STEPS, MAX_ITERATIONS } from "./settings";
+import {
+  CHILD_CHECK_MS,
+  CLAIM_LOOK_GRANULE_MS,
+  DISPATCH_GRACE_MS,
+  MAX_INLINE_STEPS,
+  MAX_ITERATIONS,
+} from "./settings";
 import { errorRecord, failed, methodOf, pushError, type Outcome } from "./outcomes";
 import type { ChildState, ManualTaskSummary, RunJob, RunTask } from "./types";
 import { manualEntry } from "./manual-summary";
@@ -640,6 +646,12 @@ function soon(job: RunJob, now: number, ms: number): number {
   return job.sweepAt != null && job.sweepAt > now && job.sweepAt <= now + ms ? job.sweepAt : now + ms;
 }
 
+/**
+ * When a sweeper looks at a claim expiring at `until`: on the granule after it, never before it
+ * (an early look finds the claim held and writes the job again for nothing).
+ */
+const claimLook = (until: number) => Math.ceil(until / CLAIM_LOOK_GRANULE_MS) * CLAIM_LOOK_GRANULE_MS;
+
 /** progress, sweepAt and manualTasks, from the tasks as they are now. */
 function summarize(job: RunJob, now: number): void {
   let total = 0;
@@ -654,7 +666,7 @@ function summarize(job: RunJob, now: number): void {
     if (FINISHED.has(task.status)) done++;
     if (task.type === "manual") (manual ??= []).push(manualEntry(id, task));
     if (job.status !== "running" || task.status !== "running") continue;
-    if (task.claim && task.claim.until > now) sweepAt = Math.min(sweepAt, task.claim.until);
+    if (task.claim && task.claim.until > now) sweepAt = Math.min(sweepAt, claimLook(task.claim.until));
     else if (task.child) sweepAt = Math.min(sweepAt, soon(job, now, CHILD_CHECK_MS));
     else if (task.loop) continue;
     else if (task.wakeAt != null && task.wakeAt > now) sweepAt = Math.min(sweepAt, task.wakeAt);
