@@ -4,8 +4,7 @@ import type { WorkflowDoc } from "../../../shared/contracts/engine-documents";
 import { API_VERSION } from "../../../shared/version";
 import type { RunJob, RunTask } from "./types";
 import { manualTasksOf } from "./manual-summary";
-
-const iso = (ms: number) => new Date(ms).toISOString();
+import { isoOf } from "../../../shared/text";
 
 /**
  * A part of the workflow for the new job: the part itself when frozen (the workflow a start reads
@@ -54,7 +53,7 @@ export function buildJob(
   // The account's _id, as the real product's jobs carry it (docs/compatibility.md#jobs); a job the
   // platform starts itself (a schedule) is the platform's: "system".
   const user = input.caller?.accountId ?? "system";
-  const at = iso(now);
+  const at = isoOf(now);
   const manual = manualTasksOf(tasks);
   return {
     _id: input.id,

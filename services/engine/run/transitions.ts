@@ -50,6 +50,7 @@ import { readTask, writableTask } from "./jobs";
 import { applyOutgoing, resolveIncoming } from "./variables";
 
 import { END, START } from "../../../shared/contracts/engine-documents";
+import { isoOf } from "../../../shared/text";
 
 const FINISHED = new Set(["complete", "error", "canceled"]);
 
@@ -105,7 +106,7 @@ export class Step {
 /** The first step: `workflow_start` completes and its successors are reached. */
 export function startRun(job: RunJob, step: Step): void {
   const start = taskOf(job, START);
-  start.start_time = iso(step.now);
+  start.start_time = isoOf(step.now);
   finish(job, START, { state: "success", outgoing: {} }, step);
   settle(job, step);
 }
@@ -181,8 +182,6 @@ export function releaseClaim(job: RunJob, taskId: string, run: string): boolean 
   taskAt(job, taskId)!.claim = null;
   return true;
 }
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 function taskOf(job: RunJob, id: string): RunTask {
   const task = taskAt(job, id);
@@ -438,7 +437,7 @@ function activate(job: RunJob, id: string, step: Step): void {
   delete task.finish_state;
   delete task.end_time;
   delete task.outgoing;
-  task.start_time = iso(step.now);
+  task.start_time = isoOf(step.now);
   task.iterations = [...(task.iterations ?? []), randomUUID()].slice(-MAX_ITERATIONS);
   if (id === END) {
     task.status = "complete";
