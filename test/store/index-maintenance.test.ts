@@ -113,8 +113,8 @@ function entries(backend: EmbeddedBackend, collection: string): Record<string, R
 }
 
 test("entries kept across random writes are the entries a fresh build of the same documents holds", async () => {
-  // Jobs' shape: the indexes under members a write leaves as they are keep their entries untouched
-  // (table.ts reindex looks at the members first), the others are re-keyed or kept by their paths.
+  // Jobs' shape: an index whose members a write shares with the image it replaces keeps its
+  // entries (table.ts reindex, sameKeyMembers); one whose values it changed is re-keyed.
   const indexes: IndexSpec[] = [
     { keys: { status: 1, sweepAt: 1 } },
     { keys: { "metrics.start_time": -1, _id: -1 } },

@@ -67,7 +67,6 @@ export class Table {
   addIndex(spec: NamedIndex): void {
     this.version++;
     this.expiryIndexes = undefined;
-    this.plan = undefined;
     this.indexes.set(spec.name, spec);
     let keyers: ((doc: StoredDoc) => void)[];
     if (spec.unique) {
@@ -94,7 +93,6 @@ export class Table {
   dropIndex(name: string): void {
     this.version++;
     this.expiryIndexes = undefined;
-    this.plan = undefined;
     this.indexes.delete(name);
     this.uniqueKeys.delete(name);
     this.sharedKeys.delete(name);
@@ -276,23 +274,11 @@ export class Table {
     if (this.expiring().length === 0) this.docs.trim();
   }
 
-  /**
-   * Moves a document's index entries from its old image to its new one (either may be absent). A
-   * rewrite first looks at the top-level members the indexes key (rekeyPlan): an index none of
-   * whose members the new image changed (by identity: they are shared, as sameKeyMembers says)
-   * keeps its entries without a look at its paths. A task transition changes `tasks`, `metrics`
-   * and the times: the indexes under `status`, `name`, `groups`, ... are not looked at.
-   */
+  /** Moves a document's index entries from its old image to its new one (either may be absent). */
   private reindex(old: StoredDoc | undefined, doc: StoredDoc | undefined): void {
-    const plan = (this.plan ??= this.rekeyPlan());
-    let changed: string[] | undefined;
-    if (old && doc) {
-      for (const member of plan.members) if (old[member] !== doc[member]) (changed ??= []).push(member);
-      if (changed === undefined) return;
-    }
-    for (const { spec, unique, members } of plan.specs) {
-      if (changed && !anyOf(members, changed)) continue;
+    for (const [name, spec] of this.indexes) {
       if (old && doc && sameKeyMembers(old, doc, spec)) continue;
+      const unique = this.uniqueKeys.get(name);
       if (unique) {
         if (old) for (const key of indexKeys(old, spec)) if (unique.get(key) === old._id) unique.delete(key);
         if (doc) for (const key of indexKeys(doc, spec)) unique.set(key, doc._id);
@@ -301,19 +287,11 @@ export class Table {
         if (doc) this.indexShared(spec, doc);
       }
     }
-  }
-
-  /** What reindex walks, worked out again after an index is added or dropped. */
-  private plan: RekeyPlan | undefined;
-
-  /** The indexes, then the prefixes, each with the top-level members its fields start at. */
-  private rekeyPlan(): RekeyPlan {
-    const specs: RekeyPlan["specs"] = [];
-    for (const [name, spec] of this.indexes)
-      specs.push({ spec, unique: this.uniqueKeys.get(name), members: topMembers(spec) });
-    for (const spec of this.prefixes.values())
-      specs.push({ spec, unique: undefined, members: topMembers(spec) });
-    return { specs, members: [...new Set(specs.flatMap((s) => s.members))] };
+    for (const spec of this.prefixes.values()) {
+      if (old && doc && sameKeyMembers(old, doc, spec)) continue;
+      if (old) this.indexShared(spec, old, true);
+      if (doc) this.indexShared(spec, doc);
+    }
   }
 
   /** Adds (or removes) `doc` under each of its keys in the non-unique index (or prefix) `spec`. */
@@ -330,23 +308,6 @@ export class Table {
       }
     }
   }
-}
-
-/** Each index (or prefix) reindex keeps, with the top-level members its fields start at. */
-interface RekeyPlan {
-  specs: { spec: NamedIndex; unique: Map<string, string> | undefined; members: string[] }[];
-  /** Every member of `specs`, once. */
-  members: string[];
-}
-
-const topMembers = (spec: IndexSpec): string[] => [
-  ...new Set(Object.keys(spec.keys).map((field) => field.split(".")[0])),
-];
-
-/** Whether a member of `members` is in `changed` (both a few names: no Set). */
-function anyOf(members: string[], changed: string[]): boolean {
-  for (const member of members) if (changed.includes(member)) return true;
-  return false;
 }
 
 /** Names of derived prefixes start with a character no index name (field_dir_...) holds. */
