@@ -4,8 +4,8 @@
  * write: the start's insert, then each step's finish and the next one's claim), the pauses of its
  * garbage collector, the turns of its event loop that started late, its slow synchronous file
  * calls (the store's log writes, a compaction's rotation), and the store's compactions (from the
- * log's rotation to the snapshot's rename: the compaction thread's work, beside the store's own
- * thread on the machine's cores). The load child adds each job's start request and its answer.
+ * log's rotation to the snapshot in place, as the store publishes them on COMPACTION_CHANNEL: the
+ * compaction thread's work, beside the store's own thread on the machine's cores). The load child adds each job's start request and its answer.
  * For the slowest jobs (at and above the p99) and for the jobs around the median, the report
  * splits start-to-complete into: the start (request sent -> first event), the steps (first event
  * -> the event that ends the job; its widest gap between two events), and the end's notice (that
@@ -16,10 +16,12 @@
  * process while the run lasts (the store calls them through the module object), nothing in the
  * platform changes.
  */
+import diagnostics from "node:diagnostics_channel";
 import fs from "node:fs";
 import { PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
 import type { Context, ServiceSchema } from "moleculer";
 import { ENGINE_EVENTS, type JobChangesEvent } from "../../shared/contracts/events";
+import { COMPACTION_CHANNEL } from "../../shared/store/embedded/backend";
 import { percentile } from "./stats";
 
 /** One job as the load child saw it: wall-clock ms (performance.timeOrigin + performance.now()). */
@@ -81,6 +83,7 @@ export class StageRecorder {
 
   start(): void {
     this.recordingFrom = wall();
+    diagnostics.subscribe(COMPACTION_CHANNEL, this.onCompaction);
     this.observer = new PerformanceObserver((list) => {
       for (const e of list.getEntries())
         this.gc.push({ at: performance.timeOrigin + e.startTime, ms: e.duration, what: gcKind(e) });
@@ -117,28 +120,25 @@ export class StageRecorder {
           tally.ms += ms;
           this.fileCalls.set(name, tally);
           if (ms >= SLOW_FS_MS) this.files.push({ at: performance.timeOrigin + t0, ms, what: name });
-          if (name === "renameSync") this.renamed(String(args[1]), performance.timeOrigin + t0);
         }
       };
       this.restore.push(() => (module[name] = original));
     }
   }
 
-  /**
-   * A compaction begins with the log's rotation (`store.log` -> `store.log.<seq>`) and ends with the
-   * snapshot's rename into place (backend.ts startCompaction); one under way when the recording
-   * began is counted from then.
-   */
-  private renamed(to: string, at: number): void {
-    if (/store\.log\.\d+$/.test(to)) this.compactionFrom = at;
-    else if (/snapshot\.json$/.test(to)) {
+  /** A compaction's start and end, as the store publishes them (backend.ts startCompaction). */
+  private readonly onCompaction = (message: unknown) => {
+    const { phase } = message as { phase: "start" | "end" };
+    if (phase === "start") this.compactionFrom = wall();
+    else {
       const from = this.compactionFrom ?? this.recordingFrom;
-      this.compactions.push({ at: from, ms: at - from, what: "compaction" });
+      this.compactions.push({ at: from, ms: wall() - from, what: "compaction" });
       this.compactionFrom = undefined;
     }
-  }
+  };
 
   stop(): void {
+    diagnostics.unsubscribe(COMPACTION_CHANNEL, this.onCompaction);
     this.observer?.disconnect();
     clearInterval(this.ticker);
     for (const undo of this.restore) undo();

@@ -1,15 +1,16 @@
 /**
  * The stage recorder's compactions (bench/engine/stages.ts, `BENCH_STAGES=1`): a real compaction of
- * the embedded store is seen from its log's rotation to its snapshot's rename, and a slow job's
- * line says how much of the job it ran beside. What the half-peak tail is put down to relies on it
+ * the embedded store is seen from its log's rotation to its snapshot in place (the store publishes
+ * both), and a slow job's line says how much of the job it ran beside. What the half-peak tail is put down to relies on it
  * (docs/performance-rounds.md, sixteenth round).
  */
+import diagnostics from "node:diagnostics_channel";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { StageRecorder, type JobStamp } from "../../bench/engine/stages";
 import { ENGINE_EVENTS, type JobChangesEvent } from "../../shared/contracts/events";
-import { EmbeddedBackend } from "../../shared/store/embedded/backend";
+import { COMPACTION_CHANNEL, EmbeddedBackend } from "../../shared/store/embedded/backend";
 
 const wall = () => performance.timeOrigin + performance.now();
 const dirs: string[] = [];
@@ -81,9 +82,8 @@ test("no compaction, none reported; one under way at the end counts up to the ru
     changed(recorder, "b");
     const quiet = recorder.report([{ jobId: "b", sent, answered: sent, ended: wall() }]);
     expect(quiet).toContain("  compactions in the run: 0");
-    // A rotation as the store makes one (store.log -> store.log.<seq>), no snapshot yet.
-    fs.writeFileSync(path.join(dir, "store.log"), "");
-    fs.renameSync(path.join(dir, "store.log"), path.join(dir, "store.log.42"));
+    // A compaction's start as the store publishes it once it has rotated its log; no end yet.
+    diagnostics.channel(COMPACTION_CHANNEL).publish({ phase: "start", dir, seq: 42 });
     await new Promise((r) => setTimeout(r, 20));
     changed(recorder, "b");
     const open = recorder.report([{ jobId: "b", sent, answered: sent, ended: wall() }]);

@@ -81,8 +81,8 @@ test("a compaction's snapshot holds what the store held at its rotation: 3,000 r
     fs.renameSync(log, path.join(only, "store", `store.log.${last}`));
     const tmp = path.join(only, "store", "snapshot.json.tmp");
     compactFiles({ dir: path.join(only, "store"), seq: last, tmp });
-    fs.renameSync(tmp, path.join(only, "store", "snapshot.json"));
-    fs.rmSync(path.join(only, "store", `store.log.${last}`));
+    // compactFiles put its snapshot in place and deleted the log it covers, on its own.
+    expect(fs.readdirSync(path.join(only, "store")).sort()).toEqual(["snapshot.json"]);
   }
   const again = new EmbeddedBackend({ dataDir: only });
   try {
@@ -102,8 +102,53 @@ test("a compaction refuses logs with a gap, and logs that end before its seq: no
   fs.writeFileSync(path.join(dir, "store.log.4"), line(1) + line(2) + line(3));
   expect(() => compactFiles({ dir, seq: 4, tmp })).toThrow(/end at seq 3, not 4/);
   expect(fs.existsSync(tmp)).toBe(false);
+  expect(fs.existsSync(path.join(dir, "snapshot.json"))).toBe(false);
+  expect(fs.existsSync(path.join(dir, "store.log.4"))).toBe(true);
   fs.writeFileSync(path.join(dir, "store.log.4"), line(1) + line(2) + line(3) + line(4));
-  expect(compactFiles({ dir, seq: 4, tmp })).toEqual({ docs: 4, bytes: fs.statSync(tmp).size });
+  fs.writeFileSync(path.join(dir, "store.log.9"), line(5)); // after the compaction's seq: kept
+  expect(compactFiles({ dir, seq: 4, tmp })).toEqual({
+    docs: 4,
+    bytes: fs.statSync(path.join(dir, "snapshot.json")).size,
+  });
+  expect(fs.readdirSync(dir).sort()).toEqual(["snapshot.json", "store.log.9"]);
+});
+
+test("a compaction's end renames and deletes nothing on the store's thread: its own thread installs the snapshot", async () => {
+  const dataDir = newDir();
+  const dir = path.join(dataDir, "store");
+  const store = new EmbeddedBackend({ dataDir, compactBytes: 16 * 1024 });
+  const onStoreThread: string[] = [];
+  const realRename = fs.renameSync;
+  const realRm = fs.rmSync;
+  const rename = jest.spyOn(fs, "renameSync").mockImplementation((from, to) => {
+    onStoreThread.push(`rename ${path.basename(String(from))} ${path.basename(String(to))}`);
+    realRename(from, to);
+  });
+  const rm = jest.spyOn(fs, "rmSync").mockImplementation((target, options) => {
+    onStoreThread.push(`rm ${path.basename(String(target))}`);
+    realRm(target, options);
+  });
+  try {
+    const docs = store.collection("docs");
+    for (let i = 0; i < 40; i++) await docs.insertOne({ _id: `d${i}`, pad: "x".repeat(1000) });
+    await store.compacted();
+    // The store's thread rotated the log, and did nothing else to the folder.
+    expect(onStoreThread.length).toBeGreaterThan(0);
+    expect(onStoreThread.every((op) => /^rename store\.log store\.log\.\d+$/.test(op))).toBe(true);
+    // The compaction's thread put the snapshot in place and deleted the rotated logs it covered.
+    expect(fs.readdirSync(dir).filter((f) => f.startsWith("store.log.") || f.endsWith(".tmp"))).toEqual([]);
+    expect(fs.existsSync(path.join(dir, "snapshot.json"))).toBe(true);
+  } finally {
+    rename.mockRestore();
+    rm.mockRestore();
+    await store.close();
+  }
+  const again = new EmbeddedBackend({ dataDir });
+  try {
+    expect(await again.collection("docs").count({})).toBe(40);
+  } finally {
+    await again.close();
+  }
 });
 
 test("the next compaction waits for as many bytes of log as the snapshot holds, when that is more than the threshold", async () => {

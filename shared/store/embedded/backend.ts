@@ -23,6 +23,7 @@
  * copy, shaping and encoding of a document of up to 16 MiB) are then two macrotasks, not one, and
  * requests that arrived meanwhile are served in between (docs/security.md#stalls).
  */
+import diagnostics from "node:diagnostics_channel";
 import fs from "node:fs";
 import path from "node:path";
 import { boundsViolation, type InputLimits } from "../../input-bounds";
@@ -36,7 +37,14 @@ import { patchJson, type PatchOp } from "./fast-update";
 import { PatchReplay } from "./load-replay";
 import { frozenJsonNesting, frozenJsonText } from "../../frozen-json";
 import { MAX_DOCUMENT_DEPTH, documentTooDeep } from "../rules";
-import { forEachLogEntry, readSnapshot, rotatedLogPath, rotatedLogs, type LogEntry } from "./snapshot";
+import {
+  forEachLogEntry,
+  fsyncDirectory,
+  readSnapshot,
+  rotatedLogPath,
+  rotatedLogs,
+  type LogEntry,
+} from "./snapshot";
 import type { CompactionResult } from "./compaction";
 import { WorkerPool, workerEntry } from "../../worker-pool";
 import { AGGREGATE_BUDGET_MS, INLINE_ROWS, type RestTask } from "./aggregate-input";
@@ -82,6 +90,14 @@ export interface DocPatch<Op = PatchOp> {
   _id: string;
   ops: Op[];
 }
+
+/**
+ * A compaction's start (`{ phase: "start", dir, seq }`, once the log is rotated) and end
+ * (`{ phase: "end", dir, seq, ok }`), published for whoever subscribes by this name (the engine
+ * bench's stage recorder, bench/engine/stages.ts); nothing is built when no one does.
+ */
+export const COMPACTION_CHANNEL = "automation-platform:store-compaction";
+const compactionChannel = diagnostics.channel(COMPACTION_CHANNEL);
 
 const DEFAULT_COMPACT_BYTES = 64 * 1024 * 1024;
 /**
@@ -506,7 +522,9 @@ export class EmbeddedBackend implements Store {
       process.emitWarning(`store compaction in ${this.dir} failed: ${(err as Error).message}`);
       return;
     }
-    const { snapshot, tmp } = this.paths;
+    const { tmp } = this.paths;
+    if (compactionChannel.hasSubscribers) compactionChannel.publish({ phase: "start", dir: this.dir, seq });
+    let ok = false;
     this.compactor ??= new WorkerPool<CompactionResult>(workerEntry(__dirname, "compaction-worker"), {
       size: 1,
       budgetMs: COMPACTION_BUDGET_MS,
@@ -516,11 +534,9 @@ export class EmbeddedBackend implements Store {
       .run({ dir: this.dir, seq, tmp })
       .then((outcome) => {
         if (outcome.overBudget) throw new Error(`it ran past its budget of ${outcome.budgetMs} ms`);
-        fs.renameSync(tmp, snapshot);
-        fsyncDirectory(this.dir);
-        // Safe to crash from here on: the snapshot holds every line of the logs it covers.
-        for (const old of rotatedLogs(this.dir)) if (old.seq <= seq) fs.rmSync(old.file, { force: true });
+        // The thread put the snapshot in place and deleted the logs it covers (compactFiles).
         this.nextCompactionAt = this.thresholdAfter(outcome.result.bytes);
+        ok = true;
       })
       .catch((err: Error) => {
         fs.rmSync(tmp, { force: true });
@@ -529,6 +545,8 @@ export class EmbeddedBackend implements Store {
       })
       .finally(() => {
         this.compaction = undefined;
+        if (compactionChannel.hasSubscribers)
+          compactionChannel.publish({ phase: "end", dir: this.dir, seq, ok });
       });
   }
 
@@ -625,16 +643,6 @@ function putsWithin(puts: readonly Doc[], line: string, maxDepth: number): boole
 /** A log line `{s, c, [member]: [items]}` from its items' JSON texts: what JSON.stringify gives. */
 function lineOf(seq: number, collection: string, member: "put" | "patch", items: string[]): string {
   return `{"s":${seq},"c":${JSON.stringify(collection)},"${member}":[${items.join(",")}]}`;
-}
-
-/** Makes a rename or file creation in `dir` durable. */
-function fsyncDirectory(dir: string): void {
-  const fd = fs.openSync(dir, "r");
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 /**

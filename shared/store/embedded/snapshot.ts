@@ -231,6 +231,16 @@ export function rotatedLogs(dir: string): { file: string; seq: number }[] {
     .sort((a, b) => a.seq - b.seq);
 }
 
+/** Makes a rename or file creation in `dir` durable. */
+export function fsyncDirectory(dir: string): void {
+  const fd = fs.openSync(dir, "r");
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Where the log written up to `seq` goes when it is rotated. */
 export const rotatedLogPath = (dir: string, seq: number) => path.join(dir, `store.log.${seq}`);
 
