@@ -116,3 +116,31 @@ test("a bound that grows with each replacement never refuses a document that is 
     expect(await c.updateVersioned!("d", version, { a: ints, n: version })).toBe(true);
   expect((await c.findOne({ _id: "d" }))!.n).toBe(18);
 });
+
+test("a document's known size follows its _id through every kind of write: a delete, a generic update, an upsert", async () => {
+  const c = fresh();
+  const filler = fillers["empty strings"];
+  const MiB = 1024 * 1024;
+  // 15 MiB, measured exactly (past the bound's 4 MiB), then deleted; a small one under the same _id.
+  await c.insertOne(docOfSize("d", 15 * MiB, filler));
+  await c.deleteOne({ _id: "d" });
+  await c.insertOne({ _id: "d", version: 1 });
+  // 2 MiB on the fast path: taken (the deleted document's size must not be the new one's).
+  expect(await c.updateVersioned!("d", 1, { pad: "p".repeat(2 * MiB) })).toBe(true);
+
+  // A small document, its bound known, made 50 KiB short of 16 MiB by a generic update ($max is
+  // not a fast op). 100 KiB more is past 16 MiB, though its bound (800 KiB) would keep a small
+  // document's bound within 4 MiB: only the size noted by the generic update refuses it.
+  await c.insertOne({ _id: "e", version: 1, n: 0 });
+  const big = docOfSize("e", MAX_DOCUMENT_BYTES - 50 * 1024, filler) as { a: unknown[]; pad: string };
+  await c.updateOne({ _id: "e" }, { $max: { n: 1 }, $set: { a: big.a, pad: big.pad } });
+  const more = "m".repeat(100 * 1024);
+  const err = await refusal(c.updateVersioned!("e", 1, { more }));
+  expect(err.message).toBe(`Resulting document after update is larger than ${MAX_DOCUMENT_BYTES}`);
+  expect((await c.findOne({ _id: "e" }, { projection: { more: 1 } }))!.more).toBeUndefined();
+
+  // The same through an upsert's insert: its size is noted, and 100 KiB more refused.
+  await c.updateOne({ _id: "u" }, { $set: { version: 1, a: big.a, pad: big.pad } }, { upsert: true });
+  await refusal(c.updateVersioned!("u", 1, { more }));
+  expect((await c.findOne({ _id: "u" }, { projection: { more: 1 } }))!.more).toBeUndefined();
+});

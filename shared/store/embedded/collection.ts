@@ -20,7 +20,7 @@ import { DuplicateKeyError, versionedUpdateOne } from "../types";
 import type { DocPatch, EmbeddedBackend } from "./backend";
 import type { WrittenValue } from "./depth";
 import { exactGrowth, fastUpdate, versionedUpdate, type FastUpdate } from "./fast-update";
-import { documentSize, insertedSize, updatedSize } from "./size";
+import { documentSize, insertedSize, sizeOf, updatedSize, type KnownSize } from "./size";
 import {
   MAX_DOCUMENT_BYTES,
   checkFilter,
@@ -236,9 +236,10 @@ export class EmbeddedCollection implements Collection<Doc> {
     const prepared = images.map((image) => image.doc);
     // A document inserted from its text is bounded by that text's length (size.ts), most often
     // without a walk; the bound never lets one past 16 MiB through.
-    images.forEach((image) => {
-      const size = insertedSize(image.doc, image.text);
-      if (size > MAX_DOCUMENT_BYTES) throw documentTooLarge(size, false);
+    const sizes = images.map((image) => {
+      const known = insertedSize(image.doc, image.text);
+      if (sizeOf(known) > MAX_DOCUMENT_BYTES) throw documentTooLarge(sizeOf(known), false);
+      return known;
     });
     this.table.check(this.name, prepared, true);
     // The answer is copied before the write: a failure here must leave nothing stored. A frozen
@@ -252,6 +253,7 @@ export class EmbeddedCollection implements Collection<Doc> {
       undefined,
       images.map((image) => image.text),
     );
+    this.noteSizes(prepared, sizes);
     return this.acknowledged(answer);
   }
 
@@ -587,6 +589,7 @@ export class EmbeddedCollection implements Collection<Doc> {
   /** Applies `update` to `docs` all-or-nothing; answers the new images of those it changed. */
   private replace(docs: StoredDoc[], filter: Filter, update: Update): StoredDoc[] {
     const changed: StoredDoc[] = [];
+    const sizes: KnownSize[] = [];
     // The values fast updates wrote, while every document took the fast path (fast-update.ts).
     let written: WrittenValue[] | undefined = [];
     // What the fast updates changed, logged instead of the new images while every one is fast.
@@ -595,7 +598,8 @@ export class EmbeddedCollection implements Collection<Doc> {
       const fast = this.store.machinery ? fastUpdate(doc, update) : undefined;
       if (fast) {
         if (fast.changed) {
-          changed.push(sizedImage(doc, fast));
+          sizes.push(this.fastSize(doc, fast));
+          changed.push(fast.doc);
           patches?.push({ _id: doc._id, ops: fast.patch });
         }
         written?.push(...fast.written);
@@ -607,11 +611,15 @@ export class EmbeddedCollection implements Collection<Doc> {
       if (next.doc._id !== doc._id) {
         throw new Error("Performing an update on the path '_id' would modify the immutable field '_id'");
       }
-      if (next.changed) changed.push(withinSize(next.doc, true));
+      if (next.changed) {
+        sizes.push(measuredSize(next.doc, true));
+        changed.push(next.doc);
+      }
     }
     if (changed.length) {
       this.table.check(this.name, changed, false);
       this.store.commit(this.name, { put: changed }, written, patches);
+      this.noteSizes(changed, sizes);
     }
     return changed;
   }
@@ -619,9 +627,26 @@ export class EmbeddedCollection implements Collection<Doc> {
   /** One document's fast update, checked and committed as `replace` commits a batch of them. */
   private writeFast(doc: StoredDoc, fast: FastUpdate): void {
     if (!fast.changed) return;
-    const next = sizedImage(doc, fast);
+    const size = this.fastSize(doc, fast);
+    const next = fast.doc;
     this.table.check(this.name, [next], false);
     this.store.commit(this.name, { put: [next] }, fast.written, [{ _id: doc._id, ops: fast.patch }]);
+    this.table.noteSize(next._id, size);
+  }
+
+  /**
+   * A fast update's new image's size, known from the old one's and what the update wrote (a bound
+   * most often, size.ts updatedSize); MongoDB's refusal past 16 MiB.
+   */
+  private fastSize(doc: StoredDoc, fast: FastUpdate): KnownSize {
+    const known = updatedSize(this.table.knownSize(doc._id), fast.doc, fast.growth, () => exactGrowth(fast));
+    if (sizeOf(known) > MAX_DOCUMENT_BYTES) throw documentTooLarge(sizeOf(known), true);
+    return known;
+  }
+
+  /** Notes the sizes of the documents a write just stored, by position (size.ts). */
+  private noteSizes(docs: readonly StoredDoc[], sizes: readonly KnownSize[]): void {
+    for (let i = 0; i < docs.length; i++) this.table.noteSize(docs[i]._id, sizes[i]);
   }
 
   /** MongoDB's upsert: the filter's equalities, then $setOnInsert, then the update. */
@@ -632,9 +657,11 @@ export class EmbeddedCollection implements Collection<Doc> {
     if (update.$setOnInsert) applyUpdateOperators(seed, { $set: update.$setOnInsert }, undefined, {}, DEEP);
     const { $setOnInsert: _onInsert, ...rest } = update;
     if (Object.keys(rest).length) applyUpdateOperators(seed, rest, undefined, {}, DEEP);
-    const doc = withinSize(withId(seed), true);
+    const doc = withId(seed);
+    const size = measuredSize(doc, true);
     this.table.check(this.name, [doc], true);
     this.store.commit(this.name, { put: [doc] });
+    this.table.noteSize(doc._id, size);
     return doc;
   }
 
@@ -667,19 +694,9 @@ function versionedShape(
   return { set, unset };
 }
 
-/**
- * A fast update's new image, its size known from the old one's and what the update wrote (a bound
- * most often, size.ts updatedSize); MongoDB's refusal past 16 MiB.
- */
-function sizedImage(doc: StoredDoc, fast: FastUpdate): StoredDoc {
-  const size = updatedSize(doc, fast.doc, fast.growth, () => exactGrowth(fast));
-  if (size > MAX_DOCUMENT_BYTES) throw documentTooLarge(size, true);
-  return fast.doc;
-}
-
-/** `doc`, when its BSON size is within MongoDB's 16 MiB; MongoDB's refusal otherwise. */
-function withinSize(doc: StoredDoc, updating: boolean): StoredDoc {
+/** `doc`'s BSON size, measured, when within MongoDB's 16 MiB; MongoDB's refusal otherwise. */
+function measuredSize(doc: StoredDoc, updating: boolean): KnownSize {
   const size = documentSize(doc);
   if (size > MAX_DOCUMENT_BYTES) throw documentTooLarge(size, updating);
-  return doc;
+  return size;
 }

@@ -8,8 +8,9 @@
  * test/unit/bson-size.test.ts compares both on random documents.
  *
  * Measuring a whole job on each task transition would cost more than the transition, so each
- * stored document's size is kept beside it (a WeakMap: it goes with the document) and a fast update
- * (fast-update.ts) adds what it wrote and subtracts what it replaced, measuring only those values.
+ * stored document's size is kept beside it (its table's `sizes`, by `_id`: table.ts) and a fast
+ * update (fast-update.ts) adds what it wrote and subtracts what it replaced, measuring only those
+ * values.
  *
  * Most documents are far below the bound, and for them even that measuring is spared: a JSON text
  * of `n` characters is at most `BSON_BYTES_PER_CHAR * n` bytes of BSON (textBound), so a document
@@ -22,10 +23,16 @@ import { BSON } from "mongodb";
 import type { Doc } from "../types";
 
 /**
- * What is known of each stored image's size: the exact size (>= 0), or an upper bound `b` kept as
- * `-b - 1` (one map: a WeakMap entry per stored image costs every garbage collection something).
+ * What is known of a stored document's size: the exact size (>= 0), or an upper bound `b` kept as
+ * `-b - 1` (one number in one map). Kept by `_id`, not in a WeakMap keyed by each stored image as
+ * it was: that map grew by an entry a write, kept those of images that had outlived a scavenge
+ * until the next full GC, and each time it doubled, rehashed every one of them inside a write:
+ * 5-15 ms stalls of the engine's writes (docs/performance-rounds.md, twenty-second round).
  */
-const sizes = new WeakMap<object, number>();
+export type KnownSize = number;
+
+/** The size, or the bound, that `known` says. */
+export const sizeOf = (known: KnownSize): number => (known < 0 ? -known - 1 : known);
 
 /**
  * BSON bytes per JSON character, at most. Per value: a number's text is at least 1 character (an
@@ -56,49 +63,43 @@ const BOUND_LIMIT = 4 * 1024 * 1024;
  */
 const EXACT_FROM = 1024 * 1024;
 
-/** The BSON size of `doc`, measured once per stored image. */
-export function documentSize(doc: Doc): number {
-  let size = sizes.get(doc);
-  if (size === undefined || size < 0) {
-    size = bsonDocumentSize(doc);
-    sizes.set(doc, size);
-  }
-  return size;
+/** The BSON size of `doc`, measured: what a document with nothing known of its size is. */
+export function documentSize(doc: Doc): KnownSize {
+  return bsonDocumentSize(doc);
 }
 
 /**
- * A new document's size known from its JSON text `text` (JSON.parse(text) gives `doc`): its bound,
- * kept, when that is within BOUND_LIMIT, else its exact size (measured). At most MAX bytes when
- * the answer is a bound, so the caller's refusal past 16 MiB always names the exact size.
+ * A new document's size known from its JSON text `text` (JSON.parse(text) gives `doc`): its bound
+ * when that is within BOUND_LIMIT, else its exact size (measured). At most MAX bytes when the
+ * answer is a bound, so the caller's refusal past 16 MiB always names the exact size.
  */
-export function insertedSize(doc: Doc, text: string | undefined): number {
+export function insertedSize(doc: Doc, text: string | undefined): KnownSize {
   if (text !== undefined) {
     const bound = textBound(text);
-    if (bound <= BOUND_LIMIT) {
-      sizes.set(doc, -bound - 1);
-      return bound;
-    }
+    if (bound <= BOUND_LIMIT) return -bound - 1;
   }
-  return documentSize(doc);
+  return bsonDocumentSize(doc);
 }
 
 /**
- * The size of `next`, `doc` after a fast update that added at most `growth` bytes: a bound while
- * that stays within BOUND_LIMIT (and `doc` is not one measured large), else exact: `doc`'s exact
- * size and `exactGrowth()` (the changed members measured), or `next` measured whole when `doc`
- * had a bound only. Kept for `next`; a bound is at most BOUND_LIMIT, so an answer past 16 MiB is
- * the exact size.
+ * The size of `next`, a document after a fast update that added at most `growth` bytes, whose size
+ * before was `known` (undefined: not known): a bound while that stays within BOUND_LIMIT (and the
+ * document is not one measured large), else exact: the exact size before and `exactGrowth()` (the
+ * changed members measured), or `next` measured whole when only a bound was known. A bound is at
+ * most BOUND_LIMIT, so an answer past 16 MiB is the exact size.
  */
-export function updatedSize(doc: Doc, next: Doc, growth: number, exactGrowth: () => number): number {
-  const known = sizes.get(doc);
-  const base = known === undefined ? undefined : known < 0 ? -known - 1 : known;
-  if (base !== undefined && (known! < 0 || known! <= EXACT_FROM) && base + growth <= BOUND_LIMIT) {
-    sizes.set(next, -(base + growth) - 1);
-    return base + growth;
+export function updatedSize(
+  known: KnownSize | undefined,
+  next: Doc,
+  growth: number,
+  exactGrowth: () => number,
+): KnownSize {
+  if (known !== undefined) {
+    const base = sizeOf(known);
+    if ((known < 0 || known <= EXACT_FROM) && base + growth <= BOUND_LIMIT) return -(base + growth) - 1;
+    if (known >= 0) return known + exactGrowth();
   }
-  const size = known !== undefined && known >= 0 ? known + exactGrowth() : bsonDocumentSize(next);
-  sizes.set(next, size);
-  return size;
+  return bsonDocumentSize(next);
 }
 
 /** The bytes one member `key: value` takes inside its document (type byte, key, value). */

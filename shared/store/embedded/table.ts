@@ -4,6 +4,7 @@ import { DuplicateKeyError, type Doc, type Filter, type IndexSpec } from "../typ
 import { indexKeys, keyObject } from "./mongo";
 import { ReadCache } from "./read-cache";
 import { DocMap, HOT_DOCUMENTS } from "./doc-map";
+import type { KnownSize } from "./size";
 
 export type NamedIndex = IndexSpec & { name: string };
 export type StoredDoc = Doc & { _id: string };
@@ -24,6 +25,12 @@ export class Table {
    * MongoDB's planner uses an index's prefix, instead of scanning a collection that only grows.
    */
   private readonly prefixes = new Map<string, NamedIndex>();
+  /**
+   * What is known of each document's BSON size (size.ts KnownSize), by `_id`: noted by the
+   * collection's write that stored it, and unknown (measured when next needed) after any other put.
+   * By `_id`, so the map holds an entry a document, overwritten in place at each write.
+   */
+  private readonly sizes = new Map<string, KnownSize | undefined>();
   /** Insertion rank of each document, so index hits come back in the order a scan would give. */
   private readonly rank = new Map<string, number>();
   private nextRank = 0;
@@ -260,18 +267,31 @@ export class Table {
       this.reindex(old, undefined);
       this.docs.delete(id);
       this.rank.delete(id);
+      this.sizes.delete(id);
     }
     for (let i = 0; i < puts.length; i++) {
       const doc = puts[i];
       const old = this.docs.peek(doc._id);
       // A rewrite keeps its Map position, so its rank; a new `_id` goes last, as in `docs`.
       if (!old) this.rank.set(doc._id, this.nextRank++);
+      // The writer notes the new image's size once this put is done (noteSize); none meanwhile.
+      else if (this.sizes.get(doc._id) !== undefined) this.sizes.set(doc._id, undefined);
       this.docs.set(doc._id, doc, texts?.[i]);
       this.reindex(old, doc);
     }
     // A collection with an expiry index is read whole every second (collection.ts expireDue): a
     // parse of each cold document there would cost more than the marking it saves.
     if (this.expiring().length === 0) this.docs.trim();
+  }
+
+  /** What is known of the size of the document stored under `id` (undefined: nothing). */
+  knownSize(id: string): KnownSize | undefined {
+    return this.sizes.get(id);
+  }
+
+  /** Notes the size of the document just stored under `id` (by the write that stored it). */
+  noteSize(id: string, known: KnownSize): void {
+    this.sizes.set(id, known);
   }
 
   /** Moves a document's index entries from its old image to its new one (either may be absent). */
