@@ -32,6 +32,7 @@ import { spawnTracked, stopChild } from "./support/children";
 import { runBench } from "./support/main";
 import { httpUrl, platformEnv, startPlatform } from "./support/platform";
 import { probeHealth } from "./support/health-probe";
+import { PLATFORM_NODE_FLAGS } from "../app/node-flags";
 
 const DEVICES = intEnv("BENCH_DEVICES", 1000, 1);
 const AIM_DEVICES_PER_S = 500;
@@ -162,14 +163,18 @@ async function scenario(name: Scenario) {
     const devices = Array.from({ length: DEVICES }, (_, i) => `edge-rtr${i}`);
     const { treeId, specLines } = await seedTree(broker, devices);
     if (replicas === 2) {
-      child = spawnTracked(process.execPath, [path.resolve(__dirname, "../app/main.js")], {
-        stdio: ["ignore", "inherit", "inherit"],
-        env: {
-          ...process.env,
-          ...platformEnv({ SERVICES: "configuration", ...bus }),
-          NODE_ID: `${namespace}-b`,
+      child = spawnTracked(
+        process.execPath,
+        [...PLATFORM_NODE_FLAGS, path.resolve(__dirname, "../app/main.js")],
+        {
+          stdio: ["ignore", "inherit", "inherit"],
+          env: {
+            ...process.env,
+            ...platformEnv({ SERVICES: "configuration", ...bus }),
+            NODE_ID: `${namespace}-b`,
+          },
         },
-      });
+      );
       // Both replicas on the bus before the batches are queued, so both can claim from the start.
       for (let i = 0; i < 200; i++) {
         const nodes = broker.registry

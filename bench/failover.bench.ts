@@ -17,6 +17,7 @@ import path from "node:path";
 import { scratchSpace, spawnTracked } from "./support/children";
 import { runBench } from "./support/main";
 import { intEnv } from "./support/env";
+import { PLATFORM_NODE_FLAGS } from "../app/node-flags";
 
 const NATS_URL = process.env.NATS_URL || "nats://127.0.0.1:4222";
 const ROUNDS = intEnv("BENCH_ROUNDS", 3, 1);
@@ -29,7 +30,7 @@ const namespace = `failover-${randomUUID().slice(0, 6)}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function spawnNode(env: Record<string, string>) {
-  return spawnTracked(process.execPath, [RUNNER], {
+  return spawnTracked(process.execPath, [...PLATFORM_NODE_FLAGS, RUNNER], {
     stdio: ["ignore", "inherit", "inherit"],
     env: {
       PATH: process.env.PATH ?? "",

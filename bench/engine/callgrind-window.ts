@@ -65,4 +65,4 @@ async function main(): Promise<void> {
   }
 }
 
-runBench(main);
+runBench(main, { platformFlags: false }); // under callgrind: CALLGRIND_NODE_FLAGS chooses node's flags

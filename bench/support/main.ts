@@ -1,11 +1,23 @@
+import { spawn } from "node:child_process";
+import { PLATFORM_NODE_FLAGS } from "../../app/node-flags";
 import { stopAllChildren } from "./children";
+
+export interface BenchOptions {
+  /**
+   * Run with the platform's V8 flags (app/node-flags.ts), as `npm start` and the image do: true
+   * unless the harness chooses node's flags itself (the callgrind windows pin the young generation).
+   */
+  platformFlags?: boolean;
+}
 
 /**
  * A bench's entry point: on either outcome its child processes are stopped (SIGTERM, then SIGKILL
  * after a grace), then the process exits with the outcome (brokers' timers and signal handlers left
- * behind do not keep it alive).
+ * behind do not keep it alive). Started without the platform's V8 flags, it runs itself again
+ * with them (relaunchWithPlatformFlags).
  */
-export function runBench(main: () => Promise<void>): void {
+export function runBench(main: () => Promise<void>, options: BenchOptions = {}): void {
+  if ((options.platformFlags ?? true) && relaunchWithPlatformFlags()) return;
   main()
     .then(
       () => 0,
@@ -18,4 +30,34 @@ export function runBench(main: () => Promise<void>): void {
       await stopAllChildren();
       process.exit(code);
     });
+}
+
+const flagName = (flag: string) => flag.split("=")[0];
+
+/**
+ * A bench measures the platform as it is deployed, so a bench hosting it in its own process needs
+ * the platform's V8 flags, which V8 reads only at start-up. Started without them
+ * (`node dist/bench/engine.bench.js`), the bench runs itself again with them, the same arguments,
+ * output and exit status, and answers true: this process only waits. A flag the command line sets
+ * itself (`node --max-semi-space-size=64 ...`) is kept, and BENCH_NODE_FLAGS=default runs with
+ * V8's own sizing, for a comparison. The relaunched bench stops (SIGTERM: its children stop too)
+ * when this process goes away.
+ */
+function relaunchWithPlatformFlags(): boolean {
+  if (process.env.BENCH_RELAUNCHED === "1") {
+    process.once("disconnect", () => process.kill(process.pid, "SIGTERM"));
+    process.channel?.unref();
+    return false;
+  }
+  if (process.env.BENCH_NODE_FLAGS === "default") return false;
+  const given = new Set(process.execArgv.map(flagName));
+  const missing = PLATFORM_NODE_FLAGS.filter((flag) => !given.has(flagName(flag)));
+  if (missing.length === 0) return false;
+  const child = spawn(process.execPath, [...process.execArgv, ...missing, ...process.argv.slice(1)], {
+    stdio: ["inherit", "inherit", "inherit", "ipc"],
+    env: { ...process.env, BENCH_RELAUNCHED: "1" },
+  });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
+  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  return true;
 }

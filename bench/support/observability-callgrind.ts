@@ -146,4 +146,4 @@ async function main(): Promise<void> {
   await stopAllChildren();
 }
 
-runBench(main);
+runBench(main, { platformFlags: false }); // under callgrind: CALLGRIND_NODE_FLAGS chooses node's flags

@@ -9,6 +9,7 @@ import { brokerOptions } from "../../app/broker-options";
 import { loadConfig } from "../../shared/config";
 import { createBroker } from "../../app/broker";
 import { serviceSchemas } from "../../app/services";
+import { PLATFORM_NODE_FLAGS } from "../../app/node-flags";
 import { spawnTracked } from "./children";
 import type { BusTuning } from "./floor";
 
@@ -56,7 +57,7 @@ export async function startPlatform(
 
 /**
  * The store and accounts in another process, over the bus. With no tuning this is exactly
- * `node dist/app/main.js`; watchdog.js is preloaded so the child dies with the bench.
+ * `node <PLATFORM_NODE_FLAGS> dist/app/main.js`; watchdog.js is preloaded so the child dies with the bench.
  * disableBalancer (not an env setting yet) needs platform-node.js, main.js plus that option.
  */
 export function spawnPlatformNode(env: Record<string, string>, tuning?: Partial<BusTuning>) {
@@ -67,7 +68,7 @@ export function spawnPlatformNode(env: Record<string, string>, tuning?: Partial<
       : path.join(dist, "app/main.js");
   return spawnTracked(
     process.execPath,
-    [...profileArgs(), "--require", path.join(__dirname, "watchdog.js"), script],
+    [...PLATFORM_NODE_FLAGS, ...profileArgs(), "--require", path.join(__dirname, "watchdog.js"), script],
     {
       stdio: ["ignore", "inherit", "inherit", "ipc"],
       env: {

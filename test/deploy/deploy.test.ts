@@ -11,6 +11,7 @@ import http from "node:http";
 import net from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
+import { PLATFORM_NODE_FLAGS } from "../../app/node-flags";
 import { ALL_SERVICES } from "../../app/services";
 import { loadConfig } from "../../shared/config";
 import { chooseBackend } from "../../shared/store";
@@ -86,10 +87,14 @@ describe("Dockerfile", () => {
   });
 
   test("runs the built runner with the base image's node, as a non-root user", () => {
-    expect(JSON.parse(last(runtime, "CMD")!)).toEqual(["node", "dist/app/main.js"]);
-    // jest's globalSetup built dist/, as the build stage does; package.json's start script agrees.
+    // With the platform's V8 flags (app/node-flags.ts), which only the command line can set.
+    expect(JSON.parse(last(runtime, "CMD")!)).toEqual(["node", ...PLATFORM_NODE_FLAGS, "dist/app/main.js"]);
+    // jest's globalSetup built dist/, as the build stage does; package.json's start scripts agree.
     expect(fs.existsSync(path.join(ROOT, "dist/app/main.js"))).toBe(true);
-    expect(JSON.parse(read("package.json")).scripts["start:dist"]).toBe("node dist/app/main.js");
+    const scripts = JSON.parse(read("package.json")).scripts as Record<string, string>;
+    const run = ["node", ...PLATFORM_NODE_FLAGS, "dist/app/main.js"].join(" ");
+    expect(scripts["start:dist"]).toBe(run);
+    expect(scripts.start).toBe(`npm run build && MALLOC_ARENA_MAX=${runtimeEnv.MALLOC_ARENA_MAX} ${run}`);
     const user = last(runtime, "USER")!;
     expect(user).toBeDefined();
     expect(user.split(":")[0]).not.toMatch(/^(root|0)$/);
