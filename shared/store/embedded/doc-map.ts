@@ -72,9 +72,12 @@ export class DocMap {
    * Texts known to be a hot document's own: its insert's (mongo.ts storedImage), its snapshot
    * line's, or the text it was parsed from when a read by `_id` thawed it. Stored documents are
    * never changed, only replaced, so the text stays true; going cold again takes it instead of
-   * serializing the document. At most one entry per hot document, gone with it.
+   * serializing the document. By `_id`, for the document held under it: dropped when a write
+   * replaces it without a text, when it goes cold, when it is deleted. Not a WeakMap keyed by the
+   * document: entries of documents that outlived a scavenge stayed until the next full GC, and the
+   * map's growth rehashed them inside a write (as size.ts's did: twenty-second round).
    */
-  private readonly knownTexts = new WeakMap<StoredDoc, string>();
+  private readonly knownTexts = new Map<string, string>();
   /** The paths a cold document's skeleton keeps (`_id` and every indexed field), split. */
   private skeletonPaths: string[][] = [["_id"]];
 
@@ -113,7 +116,7 @@ export class DocMap {
     const held = this.map.get(id);
     if (held === undefined || !isCold(held)) return held;
     const doc = this.parse(held);
-    this.knownTexts.set(doc, held[TEXT]);
+    this.knownTexts.set(id, held[TEXT]);
     this.map.set(id, doc);
     this.hot++;
     this.remember(id);
@@ -136,7 +139,8 @@ export class DocMap {
     const held = this.map.get(id);
     if (held === undefined || isCold(held)) this.hot++;
     this.map.set(id, doc);
-    if (text !== undefined) this.knownTexts.set(doc, text);
+    if (text !== undefined) this.knownTexts.set(id, text);
+    else if (this.knownTexts.size > 0) this.knownTexts.delete(id);
     this.remember(id);
   }
 
@@ -145,6 +149,7 @@ export class DocMap {
     if (held === undefined) return false;
     if (!isCold(held)) this.hot--;
     this.lastWrite.delete(id);
+    this.knownTexts.delete(id);
     return this.map.delete(id);
   }
 
@@ -250,17 +255,20 @@ export class DocMap {
       if (this.lastWrite.get(id) !== write) continue;
       this.lastWrite.delete(id);
       const doc = this.map.get(id)!;
-      this.map.set(id, this.coldOf(doc, this.textOf(doc)));
+      this.map.set(id, this.coldOf(doc, this.textOf(id, doc)));
       this.hot--;
     }
     this.compactQueue();
   }
 
-  /** `doc`'s JSON text: the one it came with (a snapshot line, the text it thawed from), else made. */
-  private textOf(doc: StoredDoc): string {
-    const known = this.knownTexts.get(doc);
+  /**
+   * The JSON text of `doc`, held under `id`: the one it came with (its insert's, a snapshot line,
+   * the text it thawed from), else made.
+   */
+  private textOf(id: string, doc: StoredDoc): string {
+    const known = this.knownTexts.get(id);
     if (known !== undefined) {
-      this.knownTexts.delete(doc);
+      this.knownTexts.delete(id);
       return known;
     }
     this.serialized++;
