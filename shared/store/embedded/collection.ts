@@ -20,7 +20,7 @@ import { DuplicateKeyError, versionedUpdateOne } from "../types";
 import type { DocPatch, EmbeddedBackend } from "./backend";
 import type { WrittenValue } from "./depth";
 import { exactGrowth, fastUpdate, versionedUpdate, type FastUpdate } from "./fast-update";
-import { documentSize, insertedSize, sizeOf, updatedSize, type KnownSize } from "./size";
+import { bsonDocumentSize, insertedSize, sizeOf, updatedSize, type KnownSize } from "./size";
 import {
   MAX_DOCUMENT_BYTES,
   checkFilter,
@@ -696,7 +696,7 @@ function versionedShape(
 
 /** `doc`'s BSON size, measured, when within MongoDB's 16 MiB; MongoDB's refusal otherwise. */
 function measuredSize(doc: StoredDoc, updating: boolean): KnownSize {
-  const size = documentSize(doc);
+  const size = bsonDocumentSize(doc);
   if (size > MAX_DOCUMENT_BYTES) throw documentTooLarge(size, updating);
   return size;
 }

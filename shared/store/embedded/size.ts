@@ -26,7 +26,7 @@ import type { Doc } from "../types";
  * What is known of a stored document's size: the exact size (>= 0), or an upper bound `b` kept as
  * `-b - 1` (one number in one map). Kept by `_id`, not in a WeakMap keyed by each stored image as
  * it was: that map grew by an entry a write, kept those of images that had outlived a scavenge
- * until the next full GC, and each time it doubled, rehashed every one of them inside a write:
+ * until the next full GC, and each time it grew, rehashed every one of them inside a write:
  * 5-15 ms stalls of the engine's writes (docs/performance-rounds.md, twenty-second round).
  */
 export type KnownSize = number;
@@ -62,11 +62,6 @@ const BOUND_LIMIT = 4 * 1024 * 1024;
  * time cost a walk of the whole document.
  */
 const EXACT_FROM = 1024 * 1024;
-
-/** The BSON size of `doc`, measured: what a document with nothing known of its size is. */
-export function documentSize(doc: Doc): KnownSize {
-  return bsonDocumentSize(doc);
-}
 
 /**
  * A new document's size known from its JSON text `text` (JSON.parse(text) gives `doc`): its bound
