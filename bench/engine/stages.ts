@@ -5,12 +5,12 @@
  * garbage collector, the turns of its event loop that started late, its slow synchronous file
  * calls (the store's log writes, a compaction's rotation), and the store's compactions (from the
  * log's rotation to the snapshot in place, as the store publishes them on COMPACTION_CHANNEL: the
- * compaction thread's work, beside the store's own thread on the machine's cores). The load child adds each job's start request and its answer.
- * For the slowest jobs (at and above the p99) and for the jobs around the median, the report
- * splits start-to-complete into: the start (request sent -> first event), the steps (first event
- * -> the event that ends the job; its widest gap between two events), and the end's notice (that
- * event -> the child heard of it); counts what overlapped the widest gap; and says how much of
- * each job a compaction ran beside.
+ * compaction thread's work, beside the store's own thread on the machine's cores). The load
+ * child adds each job's start request and its answer. For the slowest jobs (at and above the
+ * p99) and for the jobs around the median, the report splits start-to-complete into: the start
+ * (request sent -> first event), the steps (first event -> the event that ends the job; its widest
+ * gap between two events), and the end's notice (that event -> the child heard of it); counts what
+ * overlapped the widest gap; and says how much of each job a compaction ran beside.
  *
  * Bench-only instrumentation: the file calls are timed by wrapping `fs`'s functions in this
  * process while the run lasts (the store calls them through the module object), nothing in the
