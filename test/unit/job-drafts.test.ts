@@ -369,6 +369,69 @@ const nestedObjects = (n: number): Record<string, unknown> => {
  * instead of its text to scan: a task whose outgoing reaches level 100 of the job is stored, one a
  * level deeper refused with nothing written (job -> tasks -> task -> outgoing: level 4 and down).
  */
+test("a task copy writableTask made is stored as itself, frozen in place; what it holds of others is copied", async () => {
+  await jobs.insert(newJob("p1"));
+  // An action's answer the transition stores in the task: it stays its owner's, never frozen.
+  const answer = { state: "done", list: [1, { deep: true }] };
+  let copy: RunTask | undefined;
+  const first = await jobs.update("p1", (draft) => {
+    copy = writableTask(draft, "b")!;
+    copy.status = "complete";
+    copy.claim = null;
+    (copy as any).n = -0;
+    (copy as any).outgoing = answer;
+    // `previous` is copied by writableTask and left equal: the stored task's own one is kept.
+  });
+  const b = first!.job.tasks.b!;
+  // Frozen in place: the very copy the transition changed, not a second one built from it.
+  expect(b).toBe(copy);
+  expect(Object.isFrozen(b)).toBe(true);
+  expect(Object.is((b as any).n, 0)).toBe(true);
+  expect((b as any).outgoing).toEqual(answer);
+  expect((b as any).outgoing).not.toBe(answer);
+  expect(Object.isFrozen((b as any).outgoing.list[1])).toBe(true);
+  expect(Object.isFrozen(answer) || Object.isFrozen(answer.list)).toBe(false);
+  expect(b.variables).toBe(first!.before.tasks.b!.variables);
+  // Handed over with its text and nesting (the store's depth bound needs no scan of the text),
+  // the shared members counted: as storedTask builds a copy.
+  const shared = deepFreeze(JSON.parse(JSON.stringify(task("running")))) as RunTask;
+  const holder = { tasks: { b: shared } } as unknown as RunJob;
+  const own = writableTask(holder, "b")!;
+  own.status = "complete";
+  (own as any).outgoing = { deeper: [[{}]] };
+  const text = JSON.stringify(own);
+  const built = storedTask(own, shared, text)!;
+  expect(built).toBe(own);
+  expect(frozenJsonText(built)).toBe(text);
+  expect(frozenJsonNesting(built)).toBe(jsonNesting(text));
+  expect(built.variables).toBe(shared.variables);
+  expect(JSON.stringify(first!.job)).toBe(JSON.stringify(await stored("p1")));
+
+  // A member JSON leaves out (undefined, a function) or cannot hold (NaN): the copy path decides,
+  // and the stored task is what parsing the draft task's text back gives.
+  const odd: [string, unknown][] = [
+    ["gone", undefined],
+    ["fn", () => 1],
+    ["nan", NaN],
+    ["date", new Date(0)],
+  ];
+  for (const [name, value] of odd) {
+    const written = await jobs.update("p1", (draft) => {
+      const own = writableTask(draft, "c")!;
+      (own as any).status = `s-${name}`;
+      (own as any)[name] = value;
+    });
+    const c = written!.job.tasks.c!;
+    const expected = JSON.parse(
+      JSON.stringify({ ...(written!.before.tasks.c as object), status: `s-${name}`, [name]: value }),
+    );
+    expect(c).toEqual(expected);
+    expect(JSON.stringify(c)).toBe(JSON.stringify(expected));
+    expect(Object.isFrozen(c)).toBe(true);
+    expect((await stored("p1")).tasks.c).toEqual(expected);
+  }
+});
+
 test("a job write reaching 100 levels is stored, one level deeper is refused", async () => {
   await jobs.insert(newJob("deep"));
   const write = (levels: number) =>

@@ -147,14 +147,21 @@ export class JobStore {
         // (a TypeError): refused like any other throw, and thrown again on the fresh read.
         const draft = this.machinery ? draftOf(base) : copyPlain(base);
         let result: R;
+        let delta: Delta | null;
+        draftCopies.clear();
         try {
           result = change(draft);
         } catch (err) {
+          draftCopies.clear();
           if (!cached) throw err;
           base = null; // refused on a remembered copy: check on the stored one
           continue;
         }
-        const delta = changes(base, draft, this.machinery);
+        try {
+          delta = changes(base, draft, this.machinery);
+        } finally {
+          draftCopies.clear();
+        }
         if (!delta) {
           if (!cached) return { before: base, job: base, result, changed: false, changedTasks: [] };
           base = null;
@@ -378,8 +385,17 @@ export function writableTask(job: RunJob, id: string): RunTask | null | undefine
   if (copy.previous) copy.previous = copyPlain(copy.previous);
   if (copy.loop) copy.loop = copyPlain(copy.loop);
   setOwn(job.tasks, id, copy);
+  draftCopies.add(copy);
   return copy;
 }
+
+/**
+ * The task copies writableTask made for the draft being written (JobStore.update clears it around
+ * each attempt; a draft is changed and compared in one synchronous stretch). Each is the draft's
+ * own object, held by nothing else, so `changes` may freeze it as the stored task itself instead
+ * of building a frozen copy of it (storedTask).
+ */
+const draftCopies = new Set<object>();
 
 /** Not JSON as jsonCopy takes it: the caller parses the text instead. */
 const NOT_PLAIN = Symbol("not plain");
@@ -395,7 +411,58 @@ export function storedTask(
   old: Readonly<RunTask> | null,
   text: string,
 ): RunTask | null {
-  return task === null ? null : (storedValue(task, old, text) as RunTask);
+  if (task === null) return null;
+  if (draftCopies.has(task)) {
+    deepest = 0;
+    if (frozenInPlace(task as unknown as Record<string, unknown>, old) !== NOT_PLAIN)
+      return adoptFrozen(task, text, deepest);
+  }
+  return storedValue(task, old, text) as RunTask;
+}
+
+/**
+ * A task copy of the draft's own (writableTask) made into what storedValue would build from it,
+ * in place: its scalars kept (-0 written as 0, as JSON gives it back), each object member the
+ * stored task's own one when equal to it as JSON, any other a frozen copy (frozenJsonCopy: an
+ * action's result is never frozen under its owner), then the copy frozen. Cheaper than a new
+ * object built member by member: the members a transition left alone are not written again.
+ * NOT_PLAIN when a member is not plain data or JSON would leave it out (undefined, a function):
+ * the caller then builds the copy as before, from the members as this left them (equal as JSON).
+ * `deepest` is left as frozenJsonCopy leaves it. Test: test/unit/job-drafts.test.ts.
+ */
+function frozenInPlace(task: Record<string, unknown>, shared: object | null): object | typeof NOT_PLAIN {
+  const keep = shared as Record<string, unknown> | null;
+  if (Object.getPrototypeOf(task) !== Object.prototype) return NOT_PLAIN;
+  deepest = 1;
+  for (const key in task) {
+    if (!hasOwn.call(task, key)) continue;
+    const member = task[key];
+    switch (typeof member) {
+      case "string":
+      case "boolean":
+        continue;
+      case "number":
+        if (!Number.isFinite(member)) return NOT_PLAIN;
+        if (member === 0 && 1 / member < 0) task[key] = 0; // -0: as JSON gives it back
+        continue;
+      case "object":
+        break;
+      default:
+        return NOT_PLAIN; // undefined, a function, a symbol or a bigint: the copy decides
+    }
+    if (member === null) continue;
+    const kept = keep !== null && hasOwn.call(keep, key) ? keep[key] : undefined;
+    if (typeof kept === "object" && kept !== null && (kept === member || jsonSame(member, kept) === true)) {
+      if (kept !== member) task[key] = kept;
+      const reach = 1 + nestingOf(kept);
+      if (reach > deepest) deepest = reach;
+      continue;
+    }
+    const copied = frozenJsonCopy(member, null, 2);
+    if (copied === NOT_PLAIN) return NOT_PLAIN;
+    task[key] = copied;
+  }
+  return Object.freeze(task);
 }
 
 /**
