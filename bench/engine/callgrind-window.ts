@@ -15,6 +15,7 @@ import type * as Authorization from "../../shared/authorization";
 import type * as Platform from "../support/platform";
 import type * as Workload from "./workload";
 import { runBench } from "../support/main";
+import { jobStartOptions } from "./job-variables";
 
 const [dist, warm, jobs, flags] = process.argv.slice(2);
 const CONCURRENCY = 4;
@@ -45,7 +46,7 @@ async function main(): Promise<void> {
           next++;
           const job = await callAsPlatform(broker, "engine.startJob", {
             workflow: w.AUTOMATIC_WORKFLOW,
-            options: {},
+            options: jobStartOptions(),
           });
           const end = await completions.wait(job._id, 600_000);
           if (end.status !== "complete") throw new Error(`job ${job._id} ended ${end.status}`);

@@ -12,7 +12,8 @@
  * (BENCH_JOBS=30000 BENCH_ROUNDS=10) shows what a growing store costs.
  *
  * Env: BENCH_JOBS (2000), BENCH_WARMUP_JOBS (300), BENCH_CONCURRENCY (32), BENCH_ROUNDS (3: the
- * measured jobs in rounds, each reported, the lowest is the figure).
+ * measured jobs in rounds, each reported, the lowest is the figure), BENCH_JOB_VARIABLES_KB (0:
+ * each job started with that many KiB of job variables, ./job-variables.ts).
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -23,6 +24,7 @@ import { platformEnv, startPlatform } from "../support/platform";
 import { Completions, taskService, automaticWorkflow, AUTOMATIC_WORKFLOW, TASKS_PER_JOB } from "./workload";
 import { intEnv } from "../support/env";
 import { runBench } from "../support/main";
+import { jobStartOptions } from "./job-variables";
 
 const JOBS = intEnv("BENCH_JOBS", 2000, 10);
 const WARMUP = intEnv("BENCH_WARMUP_JOBS", 300, 0);
@@ -47,7 +49,7 @@ async function main(): Promise<void> {
           next++;
           const job = await callAsPlatform(broker, "engine.startJob", {
             workflow: AUTOMATIC_WORKFLOW,
-            options: {},
+            options: jobStartOptions(),
           });
           const end = await completions.wait(job._id, 60_000);
           if (end.status !== "complete") failed++;

@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { EmbeddedBackend } from "../../shared/store/embedded/backend";
 import { JobRepository } from "../../services/engine/jobs.repository";
-import { JobStore, jsonSame, storedTask, writableTask } from "../../services/engine/run/jobs";
+import { JobStore, jsonSame, storedTask, writablePart, writableTask } from "../../services/engine/run/jobs";
 import { deepFreeze } from "../../shared/objects";
 import { frozenJsonNesting, frozenJsonText } from "../../shared/frozen-json";
 import { jsonNesting } from "../../shared/store/embedded/depth";
@@ -64,7 +64,7 @@ test("an untouched task stays shared and frozen; a changed one is stored as a fu
     writableTask(draft, "b")!.status = "complete";
     writableTask(draft, "c")!.status = "running";
     void writableTask(draft, "a"); // taken, left as it was
-    draft.metrics.progress = 66;
+    writablePart(draft, "metrics").progress = 66;
   });
   expect(first!.changed).toBe(true);
   // The tasks stored anew, in task order; `a`, taken and left as it was, is not one of them.
@@ -217,12 +217,64 @@ test("parts no write changes (groups, runAs, workflow, ...) are shared frozen; a
   expect(first!.job.groups).toBe(first!.before.groups);
   expect(first!.job.runAs).toBe(first!.before.runAs);
   expect(Object.isFrozen(first!.job.runAs!.roles)).toBe(true);
-  // The parts a write changes are the draft's own.
-  expect(first!.job.metrics).not.toBe(first!.before.metrics);
+  // So are the parts a write may change, until writablePart gives the draft its own copy of one.
+  expect(first!.job.metrics).toBe(first!.before.metrics);
+  expect(Object.isFrozen(first!.job.metrics)).toBe(true);
   await expect(jobs.update("j7", (draft) => void draft.groups.push("g2"))).rejects.toBeInstanceOf(TypeError);
   expect((await stored("j7")).groups).toEqual(["g1"]);
   await jobs.update("j7", (draft) => void (draft.groups = ["g1", "g3"]));
   expect((await stored("j7")).groups).toEqual(["g1", "g3"]);
+});
+
+test("a part a write changes is shared frozen until writablePart copies it; what is stored is what a full copy would store", async () => {
+  const job = {
+    ...newJob("w1"),
+    variables: { keep: { big: [1, 2, 3] }, n: 1 },
+    error: [{ task: "a", message: "first" }],
+  } as unknown as RunJob;
+  await jobs.insert(job);
+  // A write into a shared part fails loudly (TypeError) and nothing is stored.
+  await expect(jobs.update("w1", (draft) => void (draft.metrics.progress = 5))).rejects.toBeInstanceOf(
+    TypeError,
+  );
+  await expect(jobs.update("w1", (draft) => void draft.error.push({} as never))).rejects.toBeInstanceOf(
+    TypeError,
+  );
+  expect((await stored("w1")).metrics.progress).toBe(0);
+
+  const first = await jobs.update("w1", (draft) => {
+    writablePart(draft, "variables")!.n = 2;
+    writablePart(draft, "error").push({ task: "b", message: "second" } as never);
+  });
+  const { before, job: after } = first!;
+  // Its own shallow copy: the members it kept stay the stored part's, frozen.
+  expect(after.variables).not.toBe(before.variables);
+  expect(after.variables!.keep).toBe(before.variables!.keep);
+  expect(Object.isFrozen(after.variables)).toBe(true);
+  expect(Object.isFrozen(after.error)).toBe(true);
+  // The untouched part is the very same one.
+  expect(after.metrics).toBe(before.metrics);
+  const doc = await stored("w1");
+  expect(doc.variables).toEqual({ keep: { big: [1, 2, 3] }, n: 2 });
+  expect((doc.error as unknown as { message: string }[]).map((e) => e.message)).toEqual(["first", "second"]);
+  expect(JSON.stringify(after)).toBe(JSON.stringify(doc));
+
+  // Copied and left as it was: nothing written, the shared part kept for the next draft.
+  const second = await jobs.update("w1", (draft) => {
+    writablePart(draft, "variables");
+    writableTask(draft, "c")!.status = "running";
+  });
+  expect(second!.job.variables).toBe(second!.before.variables);
+  expect(second!.changedTasks).toEqual(["c"]);
+
+  // The machinery off: parts are the draft's own from the start.
+  const plain = new JobStore(new JobRepository(backend), { machinery: false });
+  await plain.update("w1", (draft) => {
+    expect(Object.isFrozen(draft.metrics)).toBe(false);
+    expect(writablePart(draft, "metrics")).toBe(draft.metrics);
+    draft.metrics.progress = 7;
+  });
+  expect((await stored("w1")).metrics.progress).toBe(7);
 });
 
 test("jsonSame answers as the JSON texts compare, or says it is unsure", () => {
@@ -478,7 +530,7 @@ test("a member inherited from Object.prototype is never drafted, compared or wri
     written = await jobs.update("p1", (draft) => {
       expect(Object.hasOwn(draft, "inheritedForIn")).toBe(false);
       writableTask(draft, "b")!.status = "complete";
-      draft.metrics.progress = 50;
+      writablePart(draft, "metrics").progress = 50;
     });
   } finally {
     delete (Object.prototype as Record<string, unknown>).inheritedForIn;

@@ -12,10 +12,10 @@
  * The store's side (the reads, the insert, the compare-and-set itself) is ../jobs.repository.ts;
  * this class decides what to write.
  *
- * Performance machinery (PERF_MACHINERY, on by default): a draft shares the remembered job's tasks,
- * deep-frozen, and a transition takes its own copy of a task with writableTask before changing it;
- * a write into a shared task throws a TypeError, which fails the write (a bug the tests find, never
- * a slower path taken quietly). Off, a draft is a full copy and changes are found by comparing
+ * Performance machinery (PERF_MACHINERY, on by default): a draft shares the remembered job's tasks
+ * and parts, deep-frozen, and a transition takes its own copy of a task with writableTask (of a
+ * part, writablePart) before changing it; a write into a shared one throws a TypeError, which fails
+ * the write (a bug the tests find, never a slower path taken quietly). Off, a draft is a full copy and changes are found by comparing
  * JSON texts: the differential test (test/engine/perf-machinery.test.ts) runs both ways.
  */
 import { copyPlain, deepFreeze, hasOwn as sharedHasOwn, setOwn } from "../../../shared/objects";
@@ -324,29 +324,13 @@ function samePlain(a: unknown, b: unknown): boolean {
 }
 
 /**
- * The parts of a job whose members a write may change (transitions.ts, control.ts): a draft has
- * its own copy of each. Every other part (the workflow's graph, about 600 bytes for ten tasks, the
- * job's workflow, groups, watchers, runAs, parent, decorators, ...) is set when the job is built
- * and never changed inside: drafts share it, frozen, so a write neither copies nor compares it. A
- * change into one throws (a TypeError) and the write fails; a part replaced whole on the draft is
- * written as any other.
- */
-const WRITTEN_PARTS = new Set<string>([
-  "status",
-  "metrics",
-  "variables",
-  "error",
-  "sweepAt",
-  "manualTasks",
-  "deferred",
-  "spilled",
-  "last_updated",
-  "version",
-]);
-
-/**
- * A draft of `base` to change: the written parts copied, the tasks shared (and frozen) until
- * writableTask gives the draft its own copy of one, every other part shared when frozen.
+ * A draft of `base` to change: the tasks and every frozen part shared until writableTask or
+ * writablePart gives the draft its own copy of one; a part not frozen (none, with the machinery
+ * on: a remembered job is frozen but for its root and its tasks' map) copied. A write neither
+ * copies nor compares what it left alone: the workflow's graph (about 600 bytes for ten tasks),
+ * its groups, watchers, runAs, ..., and the job's variables however big they are, which every
+ * step used to copy and compare (twenty-third round). A change into a shared part throws (a
+ * TypeError) and the write fails; a part replaced whole on the draft is written as any other.
  */
 function draftOf(base: RunJob): RunJob {
   // A spread first (one copy of the job's shape), then the parts to copy overwritten in place:
@@ -357,11 +341,26 @@ function draftOf(base: RunJob): RunJob {
     if (!hasOwn.call(base, key)) continue;
     const part = draft[key];
     if (key === "tasks") draft.tasks = { ...base.tasks };
-    else if (typeof part === "object" && part !== null && (WRITTEN_PARTS.has(key) || !Object.isFrozen(part)))
+    else if (typeof part === "object" && part !== null && !Object.isFrozen(part))
       draft[key] = copyPlain(part);
   }
   // Every member of `base`, copied or shared: a RunJob.
   return draft as unknown as RunJob;
+}
+
+/**
+ * The draft's own, changeable copy of its part `key` (a shallow one: what it holds stays shared
+ * and frozen, so a write deeper than its members throws), made on the first call; the part itself
+ * when it is not frozen (the machinery off) or not an object. A part a write changes whole is
+ * simply replaced on the draft instead. The parts transitions write into go this way:
+ * `metrics` at every step, `variables`, `error`, `deferred` when a run writes them.
+ */
+export function writablePart<J extends object, K extends keyof J>(job: J, key: K): J[K] {
+  const part = job[key];
+  if (typeof part !== "object" || part === null || !Object.isFrozen(part)) return part;
+  const copy = (Array.isArray(part) ? [...(part as unknown[])] : { ...part }) as J[K];
+  job[key] = copy;
+  return copy;
 }
 
 /**
@@ -567,11 +566,13 @@ function frozenJsonCopy(value: unknown, shared: unknown, level: number): unknown
   return Object.freeze(out);
 }
 
-/** The job with every task and every part no write changes frozen: it is remembered, and drafts share them. */
+/**
+ * The job with every task and every part frozen (its root and its tasks' map stay as they are): it
+ * is remembered, and drafts share them until writableTask or writablePart copies one.
+ */
 function frozenTasks(job: RunJob): RunJob {
   for (const task of Object.values(job.tasks)) deepFreeze(task);
-  for (const key of Object.keys(job))
-    if (key !== "tasks" && !WRITTEN_PARTS.has(key)) deepFreeze(job[key as keyof RunJob]);
+  for (const key of Object.keys(job)) if (key !== "tasks") deepFreeze(job[key as keyof RunJob]);
   return job;
 }
 
@@ -619,15 +620,25 @@ function changes(before: RunJob, after: RunJob, machinery: boolean): Delta | nul
     const key = name as keyof RunJob;
     if (key === "_id" || key === "version" || key === "last_updated") continue;
     if (key !== "tasks") {
-      const text = differs(after[key], before[key]);
-      if (text === undefined) continue;
-      // Frozen with its text too: the store keeps it without serializing and parsing it again.
-      // The draft's own parts may be unfrozen (a read's), so nothing of `before` is shared.
       const part = after[key];
-      set[key] =
+      const old = before[key];
+      if (part === old) continue; // shared: untouched
+      const text = differs(part, old);
+      if (text === undefined) {
+        // Copied (writablePart) and left as it was: the shared one again, for the next draft.
+        if (machinery && typeof part === "object" && part !== null && typeof old === "object" && old !== null)
+          (after as unknown as Record<string, unknown>)[key] = old;
+        continue;
+      }
+      // Frozen with its text too: the store keeps it without serializing and parsing it again,
+      // and the draft (remembered next) holds it. The members it kept of a frozen stored part are
+      // shared (the store logs only the others: fast-update.ts pushMembers).
+      const stored =
         machinery && typeof part === "object" && part !== null
-          ? storedValue(part, null, text)
+          ? storedValue(part, Object.isFrozen(old) ? old : null, text)
           : JSON.parse(text);
+      set[key] = stored;
+      if (machinery) (after as unknown as Record<string, unknown>)[key] = stored;
       sizes[key] = text.length;
       any = true;
       continue;

@@ -7,6 +7,7 @@ import { API_VERSION } from "../../../shared/version";
 import { OperationError } from "../operations";
 import { MAX_ERROR_RECORDS } from "./settings";
 import type { RunJob, RunTask } from "./types";
+import { writablePart } from "./jobs";
 
 /** Why a task failed, as the spec's error record carries it. */
 export interface TaskFailure {
@@ -42,8 +43,10 @@ export function errorRecord(
 }
 
 export function pushError(job: RunJob, record: JobErrorRecord): void {
-  job.error.push(record);
-  if (job.error.length > MAX_ERROR_RECORDS) job.error.splice(0, job.error.length - MAX_ERROR_RECORDS);
+  // The draft's own list (./jobs.ts writablePart): the remembered job's is shared, frozen.
+  const errors = writablePart(job, "error");
+  errors.push(record);
+  if (errors.length > MAX_ERROR_RECORDS) errors.splice(0, errors.length - MAX_ERROR_RECORDS);
 }
 
 /** What a task's runs are called in error records: the action for automatic tasks, else the task's name. */

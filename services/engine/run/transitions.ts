@@ -46,7 +46,7 @@ import {
 import { errorRecord, failed, methodOf, pushError, type Outcome } from "./outcomes";
 import type { ChildState, ManualTaskSummary, RunJob, RunTask } from "./types";
 import { manualEntry } from "./manual-summary";
-import { readTask, writableTask } from "./jobs";
+import { readTask, writablePart, writableTask } from "./jobs";
 import { applyOutgoing, resolveIncoming } from "./variables";
 
 import { END, START } from "../../../shared/contracts/engine-documents";
@@ -147,7 +147,8 @@ export function isWaitingManual(job: RunJob, taskId: string): boolean {
 /** A person finished manual task `taskId` with `data`: finish state success, data as its outgoing variables. */
 export function finishManual(job: RunJob, taskId: string, data: Record<string, unknown>, step: Step): void {
   const task = taskOf(job, taskId);
-  if (task.waitingSince != null) job.metrics.manual_time += Math.max(0, step.now - task.waitingSince);
+  if (task.waitingSince != null)
+    writablePart(job, "metrics").manual_time += Math.max(0, step.now - task.waitingSince);
   finish(job, taskId, { state: "success", outgoing: copyPlain(data) }, step);
 }
 
@@ -193,12 +194,12 @@ function taskOf(job: RunJob, id: string): RunTask {
 function endJob(job: RunJob, status: "complete" | "error" | "canceled", step: Step, record?: JobErrorRecord) {
   if (record) pushError(job, record);
   job.status = status;
-  job.metrics.end_time = step.now;
+  writablePart(job, "metrics").end_time = step.now;
   for (const id of Object.keys(job.tasks)) {
     if (!ACTIVE.has(job.tasks[id]?.status ?? "")) continue;
     const task = taskAt(job, id)!;
     if (task.status === "waiting" && task.waitingSince != null)
-      job.metrics.manual_time += Math.max(0, step.now - task.waitingSince);
+      writablePart(job, "metrics").manual_time += Math.max(0, step.now - task.waitingSince);
     if (task.child && task.status === "running") step.cancelChildren.push(task.child.jobId);
     task.status = "canceled";
     task.end_time = step.now;
@@ -234,8 +235,9 @@ export function finish(job: RunJob, id: string, outcome: Outcome, step: Step): v
   task.status = outcome.state === "error" ? "error" : "complete";
   task.finish_state = outcome.state;
   task.end_time = step.now;
-  applyOutgoing(job, task, outcome.outgoing ?? {});
-  if (job.status === "paused") (job.deferred ??= []).push({ from: id, state: outcome.state });
+  applyOutgoing(job, task, outcome.outgoing ?? {}, () => writablePart(job, "variables"));
+  if (job.status === "paused")
+    (writablePart(job, "deferred") ?? (job.deferred = [])).push({ from: id, state: outcome.state });
   else follow(job, id, outcome.state, step);
 }
 
@@ -671,7 +673,8 @@ function summarize(job: RunJob, now: number): void {
     else if (task.wakeAt != null && task.wakeAt > now) sweepAt = Math.min(sweepAt, task.wakeAt);
     else sweepAt = Math.min(sweepAt, soon(job, now, DISPATCH_GRACE_MS));
   }
-  job.metrics.progress = job.status === "complete" ? 100 : total ? Math.floor((100 * done) / total) : 0;
+  const progress = job.status === "complete" ? 100 : total ? Math.floor((100 * done) / total) : 0;
+  if (job.metrics.progress !== progress) writablePart(job, "metrics").progress = progress;
   job.sweepAt = job.status === "running" && sweepAt !== Infinity ? sweepAt : null;
   if (manual !== undefined) job.manualTasks = manual;
 }

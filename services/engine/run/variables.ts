@@ -84,13 +84,22 @@ export function outgoingFromResult(task: JobTask, result: unknown): Record<strin
   return out;
 }
 
-/** Stores a run's outgoing values on the task and writes the `$var.job.<name>` targets. */
-export function applyOutgoing(job: JobDoc, task: JobTask, outgoing: Record<string, unknown>): void {
+/**
+ * Stores a run's outgoing values on the task and writes the `$var.job.<name>` targets, into the
+ * job's variables as `variablesToWrite` hands them (the engine's draft: its own copy, made on the
+ * first write only; services/engine/run/jobs.ts writablePart).
+ */
+export function applyOutgoing(
+  job: JobDoc,
+  task: JobTask,
+  outgoing: Record<string, unknown>,
+  variablesToWrite: () => Record<string, unknown> = () => job.variables,
+): void {
   task.outgoing = outgoing;
   const targets = task.variables?.outgoing ?? {};
   for (const [name, value] of Object.entries(outgoing)) {
     const target = targets[name];
     const match = typeof target === "string" ? JOB_TARGET.exec(target) : null;
-    if (match && value !== undefined) setOwn(job.variables, match[1], value);
+    if (match && value !== undefined) setOwn(variablesToWrite(), match[1], value);
   }
 }
