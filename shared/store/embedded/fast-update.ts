@@ -27,6 +27,8 @@ type Op = "$set" | "$inc" | "$push" | "$unset";
 interface Step {
   op: Op;
   parts: string[];
+  /** `parts` joined with dots: the path as the update gave it (set when it is at hand). */
+  path?: string;
   /** $set/$push: the value as given, as JSON text and as its parsed copy; $inc: the number. */
   raw?: unknown;
   json?: string;
@@ -115,14 +117,14 @@ function stepsOf(update: RawUpdate): Step[] | undefined {
     for (const [path, operand] of Object.entries(fields)) {
       const parts = path.split(".");
       if (parts[0] === "_id" || !parts.every(plainSegment)) return undefined;
-      const step: Step = { op: op as Op, parts };
+      const step: Step = { op: op as Op, parts, path };
       if (op === "$inc") {
         if (typeof operand !== "number" || !Number.isFinite(operand)) return undefined;
         step.value = operand + 0; // -0 is stored as 0, as a JSON round trip leaves it
       } else if (op === "$set" || op === "$push") {
         if (op === "$push" && isPlain(operand) && Object.keys(operand).some((k) => k.startsWith("$")))
           return undefined; // $each, $slice, $sort, $position
-        const value = setStep(op, parts, operand);
+        const value = setStep(op, parts, operand, path);
         if (!value) return undefined;
         steps.push(value);
         continue;
@@ -151,8 +153,8 @@ export function fastUpdate(doc: StoredDoc, update: Update): FastUpdate | undefin
 }
 
 /** A `$set` step of `value` (frozen with its text, or any value JSON takes), or undefined. */
-function setStep(op: "$set" | "$push", parts: string[], operand: unknown): Step | undefined {
-  const step: Step = { op, parts, raw: operand };
+function setStep(op: "$set" | "$push", parts: string[], operand: unknown, path: string): Step | undefined {
+  const step: Step = { op, parts, path, raw: operand };
   // A frozen value with its text (shared/frozen-json.ts: for the moment, or kept for its life) is
   // kept as given: nobody can change it.
   const known = frozenJsonText(operand) ?? keptJsonText(operand);
@@ -204,17 +206,17 @@ export function versionedUpdate(
   for (const path of Object.keys(set)) {
     const parts = plainPath(path);
     if (!parts || taken(parts, path)) return undefined;
-    const step = setStep("$set", parts, set[path]);
+    const step = setStep("$set", parts, set[path], path);
     if (!step) return undefined;
     steps.push(step);
   }
   // In the generic update's order ($set, $inc, $unset): the same patch, the same log line.
-  steps.push({ op: "$inc", parts: VERSION, value: 1 });
+  steps.push({ op: "$inc", parts: VERSION, path: "version", value: 1 });
   if (unset)
     for (const path of Object.keys(unset)) {
       const parts = plainPath(path);
       if (!parts || taken(parts, path)) return undefined;
-      steps.push({ op: "$unset", parts });
+      steps.push({ op: "$unset", parts, path });
     }
   return applySteps(doc, steps, false);
 }
@@ -242,7 +244,8 @@ function applySteps(doc: StoredDoc, steps: Step[], keepEqual: boolean): FastUpda
     const { op, parts } = step;
     let node = root;
     let reached = true;
-    for (const part of parts.slice(0, -1)) {
+    for (let p = 0; p < parts.length - 1; p++) {
+      const part = parts[p];
       let child = Object.hasOwn(node, part) ? node[part] : undefined;
       if (child === undefined) {
         if (op === "$unset") {
@@ -273,7 +276,7 @@ function applySteps(doc: StoredDoc, steps: Step[], keepEqual: boolean): FastUpda
         delete node[key];
         unmeasured.push({ key, next: undefined, old });
         changed = true;
-        patch.push(["unset", parts.join(".")]);
+        patch.push(["unset", step.path ?? parts.join(".")]);
       }
       continue;
     }
@@ -308,7 +311,7 @@ function applySteps(doc: StoredDoc, steps: Step[], keepEqual: boolean): FastUpda
       growth += memberBound(key, op === "$push" ? `[${step.json!}]` : step.json!);
       unmeasured.push({ key, next, old });
     }
-    const path = parts.join(".");
+    const path = step.path ?? parts.join(".");
     if (op === "$push") patch.push(["push", path, step.json!]);
     else if (op === "$inc") patch.push(["set", path, JSON.stringify(next)]);
     else if (!(has && pushMembers(patch, path, old, next, step.json!))) patch.push(["set", path, step.json!]);

@@ -296,9 +296,10 @@ export class Table {
 
   /** Moves a document's index entries from its old image to its new one (either may be absent). */
   private reindex(old: StoredDoc | undefined, doc: StoredDoc | undefined): void {
-    for (const [name, spec] of this.indexes) {
+    // By value (each spec holds its name): no [name, spec] pair made per index at every write.
+    for (const spec of this.indexes.values()) {
       if (old && doc && sameKeyMembers(old, doc, spec)) continue;
-      const unique = this.uniqueKeys.get(name);
+      const unique = this.uniqueKeys.get(spec.name);
       if (unique) {
         if (old) for (const key of indexKeys(old, spec)) if (unique.get(key) === old._id) unique.delete(key);
         if (doc) for (const key of indexKeys(doc, spec)) unique.set(key, doc._id);
