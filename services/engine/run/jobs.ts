@@ -15,8 +15,9 @@
  * Performance machinery (PERF_MACHINERY, on by default): a draft shares the remembered job's tasks
  * and parts, deep-frozen, and a transition takes its own copy of a task with writableTask (of a
  * part, writablePart) before changing it; a write into a shared one throws a TypeError, which fails
- * the write (a bug the tests find, never a slower path taken quietly). Off, a draft is a full copy and changes are found by comparing
- * JSON texts: the differential test (test/engine/perf-machinery.test.ts) runs both ways.
+ * the write (a bug the tests find, never a slower path taken quietly). Off, a draft is a full copy
+ * and changes are found by comparing JSON texts: the differential test
+ * (test/engine/perf-machinery.test.ts) runs both ways.
  */
 import { copyPlain, deepFreeze, hasOwn as sharedHasOwn, setOwn } from "../../../shared/objects";
 import { adoptFrozen, parseFrozen } from "../../../shared/frozen-json";
