@@ -502,7 +502,7 @@ test("a job write reaching 100 levels is stored, one level deeper is refused", a
   await expect(vars(98)).resolves.toMatchObject({ changed: true });
   await expect(vars(99)).rejects.toThrow(/nests deeper than 100 levels/);
   expect((await stored("deep")).variables).toEqual({ v: nestedObjects(98) });
-  // A new job (insert: the job copied with its nesting) at 100 levels, and at 101.
+  // A new job (insert: the job parsed back and frozen, its nesting counted) at 100 levels, and at 101.
   const deepJob = (id: string, levels: number) => ({
     ...newJob(id),
     variables: { v: nestedObjects(levels) },
