@@ -16,8 +16,13 @@ export class Table {
   readonly indexes = new Map<string, NamedIndex>();
   /** Per unique index: key tuple (JSON) -> `_id` of the document holding it. */
   private readonly uniqueKeys = new Map<string, Map<string, string>>();
-  /** Per other index (and per leading-fields index): key tuple (JSON) -> `_id`s of the documents holding it. */
-  private readonly sharedKeys = new Map<string, Map<string, Set<string>>>();
+  /**
+   * Per other index (and per leading-fields index): key tuple (JSON) -> the `_id` of the one
+   * document holding it, or the `_id`s of the documents holding it once there are several. Most of
+   * a job's keys are its own (its start time is in six of its indexes): a Set for each, two heap
+   * objects, made every store of jobs cost a major GC more to mark and each insert six allocations.
+   */
+  private readonly sharedKeys = new Map<string, Map<string, Holders>>();
   /**
    * The leading fields of each compound index as indexes of their own (`status` of `{status,
    * sweepAt}`): derived here, never listed, stored or logged. A filter pinning only an index's first
@@ -194,8 +199,10 @@ export class Table {
     }
     const shared = this.sharedKeys.get(name);
     const holders = keys.flatMap((key) => shared?.get(key) ?? []);
-    if (holders.reduce((n, ids) => n + ids.size, 0) > most) return undefined;
-    return this.inInsertionOrder(new Set(holders.flatMap((ids) => [...ids])));
+    if (holders.reduce((n, ids) => n + holderCount(ids), 0) > most) return undefined;
+    return this.inInsertionOrder(
+      new Set(holders.flatMap((ids) => (typeof ids === "string" ? [ids] : [...ids]))),
+    );
   }
 
   private inInsertionOrder(ids: Set<string>): string[] {
@@ -318,18 +325,24 @@ export class Table {
   /** Adds (or removes) `doc` under each of its keys in the non-unique index (or prefix) `spec`. */
   private indexShared(spec: NamedIndex, doc: StoredDoc, remove = false): void {
     const keys = this.sharedKeys.get(spec.name)!;
+    const id = doc._id;
     for (const key of indexKeys(doc, spec)) {
-      let ids = keys.get(key);
+      const ids = keys.get(key);
       if (remove) {
-        ids?.delete(doc._id);
-        if (ids?.size === 0) keys.delete(key);
-      } else {
-        if (!ids) keys.set(key, (ids = new Set()));
-        ids.add(doc._id);
-      }
+        if (ids === id) keys.delete(key);
+        else if (ids !== undefined && typeof ids !== "string" && ids.delete(id) && ids.size === 1)
+          keys.set(key, ids.values().next().value!); // one holder left: its `_id` alone again
+      } else if (ids === undefined) keys.set(key, id);
+      else if (typeof ids !== "string") ids.add(id);
+      else if (ids !== id) keys.set(key, new Set([ids, id]));
     }
   }
 }
+
+/** The documents holding one key of a non-unique index: one `_id`, or several (Table.sharedKeys). */
+type Holders = string | Set<string>;
+
+const holderCount = (ids: Holders): number => (typeof ids === "string" ? 1 : ids.size);
 
 /** Names of derived prefixes start with a character no index name (field_dir_...) holds. */
 const PREFIX_MARK = "\u0000";
