@@ -19,8 +19,9 @@ export class Table {
   /**
    * Per other index (and per leading-fields index): key tuple (JSON) -> the `_id` of the one
    * document holding it, or the `_id`s of the documents holding it once there are several. Most of
-   * a job's keys are its own (its start time is in six of its indexes): a Set for each, two heap
-   * objects, made every store of jobs cost a major GC more to mark and each insert six allocations.
+   * a job's keys are its own (its start time is in six of its indexes): a Set for each (two heap
+   * objects) was half of a cold job's objects, which every major GC marks (docs/performance.md,
+   * "The store's cold documents").
    */
   private readonly sharedKeys = new Map<string, Map<string, Holders>>();
   /**
