@@ -12,7 +12,13 @@
 import { searchPage, type SearchOptions } from "../../shared/client-filter";
 import { JOB_STATUSES } from "../../shared/contracts/engine-documents";
 import { index, Repository } from "../../shared/store/repository";
-import { versionedUpdateOne, type Filter, type Pipeline, type Store } from "../../shared/store/types";
+import {
+  versionedUpdateOne,
+  type Filter,
+  type Pipeline,
+  type Store,
+  type VersionedWriteOptions,
+} from "../../shared/store/types";
 import { JobOutputRepository, type SpillingDoc } from "./job-outputs.repository";
 import type { JobStoreQuery } from "./jobs/query-builder";
 import { JOB_HIDDEN_PATHS } from "./jobs/public-job";
@@ -149,11 +155,13 @@ export class JobRepository extends Repository<RunJob> {
     version: number,
     set: Record<string, unknown>,
     unset?: Record<string, "">,
+    options?: VersionedWriteOptions,
   ): Promise<boolean> {
     // The store's own versioned write where it has one (the embedded store: fewer checks, the same
-    // answer); a remote store, or one behind a wrapper that leaves it out, takes the generic update.
+    // answer); a remote store, or one behind a wrapper that leaves it out, takes the generic update
+    // (and no hint: the store node keeps an ended job hot until its newest 1,024 writes pass it).
     const docs = this.docs;
-    if (docs.updateVersioned) return docs.updateVersioned(id, version, set, unset);
+    if (docs.updateVersioned) return docs.updateVersioned(id, version, set, unset, options);
     const { filter, update } = versionedUpdateOne(id, version, set, unset);
     return (await docs.updateOne(filter, update)).matchedCount === 1;
   }

@@ -149,6 +149,16 @@ export function versionedUpdateOne(
   };
 }
 
+/** Hints for Collection.updateVersioned: they change no answer, only what a backend keeps at hand. */
+export interface VersionedWriteOptions {
+  /**
+   * The document, as written, will rarely be read or written again soon (an ended job): a backend
+   * that keeps its recent documents as objects (the embedded store's hot documents, doc-map.ts)
+   * may hold this one as its text at once, instead of after its next 1,024 writes. Others ignore it.
+   */
+  settled?: boolean;
+}
+
 export interface UpdateResult {
   matchedCount: number;
   modifiedCount: number;
@@ -191,6 +201,7 @@ export interface Collection<T extends Doc = Doc> {
     version: number,
     set: Record<string, unknown>,
     unset?: Record<string, "">,
+    options?: VersionedWriteOptions,
   ): Promise<boolean>;
   /** Atomic: no other write to the matched document lands between the match and the update. */
   findOneAndUpdate(

@@ -232,6 +232,90 @@ describe("embedded store: how many documents are objects", () => {
   });
 });
 
+describe("embedded store: a versioned write said settled", () => {
+  const job = (i: number) => ({ _id: `j${i}`, version: 1, status: "running", steps: { a: { n: i } } });
+
+  test("holds its document as text at once; it reads, re-keys, writes and reloads as an object would", async () => {
+    const dataDir = newDir();
+    const store = new EmbeddedBackend({ dataDir, hotDocuments: 3 });
+    const jobs = store.collection("jobs");
+    await jobs.createIndex({ keys: { status: 1 } });
+    await jobs.insertMany([job(0), job(1), job(2)]);
+    const docs = store.table("jobs").docs;
+    expect(docs.coldCount).toBe(0);
+    // A write without the hint leaves it among the newest, as before.
+    expect(await jobs.updateVersioned!("j0", 1, { "steps.a.n": 10 })).toBe(true);
+    expect(docs.isCold("j0")).toBe(false);
+    // Said settled: cold right after the write, the others untouched.
+    expect(await jobs.updateVersioned!("j1", 1, { status: "complete" }, undefined, { settled: true })).toBe(
+      true,
+    );
+    expect(docs.isCold("j1")).toBe(true);
+    expect(docs.coldCount).toBe(1);
+    // Its index entries moved with the write; a covered read finds it by its new status.
+    expect((await jobs.find({ status: "complete" }, { projection: { _id: 1 } })).map((d) => d._id)).toEqual([
+      "j1",
+    ]);
+    const expected = { _id: "j1", version: 2, status: "complete", steps: { a: { n: 1 } } };
+    expect(JSON.stringify(await jobs.findOne({ _id: "j1" }))).toBe(JSON.stringify(expected));
+    // A lost compare-and-set changes nothing; the next write at its version lands.
+    expect(await jobs.updateVersioned!("j1", 1, { status: "error" }, undefined, { settled: true })).toBe(
+      false,
+    );
+    expect(await jobs.updateVersioned!("j1", 2, { "steps.a.n": 5 })).toBe(true);
+    expect(await jobs.findOne({ _id: "j1" })).toEqual({ ...expected, version: 3, steps: { a: { n: 5 } } });
+    // Settled again, then pushed past by newer writes: the newest three stay objects, the rest text,
+    // and every document reads back as written (its stale place in the write order is skipped).
+    expect(await jobs.updateVersioned!("j1", 3, { status: "complete" }, undefined, { settled: true })).toBe(
+      true,
+    );
+    await jobs.insertMany([job(3), job(4), job(5)]);
+    await jobs.updateVersioned!("j2", 1, { "steps.a.n": 20 });
+    expect(docs.coldCount).toBe(docs.size - 3);
+    expect(docs.isCold("j1")).toBe(true);
+    expect(JSON.stringify(await jobs.find({}, { sort: { _id: 1 } }))).toBe(
+      JSON.stringify([
+        { ...job(0), version: 2, steps: { a: { n: 10 } } },
+        { ...expected, version: 4, steps: { a: { n: 5 } } },
+        { ...job(2), version: 2, steps: { a: { n: 20 } } },
+        job(3),
+        job(4),
+        job(5),
+      ]),
+    );
+    await store.close();
+    const reopened = new EmbeddedBackend({ dataDir });
+    try {
+      expect(await reopened.collection("jobs").findOne({ _id: "j1" })).toEqual({
+        ...expected,
+        version: 4,
+        steps: { a: { n: 5 } },
+      });
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  test("changes nothing with the machinery off, nor in a collection with an expiry index", async () => {
+    const off = new EmbeddedBackend({ dataDir: newDir(), machinery: false });
+    const expiring = new EmbeddedBackend({ dataDir: newDir() });
+    try {
+      await off.collection("jobs").insertOne(job(0));
+      await off.collection("jobs").updateVersioned!("j0", 1, { status: "complete" }, undefined, {
+        settled: true,
+      });
+      expect(off.table("jobs").docs.isCold("j0")).toBe(false);
+      const sessions = expiring.collection("jobs");
+      await sessions.createIndex({ keys: { at: 1 }, expireAfterSeconds: 3600 });
+      await sessions.insertOne({ ...job(0), at: new Date().toISOString() });
+      await sessions.updateVersioned!("j0", 1, { status: "complete" }, undefined, { settled: true });
+      expect(expiring.table("jobs").docs.isCold("j0")).toBe(false);
+    } finally {
+      await Promise.all([off.close(), expiring.close()]);
+    }
+  });
+});
+
 describe("embedded store: reads that look only at indexed fields pass cold documents as skeletons", () => {
   const JOBS = 240;
   const statuses = ["running", "complete", "error", "canceled", null];

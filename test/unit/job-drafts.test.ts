@@ -93,6 +93,38 @@ test("an untouched task stays shared and frozen; a changed one is stored as a fu
   expect((await stored("j1")).tasks.a!.status).toBe("error");
 });
 
+test("the write that ends a job leaves it to the store as text at once; a running or paused job stays an object", async () => {
+  const docs = () => backend.table("jobs").docs;
+  for (const id of ["e1", "e2", "e3"]) await jobs.insert(newJob(id));
+  await jobs.update("e1", (draft) => {
+    writableTask(draft, "b")!.status = "complete";
+  });
+  await jobs.update("e2", (draft) => {
+    draft.status = "paused";
+  });
+  expect([docs().isCold("e1"), docs().isCold("e2")]).toEqual([false, false]);
+  const ended = await jobs.update("e3", (draft) => {
+    writableTask(draft, "b")!.status = "complete";
+    draft.status = "complete";
+  });
+  expect(docs().isCold("e3")).toBe(true);
+  expect(docs().coldCount).toBe(1);
+  // Stored as the engine remembers writing it, and written again from the store's copy.
+  expect(JSON.stringify(await stored("e3"))).toBe(JSON.stringify(ended!.job));
+  await jobs.update("e3", (draft) => {
+    draft.status = "running";
+  });
+  expect((await stored("e3")).status).toBe("running");
+  expect(docs().isCold("e3")).toBe(false);
+  // Without the machinery no write hints: every document stays an object.
+  const plain = new JobStore(new JobRepository(backend), { machinery: false });
+  await plain.insert(newJob("e4"));
+  await plain.update("e4", (draft) => {
+    draft.status = "complete";
+  });
+  expect(docs().isCold("e4")).toBe(false);
+});
+
 test("a task changed without writableTask fails the write loudly (TypeError) and nothing is stored", async () => {
   await jobs.insert(newJob("j2"));
   await expect(

@@ -174,7 +174,10 @@ export class JobStore {
         const { set, unset } = delta;
         draft.last_updated = set.last_updated = nowIso();
         draft.version = base.version + 1;
-        if (await this.jobs.compareAndSet(id, base.version, set, unset)) {
+        // An ended job is rarely written or read again: the embedded store may hold it as its
+        // text at once (types.ts VersionedWriteOptions), as this replica forgets it (remember).
+        const settled = this.machinery && hasEnded(draft);
+        if (await this.jobs.compareAndSet(id, base.version, set, unset, { settled })) {
           this.remember(draft);
           if (spill && spill.superseded.length > 0) await this.dropQuietly(spill.superseded);
           return { before: base, job: draft, result, changed: true, changedTasks: delta.tasks };
@@ -195,7 +198,7 @@ export class JobStore {
   private remember(job: RunJob): void {
     this.cache.delete(job._id);
     // An ended job is rarely written again (and then after a fresh read): keep the memory for live ones.
-    if (job.status !== "running" && job.status !== "paused") return;
+    if (hasEnded(job)) return;
     this.cache.set(job._id, job);
     if (this.cache.size > JOB_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
   }
@@ -216,6 +219,10 @@ export class JobStore {
     }
   }
 }
+
+/** Whether a job has ended: neither running nor paused (complete, error, canceled). */
+export const hasEnded = (job: Pick<RunJob, "status">): boolean =>
+  job.status !== "running" && job.status !== "paused";
 
 /**
  * The JSON text of a part of a job. No texts are kept by object: jsonSame spares serializing the

@@ -18,7 +18,7 @@ import type { JobRepository } from "../jobs.repository";
 import type { WorkflowRepository } from "../workflows.repository";
 import { OperationError, childRequest } from "../operations";
 import { emitChanges } from "./events";
-import { JobStore } from "./jobs";
+import { hasEnded, JobStore } from "./jobs";
 import { STOP_GRACE_MS, SWEEP_BATCH, SWEEP_CONCURRENCY, type RunnerSettings } from "./settings";
 import { loadWorkflow, prepareVariables } from "./start";
 import { buildJob } from "./new-job";
@@ -159,7 +159,7 @@ export class Runner {
     for (const { taskId, run } of step.claimed) this.launch(job, taskId, run);
     for (const at of step.wakeups) this.wakeAt(job._id, at);
     if (step.leftReady && !this.stopping) this.dispatch(job._id);
-    const ended = job.status !== "running" && job.status !== "paused";
+    const ended = hasEnded(job);
     if (ended && (!before || before.status !== job.status) && job.parent) void this.notifyParent(job);
     for (const child of step.cancelChildren) void this.cancelChild(child);
   }

@@ -15,6 +15,7 @@ import type {
   Update,
   UpdateOptions,
   UpdateResult,
+  VersionedWriteOptions,
 } from "../types";
 import { DuplicateKeyError, versionedUpdateOne } from "../types";
 import type { DocPatch, EmbeddedBackend } from "./backend";
@@ -303,10 +304,16 @@ export class EmbeddedCollection implements Collection<Doc> {
     version: number,
     set: Record<string, unknown>,
     unset?: Record<string, "">,
+    options: VersionedWriteOptions = {},
   ): Promise<boolean> {
     const valid = typeof id === "string" && typeof version === "number" && !Number.isNaN(version);
     if (this.store.machinery && valid && isRecord(set) && (unset === undefined || isRecord(unset)))
-      if (this.writeVersioned(id, version, set, unset)) return this.acknowledged(true);
+      if (this.writeVersioned(id, version, set, unset)) {
+        // Cold now, not 1,024 writes later: at the engine's pace most hot documents were ended
+        // jobs, each a few hundred objects that every major GC marked (docs/performance.md).
+        if (options.settled === true) this.table.settle(id);
+        return this.acknowledged(true);
+      }
     const { filter, update } = versionedUpdateOne(id, version, set, unset);
     return (await this.genericUpdateOne(filter, update, {})).matchedCount === 1;
   }

@@ -243,6 +243,20 @@ export class DocMap {
 
   // ---------------------------------------------------------------- going cold
 
+  /**
+   * Makes the document `id` cold now, whatever its place among the newest (a write said it is
+   * settled: Table.settle). Its entry in the write queue goes stale, as a rewrite's does. With
+   * every document an object (the machinery off), nothing.
+   */
+  settle(id: string): void {
+    if (this.hotLimit === Infinity) return;
+    const doc = this.map.get(id);
+    if (doc === undefined || isCold(doc)) return;
+    this.lastWrite.delete(id);
+    this.map.set(id, this.coldOf(doc, this.textOf(id, doc)));
+    this.hot--;
+  }
+
   /** Makes the oldest written documents cold until no more than `hotLimit` are objects. */
   trim(): void {
     if (this.hotLimit === Infinity) return;

@@ -292,6 +292,14 @@ export class Table {
     if (this.expiring().length === 0) this.docs.trim();
   }
 
+  /**
+   * Holds the document `id` as its text now (a write's `settled` hint, types.ts): as apply's trim
+   * would, and not in a collection with an expiry index (read whole every second).
+   */
+  settle(id: string): void {
+    if (this.expiring().length === 0) this.docs.settle(id);
+  }
+
   /** What is known of the size of the document stored under `id` (undefined: nothing). */
   knownSize(id: string): KnownSize | undefined {
     return this.sizes.get(id);
