@@ -296,6 +296,31 @@ describe("embedded store: a versioned write said settled", () => {
     }
   });
 
+  test("a settled write to a cold document makes no other document cold; a delete after it counts right", async () => {
+    const store = new EmbeddedBackend({ dataDir: newDir(), hotDocuments: 3 });
+    try {
+      const jobs = store.collection("jobs");
+      await jobs.insertMany([job(0), job(1), job(2), job(3)]);
+      const docs = store.table("jobs").docs;
+      expect([docs.isCold("j0"), docs.coldCount]).toEqual([true, 1]);
+      // j0 is parsed for the write and stored cold again: the three newest stay objects.
+      expect(await jobs.updateVersioned!("j0", 1, { status: "complete" }, undefined, { settled: true })).toBe(
+        true,
+      );
+      expect(["j0", "j1", "j2", "j3"].map((id) => docs.isCold(id))).toEqual([true, false, false, false]);
+      // A hot one settled: one fewer hot, so the next insert makes nothing cold.
+      await jobs.updateVersioned!("j3", 1, { status: "complete" }, undefined, { settled: true });
+      await jobs.insertOne(job(4));
+      expect([docs.coldCount, docs.size]).toEqual([2, 5]);
+      await jobs.deleteOne({ _id: "j3" });
+      await jobs.insertMany([job(5), job(6)]);
+      expect([docs.coldCount, docs.size]).toEqual([3, 6]);
+      expect((await jobs.find({ status: "complete" })).map((d) => d._id)).toEqual(["j0"]);
+    } finally {
+      await store.close();
+    }
+  });
+
   test("changes nothing with the machinery off, nor in a collection with an expiry index", async () => {
     const off = new EmbeddedBackend({ dataDir: newDir(), machinery: false });
     const expiring = new EmbeddedBackend({ dataDir: newDir() });

@@ -111,6 +111,13 @@ test("the write that ends a job leaves it to the store as text at once; a runnin
   expect(docs().coldCount).toBe(1);
   // Stored as the engine remembers writing it, and written again from the store's copy.
   expect(JSON.stringify(await stored("e3"))).toBe(JSON.stringify(ended!.job));
+  // Written again and still ended: read back (made an object again), stored, and cold again (until
+  // the next read by `_id` parses it).
+  await jobs.update("e3", (draft) => {
+    draft.name = "renamed";
+  });
+  expect(docs().isCold("e3")).toBe(true);
+  expect((await stored("e3")).name).toBe("renamed");
   await jobs.update("e3", (draft) => {
     draft.status = "running";
   });

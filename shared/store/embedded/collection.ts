@@ -307,13 +307,13 @@ export class EmbeddedCollection implements Collection<Doc> {
     options: VersionedWriteOptions = {},
   ): Promise<boolean> {
     const valid = typeof id === "string" && typeof version === "number" && !Number.isNaN(version);
-    if (this.store.machinery && valid && isRecord(set) && (unset === undefined || isRecord(unset)))
-      if (this.writeVersioned(id, version, set, unset)) {
-        // Cold now, not 1,024 writes later: at the engine's pace most hot documents were ended
-        // jobs, each a few hundred objects that every major GC marked (docs/performance.md).
-        if (options.settled === true) this.table.settle(id);
+    if (this.store.machinery && valid && isRecord(set) && (unset === undefined || isRecord(unset))) {
+      const write = () => this.writeVersioned(id, version, set, unset);
+      // Settled: cold at once, not 1,024 writes later. At the engine's pace most hot documents
+      // were ended jobs, each a few hundred objects that every major GC marked (docs/performance.md).
+      if (options.settled === true ? this.table.settleOnWrite(id, write) : write())
         return this.acknowledged(true);
-      }
+    }
     const { filter, update } = versionedUpdateOne(id, version, set, unset);
     return (await this.genericUpdateOne(filter, update, {})).matchedCount === 1;
   }

@@ -137,11 +137,38 @@ export class DocMap {
    */
   set(id: string, doc: StoredDoc, text?: string): void {
     const held = this.map.get(id);
+    if (id === this.settling) {
+      // Cold at once and never counted among the hot, so the write's trim makes no other document
+      // cold for it; its place in the write order goes stale, as a rewrite's does.
+      if (held !== undefined && !isCold(held)) this.hot--;
+      this.lastWrite.delete(id);
+      this.knownTexts.delete(id);
+      this.map.set(id, this.coldOf(doc, text ?? this.textOf(id, doc)));
+      return;
+    }
     if (held === undefined || isCold(held)) this.hot++;
     this.map.set(id, doc);
     if (text !== undefined) this.knownTexts.set(id, text);
     else if (this.knownTexts.size > 0) this.knownTexts.delete(id);
     this.remember(id);
+  }
+
+  /** The `_id` whose document the write under way holds cold at once (settleOnWrite). */
+  private settling?: string;
+
+  /**
+   * Runs `write`, which may store a new image under `id`: that image is held as its text at once
+   * (a write said the document is settled: Table.settleOnWrite), whatever its place among the
+   * newest. With every document an object (the machinery off), `write` alone.
+   */
+  settleOnWrite<T>(id: string, write: () => T): T {
+    if (this.hotLimit === Infinity) return write();
+    this.settling = id;
+    try {
+      return write();
+    } finally {
+      this.settling = undefined;
+    }
   }
 
   delete(id: string): boolean {
@@ -242,20 +269,6 @@ export class DocMap {
   }
 
   // ---------------------------------------------------------------- going cold
-
-  /**
-   * Makes the document `id` cold now, whatever its place among the newest (a write said it is
-   * settled: Table.settle). Its entry in the write queue goes stale, as a rewrite's does. With
-   * every document an object (the machinery off), nothing.
-   */
-  settle(id: string): void {
-    if (this.hotLimit === Infinity) return;
-    const doc = this.map.get(id);
-    if (doc === undefined || isCold(doc)) return;
-    this.lastWrite.delete(id);
-    this.map.set(id, this.coldOf(doc, this.textOf(id, doc)));
-    this.hot--;
-  }
 
   /** Makes the oldest written documents cold until no more than `hotLimit` are objects. */
   trim(): void {

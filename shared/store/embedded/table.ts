@@ -293,11 +293,12 @@ export class Table {
   }
 
   /**
-   * Holds the document `id` as its text now (a write's `settled` hint, types.ts): as apply's trim
-   * would, and not in a collection with an expiry index (read whole every second).
+   * Runs `write`, the image it stores under `id` held as its text at once (a write's `settled`
+   * hint, types.ts), as apply's trim would hold it later; not in a collection with an expiry index
+   * (read whole every second), where documents stay objects as trim leaves them.
    */
-  settle(id: string): void {
-    if (this.expiring().length === 0) this.docs.settle(id);
+  settleOnWrite<T>(id: string, write: () => T): T {
+    return this.expiring().length === 0 ? this.docs.settleOnWrite(id, write) : write();
   }
 
   /** What is known of the size of the document stored under `id` (undefined: nothing). */
