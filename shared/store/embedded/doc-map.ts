@@ -159,7 +159,11 @@ export class DocMap {
   /**
    * Runs `write`, which may store a new image under `id`: that image is held as its text at once
    * (a write said the document is settled: Table.settleOnWrite), whatever its place among the
-   * newest. With every document an object (the machinery off), `write` alone.
+   * newest. In a collection past `hotLimit` documents that is the serialization its trim would
+   * have made later; in a smaller one, one it would not have made. Not on the size: the settled
+   * documents kept as objects while the collection was small would then hold the hot places for
+   * good, since settled writes free the places that trim would otherwise take from the oldest.
+   * With every document an object (the machinery off), `write` alone.
    */
   settleOnWrite<T>(id: string, write: () => T): T {
     if (this.hotLimit === Infinity) return write();
