@@ -158,8 +158,8 @@ export class JobRepository extends Repository<RunJob> {
     options?: VersionedWriteOptions,
   ): Promise<boolean> {
     // The store's own versioned write where it has one (the embedded store: fewer checks, the same
-    // answer); a remote store, or one behind a wrapper that leaves it out, takes the generic update
-    // (and no hint: the store node keeps an ended job hot until its newest 1,024 writes pass it).
+    // answer; the remote store: the generic update on the wire, with the hint); MongoDB, or a store
+    // behind a wrapper that leaves it out, takes the generic update and no hint.
     const docs = this.docs;
     if (docs.updateVersioned) return docs.updateVersioned(id, version, set, unset, options);
     const { filter, update } = versionedUpdateOne(id, version, set, unset);

@@ -26,6 +26,8 @@ import {
   type Update,
   type UpdateOptions,
   type UpdateResult,
+  type VersionedWriteOptions,
+  versionedUpdateOne,
 } from "./types";
 
 /** The error type the store service gives a DuplicateKeyError on the wire. */
@@ -170,6 +172,23 @@ class RemoteCollection implements Collection<Doc> {
   }
   updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
     return this.call("updateMany", { filter, update });
+  }
+  /**
+   * The versioned compare-and-set as the generic updateOne on the wire (the store node's embedded
+   * collection takes that shape its fast way), carrying the `settled` hint in its options: a store
+   * node of an older release checks options only as an object and ignores the member, so engines
+   * and store nodes of two releases still work together through a rolling upgrade.
+   */
+  async updateVersioned(
+    id: string,
+    version: number,
+    set: Record<string, unknown>,
+    unset?: Record<string, "">,
+    options?: VersionedWriteOptions,
+  ): Promise<boolean> {
+    const { filter, update } = versionedUpdateOne(id, version, set, unset);
+    const hint = options?.settled === true ? { settled: true } : undefined;
+    return (await this.updateOne(filter, update, hint)).matchedCount === 1;
   }
   findOneAndUpdate(filter: Filter, update: Update, options?: FindOneAndUpdateOptions): Promise<Doc | null> {
     return this.call("findOneAndUpdate", { filter, update, options });

@@ -115,9 +115,13 @@ export interface CountOptions {
   scan?: string;
 }
 
-export interface UpdateOptions {
+export interface UpdateOptions extends VersionedWriteOptions {
   /** Insert a document built from the filter's equality members and the update when none matches. */
   upsert?: boolean;
+  // `settled` (VersionedWriteOptions) on an updateOne: the embedded store honours it where the
+  // update is a versioned compare-and-set's (versionedUpdateOne's shape), which is how the hint
+  // crosses the bus to the store node (remote.ts); every other update, and every other backend,
+  // ignores it.
 }
 
 export interface FindOneAndUpdateOptions extends UpdateOptions {

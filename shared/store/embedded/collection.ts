@@ -262,10 +262,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     // The versioned compare-and-set's shape (a job write that came through a wrapper without
     // updateVersioned, or over the bus to the store node) takes its path too.
     const versioned = this.store.machinery && !options.upsert ? versionedShape(filter, update) : undefined;
-    if (
-      versioned &&
-      this.writeVersioned(filter._id as string, filter.version as number, versioned.set, versioned.unset)
-    )
+    if (versioned && this.writeHinted(filter._id as string, filter.version as number, versioned, options))
       return this.acknowledged({ matchedCount: 1, modifiedCount: 1 });
     return this.genericUpdateOne(filter, update, options);
   }
@@ -308,14 +305,25 @@ export class EmbeddedCollection implements Collection<Doc> {
   ): Promise<boolean> {
     const valid = typeof id === "string" && typeof version === "number" && !Number.isNaN(version);
     if (this.store.machinery && valid && isRecord(set) && (unset === undefined || isRecord(unset))) {
-      const write = () => this.writeVersioned(id, version, set, unset);
-      // Settled: cold at once, not 1,024 writes later. At the engine's pace most hot documents
-      // were ended jobs, each a few hundred objects that every major GC marked (docs/performance.md).
-      if (options.settled === true ? this.table.settleOnWrite(id, write) : write())
-        return this.acknowledged(true);
+      if (this.writeHinted(id, version, { set, unset }, options)) return this.acknowledged(true);
     }
     const { filter, update } = versionedUpdateOne(id, version, set, unset);
     return (await this.genericUpdateOne(filter, update, {})).matchedCount === 1;
+  }
+
+  /**
+   * writeVersioned, with the write's hint. Settled: cold at once, not 1,024 writes later. At the
+   * engine's pace most hot documents were ended jobs, each a few hundred objects that every major
+   * GC marked (docs/performance.md).
+   */
+  private writeHinted(
+    id: string,
+    version: number,
+    { set, unset }: { set: Record<string, unknown>; unset?: Record<string, unknown> },
+    options: VersionedWriteOptions,
+  ): boolean {
+    const write = () => this.writeVersioned(id, version, set, unset);
+    return options.settled === true ? this.table.settleOnWrite(id, write) : write();
   }
 
   /**
