@@ -2,11 +2,12 @@
  * Moleculer's NATS transporter, with the packets a node sends in one turn of the event loop
  * handed to the NATS client together, so they leave in one socket write.
  *
- * Why: over NATS, socket writes were the largest single cost of every process (a quarter to a third
- * of busy time, docs/performance-rounds.md). The NATS client already writes everything published before
- * its next microtask in one go, but Moleculer publishes each packet after a few promise hops of its
- * own, so under load nearly every packet (a request, its response, each event) cost a write of its
- * own, and the same again as a read on the other side and in nats-server.
+ * Why: the NATS client writes everything published before its next microtask in one go, but
+ * Moleculer publishes each packet after a few promise hops of its own, so under load nearly every
+ * packet (a request, its response, each event) cost a write of its own, and the same again as a
+ * read on the other side and in nats-server. (Socket writes looked like a quarter to a third of every
+ * process's time in V8's profiles; most of that was time waiting for a CPU after the write woke
+ * another process, docs/performance-rounds.md, twenty-fifth round.)
  *
  * Here a packet waits for the end of the current event-loop turn (setImmediate): everything the node
  * sends while handling one batch of incoming data goes out together. It adds no timer: an idle node
