@@ -13,32 +13,23 @@ import { MAX_BATCH, type BatchOutcome } from "../../shared/store/remote-batch";
 import { DuplicateKeyError, type Collection } from "../../shared/store/types";
 import { bindConfig } from "../../shared/runtime";
 import storeService from "../../services/store/store.service";
-import { startPlatform, tempDir, type Platform } from "../support/platform";
+import { tempDir } from "../support/platform";
+import { startRemoteStore, type RemoteStore } from "../support/remote-store";
 
 const NATS_URL = process.env.NATS_URL!;
-let store: Platform;
+let nodes: RemoteStore;
 let caller: ServiceBroker;
 let remote: RemoteBackend;
 let calls: jest.SpyInstance;
 
 beforeAll(async () => {
-  const namespace = `store-batch-${randomUUID().slice(0, 8)}`;
-  const env = { TRANSPORTER: NATS_URL, NAMESPACE: namespace };
-  store = await startPlatform({ services: ["store"], dataDir: tempDir(), env });
-  caller = new ServiceBroker({
-    ...brokerOptions(loadConfig({ ...env, METRICS_PORT: "off" })),
-    nodeID: `${namespace}-caller`,
-    logger: false,
-  });
-  await caller.start();
-  await caller.waitForServices(["store"], 10_000);
-  remote = new RemoteBackend(caller);
+  nodes = await startRemoteStore("store-batch");
+  ({ caller, remote } = nodes);
   calls = jest.spyOn(caller, "call");
 }, 30_000);
 
 afterAll(async () => {
-  await caller?.stop();
-  await store?.stop();
+  await nodes?.stop();
 });
 
 beforeEach(() => calls.mockClear());

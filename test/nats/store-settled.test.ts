@@ -5,46 +5,28 @@
  * process, instead of after its newest 1,024 writes; a running or paused job stays an object.
  */
 import { randomUUID } from "node:crypto";
-import { ServiceBroker } from "moleculer";
-import { brokerOptions } from "../../app/broker-options";
-import { loadConfig } from "../../shared/config";
-import { RemoteBackend } from "../../shared/store/remote";
+import type { RemoteBackend } from "../../shared/store/remote";
 import type { Store } from "../../shared/store/types";
 import type { EmbeddedBackend } from "../../shared/store/embedded/backend";
 import { JobRepository } from "../../services/engine/jobs.repository";
 import { JobStore, writableTask } from "../../services/engine/run/jobs";
-import type { RunJob, RunTask } from "../../services/engine/run/types";
-import { startPlatform, tempDir, type Platform } from "../support/platform";
+import type { RunJob } from "../../services/engine/run/types";
+import { newJob } from "../support/run-jobs";
+import { startRemoteStore, type RemoteStore } from "../support/remote-store";
 
-const NATS_URL = process.env.NATS_URL!;
-let store: Platform;
-let caller: ServiceBroker;
+let nodes: RemoteStore;
 let remote: RemoteBackend;
 let calls: jest.SpyInstance;
 
 beforeAll(async () => {
-  const namespace = `store-settled-${randomUUID().slice(0, 8)}`;
-  const env = { TRANSPORTER: NATS_URL, NAMESPACE: namespace };
   // Two hot documents a collection on the store's node: with three jobs, one is always cold.
-  store = await startPlatform({
-    services: ["store"],
-    dataDir: tempDir(),
-    env: { ...env, STORE_HOT_DOCUMENTS: "2" },
-  });
-  caller = new ServiceBroker({
-    ...brokerOptions(loadConfig({ ...env, METRICS_PORT: "off" })),
-    nodeID: `${namespace}-engine`,
-    logger: false,
-  });
-  await caller.start();
-  await caller.waitForServices(["store"], 10_000);
-  remote = new RemoteBackend(caller);
-  calls = jest.spyOn(caller, "call");
+  nodes = await startRemoteStore("store-settled", { STORE_HOT_DOCUMENTS: "2" });
+  remote = nodes.remote;
+  calls = jest.spyOn(nodes.caller, "call");
 }, 30_000);
 
 afterAll(async () => {
-  await caller?.stop();
-  await store?.stop();
+  await nodes?.stop();
 });
 
 /**
@@ -52,7 +34,7 @@ afterAll(async () => {
  * shared handle (shared/store/index.ts), whose collections are the EmbeddedBackend's own.
  */
 function embedded(): EmbeddedBackend {
-  const handle = (store.broker.getLocalService("store") as unknown as { store: Store }).store;
+  const handle = (nodes.store.broker.getLocalService("store") as unknown as { store: Store }).store;
   return (handle.collection("jobs") as unknown as { store: EmbeddedBackend }).store;
 }
 
@@ -65,21 +47,6 @@ function optionsSent(): unknown[] {
       for (const c of params.calls) if (c.method === "updateOne") sent.push(c.params.options);
   }
   return sent;
-}
-
-const task = (status: string) =>
-  ({ name: "t", summary: "t", status, variables: { incoming: { n: 1 } } }) as unknown as RunTask;
-
-function newJob(id: string): RunJob {
-  return {
-    _id: id,
-    name: "j",
-    status: "running",
-    version: 1,
-    variables: { a: 1 },
-    metrics: { progress: 0 },
-    tasks: { a: task("complete"), b: task("running") },
-  } as unknown as RunJob;
 }
 
 test("the write that ends a job leaves it cold on the store's node at once; running and paused jobs stay objects", async () => {

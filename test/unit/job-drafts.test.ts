@@ -14,6 +14,7 @@ import { deepFreeze } from "../../shared/objects";
 import { frozenJsonNesting, frozenJsonText } from "../../shared/frozen-json";
 import { jsonNesting } from "../../shared/store/embedded/depth";
 import type { RunJob, RunTask } from "../../services/engine/run/types";
+import { newJob, task } from "../support/run-jobs";
 
 const dirs: string[] = [];
 let backend: EmbeddedBackend;
@@ -29,32 +30,6 @@ afterEach(async () => {
   await backend.close();
 });
 afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
-
-const task = (status: string, extra: Partial<RunTask> = {}): RunTask =>
-  ({
-    name: "noop",
-    app: "benchtask",
-    type: "automatic",
-    status,
-    variables: { incoming: { device: "r1", nested: { list: [1, 2] } }, outgoing: {} },
-    ...extra,
-  }) as unknown as RunTask;
-
-function newJob(id: string): RunJob {
-  return {
-    _id: id,
-    name: "j",
-    status: "running",
-    version: 1,
-    variables: { a: 1 },
-    metrics: { progress: 0 },
-    tasks: {
-      a: task("complete"),
-      b: task("running", { claim: { owner: "x", until: 1, run: "r" } }),
-      c: task("incomplete"),
-    },
-  } as unknown as RunJob;
-}
 
 const stored = async (id: string) => (await backend.collection("jobs").findOne({ _id: id })) as RunJob;
 
