@@ -6,7 +6,7 @@
  * insert take them as they are (shared/store/embedded). Any other value is copied and serialized
  * as before: nothing changes for a caller that does not use this.
  */
-import { deepFreeze } from "./objects";
+import { deepFreeze, deepFreezeInTurns } from "./objects";
 
 /**
  * Texts (and, where the maker knew it, nestings) of the values made this turn. Every entry is
@@ -93,15 +93,15 @@ export function keepJsonText(value: object): string {
  * keepJsonText keeps it): for a large value that is stored, then answered and read many times (a
  * node's spec at its bounds: 1.4 MB of JSON), so nothing serializes it again. The text costs
  * memory beside the value (about a quarter of the parsed value's heap): only for values worth it.
- * Over two turns of the event loop, as parsing and freezing such a text together would hold the
- * loop too long (~25 ms to parse, ~10 to freeze on the test machine): parsed in this turn, frozen
- * and given its text in the next. Nothing else can reach the value in between, so it is still
- * exactly its text.
+ * Over several turns of the event loop, as parsing and freezing such a text together would hold
+ * the loop too long (~25 ms to parse, 10-30 to freeze on the test machines, twice that beside other
+ * load): parsed in this turn, then frozen a slice of objects a turn (deepFreezeInTurns) and given
+ * its text. Nothing else can reach the value in between, so it is still exactly its text.
  */
 export async function parseKeptInTurns(text: string): Promise<unknown> {
   const value: unknown = JSON.parse(text);
   await new Promise((resolve) => setImmediate(resolve));
-  if (typeof value === "object" && value !== null) keptTexts.set(deepFreeze(value), text);
+  if (typeof value === "object" && value !== null) keptTexts.set(await deepFreezeInTurns(value), text);
   return value;
 }
 

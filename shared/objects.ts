@@ -73,3 +73,26 @@ export function deepFreeze<T>(value: T): T {
     if (ownProperty.call(value, key)) deepFreeze((value as Record<string, unknown>)[key]);
   return value;
 }
+
+/** The objects deepFreezeInTurns freezes in one turn of the event loop (a few ms of work). */
+export const FREEZE_SLICE = 4096;
+
+/**
+ * deepFreeze over as many turns of the event loop as it takes, FREEZE_SLICE objects a turn, for a
+ * value too large to freeze in one (a node's spec at its bounds: some 40,000 objects, 10-30 ms on
+ * the test machines and more beside other load). Only for a value nobody else can reach until
+ * this settles: between turns it is partly frozen.
+ */
+export async function deepFreezeInTurns<T>(value: T, slice = FREEZE_SLICE): Promise<T> {
+  const stack: unknown[] = [value];
+  let frozen = 0;
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (typeof next !== "object" || next === null || Object.isFrozen(next)) continue;
+    Object.freeze(next);
+    for (const key in next)
+      if (ownProperty.call(next, key)) stack.push((next as Record<string, unknown>)[key]);
+    if (++frozen % slice === 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+  return value;
+}

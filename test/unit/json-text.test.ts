@@ -5,6 +5,7 @@
  */
 import { deepFreeze } from "../../shared/objects";
 import { jsonTextOf, keepJsonText, keptJsonText, parseKeptInTurns } from "../../shared/frozen-json";
+import { deepFreezeInTurns, FREEZE_SLICE } from "../../shared/objects";
 import { int, pick, randomObject, seeded, type Rand } from "../support/random-docs";
 
 function randomMember(r: Rand, kept: boolean): unknown {
@@ -107,6 +108,44 @@ describe("jsonTextOf", () => {
     // A text kept must be the value's: a frozen value cannot drift from it.
     expect(() => (spec as unknown[]).push(1)).toThrow(TypeError);
     expect(await parseKeptInTurns("7")).toBe(7);
+  });
+
+  test("parseKeptInTurns of a spec at its bounds freezes it a slice a turn: other work runs between, and all of it ends frozen", async () => {
+    // 10,000 lines of 4 objects each: some ten slices of FREEZE_SLICE objects.
+    const lines = Array.from({ length: 10_000 }, (_, i) => ({
+      words: [[{ type: "regex", value: `Gi${i}` }]],
+      children: [],
+    }));
+    const text = JSON.stringify(lines);
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const spec = (await parseKeptInTurns(text)) as typeof lines;
+    ticking = false;
+    // One turn for the parse, then one a slice: the ticker ran beside each (one held turn: 1 or 2).
+    expect(turns).toBeGreaterThanOrEqual(Math.floor((lines.length * 4) / FREEZE_SLICE));
+    const unfrozen: unknown[] = [];
+    const walk = (v: unknown) => {
+      if (typeof v !== "object" || v === null) return;
+      if (!Object.isFrozen(v)) unfrozen.push(v);
+      Object.values(v).forEach(walk);
+    };
+    walk(spec);
+    expect(unfrozen).toEqual([]);
+    expect(keptJsonText(spec)).toBe(text);
+  });
+
+  test("deepFreezeInTurns freezes what deepFreeze does, shared and nested members included", async () => {
+    const shared = { n: [1, { m: 2 }] };
+    const value = { a: shared, b: [shared, { c: { d: [] } }] };
+    expect(await deepFreezeInTurns(value, 2)).toBe(value);
+    for (const v of [value, value.a, value.a.n, value.a.n[1], value.b, value.b[1], (value.b[1] as any).c.d])
+      expect(Object.isFrozen(v)).toBe(true);
+    expect(await deepFreezeInTurns(7)).toBe(7);
   });
 
   test("only frozen values have their text kept", () => {
