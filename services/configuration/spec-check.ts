@@ -14,6 +14,7 @@
  * go as that text, and the effective spec comes back as text.
  */
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
+import { afterPendingIo } from "../../shared/event-loop";
 import { BadRequestError, invalidField, type FieldError } from "../../shared/errors";
 import { keptJsonText, parseKeptInTurns } from "../../shared/frozen-json";
 import { configOf } from "../../shared/runtime";
@@ -126,6 +127,9 @@ export async function checkedSpecs(this: ConfigurationService, inputs: SpecInput
   let outcome: SpecOutcome;
   if (!pool || !isHeavy(inputs)) outcome = checkSpecInputs(inputs);
   else {
+    // The body's parse and bounds walk ran in this turn; the copy to the worker (a structured clone:
+    // tens of ms for an import's 5,000 spec lines as objects) gets one of its own.
+    await afterPendingIo();
     const run = await pool.run({ specs: inputs }, undefined, SPEC_WORK_BUDGET_MS);
     if (run.overBudget)
       throw invalidField(inputs[0].field, `Checking the spec took longer than ${run.budgetMs} ms.`, "budget");

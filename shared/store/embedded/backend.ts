@@ -49,6 +49,7 @@ import type { CompactionResult } from "./compaction";
 import { WorkerPool, workerEntry } from "../../worker-pool";
 import { AGGREGATE_BUDGET_MS, INLINE_ROWS, type RestTask } from "./aggregate-input";
 import { StoreTimeLimitError } from "../../errors";
+import { afterPendingIo } from "../../event-loop";
 
 export interface EmbeddedOptions {
   dataDir: string;
@@ -114,13 +115,6 @@ const COMPACTION_NICE = 10;
  * macrotask to write and answer together on a quiet machine (the stall test's bound is 100 ms).
  */
 export const LARGE_WRITE_CHARS = 256 * 1024;
-/**
- * Resolves once the event loop has polled for I/O again, so requests that arrived meanwhile are
- * served first. One setImmediate is not enough: a write made in an I/O callback (the poll phase)
- * would have its immediate run in the same loop iteration's check phase, before any new poll; the
- * second immediate runs in the next iteration's check phase, after its poll.
- */
-const afterPendingIo = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
 /** Documents per snapshot line. */
 
 export class EmbeddedBackend implements Store {
