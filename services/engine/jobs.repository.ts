@@ -13,7 +13,7 @@ import { searchPage, type SearchOptions } from "../../shared/client-filter";
 import { JOB_STATUSES } from "../../shared/contracts/engine-documents";
 import { index, Repository } from "../../shared/store/repository";
 import {
-  versionedUpdateOne,
+  updateVersionedAsUpdateOne,
   type Filter,
   type Pipeline,
   type Store,
@@ -159,11 +159,10 @@ export class JobRepository extends Repository<RunJob> {
   ): Promise<boolean> {
     // The store's own versioned write where it has one (the embedded store: fewer checks, the same
     // answer; the remote store: the generic update on the wire, with the hint); MongoDB, or a store
-    // behind a wrapper that leaves it out, takes the generic update and no hint.
+    // behind a wrapper that leaves it out, takes the generic update (MongoDB ignores the hint).
     const docs = this.docs;
     if (docs.updateVersioned) return docs.updateVersioned(id, version, set, unset, options);
-    const { filter, update } = versionedUpdateOne(id, version, set, unset);
-    return (await docs.updateOne(filter, update)).matchedCount === 1;
+    return updateVersionedAsUpdateOne(docs, id, version, set, unset, options);
   }
 
   /** What a parent needs of its children: their status and variables (big ones put back). */

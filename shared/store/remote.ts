@@ -27,7 +27,7 @@ import {
   type UpdateOptions,
   type UpdateResult,
   type VersionedWriteOptions,
-  versionedUpdateOne,
+  updateVersionedAsUpdateOne,
 } from "./types";
 
 /** The error type the store service gives a DuplicateKeyError on the wire. */
@@ -179,16 +179,14 @@ class RemoteCollection implements Collection<Doc> {
    * node of an older release checks options only as an object and ignores the member, so engines
    * and store nodes of two releases still work together through a rolling upgrade.
    */
-  async updateVersioned(
+  updateVersioned(
     id: string,
     version: number,
     set: Record<string, unknown>,
     unset?: Record<string, "">,
     options?: VersionedWriteOptions,
   ): Promise<boolean> {
-    const { filter, update } = versionedUpdateOne(id, version, set, unset);
-    const hint = options?.settled === true ? { settled: true } : undefined;
-    return (await this.updateOne(filter, update, hint)).matchedCount === 1;
+    return updateVersionedAsUpdateOne(this, id, version, set, unset, options);
   }
   findOneAndUpdate(filter: Filter, update: Update, options?: FindOneAndUpdateOptions): Promise<Doc | null> {
     return this.call("findOneAndUpdate", { filter, update, options });

@@ -153,6 +153,24 @@ export function versionedUpdateOne(
   };
 }
 
+/**
+ * Collection.updateVersioned done through `collection`'s generic updateOne (versionedUpdateOne's
+ * shape), the hint in its options: for a collection without a versioned write of its own, or one
+ * whose own is this (the remote store: the store node's embedded store takes the shape its fast way).
+ */
+export async function updateVersionedAsUpdateOne(
+  collection: Pick<Collection<any>, "updateOne">,
+  id: string,
+  version: number,
+  set: Record<string, unknown>,
+  unset?: Record<string, "">,
+  options?: VersionedWriteOptions,
+): Promise<boolean> {
+  const { filter, update } = versionedUpdateOne(id, version, set, unset);
+  const hint = options?.settled === true ? { settled: true } : undefined;
+  return (await collection.updateOne(filter, update, hint)).matchedCount === 1;
+}
+
 /** Hints for Collection.updateVersioned: they change no answer, only what a backend keeps at hand. */
 export interface VersionedWriteOptions {
   /**
