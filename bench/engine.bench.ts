@@ -3,10 +3,12 @@
  *
  * Jobs of a 10-task automatic workflow (each task calls `benchtask.noop`, a no-op action) started
  * over HTTP, BENCH_CONCURRENCY at a time, each awaited until its `engine.jobChanges` event says
- * complete; then finishTask over HTTP on jobs waiting at a manual task. Two shapes:
+ * complete; then finishTask over HTTP on jobs waiting at a manual task. Three shapes:
  *   in-process  every service on one broker, embedded store (the default deployment)
  *   nats        store in one process, two engine replicas in two more, gateway + accounts + the
- *               no-op service + the load in this one, all over NATS
+ *               no-op service in this one, all over NATS (the load in a child process)
+ *   nats-local  the same with the no-op service in each engine's process as well, where each
+ *               replica calls it: a worker with its processor, as the peers' workers are
  * Reports task transitions/s (tasks run to completion per second), jobs/s, start-to-complete
  * p50/p99 and finishTask p50/p99, with the CPU share other processes on the machine used meanwhile.
  * Table on stdout, JSON in bench/results/engine.json.
@@ -14,9 +16,9 @@
  * Then, open loop, BENCH_PACED_JOBS jobs started at half the peak jobs/s just measured: the
  * start-to-complete p99 at that load (the issue's aim: under 100 ms).
  * The load's HTTP client runs in its own process (./engine/load-child.ts) unless BENCH_CLIENT=same.
- * Env: BENCH_JOBS (1500), BENCH_NATS_JOBS (800), BENCH_CONCURRENCY (32), BENCH_FINISH (400, 0 skips), BENCH_PACED_JOBS (500),
+ * Env: BENCH_JOBS (1500), BENCH_NATS_JOBS (800, both NATS shapes), BENCH_CONCURRENCY (32), BENCH_FINISH (400, 0 skips), BENCH_PACED_JOBS (500),
  * BENCH_WARMUP_JOBS (100, at least), BENCH_WARMUP_S (10, at least), BENCH_MAX_S (per measured run, 120), BENCH_QUIET_WAIT (s, 20),
- * BENCH_ONLY (in-process,nats), BENCH_PROFILE_DIR (children write CPU profiles there), NATS_URL,
+ * BENCH_ONLY (in-process,nats,nats-local), BENCH_PROFILE_DIR (children write CPU profiles there), NATS_URL,
  * BENCH_SERIALIZER (the bus serializer of every process of the NATS shape: the platform's SERIALIZER).
  */
 import { writeResults } from "./support/report";
@@ -33,7 +35,7 @@ const FINISH = intEnv("BENCH_FINISH", 400, 0);
 const ONLY = process.env.BENCH_ONLY?.split(",").map((s) => s.trim());
 
 /** The aims of the engine issue, in task transitions per second. */
-const AIMS: Record<string, number> = { "in-process": 5000, nats: 2000 };
+const AIMS: Record<Shape, number> = { "in-process": 5000, nats: 2000, "nats-local": 2000 };
 /** The performance issue's latency aim: p99 start-to-complete at half the peak rate. */
 const AIM_HALF_PEAK_P99_MS = 100;
 /**
@@ -63,7 +65,7 @@ type Result = OursResult & { aimTransitionsPerSec: number };
 const results: Result[] = [];
 
 async function run(shape: Shape): Promise<void> {
-  const jobs = shape === "nats" ? NATS_JOBS : JOBS;
+  const jobs = shape === "in-process" ? JOBS : NATS_JOBS;
   const result: Result = {
     ...(await runOurs(shape, { ...settings, jobs })),
     aimTransitionsPerSec: AIMS[shape],
@@ -118,6 +120,7 @@ async function main(): Promise<void> {
   try {
     if (wanted("in-process")) await run("in-process");
     if (wanted("nats")) await run("nats");
+    if (wanted("nats-local")) await run("nats-local");
   } finally {
     await stopAllChildren();
   }

@@ -5,13 +5,18 @@
  * jobs in flight in a closed loop for the peak, then BENCH_PACED_JOBS started open loop at half that
  * peak for the start-to-complete p99 — on:
  *   ours            bench:engine's shapes (./engine/ours.ts): in-process, and two engine replicas
- *                   over NATS (store, two engines and the gateway in four processes)
+ *                   over NATS (store, two engines and the gateway in four processes), each engine
+ *                   with the no-op task service in its process, as each peer's worker runs its
+ *                   processor (`nats-local`)
  *   BullMQ          chain (each step's processor adds the next step) and FlowProducer (the 10 steps
  *                   as one flow), Redis at PEERS_REDIS_URL, 1 and 2 worker processes
  *   graphile-worker each step's task adds the next, PostgreSQL at PEERS_PG_URL, 1 and 2 workers
  * With `ours-durable` (in BENCH_ONLY's default), ours in-process once more in durable mode
  * (STORE_FSYNC=true: a write is acknowledged after the fdatasync of its log line, group commit),
- * against ours by default and against graphile-worker (PostgreSQL flushes every commit).
+ * against ours by default and against graphile-worker (PostgreSQL flushes every commit). With
+ * `ours-bus` (in the default too), the two replicas once more with the task only in the gateway's
+ * process (`nats`): every task's call crosses the bus, the shape rounds before the twenty-sixth
+ * measured, against the two replicas above.
  * Then the schedules workload of bench:scheduler (./scheduler/ours.ts): BENCH_SCHEDULES due evenly
  * within BENCH_SPREAD_S, firing lag with 1 and 2 scheduler replicas, beside BullMQ delayed jobs with
  * 1 and 2 workers. A peer whose server does not answer is skipped, loudly. Prints the figures and
@@ -22,7 +27,7 @@
  * (10, at least; every engine warms up alike: ./engine/workload.ts, warmLoop), BENCH_QUIET_WAIT (s, 10),
  * BENCH_SCHEDULES (10000), BENCH_SPREAD_S (60), BENCH_LEAD_S (5), BENCH_WORKERS (1,2), BENCH_REPEAT (1: rounds
  * of the engine rows, alternated, the tables their medians, then each round's ratios paired),
- * BENCH_ONLY (ours,ours-durable,bullmq-chain,bullmq-flow,graphile,schedules), PEERS_REDIS_URL, PEERS_PG_URL, NATS_URL,
+ * BENCH_ONLY (ours,ours-durable,ours-bus,bullmq-chain,bullmq-flow,graphile,schedules), PEERS_REDIS_URL, PEERS_PG_URL, NATS_URL,
  * BENCH_STAGES (1: where ours' slow jobs of the half-peak run waited, in one process: ./engine/stages.ts),
  * BENCH_STAGES_PROFILE (1, with BENCH_STAGES: what the main thread ran meanwhile: ./engine/stages-profile.ts).
  * A smoke run: BENCH_JOBS=100 BENCH_PACED_JOBS=50 BENCH_WARMUP_JOBS=10 BENCH_WARMUP_S=0 BENCH_QUIET_WAIT=0
@@ -62,7 +67,7 @@ const wanted = (id: string) => !ONLY || ONLY.includes(id);
 
 /** One row of the engine table: ours or a peer, 1 or 2 workers. */
 interface Row {
-  who: "ours" | "ours-durable" | PeerId;
+  who: "ours" | "ours-durable" | "ours-bus" | PeerId;
   workers: number;
   /** Its round (BENCH_REPEAT): rows of one round ran one after the other. */
   round: number;
@@ -89,8 +94,13 @@ function noteOthers(others: number | null | undefined): string {
   return (others ?? 0) > 0.1 ? ` (other processes used ${Math.round(others! * 100)}% CPU: noisy)` : "";
 }
 
-async function ours(workers: number, round: number, durable = false): Promise<void> {
-  const shape: Shape = workers === 1 ? "in-process" : "nats";
+/**
+ * Ours, `workers` 1 (in one process) or 2 (two engine replicas over NATS); `variant` durable (in one
+ * process, STORE_FSYNC=true) or bus (two replicas, the task's calls over the bus).
+ */
+async function ours(workers: number, round: number, variant?: "durable" | "bus"): Promise<void> {
+  const durable = variant === "durable";
+  const shape: Shape = workers === 1 ? "in-process" : variant === "bus" ? "nats" : "nats-local";
   if (durable) process.stdout.write("- ours in durable mode (STORE_FSYNC=true): ");
   const r = await runOurs(shape, {
     env: durable ? { STORE_FSYNC: "true" } : undefined,
@@ -111,7 +121,7 @@ async function ours(workers: number, round: number, durable = false): Promise<vo
     `${r.transitionsPerSec} transitions/s${steadiness(r.thirds)}; at half the peak p99 ${r.halfPeak?.p99Ms ?? "n/a"} ms${noteOthers(r.cpu?.others)}`,
   );
   rows.push({
-    who: durable ? "ours-durable" : "ours",
+    who: variant ? `ours-${variant}` : "ours",
     workers,
     round,
     transitionsPerSec: r.transitionsPerSec,
@@ -275,6 +285,21 @@ function report(probes: Record<string, Probe>): void {
         `${ratio(durable.transitionsPerSec, find("graphile", 1)?.transitionsPerSec)} |`,
     );
   }
+  const bus = find("ours-bus", 2);
+  if (bus) {
+    console.log(
+      "\n2 replicas, the task's calls over the bus (the no-op service in the gateway's process only)\n",
+    );
+    console.log(
+      "| | transitions/s | half-peak p99 ms | / ours, task in the engines' processes | / BullMQ chain |",
+    );
+    console.log("|---|---|---|---|---|");
+    console.log(
+      `| ours, task over the bus | ${fmt(bus.transitionsPerSec)} | ${fmt(bus.halfPeakP99Ms)} | ` +
+        `${ratio(bus.transitionsPerSec, find("ours", 2)?.transitionsPerSec)} | ` +
+        `${ratio(bus.transitionsPerSec, find("bullmq-chain", 2)?.transitionsPerSec)} |`,
+    );
+  }
   console.log("");
   for (const line of durability) console.log(`durability: ${line}`);
   for (const line of skipped) console.log(`SKIPPED ${line}`);
@@ -318,7 +343,8 @@ async function main(): Promise<void> {
       for (const w of WORKERS) {
         const mine = async () => {
           if (wanted("ours")) await ours(w, round);
-          if (w === 1 && wanted("ours-durable")) await ours(1, round, true);
+          if (w === 1 && wanted("ours-durable")) await ours(1, round, "durable");
+          if (w === 2 && wanted("ours-bus")) await ours(2, round, "bus");
         };
         // Every other round the peers go first: a machine that slows down or speeds up through a
         // round favours neither side.

@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   try {
     const broker = await startPlatform(platformEnv({ DATA_DIR: dataDir }));
     const completions = new w.Completions();
-    broker.createService(w.taskService(new Map()));
+    broker.createService(w.taskService());
     broker.createService(completions.service());
     await broker.waitForServices(["benchtask", "benchlistener", "engine"]);
     await callAsPlatform(broker, "engine.createWorkflow", { workflow: w.automaticWorkflow() });

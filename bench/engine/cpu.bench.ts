@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   try {
     const broker = await startPlatform(platformEnv({ DATA_DIR: dataDir }));
     const completions = new Completions();
-    broker.createService(taskService(new Map()));
+    broker.createService(taskService());
     broker.createService(completions.service());
     await broker.waitForServices(["benchtask", "benchlistener", "engine"]);
     await callAsPlatform(broker, "engine.createWorkflow", { workflow: automaticWorkflow() });

@@ -2,7 +2,10 @@
  * bench:engine's two shapes of ours, as functions (bench:engine and bench:peers both run them):
  *   in-process  every service on one broker, embedded store (the default deployment)
  *   nats        store in one process, two engine replicas in two more, gateway + accounts + the
- *               no-op service in this one, all over NATS
+ *               no-op service in this one, all over NATS: every task's call crosses the bus
+ *   nats-local  the same, with the no-op service in each engine's process too, which calls it
+ *               there (Moleculer prefers a local endpoint): a worker with its processor, as each
+ *               of BullMQ's or graphile-worker's worker processes is
  * Each starts the platform, warms it up, runs the closed loop (jobs started over HTTP, `concurrency`
  * at a time), finishTask calls (unless `finish` is 0), then the open loop at half the peak jobs/s,
  * and stops what it started.
@@ -37,7 +40,7 @@ import {
   type JobsRun,
 } from "./workload";
 
-export type Shape = "in-process" | "nats";
+export type Shape = "in-process" | "nats" | "nats-local";
 
 export interface OursSettings {
   /** Jobs of the closed loop. */
@@ -141,9 +144,8 @@ async function measure(
   replicas: number,
   s: OursSettings,
 ): Promise<OursResult> {
-  const callers = new Map<string, number>();
   const completions = new Completions();
-  broker.createService(taskService(callers));
+  broker.createService(taskService());
   broker.createService(completions.service());
   const stages = STAGES && id === "in-process" ? new StageRecorder() : undefined;
   if (stages) broker.createService(stages.service());
@@ -154,7 +156,7 @@ async function measure(
   await http.login(ADMIN_PASSWORD);
   await createWorkflows(http);
   process.stdout.write(`- ${label}: warming up ... `);
-  await warmUp(http, completions, callers, replicas, {
+  await warmUp(http, completions, replicas, {
     jobs: s.warmupJobs,
     ms: s.warmupMs,
     concurrency: s.concurrency,
@@ -257,8 +259,8 @@ async function inProcess(s: OursSettings): Promise<OursResult> {
   }
 }
 
-async function overNats(s: OursSettings): Promise<OursResult> {
-  const NAMESPACE = `${s.runId}-nats`;
+async function overNats(s: OursSettings, localTask: boolean): Promise<OursResult> {
+  const NAMESPACE = `${s.runId}-${localTask ? "nats-local" : "nats"}`;
   const common = { ...s.env, TRANSPORTER: s.natsUrl, NAMESPACE };
   const store = spawnPlatformNode(platformEnv({ ...common, SERVICES: "store", DATA_DIR: s.dataDir() }));
   await waitForRemote(s.natsUrl, NAMESPACE, ["store"], undefined, s.env?.SERIALIZER);
@@ -270,6 +272,8 @@ async function overNats(s: OursSettings): Promise<OursResult> {
         NODE_ID: `${NAMESPACE}-engine-${i}`,
         DATA_DIR: s.dataDir(),
       }),
+      undefined,
+      { localTask },
     ),
   );
   const broker = await startPlatform(
@@ -281,7 +285,10 @@ async function overNats(s: OursSettings): Promise<OursResult> {
       if (Date.now() > until) throw new Error("two engine replicas did not join the bus within 30 s");
       await new Promise((r) => setTimeout(r, 100));
     }
-    return await measure("nats", "over NATS (store + 2 engine replicas in 3 processes)", broker, 2, s);
+    const label = localTask
+      ? "over NATS, the task in each engine's process (store + 2 engine replicas in 3 processes)"
+      : "over NATS (store + 2 engine replicas in 3 processes)";
+    return await measure(localTask ? "nats-local" : "nats", label, broker, 2, s);
   } finally {
     await broker.stop();
     // Engines before the store they write to.
@@ -292,5 +299,5 @@ async function overNats(s: OursSettings): Promise<OursResult> {
 
 /** Runs one shape of ours from start to stop. */
 export function runOurs(shape: Shape, settings: OursSettings): Promise<OursResult> {
-  return shape === "in-process" ? inProcess(settings) : overNats(settings);
+  return shape === "in-process" ? inProcess(settings) : overNats(settings, shape === "nats-local");
 }

@@ -21,8 +21,8 @@ export const TASKS_PER_JOB = intEnv("BENCH_TASKS", 10, 1);
 export const AUTOMATIC_WORKFLOW = TASKS_PER_JOB === 10 ? "bench-ten-tasks" : `bench-${TASKS_PER_JOB}-tasks`;
 export const MANUAL_WORKFLOW = "bench-approval";
 
-/** benchtask.noop: does nothing, declared as a workflow task. Counts calls per calling node. */
-export function taskService(callers: Map<string, number>): ServiceSchema {
+/** benchtask.noop: does nothing, declared as a workflow task. */
+export function taskService(): ServiceSchema {
   return {
     name: "benchtask",
     actions: {
@@ -33,9 +33,7 @@ export function taskService(callers: Map<string, number>): ServiceSchema {
           description: "Answers an empty object",
           variables: { incoming: {}, outgoing: {} },
         },
-        handler(ctx: Context) {
-          const node = ctx.nodeID ?? "?";
-          callers.set(node, (callers.get(node) ?? 0) + 1);
+        handler() {
           return {};
         },
       } as any,
@@ -48,20 +46,24 @@ export class Completions {
   private waiters = new Map<string, (at: { at: number; status: string }) => void>();
   private early = new Map<string, { at: number; status: string }>();
 
+  /** The engine replicas whose writes ended a job (the events' senders): the warm-up waits for all. */
+  readonly engines = new Set<string>();
+
   service(): ServiceSchema {
-    const seen = (change: JobChangesEvent) => {
+    const seen = (change: JobChangesEvent, sender: string | null) => {
       if (!change.jobChanged || change.status === "running" || change.status === "paused") return;
+      if (sender) this.engines.add(sender);
       this.ended(change.jobId, change.status);
     };
     return {
       name: "benchlistener",
       events: {
         [ENGINE_EVENTS.changes](ctx: Context<JobChangesEvent>) {
-          seen(ctx.params);
+          seen(ctx.params, ctx.nodeID);
         },
         // A turn's changes in one call, as the gateway takes them (shared/job-changes-batch.ts).
         [ENGINE_EVENTS.changesBatch](ctx: Context<JobChangesBatchEvent>) {
-          for (const change of ctx.params.changes) seen(change);
+          for (const change of ctx.params.changes) seen(change, ctx.nodeID);
         },
       },
     };
@@ -368,11 +370,10 @@ export async function runFinishTasks(http: Http, count: number, concurrency: num
   return { count: latencies.length, failed, wallMs: performance.now() - began, latencies };
 }
 
-/** Warms the platform up (warmLoop), then waits until every engine replica has run a task. */
+/** Warms the platform up (warmLoop), then waits until every engine replica has ended a job. */
 export async function warmUp(
   http: Http,
   completions: Completions,
-  callers: Map<string, number>,
   replicas: number,
   spec: WarmUpSpec,
   timeoutMs = 60_000,
@@ -380,8 +381,9 @@ export async function warmUp(
   const until = Date.now() + timeoutMs;
   const one = () => startAndWait(http, completions);
   await warmLoop(one, spec);
-  while (callers.size < replicas) {
-    if (Date.now() > until) throw new Error(`only ${callers.size} of ${replicas} engine replicas ran tasks`);
+  while (completions.engines.size < replicas) {
+    if (Date.now() > until)
+      throw new Error(`only ${completions.engines.size} of ${replicas} engine replicas ended jobs`);
     await closedLoop(one, spec.jobs, spec.concurrency);
   }
 }

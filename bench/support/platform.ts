@@ -58,12 +58,17 @@ export async function startPlatform(
 /**
  * The store and accounts in another process, over the bus. With no tuning this is exactly
  * `node <PLATFORM_NODE_FLAGS> dist/app/main.js`; watchdog.js is preloaded so the child dies with the bench.
- * disableBalancer (not an env setting yet) needs platform-node.js, main.js plus that option.
+ * disableBalancer (not an env setting yet) and `localTask` (the engine workload's no-op task
+ * service on the same broker) need platform-node.js, main.js plus those.
  */
-export function spawnPlatformNode(env: Record<string, string>, tuning?: Partial<BusTuning>) {
+export function spawnPlatformNode(
+  env: Record<string, string>,
+  tuning?: Partial<BusTuning>,
+  extras: { localTask?: boolean } = {},
+) {
   const dist = path.resolve(__dirname, "../..");
   const script =
-    tuning?.disableBalancer !== undefined
+    tuning?.disableBalancer !== undefined || extras.localTask
       ? path.join(dist, "bench/support/platform-node.js")
       : path.join(dist, "app/main.js");
   return spawnTracked(
@@ -75,6 +80,7 @@ export function spawnPlatformNode(env: Record<string, string>, tuning?: Partial<
         ...process.env,
         ...env,
         BENCH_DISABLE_BALANCER: String(tuning?.disableBalancer ?? ""),
+        BENCH_LOCAL_TASK: extras.localTask ? "1" : "",
       },
     },
   );
