@@ -145,7 +145,8 @@ async function measure(
   s: OursSettings,
 ): Promise<OursResult> {
   const completions = new Completions();
-  broker.createService(taskService());
+  const taskCalls = { count: 0 };
+  broker.createService(taskService(taskCalls));
   broker.createService(completions.service());
   const stages = STAGES && id === "in-process" ? new StageRecorder() : undefined;
   if (stages) broker.createService(stages.service());
@@ -213,6 +214,7 @@ async function measure(
   }
 
   http.close();
+  checkTaskCalls(id, taskCalls.count);
   const transitions = run.completed * TASKS_PER_JOB;
   return {
     id,
@@ -240,6 +242,18 @@ async function measure(
         }
       : null,
   };
+}
+
+/**
+ * The shape is what its label says: in `nats` every task's call reached this process's no-op
+ * service over the bus, in `nats-local` none did (each engine called the one in its own process,
+ * Moleculer preferring a local endpoint). A run that breaks it fails rather than report a figure.
+ */
+function checkTaskCalls(shape: Shape, callsHere: number): void {
+  if (shape === "nats" && callsHere === 0)
+    throw new Error("nats: no task call reached the gateway's process: the calls did not cross the bus");
+  if (shape === "nats-local" && callsHere > 0)
+    throw new Error(`nats-local: ${callsHere} task calls crossed the bus to the gateway's process`);
 }
 
 async function inProcess(s: OursSettings): Promise<OursResult> {

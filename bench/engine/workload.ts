@@ -21,8 +21,8 @@ export const TASKS_PER_JOB = intEnv("BENCH_TASKS", 10, 1);
 export const AUTOMATIC_WORKFLOW = TASKS_PER_JOB === 10 ? "bench-ten-tasks" : `bench-${TASKS_PER_JOB}-tasks`;
 export const MANUAL_WORKFLOW = "bench-approval";
 
-/** benchtask.noop: does nothing, declared as a workflow task. */
-export function taskService(): ServiceSchema {
+/** benchtask.noop: does nothing, declared as a workflow task; `calls.count` counts its calls here. */
+export function taskService(calls: { count: number } = { count: 0 }): ServiceSchema {
   return {
     name: "benchtask",
     actions: {
@@ -34,6 +34,7 @@ export function taskService(): ServiceSchema {
           variables: { incoming: {}, outgoing: {} },
         },
         handler() {
+          calls.count++;
           return {};
         },
       } as any,
