@@ -1,5 +1,5 @@
 /**
- * bench:engine's two shapes of ours, as functions (bench:engine and bench:peers both run them):
+ * bench:engine's three shapes of ours, as functions (bench:engine and bench:peers both run them):
  *   in-process  every service on one broker, embedded store (the default deployment)
  *   nats        store in one process, two engine replicas in two more, gateway + accounts + the
  *               no-op service in this one, all over NATS: every task's call crosses the bus
