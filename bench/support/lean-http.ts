@@ -6,7 +6,10 @@ import net from "node:net";
  * the load process 1.6-2.2 ms of CPU a job (docs/performance-rounds.md, ninth round) on the same two
  * cores as the platform it measures, while the peers' jobs start with a library call: this one
  * costs a small part of that, so the figures are the platform's. Sockets open as requests need
- * them, up to `maxSockets`; more requests wait for one. test/bench/lean-http.test.ts.
+ * them, up to `maxSockets`; more requests wait for one. A socket is not used again after an answer
+ * that says `Connection: close`, nor after `idleMs` idle: a server closes an idle socket after its
+ * keep-alive timeout (Node's default 5 s, the platform's), and a request sent as it closes it is
+ * lost (`ECONNRESET`). test/bench/lean-http.test.ts.
  */
 export interface Answer {
   status: number;
@@ -25,6 +28,8 @@ class Connection {
   private waiting?: Waiting;
   private timer?: NodeJS.Timeout;
   closed = false;
+  /** When its last answer was read (an idle connection's age). */
+  idleSince = 0;
 
   constructor(
     readonly socket: net.Socket,
@@ -59,7 +64,12 @@ class Connection {
     const waiting = this.waiting;
     this.waiting = undefined;
     clearTimeout(this.timer);
-    this.onFree(this);
+    // The server closes it after this answer: its close event frees the slot for a new socket.
+    if (answer.close) this.close(new Error("closed by the server"));
+    else {
+      this.idleSince = performance.now();
+      this.onFree(this);
+    }
     waiting.resolve({ status: answer.status, body: answer.body });
   }
 
@@ -73,22 +83,36 @@ class Connection {
   }
 }
 
+/** An answer parsed: `rest` counts the bytes after it, `close` is its `Connection: close`. */
+interface Parsed {
+  status: number;
+  body: string;
+  rest: number;
+  close: boolean;
+}
+
 /**
- * The answer at the start of `data`, or undefined while it is incomplete; `rest` counts the bytes
- * after it. Throws on what is no HTTP/1.1 answer.
+ * The answer at the start of `data`, or undefined while it is incomplete. Throws on what is no
+ * HTTP/1.1 answer.
  */
-export function parseAnswer(data: Buffer): { status: number; body: string; rest: number } | undefined {
+export function parseAnswer(data: Buffer): Parsed | undefined {
   const headEnd = data.indexOf("\r\n\r\n");
   if (headEnd < 0) return undefined;
   const head = data.toString("latin1", 0, headEnd);
   const status = /^HTTP\/1\.1 (\d{3}) /.exec(head);
   if (!status) throw new Error(`not an HTTP/1.1 answer: ${head.slice(0, 80)}`);
+  const close = /\r\nconnection: *close\b/i.test(head);
   const start = headEnd + 4;
   const length = /\r\ncontent-length: *(\d+)/i.exec(head);
   if (length) {
     const end = start + Number(length[1]);
     if (data.length < end) return undefined;
-    return { status: Number(status[1]), body: data.toString("utf8", start, end), rest: data.length - end };
+    return {
+      status: Number(status[1]),
+      body: data.toString("utf8", start, end),
+      rest: data.length - end,
+      close,
+    };
   }
   if (!/\r\ntransfer-encoding: *chunked/i.test(head)) throw new Error("an answer without a length");
   const parts: Buffer[] = [];
@@ -104,6 +128,7 @@ export function parseAnswer(data: Buffer): { status: number; body: string; rest:
         status: Number(status[1]),
         body: Buffer.concat(parts).toString("utf8"),
         rest: data.length - end,
+        close,
       };
     parts.push(data.subarray(line + 2, line + 2 + n));
     at = end;
@@ -122,6 +147,8 @@ export class LeanHttp {
     base: string,
     private readonly maxSockets = 256,
     private readonly timeoutMs = 30_000,
+    /** Under the server's keep-alive timeout, so the client lets a socket go before the server does. */
+    private readonly idleMs = 4_000,
   ) {
     const url = new URL(base);
     if (url.protocol !== "http:") throw new Error(`LeanHttp speaks http only: ${base}`);
@@ -146,8 +173,12 @@ export class LeanHttp {
   }
 
   private connection(): Promise<Connection> {
-    // An idle socket the server closed (its keep-alive timeout) is dropped, not used.
-    for (let c = this.idle.pop(); c; c = this.idle.pop()) if (!c.closed) return Promise.resolve(c);
+    // An idle socket the server closed, or may be closing (idle for idleMs), is dropped, not used.
+    const now = performance.now();
+    for (let c = this.idle.pop(); c; c = this.idle.pop()) {
+      if (!c.closed && now - c.idleSince < this.idleMs) return Promise.resolve(c);
+      c.close(new Error("idle too long"));
+    }
     if (this.open < this.maxSockets) return this.connect();
     return new Promise((resolve) => this.queue.push(resolve));
   }

@@ -18,6 +18,7 @@ beforeAll(async () => {
     req.setEncoding("utf8");
     req.on("data", (c: string) => (body += c));
     req.on("end", () => {
+      if (req.url === "/last") res.shouldKeepAlive = false; // answered with Connection: close
       if (req.url === "/chunked") {
         res.writeHead(201, { "content-type": "text/plain" });
         res.write("né ");
@@ -100,6 +101,32 @@ describe("LeanHttp", () => {
     expect(sockets).toBe(opened + 1);
     client.close();
   });
+
+  it("does not send on a socket after the server's Connection: close", async () => {
+    const client = new LeanHttp(base, 1);
+    const before = sockets;
+    // One socket at most: the second and third wait for the first's to close, then get a new one.
+    const answers = await Promise.all(["/last", "/after", "/last"].map((p) => client.request("GET", p, {})));
+    expect(answers.map((a) => JSON.parse(a.body).url)).toEqual(["/last", "/after", "/last"]);
+    expect(sockets - before).toBe(2);
+    expect(JSON.parse((await client.request("GET", "/again", {})).body).url).toBe("/again");
+    expect(sockets - before).toBe(3);
+    client.close();
+  });
+
+  it("lets a socket go once idle for its idleMs, before the server's keep-alive timeout", async () => {
+    const client = new LeanHttp(base, 4, 30_000, 50);
+    const before = sockets;
+    await client.request("GET", "/a", {});
+    await client.request("GET", "/b", {}); // at once: the same socket
+    expect(sockets - before).toBe(1);
+    const gone = closed;
+    await new Promise((r) => setTimeout(r, 100)); // past idleMs, within the server's 200 ms
+    expect(closed).toBe(gone);
+    expect(JSON.parse((await client.request("GET", "/c", {})).body).url).toBe("/c");
+    expect(sockets - before).toBe(2);
+    client.close();
+  });
 });
 
 describe("parseAnswer", () => {
@@ -110,11 +137,13 @@ describe("parseAnswer", () => {
       status: 200,
       body: "é!",
       rest: 0,
+      close: false,
     });
     expect(parseAnswer(text("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nabXY"))).toEqual({
       status: 200,
       body: "ab",
       rest: 2,
+      close: false,
     });
     expect(
       parseAnswer(text("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\nab\r\n")),
@@ -123,7 +152,12 @@ describe("parseAnswer", () => {
       parseAnswer(
         text("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\nab\r\n1\r\nc\r\n0\r\n\r\n"),
       ),
-    ).toEqual({ status: 200, body: "abc", rest: 0 });
+    ).toEqual({ status: 200, body: "abc", rest: 0, close: false });
+  });
+  it("reads the server's Connection: close, in any case", () => {
+    const head = "HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\n";
+    expect(parseAnswer(text(`${head}Connection: Close\r\n\r\n`))?.close).toBe(true);
+    expect(parseAnswer(text(`${head}connection: keep-alive\r\n\r\n`))?.close).toBe(false);
   });
   it("refuses what is no HTTP/1.1 answer", () => {
     expect(() => parseAnswer(text("SSH-2.0\r\n\r\n"))).toThrow(/not an HTTP/);
