@@ -33,6 +33,7 @@ import net from "node:net";
 import path from "node:path";
 import type { ChildProcess } from "node:child_process";
 import { scratchSpace, spawnTracked, stopChild, waitExit } from "./support/children";
+import { startSink } from "./support/otlp-sink";
 import { runBench } from "./support/main";
 import { serverPids } from "./support/cpu";
 import { intEnv } from "./support/env";
@@ -48,30 +49,6 @@ const settings: LoadSettings = {
 const ROUNDS = intEnv("BENCH_ROUNDS", 3, 1);
 const ACCOUNTS = intEnv("BENCH_ACCOUNTS", 50, 10);
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(",")) : null;
-
-function startSink(): Promise<{
-  port: number;
-  pid: number;
-  stats(): Promise<{ exports: number; bytes: number }>;
-}> {
-  const child = spawnTracked(process.execPath, [path.join(__dirname, "support/otlp-sink-node.js")], {
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  return new Promise((resolve, reject) => {
-    child.once("message", (m: any) =>
-      resolve({
-        port: m.port,
-        pid: child.pid!,
-        stats: () =>
-          new Promise((answer) => {
-            child.once("message", (s: any) => answer(s));
-            child.send("stats");
-          }),
-      }),
-    );
-    child.once("exit", (code) => reject(new Error(`otlp sink exited ${code}`)));
-  });
-}
 
 /** The OTLP receiver's pid: like the scraper, outside the platform (its CPU is not the server's). */
 let sinkPid = 0;
@@ -159,10 +136,14 @@ async function main(): Promise<void> {
   const dataDir = scratchSpace("bench-observability-");
   const sink = await startSink();
   sinkPid = sink.pid;
-  const endpoint = `http://127.0.0.1:${sink.port}`;
+  const endpoint = sink.endpoint;
   // Tracing is each platform process's own (app/main.ts starts it from these): none but the traced
   // set-ups see an exporter, whatever this shell's OTEL_* say.
-  const untraced = { OTEL_EXPORTER_OTLP_ENDPOINT: "", OTEL_TRACES_EXPORTER: "" };
+  const untraced = {
+    OTEL_EXPORTER_OTLP_ENDPOINT: "",
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "",
+    OTEL_TRACES_EXPORTER: "",
+  };
   const envs: Record<Scenario, () => Record<string, string>> = {
     off: () => ({ DATA_DIR: dataDir(), ...untraced }),
     metrics: () => ({ DATA_DIR: dataDir(), ...untraced }),

@@ -86,7 +86,7 @@ const waitFor = async (file: string) => {
 
 async function main(): Promise<void> {
   const traced = mode === "sampled" || mode === "traced" || mode === "unsampled";
-  const endpoint = traced ? await startSink() : null;
+  const endpoint = traced ? (await startSink()).endpoint : null;
   if (endpoint) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = endpoint;
   // A batch of spans leaves when it is full or every OTEL_BSP_SCHEDULE_DELAY ms (5 s). Under
   // valgrind a read takes ~50x longer, so 5 s would send batches ~50x smaller than natively and

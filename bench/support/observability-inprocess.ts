@@ -154,7 +154,7 @@ async function slice(side: Side): Promise<number> {
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "obs-inprocess-"));
   const traced = modes.some((m) => m === "unsampled" || m === "sampled" || m === "traced");
-  const endpoint = traced ? await startSink() : null;
+  const endpoint = traced ? (await startSink()).endpoint : null;
   if (endpoint) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = endpoint;
   const sdk = endpoint ? startTelemetry("obs-inprocess") : null;
   const sides: Side[] = [];

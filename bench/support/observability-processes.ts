@@ -54,7 +54,7 @@ interface Window {
 /** The child: one platform of MODE from the build DIST, loaded, measured window by window. */
 async function child(mode: string, dist: string): Promise<void> {
   const traced = mode === "sampled" || mode === "traced" || mode === "unsampled";
-  const endpoint = traced ? await startSink() : null;
+  const endpoint = traced ? (await startSink()).endpoint : null;
   if (endpoint) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = endpoint;
   const sdk = endpoint ? startTelemetry("obs-processes") : null;
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- a build chosen at run time
