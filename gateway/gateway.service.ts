@@ -371,6 +371,11 @@ export function createGatewayService(config: PlatformConfig): ServiceSchema {
       // Malformed requests and oversized request heads never reach a route: Node would answer them
       // with an empty body; they get the one error shape like everything else.
       this.server.on("clientError", answerClientError);
+      // Node closes a keep-alive connection after 5 s idle; behind a balancer that keeps its own
+      // idle connections for 60 s, a request sent as the gateway closes one is lost (a 502). Ours
+      // stay open longer than the balancer's (docs/deployment.md#load-balancers); a drain still
+      // closes them within a second (./drain.ts).
+      this.server.keepAliveTimeout = config.httpKeepAliveTimeoutMs;
       this.httpDrain.attach(this.server);
       // Per request: the drain follows it; metrics count it by route (the alias, never the URL:
       // ids would make labels unbounded); the access log names it without the query string,

@@ -75,6 +75,12 @@ export interface PlatformConfig {
   requestTimeout: number;
   /** Largest accepted request body, in body-parser notation ("1mb"). */
   bodyLimit: string;
+  /**
+   * Milliseconds the gateway keeps an idle keep-alive connection open. Above a load balancer's
+   * idle timeout (60 s on most), so the balancer, not the gateway, closes an idle connection: a
+   * request it sends on a connection the gateway is closing would be answered 502.
+   */
+  httpKeepAliveTimeoutMs: number;
   /** Sign-in attempts per client address per rate-limit window (stricter than RATE_LIMIT). */
   loginRateLimit: number;
   /** Failed sign-ins of one account within loginFailureWindowMs before it is refused for the rest of the window. */
@@ -278,6 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlatformConfig
       serializer: process.env.SERIALIZER || "JSON",
       requestTimeout: int("REQUEST_TIMEOUT", 10_000, 1),
       bodyLimit: process.env.BODY_LIMIT || "1mb",
+      httpKeepAliveTimeoutMs: int("HTTP_KEEP_ALIVE_TIMEOUT_MS", 65_000, 1000),
       loginRateLimit: int("LOGIN_RATE_LIMIT", 60, 1),
       loginMaxFailures: int("LOGIN_MAX_FAILURES", 10, 1),
       loginFailureWindowMs: int("LOGIN_FAILURE_WINDOW_MS", 900_000, 1000),
