@@ -34,28 +34,34 @@ def cost_of(parts, weights):
     return sum(int(v) * w for v, w in zip(parts[1:], weights) if w)
 
 def load_map(path):
+    """The JIT code's names, by start address, each with its line in the map (its age)."""
     entries = []
     try:
-        for line in open(path, errors="replace"):
+        for order, line in enumerate(open(path, errors="replace")):
             a, size, name = line.rstrip("\n").split(" ", 2)
-            entries.append((int(a, 16), int(size, 16), name))
+            entries.append((int(a, 16), int(size, 16), order, name))
     except FileNotFoundError:
         pass
     entries.sort()
     return entries, [e[0] for e in entries]
 
+# The largest code object looked back for: an address this far past a start is not in it.
+SPAN = 1 << 20
+
 def name_of(addr, m):
+    """The newest mapping that holds addr. V8 reuses code space: an address can sit in an old
+    object's range (a function collected since) and a newer one's, and only the newer one is
+    there now. The map's order says which is newer; start addresses do not (a newer, smaller
+    object at the same start sorted after the older, larger one's, and lost to it)."""
     entries, starts = m
     i = bisect.bisect_right(starts, addr) - 1
-    # the latest mapping containing addr (maps are appended as code is made; later ones win)
-    while i >= 0 and entries[i][0] <= addr:
-        s, size, name = entries[i]
-        if addr < s + size:
-            return name
+    best = None
+    while i >= 0 and addr - entries[i][0] <= SPAN:
+        s, size, order, name = entries[i]
+        if addr < s + size and (best is None or order > best[0]):
+            best = (order, name)
         i -= 1
-        if addr - entries[i][0] > 1 << 20:
-            break
-    return "JIT?"
+    return best[1] if best else "JIT?"
 
 def self_costs(path, m):
     names = {}

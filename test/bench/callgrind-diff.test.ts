@@ -103,3 +103,44 @@ test("a mode whose every window had a major GC has no median, and says so", () =
   const [, only] = modes("Ir", [`off=${off}`, `metrics=${gc}`]);
   expect(only).toContain("(major GC: left out); median - (-)");
 });
+
+test("JIT code is named after the newest mapping that holds it, not the one with the largest start", () => {
+  // V8 reused the code space of a collected function (0x1000, 0x200 bytes) for a smaller newer one
+  // at the same start: the map lists the old one first. An address past the newer one's end but
+  // inside the old one's range still names the old one (nothing newer was put there).
+  const at = path.join(dir, "reused");
+  fs.mkdirSync(at, { recursive: true });
+  const out = path.join(at, "callgrind.out.1.1");
+  const map = path.join(at, "perf-1.map");
+  fs.writeFileSync(
+    out,
+    [
+      "version: 1",
+      "creator: test",
+      "events: Ir",
+      "fn=(1) uv_run",
+      "0 10",
+      "cfn=(2) 0x1040",
+      "calls=1 0",
+      "0 500",
+      "fn=(2)",
+      "0 500",
+      "fn=(3) 0x1180",
+      "0 30",
+      "fn=(4) 0x2010",
+      "0 7",
+    ].join("\n") + "\n",
+  );
+  fs.writeFileSync(map, "1000 200 JS:collected\n2000 80 JS:elsewhere\n1000 100 JS:newer\n");
+  const run = spawnSync("python3", [SCRIPT, out, map, "1", out, map, "1", "10", "JS:"], { encoding: "utf8" });
+  expect(run.stderr).toBe("");
+  const selfOf = (name: string) =>
+    run.stdout
+      .split("\n")
+      .find((l) => l.trim().endsWith(` ${name}`))
+      ?.trim()
+      .split(/\s+/)[1];
+  expect(selfOf("JS:newer")).toBe("500");
+  expect(selfOf("JS:collected")).toBe("30");
+  expect(selfOf("JS:elsewhere")).toBe("7");
+});
