@@ -19,7 +19,7 @@
  * Every stored document is the JSON round trip of itself (mongo.ts storedImage; a fast update's
  * image replays from its log line to the same text), so a cold document parses to a document equal
  * to the one it was, members in the same order. Only identity is lost: what compared images by
- * identity (sameKeyMembers, the member ops of fast-update.ts) finds them different and takes its
+ * identity (table.ts rekeyChanged, the member ops of fast-update.ts) finds them different and takes its
  * general path, as for any other change.
  */
 import type { StoredDoc } from "./table";

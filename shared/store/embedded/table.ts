@@ -80,6 +80,7 @@ export class Table {
   addIndex(spec: NamedIndex): void {
     this.version++;
     this.expiryIndexes = undefined;
+    this.keyed = undefined;
     this.indexes.set(spec.name, spec);
     let keyers: ((doc: StoredDoc) => void)[];
     if (spec.unique) {
@@ -106,6 +107,7 @@ export class Table {
   dropIndex(name: string): void {
     this.version++;
     this.expiryIndexes = undefined;
+    this.keyed = undefined;
     this.indexes.delete(name);
     this.uniqueKeys.delete(name);
     this.sharedKeys.delete(name);
@@ -262,7 +264,7 @@ export class Table {
 
   /**
    * Writes a batch: `dels` removed, `puts` stored (new or replacing). An index whose fields hold
-   * the same values in a replacement as in the image it replaces (sameKeyMembers) keeps its
+   * the same values in a replacement as in the image it replaces (rekeyChanged) keeps its
    * entries as they are: a job's task transition does not re-key the job under its start time,
    * groups and workflow. `texts`, by position, are puts' own JSON texts where known (an insert's,
    * a snapshot line's): such a document goes cold with its text, unserialized (doc-map.ts).
@@ -311,22 +313,49 @@ export class Table {
     this.sizes.set(id, known);
   }
 
+  /** The indexes and prefixes with the field paths they key (keyedPaths); rebuilt on index changes. */
+  private keyed: KeyedPaths | undefined;
+
+  private keyedPaths(): KeyedPaths {
+    return (this.keyed ??= keyedPaths([...this.indexes.values(), ...this.prefixes.values()]));
+  }
+
   /** Moves a document's index entries from its old image to its new one (either may be absent). */
   private reindex(old: StoredDoc | undefined, doc: StoredDoc | undefined): void {
+    if (old && doc) return this.rekeyChanged(old, doc);
     // By value (each spec holds its name): no [name, spec] pair made per index at every write.
-    for (const spec of this.indexes.values()) {
-      if (old && doc && sameKeyMembers(old, doc, spec)) continue;
-      const unique = this.uniqueKeys.get(spec.name);
-      if (unique) {
-        if (old) for (const key of indexKeys(old, spec)) if (unique.get(key) === old._id) unique.delete(key);
-        if (doc) for (const key of indexKeys(doc, spec)) unique.set(key, doc._id);
-      } else {
-        if (old) this.indexShared(spec, old, true);
-        if (doc) this.indexShared(spec, doc);
-      }
+    for (const spec of this.indexes.values()) this.rekey(spec, old, doc);
+    for (const spec of this.prefixes.values()) this.rekey(spec, old, doc);
+  }
+
+  /**
+   * A replacement: each field path the indexes key is compared once (samePathValues), and only the
+   * indexes with a path whose values moved are re-keyed, without walking a path again for every
+   * index that keys it (a job's start time is in six of its indexes and in their prefixes, and a
+   * step writes `metrics` beside it).
+   */
+  private rekeyChanged(old: StoredDoc, doc: StoredDoc): void {
+    const { paths, specs, pathsOf } = this.keyedPaths();
+    const moved = this.movedPaths;
+    for (let p = 0; p < paths.length; p++) moved[p] = !samePathValues(old, doc, paths[p]);
+    for (let i = 0; i < specs.length; i++) {
+      const of = pathsOf[i];
+      let touched = false;
+      for (let j = 0; j < of.length && !touched; j++) touched = moved[of[j]];
+      if (touched) this.rekey(specs[i], old, doc);
     }
-    for (const spec of this.prefixes.values()) {
-      if (old && doc && sameKeyMembers(old, doc, spec)) continue;
+  }
+
+  /** Scratch for rekeyChanged: whether each path of keyedPaths moved (never kept across calls). */
+  private readonly movedPaths: boolean[] = [];
+
+  /** Moves a document's entries under one index or prefix from its old image to its new one. */
+  private rekey(spec: NamedIndex, old: StoredDoc | undefined, doc: StoredDoc | undefined): void {
+    const unique = this.uniqueKeys.get(spec.name);
+    if (unique) {
+      if (old) for (const key of indexKeys(old, spec)) if (unique.get(key) === old._id) unique.delete(key);
+      if (doc) for (const key of indexKeys(doc, spec)) unique.set(key, doc._id);
+    } else {
       if (old) this.indexShared(spec, old, true);
       if (doc) this.indexShared(spec, doc);
     }
@@ -360,24 +389,35 @@ const PREFIX_MARK = "\u0000";
 /** One text per list of fields, in order (directions aside: a hash map has none). */
 const fieldsKey = (fields: string[]): string => JSON.stringify(fields);
 
-/** Each index's fields split into their path segments, worked out once. */
-const fieldPaths = new WeakMap<IndexSpec, string[][]>();
+/**
+ * A table's indexes and prefixes (`specs`), the field paths they key, each once and split into its
+ * segments (`paths`), and for each spec the positions in `paths` of its own.
+ */
+interface KeyedPaths {
+  paths: string[][];
+  specs: NamedIndex[];
+  pathsOf: number[][];
+}
+
+function keyedPaths(specs: NamedIndex[]): KeyedPaths {
+  const fields: string[] = [];
+  const pathsOf = specs.map((spec) =>
+    Object.keys(spec.keys).map((field) => {
+      const at = fields.indexOf(field);
+      return at === -1 ? fields.push(field) - 1 : at;
+    }),
+  );
+  return { paths: fields.map((field) => field.split(".")), specs, pathsOf };
+}
 
 /**
- * Whether two images of a document hold the very same values under every field of `spec`, so
- * their index keys are the same. Stored images are never changed, so a member one image shares
+ * Whether two images of a document hold the very same values under one field path, so the index
+ * keys they make of it are the same. Stored images are never changed, so a member one image shares
  * with the other (a fast update copies only the objects on the paths it wrote) holds the same
  * values all the way down. A task transition also writes `metrics.progress`: the path down to
  * `metrics.start_time` is then walked, and the job keeps its entries under its start time.
  * An array on the way (pathValues enters it) or any other doubt answers false: re-keyed.
  */
-function sameKeyMembers(old: StoredDoc, doc: StoredDoc, spec: IndexSpec): boolean {
-  let paths = fieldPaths.get(spec);
-  if (!paths) fieldPaths.set(spec, (paths = Object.keys(spec.keys).map((f) => f.split("."))));
-  for (const parts of paths) if (!samePathValues(old, doc, parts)) return false;
-  return true;
-}
-
 function samePathValues(a: unknown, b: unknown, parts: string[]): boolean {
   for (const part of parts) {
     if (a === b) return true;
