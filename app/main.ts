@@ -17,10 +17,9 @@ async function main(): Promise<void> {
     ? startTelemetry(`automation-platform:${config.services?.join("+") ?? "all"}`)
     : undefined;
   const broker = createBroker(config);
-  // Flush the last spans when the broker stops (SIGTERM included).
-  if (telemetry) broker.localBus.once("$broker.stopped", () => void telemetry.shutdown());
   for (const schema of nodeSchemas(config)) broker.createService(schema);
-  stopOnSignals(broker, config.shutdownTimeout);
+  // Once the broker has stopped, the spans not yet exported are sent, and only then does the process exit.
+  stopOnSignals(broker, config.shutdownTimeout, telemetry && (() => telemetry.shutdown()));
   await broker.start();
   const where = config.transporter
     ? `over ${config.transporter.replace(/\/\/[^@/]*@/, "//***@")}`

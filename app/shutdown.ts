@@ -4,7 +4,9 @@
  *     in-flight HTTP requests finish, keep-alive sockets are closed; bounded by SHUTDOWN_TIMEOUT);
  *  2. the broker stops: it tells the other nodes its services are gone, waits for the calls in
  *     flight (SHUTDOWN_TIMEOUT again), stops the services and leaves the bus;
- *  3. the process exits. A second signal, or twice the timeout plus a margin, exits at once.
+ *  3. `afterStop` runs (app/main.ts: the telemetry's last spans are exported), then the process
+ *     exits. Not before: an exit ends whatever is still being sent.
+ * A second signal, or twice the timeout plus a margin, exits at once.
  */
 import type { ServiceBroker } from "moleculer";
 
@@ -12,7 +14,11 @@ interface Draining {
   drain?: () => Promise<void>;
 }
 
-export function stopOnSignals(broker: ServiceBroker, shutdownTimeoutMs: number): void {
+export function stopOnSignals(
+  broker: ServiceBroker,
+  shutdownTimeoutMs: number,
+  afterStop?: () => Promise<unknown>,
+): void {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) {
@@ -31,6 +37,7 @@ export function stopOnSignals(broker: ServiceBroker, shutdownTimeoutMs: number):
     try {
       await Promise.all(broker.services.map((s) => (s as unknown as Draining).drain?.()));
       await broker.stop();
+      await afterStop?.().catch((err: Error) => broker.logger.warn(`after the stop: ${err.message}`));
       process.exit(0);
     } catch (err) {
       broker.logger.error(`shutdown failed: ${(err as Error).message}`);
