@@ -8,8 +8,8 @@ import net from "node:net";
  * costs a small part of that, so the figures are the platform's. Sockets open as requests need
  * them, up to `maxSockets`; more requests wait for one. A socket is not used again after an answer
  * that says `Connection: close`, nor after `idleMs` idle: a server closes an idle socket after its
- * keep-alive timeout (Node's default 5 s, the platform's), and a request sent as it closes it is
- * lost (`ECONNRESET`). test/bench/lean-http.test.ts.
+ * keep-alive timeout (Node's default 5 s; the gateway's 65 s, HTTP_KEEP_ALIVE_TIMEOUT_MS), and a
+ * request sent as it closes it is lost (`ECONNRESET`). test/bench/lean-http.test.ts.
  */
 export interface Answer {
   status: number;
