@@ -30,7 +30,8 @@ import { boundsViolation, type InputLimits } from "../../input-bounds";
 import type { Collection, Doc, Store } from "../types";
 import { acquireLock, releaseLock } from "./lock";
 import { Table } from "./table";
-import { HOT_DOCUMENTS } from "./doc-map";
+import { HOT_DOCUMENTS, type KnownText } from "./doc-map";
+import type { PartText } from "./part-texts";
 import { EmbeddedCollection } from "./collection";
 import { jsonNesting, writtenWithin, type WrittenValue } from "./depth";
 import { patchJson, type PatchOp } from "./fast-update";
@@ -90,6 +91,8 @@ export interface EmbeddedOptions {
 export interface DocPatch<Op = PatchOp> {
   _id: string;
   ops: Op[];
+  /** Not logged: the texts of the object values the update set, to go cold with (part-texts.ts). */
+  partTexts?: readonly PartText[];
 }
 
 /**
@@ -396,7 +399,9 @@ export class EmbeddedBackend implements Store {
     else this.append(line);
     this.seq++;
     if (line.length >= LARGE_WRITE_CHARS) this.largeSeq = this.seq;
-    this.applyEntry({ s: this.seq, c: collection, ...change }, texts);
+    // A patched document keeps the texts of the parts its update set (part-texts.ts).
+    const known = this.machinery && patches ? patches.map((patch) => patch.partTexts) : texts;
+    this.applyEntry({ s: this.seq, c: collection, ...change }, known);
     const logged = this.logBytes + this.unwrittenChars;
     if (logged >= this.nextCompactionAt && !this.compaction) this.startCompaction();
   }
@@ -426,7 +431,7 @@ export class EmbeddedBackend implements Store {
    * Applies a log entry's indexes, puts and deletes (its patches are the load's: ./load-replay.ts);
    * `putTexts`, by position, are its puts' JSON texts where known.
    */
-  private applyEntry(entry: LogEntry, putTexts?: readonly (string | undefined)[]): void {
+  private applyEntry(entry: LogEntry, putTexts?: readonly KnownText[]): void {
     const table = this.table(entry.c);
     for (const name of entry.dropIdx ?? []) table.dropIndex(name);
     if (entry.idx) table.addIndex(entry.idx);

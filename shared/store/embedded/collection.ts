@@ -615,7 +615,7 @@ export class EmbeddedCollection implements Collection<Doc> {
         if (fast.changed) {
           sizes.push(this.fastSize(doc, fast));
           changed.push(fast.doc);
-          patches?.push({ _id: doc._id, ops: fast.patch });
+          patches?.push({ _id: doc._id, ops: fast.patch, partTexts: fast.partTexts });
         }
         written?.push(...fast.written);
         continue;
@@ -645,7 +645,8 @@ export class EmbeddedCollection implements Collection<Doc> {
     const size = this.fastSize(doc, fast);
     const next = fast.doc;
     this.table.check(this.name, [next], false);
-    this.store.commit(this.name, { put: [next] }, fast.written, [{ _id: doc._id, ops: fast.patch }]);
+    const patch = { _id: doc._id, ops: fast.patch, partTexts: fast.partTexts };
+    this.store.commit(this.name, { put: [next] }, fast.written, [patch]);
     this.table.noteSize(next._id, size);
   }
 
