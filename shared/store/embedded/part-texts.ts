@@ -7,8 +7,9 @@
  * known when the transition that set it was written (the engine hands it over frozen with its text,
  * shared/frozen-json.ts; a value that came over the bus was serialized for the write's log line).
  * Serializing the whole job again was about 4 % of a transition's instructions (twenty-eighth round,
- * docs/performance-rounds.md); putting the kept texts together with the rest's saves about a third
- * of that (the walk, the join and the parts' bookkeeping cost the rest: twenty-ninth round).
+ * docs/performance-rounds.md); putting the kept texts together with the rest's saves about a fifth
+ * of that (the rest is still serialized, and the walk, the join and the parts' bookkeeping cost
+ * about a third of what the tasks' texts save: twenty-ninth round).
  *
  * A part is a value a fast update set (`$set` of an object at a plain dotted path), with its text:
  * JSON.stringify of that very value, byte for byte (fast-update.ts setStep: the maker's text of a
@@ -128,51 +129,25 @@ export function composedText(doc: StoredDoc, parts: readonly PartText[]): string
 function writeValue(value: unknown, level: Level | undefined, pieces: string[]): void {
   if (level?.part !== undefined && level.part.value === value) pieces.push(level.part.text);
   else if (level?.below !== undefined && isRecord(value)) writeRecord(value, level.below, pieces);
-  else pieces.push(scalarText(value) ?? JSON.stringify(value));
+  else pieces.push(JSON.stringify(value));
 }
 
-/** A number's, a boolean's or null's JSON text without a call of JSON.stringify; else undefined. */
-function scalarText(value: unknown): string | undefined {
-  // A finite number's JSON text is its String() (-0 too: "0"); JSON writes the others as null.
-  if (typeof value === "number") return Number.isFinite(value) ? String(value) : "null";
-  if (typeof value === "boolean") return value ? "true" : "false";
-  return value === null ? "null" : undefined;
-}
-
-/** A plain object's text, as JSON.stringify writes it, its members at `below` written by writeValue. */
+/**
+ * A plain object's text, as JSON.stringify writes it, its members at `below` written by writeValue.
+ * (A memo of the members' starts and numbers written without JSON.stringify saved a little more of
+ * the serializer's work but cost the compilers more than that: twenty-ninth round.)
+ */
 function writeRecord(record: Record<string, unknown>, below: Map<string, Level>, pieces: string[]): void {
-  const keys = Object.keys(record);
   let first = true;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i];
+  for (const key of Object.keys(record)) {
     const value = record[key];
     // JSON.stringify leaves out members it cannot write.
     if (value === undefined || typeof value === "function" || typeof value === "symbol") continue;
-    const start = memberStart(key);
-    pieces.push(first ? `{${start.slice(1)}` : start);
+    pieces.push(first ? `{${JSON.stringify(key)}:` : `,${JSON.stringify(key)}:`);
     first = false;
     writeValue(value, below.get(key), pieces);
   }
   pieces.push(first ? "{}" : "}");
-}
-
-/**
- * `,"<key>":`, a member's start as JSON.stringify writes it after another member: remembered for
- * short keys (a bounded memo), as a workflow's jobs repeat their members job after job.
- */
-const memberStarts = new Map<string, string>();
-const MEMBER_STARTS = 4096;
-const REMEMBERED_KEY_LENGTH = 64;
-
-function memberStart(key: string): string {
-  let start = memberStarts.get(key);
-  if (start !== undefined) return start;
-  start = `,${JSON.stringify(key)}:`;
-  if (key.length <= REMEMBERED_KEY_LENGTH) {
-    if (memberStarts.size >= MEMBER_STARTS) memberStarts.clear();
-    memberStarts.set(key, start);
-  }
-  return start;
 }
 
 /** An object JSON.stringify writes member by member: no array, no toJSON, a plain prototype. */
