@@ -144,3 +144,28 @@ test("JIT code is named after the newest mapping that holds it, not the one with
   expect(selfOf("JS:collected")).toBe("30");
   expect(selfOf("JS:elsewhere")).toBe("7");
 });
+
+test("all but the compilers: a window's instructions less V8's compilers' work, whatever thread did it", () => {
+  // B does the same work as A, plus compilations that fell inside its window: only the main thread
+  // (its poll) and the total see them.
+  const write = (name: string, compile: number) => {
+    const at = path.join(dir, name);
+    fs.mkdirSync(at, { recursive: true });
+    const lines = ["version: 1", "creator: test", "events: Ir", "fn=(1) uv_run", "0 10"];
+    lines.push("cfn=(2) uv__io_poll", "calls=1 0", `0 ${500 + compile}`, "fn=(2)", "0 500");
+    if (compile)
+      lines.push("cfn=(3) v8::internal::compiler::PipelineImpl::Run()", "calls=1 0", `0 ${compile}`);
+    if (compile)
+      lines.push("fn=(3)", `0 ${compile}`, "fn=(4) v8::internal::maglev::MaglevCompiler::Compile()", "0 300");
+    fs.writeFileSync(path.join(at, "callgrind.out.1.1"), lines.join("\n") + "\n");
+    fs.writeFileSync(path.join(at, "perf-1.map"), "");
+    return [path.join(at, "callgrind.out.1.1"), path.join(at, "perf-1.map")];
+  };
+  const [a, am] = write("no-compile", 0);
+  const [b, bm] = write("compiled", 200);
+  const run = spawnSync("python3", [SCRIPT, a, am, "10", b, bm, "10", "5"], { encoding: "utf8" });
+  expect(run.stderr).toBe("");
+  const lines = run.stdout.split("\n");
+  expect(lines[1]).toMatch(/^main thread less timers: A 51 {2}B 71 /);
+  expect(lines[2]).toBe("all but the compilers: A 51  B 51  B-A +0 (+0.0%)");
+});
