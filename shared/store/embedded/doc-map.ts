@@ -125,7 +125,10 @@ export class DocMap {
     return held !== undefined && isCold(held) ? held[TEXT] : undefined;
   }
 
-  /** @internal The parts' texts kept for `id`: how many, and their length in all (tests: the bound). */
+  /**
+   * @internal The parts' texts kept for `id`: how many, and their length in all, summed here
+   * rather than taken from KeptParts' own count (tests: the bound, measured independently).
+   */
   keptParts(id: string): { count: number; chars: number } {
     const parts = this.partTexts.get(id)?.all ?? [];
     return { count: parts.length, chars: parts.reduce((sum, part) => sum + part.text.length, 0) };
