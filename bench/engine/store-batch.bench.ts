@@ -10,7 +10,9 @@
  * `sweepAt`, `last_updated`; `$inc` of `version`), over 200 jobs, 3 times. The call is local (no
  * transporter): what it measures is the batch's handling on the store node, the bus's parse and
  * serialization left out (the same in both builds). Reports CPU µs (user + system) per
- * compare-and-set: lowest and median round, the first two left out. Env: BENCH_ROUNDS (30).
+ * compare-and-set: lowest and median round, the first two left out. Env: BENCH_ROUNDS (30),
+ * BENCH_SETTLE_EVERY (0: never; N: every Nth step's writes say `settled`, as a job's last write
+ * does, so each job goes cold then, and its next write parses it back).
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -23,6 +25,7 @@ import { benchJob, JOBS, transitionSet } from "./transition-fixture";
 
 const ROUNDS = intEnv("BENCH_ROUNDS", 30, 3);
 const PER_BATCH = 8;
+const SETTLE_EVERY = intEnv("BENCH_SETTLE_EVERY", 0, 0);
 
 type Outcome = { value?: { matchedCount: number } } | { error: unknown };
 
@@ -73,6 +76,7 @@ async function load(dist: string): Promise<Build> {
                 $set: transitionSet(step),
                 $inc: { version: 1 },
               },
+              ...(SETTLE_EVERY && step % SETTLE_EVERY === 0 ? { options: { settled: true } } : {}),
             },
           }));
           const outcomes = await broker.call<Outcome[], unknown>("store.batch", { calls });

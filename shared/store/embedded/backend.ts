@@ -30,8 +30,7 @@ import { boundsViolation, type InputLimits } from "../../input-bounds";
 import type { Collection, Doc, Store } from "../types";
 import { acquireLock, releaseLock } from "./lock";
 import { Table } from "./table";
-import { HOT_DOCUMENTS, type KnownText } from "./doc-map";
-import type { PartText } from "./part-texts";
+import { HOT_DOCUMENTS } from "./doc-map";
 import { EmbeddedCollection } from "./collection";
 import { jsonNesting, writtenWithin, type WrittenValue } from "./depth";
 import { patchJson, type PatchOp } from "./fast-update";
@@ -91,8 +90,6 @@ export interface EmbeddedOptions {
 export interface DocPatch<Op = PatchOp> {
   _id: string;
   ops: Op[];
-  /** Not logged: the texts of the object values the update set, to go cold with (part-texts.ts). */
-  partTexts?: readonly PartText[];
 }
 
 /**
@@ -399,9 +396,7 @@ export class EmbeddedBackend implements Store {
     else this.append(line);
     this.seq++;
     if (line.length >= LARGE_WRITE_CHARS) this.largeSeq = this.seq;
-    // A patched document keeps the texts of the parts its update set (part-texts.ts).
-    const known = this.machinery && patches ? patches.map((patch) => patch.partTexts) : texts;
-    this.applyEntry({ s: this.seq, c: collection, ...change }, known);
+    this.applyEntry({ s: this.seq, c: collection, ...change }, texts);
     const logged = this.logBytes + this.unwrittenChars;
     if (logged >= this.nextCompactionAt && !this.compaction) this.startCompaction();
   }
@@ -431,7 +426,7 @@ export class EmbeddedBackend implements Store {
    * Applies a log entry's indexes, puts and deletes (its patches are the load's: ./load-replay.ts);
    * `putTexts`, by position, are its puts' JSON texts where known.
    */
-  private applyEntry(entry: LogEntry, putTexts?: readonly KnownText[]): void {
+  private applyEntry(entry: LogEntry, putTexts?: readonly (string | undefined)[]): void {
     const table = this.table(entry.c);
     for (const name of entry.dropIdx ?? []) table.dropIndex(name);
     if (entry.idx) table.addIndex(entry.idx);

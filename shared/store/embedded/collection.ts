@@ -615,7 +615,7 @@ export class EmbeddedCollection implements Collection<Doc> {
         if (fast.changed) {
           sizes.push(this.fastSize(doc, fast));
           changed.push(fast.doc);
-          patches?.push({ _id: doc._id, ops: fast.patch, partTexts: fast.partTexts });
+          patches?.push({ _id: doc._id, ops: fast.patch });
         }
         written?.push(...fast.written);
         continue;
@@ -645,8 +645,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     const size = this.fastSize(doc, fast);
     const next = fast.doc;
     this.table.check(this.name, [next], false);
-    const patch = { _id: doc._id, ops: fast.patch, partTexts: fast.partTexts };
-    this.store.commit(this.name, { put: [next] }, fast.written, [patch]);
+    this.store.commit(this.name, { put: [next] }, fast.written, [{ _id: doc._id, ops: fast.patch }]);
     this.table.noteSize(next._id, size);
   }
 

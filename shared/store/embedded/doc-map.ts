@@ -24,13 +24,6 @@
  */
 import type { StoredDoc } from "./table";
 import { copyPlain } from "../../objects";
-import { composedText, KeptParts, type PartText } from "./part-texts";
-
-/**
- * What a write knows of a document's JSON text: all of it (an insert's, a snapshot line's), or the
- * texts of the parts a fast update set (part-texts.ts), or nothing.
- */
-export type KnownText = string | readonly PartText[] | undefined;
 
 /** Documents of a collection held as objects, at most (the newest written or read by `_id`). */
 export const HOT_DOCUMENTS = 1024;
@@ -75,8 +68,6 @@ export class DocMap {
   parsed = 0;
   /** @internal Documents serialized as they went cold (tests: what a known text spared). */
   serialized = 0;
-  /** @internal Documents whose text was put together from their parts' texts as they went cold (tests). */
-  composed = 0;
   /**
    * Texts known to be a hot document's own: its insert's (mongo.ts storedImage), its snapshot
    * line's, or the text it was parsed from when a read by `_id` thawed it. Stored documents are
@@ -87,12 +78,6 @@ export class DocMap {
    * map's growth rehashed them inside a write (as size.ts's did: twenty-second round).
    */
   private readonly knownTexts = new Map<string, string>();
-  /**
-   * The texts of parts of hot documents, kept from the fast updates that set them (part-texts.ts):
-   * a document whose whole text is not known goes cold with a text put together from them. Never
-   * much more text than the document's own (KeptParts); dropped as knownTexts' are.
-   */
-  private readonly partTexts = new Map<string, KeptParts>();
   /** The paths a cold document's skeleton keeps (`_id` and every indexed field), split. */
   private skeletonPaths: string[][] = [["_id"]];
 
@@ -117,21 +102,6 @@ export class DocMap {
   isCold(id: string): boolean {
     const held = this.map.get(id);
     return held !== undefined && isCold(held);
-  }
-
-  /** @internal A cold document's text, or undefined when `id` is held as an object (tests). */
-  coldText(id: string): string | undefined {
-    const held = this.map.get(id);
-    return held !== undefined && isCold(held) ? held[TEXT] : undefined;
-  }
-
-  /**
-   * @internal The parts' texts kept for `id`: how many, and their length in all, summed here
-   * rather than taken from KeptParts' own count (tests: the bound, measured independently).
-   */
-  keptParts(id: string): { count: number; chars: number } {
-    const parts = this.partTexts.get(id)?.all ?? [];
-    return { count: parts.length, chars: parts.reduce((sum, part) => sum + part.text.length, 0) };
   }
 
   has(id: string): boolean {
@@ -162,21 +132,17 @@ export class DocMap {
 
   /**
    * Stores `doc` as an object, the newest. trim() makes the oldest cold once the write is whole.
-   * `known`, when given, is `doc`'s own JSON text (its insert's, its snapshot line's), with which
-   * it goes cold, or the texts of the parts a fast update set, with which its text is put together.
+   * `text`, when given, is `doc`'s own JSON text (its insert's, its snapshot line's): it goes cold
+   * with that text.
    */
-  set(id: string, doc: StoredDoc, known?: KnownText): void {
+  set(id: string, doc: StoredDoc, text?: string): void {
     const held = this.map.get(id);
-    const text = typeof known === "string" ? known : undefined;
     if (id === this.settling) {
       // Cold at once and never counted among the hot, so the write's trim makes no other document
       // cold for it; its place in the write order goes stale, as a rewrite's does.
       if (held !== undefined && !isCold(held)) this.hot--;
       this.lastWrite.delete(id);
-      // The old image's whole text is not this one's; its parts' texts may be.
       this.knownTexts.delete(id);
-      if (text === undefined && known !== undefined) this.keepParts(id, doc, known as readonly PartText[]);
-      else if (this.partTexts.size > 0) this.partTexts.delete(id);
       this.map.set(id, this.coldOf(doc, text ?? this.textOf(id, doc)));
       return;
     }
@@ -184,19 +150,7 @@ export class DocMap {
     this.map.set(id, doc);
     if (text !== undefined) this.knownTexts.set(id, text);
     else if (this.knownTexts.size > 0) this.knownTexts.delete(id);
-    if (text === undefined && known !== undefined) this.keepParts(id, doc, known as readonly PartText[]);
-    else if (this.partTexts.size > 0) this.partTexts.delete(id);
     this.remember(id);
-  }
-
-  /** The parts `doc`, the new image under `id`, still holds of its kept ones and `added`. */
-  private keepParts(id: string, doc: StoredDoc, added: readonly PartText[]): void {
-    // Never cold (no text to make); or a write that set no part, after which what is kept may
-    // still serve (composedText checks each part against the document).
-    if (this.hotLimit === Infinity || added.length === 0) return;
-    let kept = this.partTexts.get(id);
-    if (kept === undefined) this.partTexts.set(id, (kept = new KeptParts()));
-    if (!kept.add(doc, added)) this.partTexts.delete(id);
   }
 
   /** The `_id` whose document the write under way holds cold at once (settleOnWrite). */
@@ -227,7 +181,6 @@ export class DocMap {
     if (!isCold(held)) this.hot--;
     this.lastWrite.delete(id);
     this.knownTexts.delete(id);
-    this.partTexts.delete(id);
     return this.map.delete(id);
   }
 
@@ -341,19 +294,13 @@ export class DocMap {
 
   /**
    * The JSON text of `doc`, held under `id`: the one it came with (its insert's, a snapshot line,
-   * the text it thawed from), else put together from its parts' kept texts, else made.
+   * the text it thawed from), else made.
    */
   private textOf(id: string, doc: StoredDoc): string {
     const known = this.knownTexts.get(id);
     if (known !== undefined) {
       this.knownTexts.delete(id);
       return known;
-    }
-    const parts = this.partTexts.get(id);
-    if (parts !== undefined) {
-      this.partTexts.delete(id);
-      this.composed++;
-      return composedText(doc, parts.all);
     }
     this.serialized++;
     return JSON.stringify(doc);

@@ -20,7 +20,6 @@ import { isEqual } from "mingo/util";
 import { isPlainObject as isPlain } from "../../objects";
 import type { Doc, RawUpdate, Update } from "../types";
 import type { WrittenValue } from "./depth";
-import type { PartText } from "./part-texts";
 import { memberSize, textBound, utf8Length } from "./size";
 import type { StoredDoc } from "./table";
 
@@ -60,11 +59,6 @@ export interface FastUpdate {
   measured: number;
   /** Members set, pushed or removed, to measure for exactGrowth: member key, new value, old value. */
   unmeasured: SizeTerm[];
-  /**
-   * Each object value `$set` wrote and its text (the step's `json`: JSON.stringify of that very
-   * value), for the new image to go cold with (part-texts.ts).
-   */
-  partTexts: PartText[];
 }
 
 /** A member whose BSON size change exactGrowth measures: `next` added (if not undefined), `old` removed. */
@@ -244,7 +238,6 @@ function applySteps(doc: StoredDoc, steps: Step[], keepEqual: boolean): FastUpda
   let growth = 0;
   let measured = 0;
   const unmeasured: SizeTerm[] = [];
-  const partTexts: PartText[] = [];
   // $set steps that wrote a value unequal to mingo (a Date over its text) but maybe equal as JSON.
   const unsure: { old: unknown; json: string }[] = [];
   for (const step of steps) {
@@ -322,8 +315,6 @@ function applySteps(doc: StoredDoc, steps: Step[], keepEqual: boolean): FastUpda
     if (op === "$push") patch.push(["push", path, step.json!]);
     else if (op === "$inc") patch.push(["set", path, JSON.stringify(next)]);
     else if (!(has && pushMembers(patch, path, old, next, step.json!))) patch.push(["set", path, step.json!]);
-    if (op === "$set" && typeof next === "object" && next !== null)
-      partTexts.push({ path, parts, value: next, text: step.json! });
     // A pushed element sits one level below its array; the array's older elements were measured.
     const { json, nesting } = step;
     if (op === "$push") written.push({ depth: parts.length + 1, json, nesting });
@@ -332,8 +323,8 @@ function applySteps(doc: StoredDoc, steps: Step[], keepEqual: boolean): FastUpda
   // The store writes only what changed as JSON; compared only when nothing else decided it.
   changed ||= unsure.some(({ old, json }) => JSON.stringify(old) !== json);
   return changed
-    ? { doc: root as StoredDoc, changed, written, patch, growth, measured, unmeasured, partTexts }
-    : { doc, changed, written: [], patch: [], growth: 0, measured: 0, unmeasured: [], partTexts: [] };
+    ? { doc: root as StoredDoc, changed, written, patch, growth, measured, unmeasured }
+    : { doc, changed, written: [], patch: [], growth: 0, measured: 0, unmeasured: [] };
 }
 
 /**

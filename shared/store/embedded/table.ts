@@ -3,7 +3,7 @@ import { isPlainObject as isPlain } from "../../objects";
 import { DuplicateKeyError, type Doc, type Filter, type IndexSpec } from "../types";
 import { indexKeys, keyObject } from "./mongo";
 import { ReadCache } from "./read-cache";
-import { DocMap, HOT_DOCUMENTS, type KnownText } from "./doc-map";
+import { DocMap, HOT_DOCUMENTS } from "./doc-map";
 import type { KnownSize } from "./size";
 
 export type NamedIndex = IndexSpec & { name: string };
@@ -266,11 +266,10 @@ export class Table {
    * Writes a batch: `dels` removed, `puts` stored (new or replacing). An index whose fields hold
    * the same values in a replacement as in the image it replaces (rekeyChanged) keeps its
    * entries as they are: a job's task transition does not re-key the job under its start time,
-   * groups and workflow. `texts`, by position, are what is known of the puts' JSON texts: the whole
-   * text (an insert's, a snapshot line's), with which such a document goes cold unserialized, or
-   * the texts of the parts a fast update set (doc-map.ts KnownText).
+   * groups and workflow. `texts`, by position, are puts' own JSON texts where known (an insert's,
+   * a snapshot line's): such a document goes cold with its text, unserialized (doc-map.ts).
    */
-  apply(puts: StoredDoc[], dels: string[], texts?: readonly KnownText[]): void {
+  apply(puts: StoredDoc[], dels: string[], texts?: readonly (string | undefined)[]): void {
     this.version++;
     for (const id of dels) {
       const old = this.docs.peek(id);
