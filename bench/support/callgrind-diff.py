@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Callgrind's per-function difference of two runs of bench/support/observability-callgrind.sh
 (docs/performance-rounds.md, "Metrics, eighth round"): self instructions per read by function, JIT code
-named from the run's perf-PID.map (node --perf-basic-prof), B minus A, largest first; then the
+named from the run's perf-PID.map (node --perf-basic-prof), B minus A, largest first (after the
+totals a read: all threads, the main thread less its timers, all but the compilers); then the
 same grouped by kind (V8's compilers, GC, our JS by folder, builtins, ...); then, with PATTERN,
 the inclusive costs of the functions it matches (recursion may count twice).
 
@@ -203,8 +204,13 @@ if True:
     # whether that work falls inside a window moves with timing. The engine's window, one build
     # three times (twenty-ninth round): against the first, the main thread read -0.5 and +2.4 %,
     # all but the compilers +0.4 and -0.0 %; a change under 2 % shows there, not in the main thread.
-    wa = (ta - sum(v for k, v in A.items() if kind(k) == "compiler")) / na
-    wb = (tb - sum(v for k, v in B.items() if kind(k) == "compiler")) / nb
+    CA = defaultdict(float)
+    CB = defaultdict(float)
+    for k, v in A.items():
+        CA[kind(k)] += v / na
+    for k, v in B.items():
+        CB[kind(k)] += v / nb
+    wa, wb = ta / na - CA["compiler"], tb / nb - CB["compiler"]
     print(f"all but the compilers: A {wa:,.0f}  B {wb:,.0f}  B-A {wb-wa:+,.0f} ({wb/wa-1 if wa else 0:+.1%})")
     keys = set(A) | set(B)
     rows = sorted(((B.get(k, 0) / nb - A.get(k, 0) / na, A.get(k, 0) / na, B.get(k, 0) / nb, k) for k in keys), key=lambda r: -abs(r[0]))
@@ -212,12 +218,6 @@ if True:
         print(f"{d:+10,.0f} {x:10,.0f} {y:10,.0f}  {k[:150]}")
 
     print("by kind:")
-    CA = defaultdict(float)
-    CB = defaultdict(float)
-    for k, v in A.items():
-        CA[kind(k)] += v / na
-    for k, v in B.items():
-        CB[kind(k)] += v / nb
     for c in sorted(set(CA) | set(CB), key=lambda c: -abs(CB[c] - CA[c]))[:30]:
         print(f"{CB[c]-CA[c]:+10,.0f} {CA[c]:10,.0f} {CB[c]:10,.0f}  {c}")
     if len(sys.argv) > 8:

@@ -153,10 +153,10 @@ test("all but the compilers: a window's instructions less V8's compilers' work, 
     fs.mkdirSync(at, { recursive: true });
     const lines = ["version: 1", "creator: test", "events: Ir", "fn=(1) uv_run", "0 10"];
     lines.push("cfn=(2) uv__io_poll", "calls=1 0", `0 ${500 + compile}`, "fn=(2)", "0 500");
-    if (compile)
+    if (compile) {
       lines.push("cfn=(3) v8::internal::compiler::PipelineImpl::Run()", "calls=1 0", `0 ${compile}`);
-    if (compile)
       lines.push("fn=(3)", `0 ${compile}`, "fn=(4) v8::internal::maglev::MaglevCompiler::Compile()", "0 300");
+    }
     fs.writeFileSync(path.join(at, "callgrind.out.1.1"), lines.join("\n") + "\n");
     fs.writeFileSync(path.join(at, "perf-1.map"), "");
     return [path.join(at, "callgrind.out.1.1"), path.join(at, "perf-1.map")];
