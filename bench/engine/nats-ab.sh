@@ -4,7 +4,8 @@
 # transitions/s and the CPU µs per transition of the run's own processes (bench, store, engine 1
 # and 2, load client); nats-server, which both share, is left out.
 #   bench/engine/nats-ab.sh <base-worktree> <branch-worktree>     (each built: dist/)
-# Env: ROUNDS (3), JOBS (600, BENCH_NATS_JOBS), FINISH (10, BENCH_FINISH).
+# Env: ROUNDS (3), JOBS (600, BENCH_NATS_JOBS), FINISH (10, BENCH_FINISH), SHAPE (nats; or nats-local,
+# the task in each engine's process).
 # PRIVATE_NATS=1: each build gets a nats-server of its own (a free port, no JetStream), whose CPU
 # per transition is printed too (`nats`): what the bus itself costs each build, apart from the
 # shared server's other clients.
@@ -17,7 +18,7 @@ one() { # label dir round [nats-port nats-pid]
   cd "$2" || return
   local url=${4:+nats://127.0.0.1:$4}
   NATS_URL=${url:-${NATS_URL:-nats://127.0.0.1:4222}} \
-    BENCH_ONLY=nats BENCH_NATS_JOBS=$JOBS BENCH_FINISH=${FINISH:-10} BENCH_PACED_JOBS=0 BENCH_QUIET_WAIT=0 \
+    BENCH_ONLY=${SHAPE:-nats} BENCH_NATS_JOBS=$JOBS BENCH_FINISH=${FINISH:-10} BENCH_PACED_JOBS=0 BENCH_QUIET_WAIT=0 \
     BENCH_WARMUP_JOBS=100 timeout 500 node_modules/.bin/node dist/bench/engine.bench.js >"/tmp/nats-ab-$1-$3.log" 2>&1
   node_modules/.bin/node -e '
 const r = require("./bench/results/engine.json").results[0];

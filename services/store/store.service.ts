@@ -22,6 +22,7 @@ import { STORED_DOCUMENT_LIMITS } from "../../shared/store/embedded/backend";
 import {
   BATCH_ACTION,
   BATCHED_METHODS,
+  INSERT_IMAGE,
   MAX_BATCH,
   toPlain,
   type BatchOutcome,
@@ -94,6 +95,12 @@ const METHODS: Record<string, Method> = {
     run: (c, p) => c.count(p.filter, p.options),
   },
   insertOne: { params: { doc: "object" }, run: (c, p) => c.insertOne(p.doc) },
+  // RemoteCollection.insertOne's: the caller holds the stored image (the `_id` it made, first), so
+  // the answer is the id alone and the call may travel in a batch.
+  [INSERT_IMAGE]: {
+    params: { doc: { type: "object", props: { _id: { type: "string", empty: false } } } },
+    run: async (c, p) => (await c.insertOne(p.doc))._id,
+  },
   insertMany: { params: { docs: { type: "array", items: "object" } }, run: (c, p) => c.insertMany(p.docs) },
   updateOne: {
     params: { filter: "object", update: "object", options: optionalObject },

@@ -14,13 +14,19 @@
  * - A batch that fails as a whole (the store's node died, a timeout) fails each call in it with that
  *   error, as each would have failed alone: the caller never learns a write succeeded that may not
  *   have. A batch the bus refused as too large was never sent: its calls go one by one.
- * - Only calls whose answers are small (counts, update results) are batched, so a batch's answer
+ * - Only calls whose answers are small (counts, update results, ids) are batched, so a batch's answer
  *   never passes the bus's message size where the calls' own answers would not.
  */
 import type { Context, ServiceBroker } from "moleculer";
 
-/** Methods whose answers are a number or an update result. */
-const BATCHED = new Set(["updateOne", "updateMany", "deleteOne", "deleteMany", "count"]);
+/**
+ * The store's insert of a document whose stored image the caller made (RemoteCollection.insertOne):
+ * it answers the `_id` alone.
+ */
+export const INSERT_IMAGE = "insertImage";
+
+/** Methods whose answers are a number, an update result or an id. */
+const BATCHED = new Set([INSERT_IMAGE, "updateOne", "updateMany", "deleteOne", "deleteMany", "count"]);
 
 /** The most calls in one batch (the store's action refuses more). */
 export const MAX_BATCH = 64;

@@ -2,16 +2,17 @@
  * RemoteBackend: the Store interface as calls to the `store` service, which holds the embedded
  * store in its own process. Every method is exactly one call, so each stays atomic over there.
  *
- * Calls with small answers (updates, deletes, counts) made in one turn of the event loop travel
- * together as one `store.batch` request (./remote-batch.ts): over NATS the engine made one store
- * request per transition, each a message with its own envelope, context and middlewares on both
- * sides (docs/performance-rounds.md). Each call keeps its own answer or error.
+ * Calls with small answers (inserts, updates, deletes, counts) made in one turn of the event loop
+ * travel together as one `store.batch` request (./remote-batch.ts): over NATS the engine made one
+ * store request per transition, each a message with its own envelope, context and middlewares on
+ * both sides (docs/performance-rounds.md). Each call keeps its own answer or error.
  */
 import { currentContext } from "../observability/request-scope";
 import { StoreRuleError } from "../errors";
 import { checkFilter, checkPipeline } from "./rules";
 import type { Context, ServiceBroker } from "moleculer";
-import { Batcher, batchable } from "./remote-batch";
+import { Batcher, batchable, INSERT_IMAGE } from "./remote-batch";
+import { withId } from "./embedded/mongo";
 import {
   DuplicateKeyError,
   type Collection,
@@ -65,7 +66,9 @@ export class RemoteBackend implements Store {
 
   collection<T extends Doc = Doc>(name: string): Collection<T> {
     const call: Call = (method, params) => this.call(method, { collection: name, ...params });
-    return new RemoteCollection(name, call) as unknown as Collection<T>;
+    const serves = (method: string) =>
+      this.broker.registry.getActionEndpoints(`${this.service}.${method}`)?.hasAvailable() ?? false;
+    return new RemoteCollection(name, call, serves) as unknown as Collection<T>;
   }
 
   async ping(): Promise<void> {
@@ -133,6 +136,7 @@ class RemoteCollection implements Collection<Doc> {
   constructor(
     readonly name: string,
     private readonly call: Call,
+    private readonly serves: (method: string) => boolean,
   ) {}
 
   /**
@@ -161,8 +165,18 @@ class RemoteCollection implements Collection<Doc> {
   count(filter?: Filter, options?: CountOptions): Promise<number> {
     return this.call("count", { filter, options });
   }
-  insertOne(doc: Doc): Promise<Doc> {
-    return this.call("insertOne", { doc });
+  /**
+   * The stored image (the document's JSON round trip, `_id` first, a new ObjectId's hex when it has
+   * none: embedded/mongo.ts storedImage) is made here, as MongoDB's driver makes the `_id` on the
+   * client: the store answers the id alone (`store.insertImage`), so the insert travels in the
+   * turn's batch and its document crosses the bus once, not back again. A store of an older
+   * release, without that action, gets `insertOne` and answers the document.
+   */
+  async insertOne(doc: Doc): Promise<Doc> {
+    if (!this.serves(INSERT_IMAGE)) return this.call("insertOne", { doc });
+    const image = withId(doc);
+    await this.call(INSERT_IMAGE, { doc: image });
+    return image;
   }
   insertMany(docs: Doc[]): Promise<Doc[]> {
     return this.call("insertMany", { docs });

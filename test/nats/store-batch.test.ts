@@ -10,7 +10,8 @@ import { brokerOptions } from "../../app/broker-options";
 import { loadConfig } from "../../shared/config";
 import { RemoteBackend } from "../../shared/store/remote";
 import { MAX_BATCH, type BatchOutcome } from "../../shared/store/remote-batch";
-import { DuplicateKeyError, type Collection } from "../../shared/store/types";
+import { DuplicateKeyError, type Collection, type Doc } from "../../shared/store/types";
+import { parseFrozen } from "../../shared/frozen-json";
 import { bindConfig } from "../../shared/runtime";
 import storeService from "../../services/store/store.service";
 import { tempDir } from "../support/platform";
@@ -150,6 +151,55 @@ const seen = (e: { name?: string; code?: number; type?: string; message?: string
   data: e.data,
 });
 
+test("inserts travel in their turn's batch, each answered with its stored image, the store's own", async () => {
+  const coll = await seeded();
+  const frozen = parseFrozen('{"_id":"f1","kind":"frozen","n":[1,2]}') as Doc;
+  const [plain, later, idless, kept, one] = await Promise.all([
+    coll.insertOne({ _id: "p1", group: 9, nested: { a: [1, { b: null }] } }),
+    // `_id` not first, and a member JSON drops: the image has `_id` first and no `gone`.
+    coll.insertOne({ group: 9, gone: undefined, _id: "p2" }),
+    coll.insertOne({ group: 9, n: 1 }),
+    coll.insertOne(frozen),
+    coll.updateOne({ _id: "d1" }, { $set: { x: 1 } }),
+  ]);
+  expect(actionsCalled()).toEqual(["store.batch"]);
+  expect(plain).toEqual({ _id: "p1", group: 9, nested: { a: [1, { b: null }] } });
+  expect(Object.keys(later)).toEqual(["_id", "group"]);
+  expect(idless._id).toMatch(/^[0-9a-f]{24}$/);
+  // A frozen JSON value is its own image, as the embedded store answers it in one process.
+  expect(kept).toBe(frozen);
+  expect(one).toEqual({ matchedCount: 1, modifiedCount: 1 });
+  // Each answer is what the store holds, member order included.
+  for (const answer of [plain, later, idless, kept]) {
+    const stored = await coll.findOne({ _id: answer._id });
+    expect(stored).toEqual(answer);
+    expect(Object.keys(stored!)).toEqual(Object.keys(answer));
+  }
+});
+
+test("an insert of a taken key fails alone in its batch, as a DuplicateKeyError", async () => {
+  const coll = await seeded();
+  const outcomes = await Promise.allSettled([
+    coll.insertOne({ _id: "d3", group: 7 }),
+    coll.insertOne({ _id: "fresh", group: 7 }),
+    coll.count({ group: 7 }),
+  ]);
+  expect(actionsCalled()).toEqual(["store.batch"]);
+  expect((outcomes[0] as PromiseRejectedResult).reason).toBeInstanceOf(DuplicateKeyError);
+  expect(outcomes[1]).toEqual({ status: "fulfilled", value: { _id: "fresh", group: 7 } });
+  expect(outcomes[2]).toEqual({ status: "fulfilled", value: 1 });
+  expect(await coll.findOne({ _id: "d3" })).toEqual({ _id: "d3", group: 3, n: 3 });
+});
+
+test("store.insertImage refuses a document without its `_id`, and stores nothing", async () => {
+  const coll = await seeded();
+  const err = await caller
+    .call("store.insertImage", { collection: coll.name, doc: { group: 5 } })
+    .catch((e: unknown) => e);
+  expect(err).toMatchObject({ name: "ValidationError", code: 422 });
+  expect(await coll.count({ group: 5 })).toBe(0);
+});
+
 test("a call its own params schema refuses fails alone in a batch, with the error it gets alone", async () => {
   const coll = await seeded();
   const { batch, alone } = await batchAndAlone([
@@ -244,7 +294,11 @@ test("a store of an older release, without store.batch, gets each call alone, ea
     logger: false,
   });
   const older = new ServiceBroker(options("store"));
-  const { batch: _batch, ...actions } = storeService.actions as Record<string, unknown>;
+  const {
+    batch: _batch,
+    insertImage: _insertImage,
+    ...actions
+  } = storeService.actions as Record<string, unknown>;
   const dataDir = tempDir();
   bindConfig(older, loadConfig({ DATA_DIR: dataDir, METRICS_PORT: "off" }));
   older.createService({ ...storeService, actions } as never);
@@ -260,9 +314,17 @@ test("a store of an older release, without store.batch, gets each call alone, ea
       coll.count({ group: 0 }),
       coll.updateMany({ group: 1 }, { $set: { seen: true } }),
       coll.deleteOne({ _id: "d5" }),
+      coll.insertOne({ group: 4, _id: "d6" }),
     ]);
-    expect(answers).toEqual([2, { matchedCount: 2, modifiedCount: 2 }, 1]);
-    expect(sent.mock.calls.map((c) => c[0])).toEqual(["store.count", "store.updateMany", "store.deleteOne"]);
+    expect(answers).toEqual([2, { matchedCount: 2, modifiedCount: 2 }, 1, { _id: "d6", group: 4 }]);
+    // The insert, not batchable there, leaves at once; the others at the turn's end, one by one.
+    expect(sent.mock.calls.map((c) => c[0])).toEqual([
+      "store.insertOne",
+      "store.count",
+      "store.updateMany",
+      "store.deleteOne",
+    ]);
+    expect(await coll.findOne({ _id: "d6" })).toEqual({ _id: "d6", group: 4 });
   } finally {
     await client.stop();
     await older.stop();
