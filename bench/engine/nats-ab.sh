@@ -1,8 +1,9 @@
 #!/bin/bash
 # bench:engine's NATS shape, two builds at the same time, so both meet the same machine (it is
 # shared: CPU per operation moves with everyone else's load). Prints, per build and round, the
-# transitions/s and the CPU µs per transition of the run's own processes (bench, store, engine 1
-# and 2, load client); nats-server, which both share, is left out.
+# transitions/s, the job start's and the whole job's p50, and the CPU µs per transition of the
+# run's own processes (bench, store, engine 1 and 2, load client); nats-server, which both share,
+# is left out.
 #   bench/engine/nats-ab.sh <base-worktree> <branch-worktree>     (each built: dist/)
 # Env: ROUNDS (3), JOBS (600, BENCH_NATS_JOBS), FINISH (10, BENCH_FINISH), SHAPE (nats; or nats-local,
 # the task in each engine's process).
@@ -28,6 +29,7 @@ const own = pids.reduce((s, p) => s + c.byPid[p], 0);
 const us = (p) => Math.round((c.byPid[p] * 1000) / t);
 const nats = process.argv[3] ? `, nats ${us(Number(process.argv[3]))}` : "";
 console.log(`${process.argv[1]} round ${process.argv[2]}: ${r.transitionsPerSec} transitions/s, ` +
+  `start p50 ${r.startJob.p50Ms} ms, job p50 ${r.startToComplete.p50Ms} ms, ` +
   `${Math.round((own * 1000) / t)} µs CPU per transition (bench,store,engine1,engine2,load: ${pids.map(us).join(",")}${nats}), others ${c.others}`);
 ' "$1" "$3" "${5:-}"
 }
