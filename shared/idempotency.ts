@@ -52,6 +52,11 @@ export const GENERATED_KEY_META = "idempotencyKeyIfSent";
  * process, never needed one, and a UUID per request was measurable.
  */
 export const MAKE_KEY_IF_SENT = true;
+/**
+ * Set beside a made key when the call is sent (`remoteAction`): the record of a made key is kept
+ * for MADE_KEY_WINDOW, not IDEMPOTENCY_TTL. Meta only the gateway's node sets (a client cannot).
+ */
+export const KEY_MADE_META = "idempotencyKeyMade";
 /** What a client may send as `Idempotency-Key`: visible ASCII, bounded. */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -59,6 +64,16 @@ const WAIT_STEP_MS = 100;
 /** While waiting on another node's call, ping that node every this many steps. */
 const PING_EVERY = 5;
 const SWEEP_EVERY_MS = 60_000;
+/**
+ * How long a made key's record is kept: ten times the request timeout, at least ten minutes (at
+ * most IDEMPOTENCY_TTL). A made key can be repeated only by the gateway's own retry, within its
+ * request (a few attempts, each within REQUEST_TIMEOUT); nobody else knows it. Kept for
+ * IDEMPOTENCY_TTL (24 h), each record holding its answer, they were most of the collection: a
+ * deployment with replicas starting 10 jobs a second kept about 3 GB of them.
+ */
+function madeKeyTtlMs(config: { requestTimeout: number; idempotencyTtlSeconds: number }): number {
+  return Math.min(config.idempotencyTtlSeconds * 1000, Math.max(10 * 60_000, 10 * config.requestTimeout));
+}
 /** Meta members a handler sets for its HTTP answer: kept with the answer, given back on a repeat. */
 const ANSWER_META = ["$statusCode", "$responseHeaders", "$responseType"] as const;
 
@@ -158,6 +173,7 @@ export function idempotencyMiddleware(writes: Set<string> = actionsMarked("keyed
           if (typeof ctx.meta[IDEMPOTENCY_META] !== "string") {
             if (typeof made === "string") ctx.meta[IDEMPOTENCY_META] = made;
             else if (made === MAKE_KEY_IF_SENT) ctx.meta[IDEMPOTENCY_META] = randomUUID();
+            if (typeof ctx.meta[IDEMPOTENCY_META] === "string") ctx.meta[KEY_MADE_META] = true;
           }
           delete ctx.meta[GENERATED_KEY_META];
         }
@@ -172,6 +188,8 @@ export function idempotencyMiddleware(writes: Set<string> = actionsMarked("keyed
         const key = ctx.meta[IDEMPOTENCY_META];
         // Served where the gateway made it: no repeat can come (GENERATED_KEY_META).
         if (GENERATED_KEY_META in ctx.meta) delete ctx.meta[GENERATED_KEY_META];
+        const madeKey = ctx.meta[KEY_MADE_META] === true;
+        if (KEY_MADE_META in ctx.meta) delete ctx.meta[KEY_MADE_META];
         if (typeof key !== "string") {
           // As an async function would: a handler that throws answers a rejected promise.
           try {
@@ -180,10 +198,10 @@ export function idempotencyMiddleware(writes: Set<string> = actionsMarked("keyed
             return Promise.reject(err);
           }
         }
-        return keyedCall(ctx, key);
+        return keyedCall(ctx, key, madeKey);
       };
 
-      async function keyedCall(ctx: Context<unknown, Meta>, key: string): Promise<unknown> {
+      async function keyedCall(ctx: Context<unknown, Meta>, key: string, madeKey: boolean): Promise<unknown> {
         // The handler's own calls are not repeats of this one.
         delete ctx.meta[IDEMPOTENCY_META];
         const store = (action.service as { store?: Store } | undefined)?.store;
@@ -191,7 +209,8 @@ export function idempotencyMiddleware(writes: Set<string> = actionsMarked("keyed
         const coll = await records(store);
         const _id = sha256(`${ctx.meta.caller?.accountId ?? ""}\n${action.name}\n${key}`);
         const fingerprint = sha256(stableJson(ctx.params));
-        const ttlMs = configOf(broker).idempotencyTtlSeconds * 1000;
+        const config = configOf(broker);
+        const ttlMs = madeKey ? madeKeyTtlMs(config) : config.idempotencyTtlSeconds * 1000;
         const running = (): IdempotencyRecord => ({
           _id,
           action: action.name,
@@ -222,7 +241,7 @@ export function idempotencyMiddleware(writes: Set<string> = actionsMarked("keyed
           return result;
         };
 
-        const until = Date.now() + (ctx.options?.timeout || configOf(broker).requestTimeout);
+        const until = Date.now() + (ctx.options?.timeout || config.requestTimeout);
         let waits = 0;
         for (;;) {
           try {

@@ -5,6 +5,7 @@
  * gateway's node, the call keeps no record: nobody can repeat it. Two brokers over Moleculer's
  * in-memory transporter, with the platform's two middlewares in the platform's order.
  */
+import { hash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -13,6 +14,7 @@ import {
   GENERATED_KEY_META,
   IDEMPOTENCY_META,
   idempotencyMiddleware,
+  KEY_MADE_META,
   MAKE_KEY_IF_SENT,
 } from "../../shared/idempotency";
 import { keyedDocumentId, notingKeyedInserts } from "../../shared/keyed-inserts";
@@ -44,7 +46,7 @@ function broker(nodeID: string, withService: boolean): ServiceBroker {
           // Inside a keyed call made ids exist; the key itself never reaches the handler.
           return {
             keyed: keyedDocumentId("probe") !== undefined,
-            metaKeys: [IDEMPOTENCY_META, GENERATED_KEY_META].filter((k) => k in ctx.meta),
+            metaKeys: [IDEMPOTENCY_META, GENERATED_KEY_META, KEY_MADE_META].filter((k) => k in ctx.meta),
           };
         },
       },
@@ -93,6 +95,33 @@ test("sent to another node: the made key is the call's key there, with its recor
   expect(await records()).toBe(before + 1);
 });
 
+/** How long from now the record of `key` (no caller) is kept, in seconds. */
+async function keptFor(key: string): Promise<number> {
+  const _id = hash("sha256", `\nprobe.make\n${key}`);
+  const record = await store.collection("idempotency").findOne({ _id });
+  return ((record!.expiresAt as number) - Date.now()) / 1000;
+}
+
+test("a made key's record is kept for its window (10 min here), a client's for IDEMPOTENCY_TTL (24 h)", async () => {
+  // Only the gateway's own retry can repeat a made key, within its request: a day of them, each
+  // holding its answer, was most of what the collection held.
+  await remoteCaller.call("probe.make", {}, { meta: { [GENERATED_KEY_META]: "made-window" } });
+  const made = await keptFor("made-window");
+  expect(made).toBeGreaterThan(590);
+  expect(made).toBeLessThanOrEqual(600);
+  // Its repeat (the retry) answers the kept answer and leaves the window as it was.
+  const again = { meta: { [IDEMPOTENCY_META]: "made-window", [KEY_MADE_META]: true } };
+  expect(await remoteCaller.call("probe.make", {}, again)).toEqual({ keyed: true, metaKeys: [] });
+  expect(await keptFor("made-window")).toBeLessThanOrEqual(600);
+  for (const node of [remoteCaller, local]) {
+    const key = `client-window-${node.nodeID}`;
+    await node.call("probe.make", {}, { meta: { [IDEMPOTENCY_META]: key } });
+    const kept = await keptFor(key);
+    expect(kept).toBeGreaterThan(86_390);
+    expect(kept).toBeLessThanOrEqual(86_400);
+  }
+});
+
 test("a client's key is kept wherever the call runs, and wins over a made one", async () => {
   const before = await records();
   const answer = await local.call(
@@ -121,6 +150,8 @@ describe("the gateway's mark (MAKE_KEY_IF_SENT): a key drawn only when the call 
       const ctx = { meta };
       expect(await remoteCaller.call("probe.make", {}, ctx)).toEqual({ keyed: true, metaKeys: [] });
       ids.add(String(meta[IDEMPOTENCY_META] ?? ""));
+      // Marked as made, so the replica keeps its record for the made key's window only.
+      expect(meta[KEY_MADE_META]).toBe(true);
     }
     // Three calls, three records: the mark is never itself a key (which would make them one request).
     expect(await records()).toBe(before + 3);
