@@ -2,6 +2,7 @@
 import { isPlainObject as isPlain } from "../../objects";
 import { DuplicateKeyError, type Doc, type Filter, type IndexSpec } from "../types";
 import { indexKeys, keyObject } from "./mongo";
+import { opsMet, rangeOn } from "./index-ranges";
 import { ReadCache } from "./read-cache";
 import { DocMap, HOT_DOCUMENTS } from "./doc-map";
 import type { KnownSize } from "./size";
@@ -183,7 +184,35 @@ export class Table {
         fewest = ids.length;
         if (fewest <= 1) return found;
       }
-    return found;
+    return found ?? this.rangeCandidates(filter, fewest);
+  }
+
+  /**
+   * The `_id`s, in insertion order, of the documents a range on an index's leading field may match,
+   * read from that index's keys (index-ranges.ts); undefined when no index leads with a field the
+   * filter ranges, or when more than `most` may match (testing them all is then as cheap).
+   */
+  private rangeCandidates(filter: Filter, most: number): string[] | undefined {
+    for (const spec of this.indexes.values()) {
+      const range = rangeOn(filter, Object.keys(spec.keys)[0]!);
+      if (!range) continue;
+      // A document is a candidate once each operator is met by one of its keys (a bit each).
+      const met = new Map<string, number>();
+      const note = (key: string, ids: Holders) => {
+        const bits = opsMet(range, key);
+        if (bits === 0) return;
+        if (typeof ids === "string") met.set(ids, (met.get(ids) ?? 0) | bits);
+        else for (const id of ids) met.set(id, (met.get(id) ?? 0) | bits);
+      };
+      const unique = this.uniqueKeys.get(spec.name);
+      if (unique) for (const [key, id] of unique) note(key, id);
+      else for (const [key, ids] of this.sharedKeys.get(spec.name) ?? []) note(key, ids);
+      const all = (1 << range.ops.length) - 1;
+      const ids = new Set<string>();
+      for (const [id, bits] of met) if (bits === all) ids.add(id);
+      return ids.size > most ? undefined : this.inInsertionOrder(ids);
+    }
+    return undefined;
   }
 
   /**
