@@ -196,21 +196,27 @@ export class Table {
     for (const spec of this.indexes.values()) {
       const range = rangeOn(filter, Object.keys(spec.keys)[0]!);
       if (!range) continue;
-      // A document is a candidate once each operator is met by one of its keys (a bit each).
-      const met = new Map<string, number>();
-      const note = (key: string, ids: Holders) => {
-        const bits = opsMet(range, key);
-        if (bits === 0) return;
-        if (typeof ids === "string") met.set(ids, (met.get(ids) ?? 0) | bits);
-        else for (const id of ids) met.set(id, (met.get(id) ?? 0) | bits);
-      };
-      const unique = this.uniqueKeys.get(spec.name);
-      if (unique) for (const [key, id] of unique) note(key, id);
-      else for (const [key, ids] of this.sharedKeys.get(spec.name) ?? []) note(key, ids);
+      // A document is a candidate once each operator is met by one of its keys (a bit each). Past
+      // `most` candidates the keys are left unread: the scan that follows is then as cheap.
       const all = (1 << range.ops.length) - 1;
+      const met = new Map<string, number>();
       const ids = new Set<string>();
-      for (const [id, bits] of met) if (bits === all) ids.add(id);
-      return ids.size > most ? undefined : this.inInsertionOrder(ids);
+      const note = (id: string, bits: number) => {
+        const was = met.get(id) ?? 0;
+        if ((was | bits) === was) return;
+        met.set(id, was | bits);
+        if ((was | bits) === all) ids.add(id);
+      };
+      const keys: Iterable<[string, Holders]> =
+        this.uniqueKeys.get(spec.name) ?? this.sharedKeys.get(spec.name) ?? [];
+      for (const [key, holders] of keys) {
+        const bits = opsMet(range, key);
+        if (bits === 0) continue;
+        if (typeof holders === "string") note(holders, bits);
+        else for (const id of holders) note(id, bits);
+        if (ids.size > most) return undefined;
+      }
+      return this.inInsertionOrder(ids);
     }
     return undefined;
   }
