@@ -62,6 +62,25 @@ test("the idempotency sweep's range names the expired records from the index, no
   expect(none).toEqual([[]]);
 });
 
+test("a read's range reads an index of at most 65,536 keys (a slice's worth), a write's any", async () => {
+  const records = store.collection("idempotency");
+  await records.createIndex({ keys: { expiresAt: 1 }, name: "expiresAt" });
+  await records.insertMany(Array.from({ length: 40 }, (_, i) => ({ _id: `r${i}`, expiresAt: i })));
+  const bounds: unknown[] = [];
+  const candidates = Table.prototype.candidates;
+  jest.spyOn(Table.prototype, "candidates").mockImplementation(function (this: Table, filter, keys) {
+    bounds.push(keys);
+    return candidates.call(this, filter, keys);
+  });
+  expect(await records.count({ expiresAt: { $lt: 3 } })).toBe(3);
+  expect(await records.deleteMany({ expiresAt: { $lt: 2 } })).toBe(2);
+  expect(bounds).toEqual([65_536, Infinity]);
+  // Past its bound the index is not read: the read scans (in slices) instead.
+  const table = store.table("idempotency");
+  expect(table.candidates({ expiresAt: { $lt: 5 } }, 38)).toEqual(["r2", "r3", "r4"]);
+  expect(table.candidates({ expiresAt: { $lt: 5 } }, 37)).toBeUndefined();
+});
+
 const NUMBERS = [-3, -0.5, 0, 1, 2, 2.5, 7, 1e9];
 const STRINGS = ["", "a", "ab", "b", "Z", "2026-11-30T20:00:00Z"];
 const OTHERS = [true, false, null, { n: 1 }, [1, 2], [["a"]]];

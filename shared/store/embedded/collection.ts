@@ -64,6 +64,11 @@ import {
  */
 /** How long one read's scan may hold the event loop before it lets other work in, in ms. */
 export const READ_SLICE_MS = 10;
+/**
+ * The most keys a read's range reads from an index (table.ts rangeCandidates): about 8 ms of the
+ * event loop in one go, within a read's slice; past it the read scans in slices instead.
+ */
+const RANGE_KEYS_IN_A_READ = 65_536;
 
 /** Documents an aggregation's per-document stages take at a time (aggregate-plan.ts). */
 const AGGREGATE_SLICE_DOCS = 64;
@@ -451,7 +456,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     // Without a leading $match it reads every document by design: no index could serve it.
     const { test, candidates } =
       plan.match !== undefined
-        ? this.scan(plan.match, { covered: EVERY_DOCUMENT })
+        ? this.scan(plan.match, { covered: EVERY_DOCUMENT }, RANGE_KEYS_IN_A_READ)
         : this.scan({}, { covered: EVERY_DOCUMENT, scan: "an aggregation over every document" });
     let slice: Doc[] = [];
     const flush = () => {
@@ -555,7 +560,7 @@ export class EmbeddedCollection implements Collection<Doc> {
    * The documents `filter` may match (all, or those its `_id` or an index names) and its test.
    * With STORE_QUERY_SHAPES set, a query no declared index would serve is noted (query-shapes.ts).
    */
-  private scan(filter: Filter, plan: QueryPlan = {}) {
+  private scan(filter: Filter, plan: QueryPlan = {}, rangeKeys = Infinity) {
     if (filter === null || typeof filter !== "object" || Array.isArray(filter)) {
       throw new TypeError("filter must be an object");
     }
@@ -567,7 +572,7 @@ export class EmbeddedCollection implements Collection<Doc> {
     // are parsed for this query alone when cold (doc-map.ts), so a wide query does not thaw them.
     // A covered read passes cold ones as their skeletons (QueryPlan.covered).
     const byId = idsOf(filter._id);
-    const ids = byId ?? table.candidates(filter);
+    const ids = byId ?? table.candidates(filter, rangeKeys);
     const covered = plan.covered !== undefined;
     const candidates: Iterable<StoredDoc> = ids
       ? ids.flatMap((id) => {
@@ -587,7 +592,7 @@ export class EmbeddedCollection implements Collection<Doc> {
    * (their match and write are atomic).
    */
   private async matchingInSlices(filter: Filter, limit = Infinity, plan?: QueryPlan): Promise<StoredDoc[]> {
-    const { test, candidates } = this.scan(filter, plan);
+    const { test, candidates } = this.scan(filter, plan, RANGE_KEYS_IN_A_READ);
     const coverage = plan?.covered;
     const out: StoredDoc[] = [];
     const turn = new ReadSlice();

@@ -171,7 +171,7 @@ export class Table {
    * when none serves it, or when the fewest an index names are too many for a lookup to beat a scan
    * (a quarter of the collection: putting them in insertion order costs more than testing them all).
    */
-  candidates(filter: Filter): string[] | undefined {
+  candidates(filter: Filter, rangeKeys = Infinity): string[] | undefined {
     let found: string[] | undefined;
     let fewest = Math.max(1, this.docs.size / 4);
     for (const specs of [this.indexes.values(), this.prefixes.values()])
@@ -184,18 +184,23 @@ export class Table {
         fewest = ids.length;
         if (fewest <= 1) return found;
       }
-    return found ?? this.rangeCandidates(filter, fewest);
+    return found ?? this.rangeCandidates(filter, fewest, rangeKeys);
   }
 
   /**
    * The `_id`s, in insertion order, of the documents a range on an index's leading field may match,
    * read from that index's keys (index-ranges.ts); undefined when no index leads with a field the
-   * filter ranges, or when more than `most` may match (testing them all is then as cheap).
+   * filter ranges, or when more than `most` may match (testing them all is then as cheap). An index
+   * of more than `rangeKeys` keys is not read: a read's scan lets other work in, a pass over the
+   * keys does not (writes match in one go, so theirs read any index).
    */
-  private rangeCandidates(filter: Filter, most: number): string[] | undefined {
+  private rangeCandidates(filter: Filter, most: number, rangeKeys: number): string[] | undefined {
     for (const spec of this.indexes.values()) {
       const range = rangeOn(filter, Object.keys(spec.keys)[0]!);
       if (!range) continue;
+      const keys: Map<string, Holders> | undefined =
+        this.uniqueKeys.get(spec.name) ?? this.sharedKeys.get(spec.name);
+      if (!keys || keys.size > rangeKeys) continue;
       // A document is a candidate once each operator is met by one of its keys (a bit each). Past
       // `most` candidates the keys are left unread: the scan that follows is then as cheap.
       const all = (1 << range.ops.length) - 1;
@@ -207,8 +212,6 @@ export class Table {
         met.set(id, was | bits);
         if ((was | bits) === all) ids.add(id);
       };
-      const keys: Iterable<[string, Holders]> =
-        this.uniqueKeys.get(spec.name) ?? this.sharedKeys.get(spec.name) ?? [];
       for (const [key, holders] of keys) {
         const bits = opsMet(range, key);
         if (bits === 0) continue;
