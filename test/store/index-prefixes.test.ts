@@ -9,8 +9,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { EmbeddedBackend } from "../../shared/store/embedded/backend";
-import { Table } from "../../shared/store/embedded/table";
 import type { Doc, Filter } from "../../shared/store/types";
+import { lookedUp } from "../support/index-lookups";
 import { int, pick, seeded, type Rand } from "../support/random-docs";
 
 let dir: string;
@@ -24,20 +24,6 @@ afterEach(async () => {
   await store.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-/** What the store's index lookups answered, filter by filter, while `run` ran. */
-async function lookedUp(run: () => Promise<unknown>): Promise<(string[] | undefined)[]> {
-  const answers: (string[] | undefined)[] = [];
-  const candidates = Table.prototype.candidates;
-  const spy = jest.spyOn(Table.prototype, "candidates").mockImplementation(function (this: Table, filter) {
-    const ids = candidates.call(this, filter);
-    answers.push(ids);
-    return ids;
-  });
-  await run();
-  spy.mockRestore();
-  return answers;
-}
 
 test("the sweep's filter finds the running jobs among the running, not among every job", async () => {
   const jobs = store.collection("jobs");

@@ -12,6 +12,7 @@ import path from "node:path";
 import { EmbeddedBackend } from "../../shared/store/embedded/backend";
 import { Table } from "../../shared/store/embedded/table";
 import type { Doc, Filter } from "../../shared/store/types";
+import { lookedUp } from "../support/index-lookups";
 import { int, pick, seeded, type Rand } from "../support/random-docs";
 
 let dir: string;
@@ -25,20 +26,6 @@ afterEach(async () => {
   await store.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-/** What the store's index lookups answered, filter by filter, while `run` ran. */
-async function lookedUp(run: () => Promise<unknown>): Promise<(string[] | undefined)[]> {
-  const answers: (string[] | undefined)[] = [];
-  const candidates = Table.prototype.candidates;
-  jest.spyOn(Table.prototype, "candidates").mockImplementation(function (this: Table, filter) {
-    const ids = candidates.call(this, filter);
-    answers.push(ids);
-    return ids;
-  });
-  await run();
-  jest.restoreAllMocks();
-  return answers;
-}
 
 test("the idempotency sweep's range names the expired records from the index, none of the rest", async () => {
   const records = store.collection("idempotency");
