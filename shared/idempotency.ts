@@ -54,7 +54,7 @@ export const GENERATED_KEY_META = "idempotencyKeyIfSent";
 export const MAKE_KEY_IF_SENT = true;
 /**
  * Set beside a made key when the call is sent (`remoteAction`): the record of a made key is kept
- * for MADE_KEY_WINDOW, not IDEMPOTENCY_TTL. Meta only the gateway's node sets (a client cannot).
+ * for madeKeyTtlMs, not IDEMPOTENCY_TTL. Meta only a platform node sets (a client cannot).
  */
 export const KEY_MADE_META = "idempotencyKeyMade";
 /** What a client may send as `Idempotency-Key`: visible ASCII, bounded. */

@@ -167,9 +167,11 @@ export class Table {
 
   /**
    * The `_id`s, in insertion order, of the only documents that can match `filter`, when it pins
-   * every field of an index, or of an index's leading fields (`prefixes`), to scalars; undefined
-   * when none serves it, or when the fewest an index names are too many for a lookup to beat a scan
-   * (a quarter of the collection: putting them in insertion order costs more than testing them all).
+   * every field of an index, or of an index's leading fields (`prefixes`), to scalars, or else
+   * ranges an index's leading field (rangeCandidates, an index of at most `rangeKeys` keys);
+   * undefined when none serves it, or when the fewest an index names are too many for a lookup to
+   * beat a scan (a quarter of the collection: putting them in insertion order costs more than
+   * testing them all).
    */
   candidates(filter: Filter, rangeKeys = Infinity): string[] | undefined {
     let found: string[] | undefined;
