@@ -36,7 +36,8 @@ type Scalar = string | number | boolean;
 const isScalar = (v: unknown): v is Scalar =>
   typeof v === "string" || typeof v === "number" || typeof v === "boolean";
 
-const RANGE = {
+/** The range operators' comparisons; a value is compared only with an operand of its own type. */
+export const RANGE = {
   $gt: (a: any, b: any) => a > b,
   $gte: (a: any, b: any) => a >= b,
   $lt: (a: any, b: any) => a < b,

@@ -16,18 +16,12 @@
  */
 import { isPlainObject as isPlain } from "../../objects";
 import type { Filter } from "../types";
+import { RANGE as COMPARE } from "./fast-filter";
 
-const COMPARE = {
-  $gt: (a: number | string, b: number | string) => a > b,
-  $gte: (a: number | string, b: number | string) => a >= b,
-  $lt: (a: number | string, b: number | string) => a < b,
-  $lte: (a: number | string, b: number | string) => a <= b,
-} as const;
 type RangeOp = keyof typeof COMPARE;
 
 /** A field's range: its operators with their operands, all numbers or all strings. */
 export interface Range {
-  field: string;
   type: "number" | "string";
   ops: [RangeOp, number | string][];
 }
@@ -47,7 +41,7 @@ export function rangeOn(filter: Filter, field: string): Range | undefined {
     if (typeof operand === "number" && Number.isNaN(operand)) return undefined;
     ops.push([op as RangeOp, operand as number | string]);
   }
-  return { field, type, ops };
+  return { type, ops };
 }
 
 /**
