@@ -69,6 +69,34 @@ export function frozenJsonNesting(value: unknown): number | undefined {
   return typeof value === "object" && value !== null ? nestings.get(value) : undefined;
 }
 
+/**
+ * Whether the values of the write under way came parsed out of a message for it (the store node's
+ * params, withMessageValues): fresh from JSON.parse, held by nobody else once the call is over, each
+ * already its own JSON round trip. A receiver that would copy a value to own it (serialize it,
+ * parse it back) may take it as it is meanwhile, as it takes a frozen value with its text.
+ */
+let messageValues = false;
+
+/**
+ * Runs `write` with its values taken as handed over (see messageValues): only for values parsed
+ * from a message and seen by nothing else since. The flag holds for the synchronous part of the
+ * call; a receiver that looks after a wait finds it off and copies, as before.
+ */
+export function withMessageValues<T>(write: () => T): T {
+  const before = messageValues;
+  messageValues = true;
+  try {
+    return write();
+  } finally {
+    messageValues = before;
+  }
+}
+
+/** True while withMessageValues runs its write. */
+export function valuesFromMessage(): boolean {
+  return messageValues;
+}
+
 /** Texts of deep-frozen values kept on purpose, for as long as each value lives (keepJsonText). */
 const keptTexts = new WeakMap<object, string>();
 

@@ -17,6 +17,7 @@ import {
   CHECKED_BY_HANDLER,
   type InputLimits,
 } from "../../shared/input-bounds";
+import { withMessageValues } from "../../shared/frozen-json";
 import { configOf } from "../../shared/runtime";
 import { STORED_DOCUMENT_LIMITS } from "../../shared/store/embedded/backend";
 import {
@@ -128,12 +129,18 @@ const METHODS: Record<string, Method> = {
 /** A method's whole params schema, as its action validates it. */
 const paramsOf = (method: Method) => ({ collection: { type: "string", empty: false }, ...method.params });
 
-/** Runs a method on the open store; errors named so RemoteBackend can rebuild their class. */
-async function runMethod(svc: StoreService, method: Method, params: Params): Promise<unknown> {
+/**
+ * Runs a method on the open store; errors named so RemoteBackend can rebuild their class. The
+ * params of a call from another node were parsed from its message and are the store's to keep:
+ * the store takes them without copying (withMessageValues). A local caller's stay its own.
+ */
+async function runMethod(svc: StoreService, ctx: Context, method: Method, params: Params): Promise<unknown> {
   if (!svc.store)
     throw new Errors.MoleculerRetryableError("store is not open yet", 503, "SERVICE_UNAVAILABLE");
   try {
-    return await method.run(svc.store.collection(params.collection), params);
+    const coll = svc.store.collection(params.collection);
+    const run = () => method.run(coll, params);
+    return await (ctx.nodeID !== svc.broker.nodeID ? withMessageValues(run) : run());
   } catch (err) {
     // Errors cross the bus as plain data: name the type so RemoteBackend can rebuild the class.
     if (err instanceof DuplicateKeyError) {
@@ -154,7 +161,7 @@ function collectionAction(method: Method): ActionSchema<StoreService> {
     inputLimits: STORE_CALL_LIMITS,
     params: paramsOf(method),
     handler(this: StoreService, ctx: Context<Params>) {
-      return runMethod(this, method, ctx.params);
+      return runMethod(this, ctx, method, ctx.params);
     },
   };
   return action;
@@ -198,7 +205,7 @@ async function runBatched(svc: StoreService, ctx: Context, method: string, param
   }
   const violation = boundsViolation(params, STORE_CALL_LIMITS);
   if (violation) throw boundsError(violation);
-  return runMethod(svc, METHODS[method]!, params);
+  return runMethod(svc, ctx, METHODS[method]!, params);
 }
 
 /**

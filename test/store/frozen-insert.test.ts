@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { EmbeddedBackend } from "../../shared/store/embedded/backend";
-import { parseFrozen } from "../../shared/frozen-json";
+import { parseFrozen, withMessageValues } from "../../shared/frozen-json";
 import type { Doc } from "../../shared/store";
 
 delete process.env.STORE_QUERY_SHAPES;
@@ -55,5 +55,26 @@ describe("insert of a frozen document with its text", () => {
     answer.status = "scribbled";
     expect(await jobs.findOne({ _id: "j1" })).toEqual(job());
     await store.close();
+  });
+});
+
+describe("values parsed from the write's message (withMessageValues: the store node's params)", () => {
+  it("are stored and answered as they are, with the machinery on; copied with it off", async () => {
+    for (const machinery of [true, false]) {
+      const store = openStore(machinery);
+      const jobs = store.collection("jobs");
+      const sent = JSON.parse(JSON.stringify(job())) as Doc;
+      const answer = await withMessageValues(() => jobs.insertOne(sent));
+      expect(answer === sent).toBe(machinery);
+      // A $set value of a versioned write is taken as it is too: a read shares stored members.
+      const value = JSON.parse('{"status":"complete","rows":[1,2]}') as Doc;
+      await withMessageValues(() =>
+        jobs.updateOne({ _id: "j1", version: 1 }, { $set: { "tasks.t1": value }, $inc: { version: 1 } }),
+      );
+      const read = await jobs.findOne({ _id: "j1" }, { readOnly: true });
+      expect((read!.tasks as Doc).t1 === value).toBe(machinery);
+      expect(read).toEqual({ ...job(), version: 2, tasks: { t1: { status: "complete", rows: [1, 2] } } });
+      await store.close();
+    }
   });
 });

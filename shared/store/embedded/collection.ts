@@ -34,7 +34,7 @@ import { planAggregate, readsOtherCollections, topLevelMembers, type AggregatePl
 import { RestInput } from "./aggregate-input";
 import { readKey } from "./read-cache";
 import { deepFreeze } from "../../objects";
-import { keepJsonText } from "../../frozen-json";
+import { keepJsonText, valuesFromMessage } from "../../frozen-json";
 import type { StoredDoc, Table } from "./table";
 import { EVERY_DOCUMENT, type Coverage } from "./doc-map";
 import {
@@ -250,8 +250,12 @@ export class EmbeddedCollection implements Collection<Doc> {
     this.table.check(this.name, prepared, true);
     // The answer is copied before the write: a failure here must leave nothing stored. A frozen
     // document the store took as given (the engine's new job) is its own answer: nobody can
-    // change it, and its copy was the larger part of the insert.
-    const answer = prepared.map((doc, i) => (doc === docs[i] && Object.isFrozen(doc) ? doc : copyDoc(doc)));
+    // change it, and its copy was the larger part of the insert. So is one parsed from the
+    // write's message (the store node's): its answer is serialized back, never changed.
+    const owned = this.store.machinery && valuesFromMessage();
+    const answer = prepared.map((doc, i) =>
+      doc === docs[i] && (owned || Object.isFrozen(doc)) ? doc : copyDoc(doc),
+    );
     this.store.commit(
       this.name,
       { put: prepared },

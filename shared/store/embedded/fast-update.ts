@@ -15,7 +15,7 @@
  * (growth), and how to measure exactly what it grew (exactGrowth), so the 16 MiB bound costs no
  * full walk (size.ts updatedSize).
  */
-import { frozenJsonNesting, frozenJsonText, keptJsonText } from "../../frozen-json";
+import { frozenJsonNesting, frozenJsonText, keptJsonText, valuesFromMessage } from "../../frozen-json";
 import { isEqual } from "mingo/util";
 import { isPlainObject as isPlain } from "../../objects";
 import type { Doc, RawUpdate, Update } from "../types";
@@ -162,7 +162,11 @@ function setStep(op: "$set" | "$push", parts: string[], operand: unknown, path: 
   if (step.json === undefined) return undefined;
   // A scalar nests 0 deep; a frozen value's maker may have counted its nesting (frozen-json.ts).
   step.nesting = typeof operand !== "object" || operand === null ? 0 : frozenJsonNesting(operand);
-  step.value = known !== undefined || typeof operand === "string" ? operand : JSON.parse(step.json);
+  // A value parsed from the write's message is its own round trip already (valuesFromMessage).
+  step.value =
+    known !== undefined || typeof operand === "string" || valuesFromMessage()
+      ? operand
+      : JSON.parse(step.json);
   return step;
 }
 

@@ -1,6 +1,6 @@
 /** MongoDB semantics the embedded store reproduces: updates, projections, sorting, index keys, $count. */
 import { indexName } from "../index-migration";
-import { frozenJsonText } from "../../frozen-json";
+import { frozenJsonText, valuesFromMessage } from "../../frozen-json";
 import { Query, update as applyUpdateOperators } from "mingo";
 import { ObjectId } from "mongodb";
 import { copyPlain, isPlainObject } from "../../objects";
@@ -66,7 +66,8 @@ export function storedImage(doc: Doc, machinery: boolean): { doc: StoredDoc; tex
       return { doc: doc as StoredDoc, text: frozenText };
   }
   const text = JSON.stringify(doc);
-  const image = JSON.parse(text) as Doc;
+  // A document parsed from the write's message is its own round trip already (valuesFromMessage).
+  const image = machinery && valuesFromMessage() ? doc : (JSON.parse(text) as Doc);
   if (machinery && text.startsWith(ID_FIRST)) return { doc: image as StoredDoc, text };
   const { _id, ...rest } = image;
   if (_id !== undefined && typeof _id !== "string") throw new TypeError("_id must be a string");
