@@ -10,6 +10,13 @@
  *  - the first call inserts it `running` (a unique `_id`: of two racing calls one wins), runs the
  *    handler, then keeps the answer in it (`done`); a handler that fails removes it, so a repeat
  *    runs again;
+ *  - a made key's record keeps no answer (`done` alone). Only the gateway's own retry can repeat a
+ *    made key, once the node that ran the call has left the bus: a repeat that finds the record
+ *    `done` (the node left after that write, before its answer arrived) runs the call again as a
+ *    takeover does (below), writing nothing, and answers what the call answers now (a started job
+ *    as it is by then). Kept in full (a job start's about 3.5 KB), those answers cost the store's
+ *    node 11-23 % of its CPU a transition over NATS (thirty-first round, docs/performance-rounds.md);
+ *    a client's key keeps its answer, as its repeat may come a day later;
  *  - a repeat that finds it `done` answers the kept answer (and its status and headers); `running`
  *    on a live node, it waits for the answer (up to its own timeout, then 409), pinging that node
  *    so that its death is noticed here too; `running` on a node that has left the bus (killed
@@ -18,8 +25,8 @@
  *    ids made from the record's `_id` and the `seed` its claim drew, the same in every run
  *    (shared/keyed-inserts.ts);
  *  - the same id with other params is a client error (409), never another request's answer;
- *  - records expire after IDEMPOTENCY_TTL seconds (an index on `expiresAt`; each node sweeps the
- *    expired ones now and then, on any backend).
+ *  - records expire after IDEMPOTENCY_TTL seconds, a made key's sooner (madeKeyTtlMs; an index on
+ *    `expiresAt`; each node sweeps the expired ones now and then, on any backend).
  *
  * The key is taken out of the call's meta before the handler runs, so the calls the handler makes
  * are not themselves deduplicated under it. Broker middleware, service side (`localAction`): one
@@ -221,23 +228,38 @@ export function idempotencyMiddleware(writes: Set<string> = actionsMarked("keyed
           seed: randomUUID(),
         });
 
-        const run = async (seed: string | undefined, replay?: InsertNote[]): Promise<unknown> => {
+        /**
+         * Runs the handler under the record. `rerun`: a repeat of a call done under a made key,
+         * run again as a takeover runs it (`replay`: its made ids find what the first run made),
+         * writing nothing to the record.
+         */
+        const run = async (
+          seed: string | undefined,
+          replay?: InsertNote[],
+          rerun = false,
+        ): Promise<unknown> => {
           let result: unknown;
           try {
             result = await runKeyed({ recordId: _id, records: coll, seed, replay, seen: new Map() }, () =>
               handler(ctx),
             );
           } catch (err) {
-            await coll.deleteOne({ _id, node: broker.nodeID, state: "running" }).catch(() => undefined);
+            if (!rerun)
+              await coll.deleteOne({ _id, node: broker.nodeID, state: "running" }).catch(() => undefined);
             throw err;
           }
-          const meta = Object.fromEntries(
-            ANSWER_META.filter((m) => ctx.meta[m] !== undefined).map((m) => [m, ctx.meta[m]]),
-          );
-          await coll.updateOne(
-            { _id, node: broker.nodeID },
-            { $set: { state: "done", result: result ?? null, meta } },
-          );
+          if (rerun) return result;
+          // A made key's record keeps no answer (the header says why): its repeat runs the call again.
+          const done: Partial<IdempotencyRecord> = madeKey
+            ? { state: "done" }
+            : {
+                state: "done",
+                result: result ?? null,
+                meta: Object.fromEntries(
+                  ANSWER_META.filter((m) => ctx.meta[m] !== undefined).map((m) => [m, ctx.meta[m]]),
+                ),
+              };
+          await coll.updateOne({ _id, node: broker.nodeID }, { $set: done });
           return result;
         };
 
@@ -262,6 +284,7 @@ export function idempotencyMiddleware(writes: Set<string> = actionsMarked("keyed
               idempotencyKey: key,
             });
           if (found.state === "done") {
+            if (!("result" in found)) return run(found.seed, found.inserts ?? [], true);
             Object.assign(ctx.meta, found.meta ?? {});
             return found.result;
           }

@@ -3,6 +3,7 @@
  * request sent again with the same `Idempotency-Key` answers its first result and does nothing
  * twice; the same key with another body, or a malformed key, is a client error that changes nothing.
  */
+import { IDEMPOTENCY_META, KEY_MADE_META } from "../../shared/idempotency";
 import { chain, manual, withStore } from "../support/engine-fixtures";
 import { clientWithRoles, expectError, usePlatform } from "../support/platform";
 
@@ -144,6 +145,31 @@ describe("a replica that died after doing the work, before keeping its answer", 
     const repeat = await env.admin.post("/workflow_engine/finishTask", finish, withKey("k-take-3"));
     expect(repeat.status).toBe(200);
     expect(repeat.body.status).toBe("complete");
+  });
+});
+
+describe("a key the gateway made (a call sent to another node): its record keeps no answer", () => {
+  test("its repeat (the gateway's retry) runs the start again and answers the job it started", async () => {
+    const broker = env.platform.broker;
+    const meta = () => ({ [IDEMPOTENCY_META]: "made-job-1", [KEY_MADE_META]: true });
+    const params = { workflow: "Idempotent Approval", options: { description: "made key" } };
+    const first = await broker.call<{ _id: string }, typeof params>("engine.startJob", params, {
+      meta: meta(),
+    });
+    const records = await withStore(broker, (store) =>
+      store
+        .collection("idempotency")
+        .find({ action: "engine.startJob", state: "done" }, { scan: "a test's look at a few records" }),
+    );
+    const record = records.find((r) => (r.expiresAt as number) - Date.now() <= 10 * 60_000);
+    expect(record).toBeDefined();
+    expect(record).not.toHaveProperty("result");
+    const again = await broker.call<{ _id: string }, typeof params>("engine.startJob", params, {
+      meta: meta(),
+    });
+    expect(again._id).toBe(first._id);
+    const jobs = await env.admin.get(`/operations-manager/jobs?equals[description]=made key`);
+    expect(jobs.body.metadata.total).toBe(1);
   });
 });
 

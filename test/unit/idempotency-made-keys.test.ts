@@ -20,9 +20,11 @@ import {
 import { keyedDocumentId, notingKeyedInserts } from "../../shared/keyed-inserts";
 import { retryLeftNodeMiddleware } from "../../shared/retry-left-node";
 import { openEmbeddedStore } from "../../shared/store";
-import type { Store } from "../../shared/store/types";
+import type { Doc, Store } from "../../shared/store/types";
 
-const WRITES = new Set(["probe.make"]);
+const WRITES = new Set(["probe.make", "probe.create"]);
+/** How many times probe.create's handler ran. */
+let creates = 0;
 let dir: string;
 let store: Store;
 const brokers: ServiceBroker[] = [];
@@ -42,6 +44,11 @@ function broker(nodeID: string, withService: boolean): ServiceBroker {
         (this as unknown as { store: Store }).store = notingKeyedInserts(store);
       },
       actions: {
+        // A create as a job start is one: its document under a made id, answered as stored.
+        create(this: { store: Store }) {
+          creates++;
+          return this.store.collection("things").insertOne({ _id: keyedDocumentId("thing"), run: creates });
+        },
         make(ctx: Context<unknown, Record<string, unknown>>) {
           // Inside a keyed call made ids exist; the key itself never reaches the handler.
           return {
@@ -89,10 +96,48 @@ test("sent to another node: the made key is the call's key there, with its recor
   const answer = await remoteCaller.call("probe.make", {}, { meta: { [GENERATED_KEY_META]: "made-2" } });
   expect(answer).toEqual({ keyed: true, metaKeys: [] });
   expect(await records()).toBe(before + 1);
-  // A repeat under that key (the gateway's retry) answers the kept answer, without running again.
+  // A repeat under that key (the gateway's retry) answers as the first did, with no second record.
   const again = await remoteCaller.call("probe.make", {}, { meta: { [IDEMPOTENCY_META]: "made-2" } });
   expect(again).toEqual(answer);
   expect(await records()).toBe(before + 1);
+});
+
+describe("a made key's record keeps no answer: its repeat runs the call again, as a takeover does", () => {
+  const recordOf = (key: string) =>
+    store.collection("idempotency").findOne({ _id: hash("sha256", `\nprobe.create\n${key}`) });
+  const thingsOf = (id: string) =>
+    store.collection("things").count({ _id: id }, { scan: "a test's few things" });
+
+  test("the repeat answers what the first run inserted, inserting nothing", async () => {
+    const first = await remoteCaller.call<Doc, Record<string, never>>(
+      "probe.create",
+      {},
+      { meta: { [GENERATED_KEY_META]: "made-c" } },
+    );
+    const record = await recordOf("made-c");
+    expect(record).toMatchObject({ state: "done" });
+    expect(record).not.toHaveProperty("result");
+    const runsBefore = creates;
+    // The gateway's retry, after the node that ran it left: the same key, marked made.
+    const again = await remoteCaller.call<Doc, Record<string, never>>(
+      "probe.create",
+      {},
+      { meta: { [IDEMPOTENCY_META]: "made-c", [KEY_MADE_META]: true } },
+    );
+    expect(creates).toBe(runsBefore + 1);
+    expect(again).toEqual(first);
+    expect(await thingsOf(first._id)).toBe(1);
+    expect(await recordOf("made-c")).toEqual(record);
+  });
+
+  test("a client's key keeps its answer: its repeat answers it without running again", async () => {
+    const key = { meta: { [IDEMPOTENCY_META]: "client-c" } };
+    const first = await remoteCaller.call<Doc, Record<string, never>>("probe.create", {}, key);
+    expect(await recordOf("client-c")).toMatchObject({ state: "done", result: first });
+    const runsBefore = creates;
+    expect(await remoteCaller.call("probe.create", {}, key)).toEqual(first);
+    expect(creates).toBe(runsBefore);
+  });
 });
 
 /** How long from now the record of `key` (no caller) is kept, in seconds. */
