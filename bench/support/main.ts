@@ -17,6 +17,7 @@ export interface BenchOptions {
  * with them (relaunchWithPlatformFlags).
  */
 export function runBench(main: () => Promise<void>, options: BenchOptions = {}): void {
+  if (!onPlatformNode()) return;
   if ((options.platformFlags ?? true) && relaunchWithPlatformFlags()) return;
   main()
     .then(
@@ -30,6 +31,26 @@ export function runBench(main: () => Promise<void>, options: BenchOptions = {}):
       await stopAllChildren();
       process.exit(code);
     });
+}
+
+/** The oldest Node the platform runs on (package.json `engines`: moleculer 0.15 needs 22). */
+const PLATFORM_NODE_MAJOR = 22;
+
+/**
+ * Figures are the platform's only under the Node it runs on: the machine's own `node` may be
+ * older (20 here), and a bench started with it (`node dist/bench/...` outside npm) ran, with its
+ * children, on that one: V8's older JSON and AsyncLocalStorage (async hooks on every promise)
+ * showed in its profiles (thirty-first round). Refused, with the command to use instead.
+ */
+function onPlatformNode(): boolean {
+  const major = Number(process.versions.node.split(".")[0]);
+  if (major >= PLATFORM_NODE_MAJOR) return true;
+  console.error(
+    `bench refused: Node ${process.versions.node} runs it, the platform needs >= ${PLATFORM_NODE_MAJOR}: ` +
+      `use npm run bench:..., or node_modules/.bin/node dist/bench/...`,
+  );
+  process.exitCode = 1;
+  return false;
 }
 
 const flagName = (flag: string) => flag.split("=")[0];

@@ -2,7 +2,8 @@
  * A bench measures the platform as it is deployed: runBench (bench/support/main.ts) runs a bench
  * started without the platform's V8 flags (app/node-flags.ts) again with them, keeps a flag its
  * command line sets, and runs as it was started with BENCH_NODE_FLAGS=default. The relaunched
- * bench's output and exit status are the command's.
+ * bench's output and exit status are the command's. A bench under a Node older than the
+ * platform's is refused.
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -20,11 +21,15 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /** Runs a bench whose main prints its node flags (and fails when `fail`); answers them and the exit status. */
-function runTinyBench(flags: string[], env: Record<string, string> = {}, fail = false) {
+function runTinyBench(flags: string[], env: Record<string, string> = {}, fail = false, nodeVersion?: string) {
   const script = path.join(dir, "tiny.bench.js");
+  // An older Node, as far as the bench can tell (process.versions.node).
+  const older = nodeVersion
+    ? `Object.defineProperty(process.versions, "node", { value: ${JSON.stringify(nodeVersion)} });`
+    : "";
   fs.writeFileSync(
     script,
-    `require(${JSON.stringify(MAIN)}).runBench(async () => {
+    `${older}require(${JSON.stringify(MAIN)}).runBench(async () => {
        console.log("flags " + JSON.stringify(process.execArgv));
        if (${fail}) throw new Error("the bench failed");
      });`,
@@ -60,4 +65,11 @@ test("the relaunched bench's failure is the command's exit status", () => {
   expect(printed).toEqual([[...PLATFORM_NODE_FLAGS]]);
   expect(status).toBe(1);
   expect(err).toContain("the bench failed");
+});
+
+test("a bench under a Node older than the platform's is refused, with the command to use", () => {
+  const { printed, status, err } = runTinyBench([], {}, false, "20.20.2");
+  expect(printed).toEqual([]);
+  expect(status).toBe(1);
+  expect(err).toContain("Node 20.20.2 runs it, the platform needs >= 22");
 });
