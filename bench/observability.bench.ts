@@ -29,7 +29,6 @@
  * processes write CPU profiles there).
  */
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import type { ChildProcess } from "node:child_process";
 import { scratchSpace, spawnTracked, stopChild, waitExit } from "./support/children";
@@ -38,6 +37,7 @@ import { runBench } from "./support/main";
 import { serverPids } from "./support/cpu";
 import { intEnv } from "./support/env";
 import { measure, type LoadResult, type LoadSettings } from "./support/load";
+import { freePort } from "../test/support/processes";
 import { PAGE_PATH, platformEnv, seed, spawnPlatformNode } from "./support/platform";
 
 const settings: LoadSettings = {
@@ -52,18 +52,6 @@ const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(","))
 
 /** The OTLP receiver's pid: like the scraper, outside the platform (its CPU is not the server's). */
 let sinkPid = 0;
-
-/** A loopback port nobody listens on now (the platform process is given it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Resolves once the platform process answers GET /ready (bus, store and the services behind its routes up); rejects if it exits first. */
 async function ready(base: string, child: ChildProcess, ms = 60_000): Promise<void> {

@@ -59,10 +59,11 @@ export async function eventually(
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 }
 
-/** A TCP port free on 127.0.0.1 right now (for a process that must be told its port). */
+/** A TCP port free on 127.0.0.1 right now (for a process that must be told its port; tests and benches). */
 export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const server = net.createServer();
+    server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {
       const { port } = server.address() as net.AddressInfo;
       server.close(() => resolve(port));
