@@ -4,25 +4,12 @@
  * and every sweep for the expired claims, while the history only grows: the index on `state`
  * names the claims.
  */
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { EmbeddedBackend } from "../../shared/store/embedded/backend";
+import { freshStorePerTest } from "../support/fresh-store";
 import { Table } from "../../shared/store/embedded/table";
 import { AutomationRunsRepository, slotId } from "../../services/scheduler/automation-runs.repository";
 import type { AutomationRun } from "../../shared/contracts/resources";
 
-let dir: string;
-let store: EmbeddedBackend;
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "scheduler-claims-"));
-  store = new EmbeddedBackend({ dataDir: dir });
-});
-afterEach(async () => {
-  jest.restoreAllMocks();
-  await store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const fixture = freshStorePerTest("scheduler-claims");
 
 function run(i: number, state: AutomationRun["state"], leaseUntil: number): AutomationRun {
   const dueAt = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
@@ -40,10 +27,10 @@ function run(i: number, state: AutomationRun["state"], leaseUntil: number): Auto
 }
 
 test("the earliest lease and the expired claims are looked up among the claims, not the history", async () => {
-  const runs = new AutomationRunsRepository(store);
+  const runs = new AutomationRunsRepository(fixture.store);
   await runs.ensureIndexes();
   // A long history of finished runs (their leases long past), and three claims in flight.
-  await store
+  await fixture.store
     .collection<AutomationRun>("automation_runs")
     .insertMany(Array.from({ length: 2000 }, (_, i) => run(i, i % 2 ? "started" : "failed", i)));
   for (const [i, lease] of [

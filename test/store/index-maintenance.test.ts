@@ -7,22 +7,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { EmbeddedBackend } from "../../shared/store/embedded/backend";
+import { freshStorePerTest } from "../support/fresh-store";
 import { DuplicateKeyError, type IndexSpec } from "../../shared/store/types";
 import { int, pick, seeded } from "../support/random-docs";
 
-let dir: string;
-let store: EmbeddedBackend;
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "store-index-"));
-  store = new EmbeddedBackend({ dataDir: dir });
-});
-afterEach(async () => {
-  await store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const fixture = freshStorePerTest("store-index");
 
 test("an update away from the indexed fields keeps the entries; one on them re-keys", async () => {
-  const jobs = store.collection("jobs");
+  const jobs = fixture.store.collection("jobs");
   await jobs.createIndex({ keys: { "metrics.start_time": -1 } });
   await jobs.createIndex({ keys: { groups: 1 } });
   await jobs.insertMany([
@@ -43,7 +35,7 @@ test("an update away from the indexed fields keeps the entries; one on them re-k
 });
 
 test("a unique key freed by one document can be taken by another, and a taken one is refused", async () => {
-  const names = store.collection("names");
+  const names = fixture.store.collection("names");
   await names.createIndex({ keys: { name: 1 }, unique: true });
   await names.insertMany([
     { _id: "1", name: "core" },
@@ -61,7 +53,7 @@ test("a unique key freed by one document can be taken by another, and a taken on
 });
 
 test("a write beside an indexed nested field keeps its entries; arrays and the field itself re-key", async () => {
-  const jobs = store.collection("jobs");
+  const jobs = fixture.store.collection("jobs");
   await jobs.createIndex({ keys: { "metrics.start_time": -1, _id: -1 } });
   await jobs.createIndex({ keys: { "members.id": 1 } });
   await jobs.createIndex({ keys: { "owner.name": 1 }, unique: true });
@@ -126,7 +118,7 @@ test("entries kept across random writes are the entries a fresh build of the sam
     { keys: { "tasks.a.status": 1 } },
     { keys: { code: 1 }, unique: true },
   ];
-  const jobs = store.collection("jobs");
+  const jobs = fixture.store.collection("jobs");
   for (const spec of indexes) await jobs.createIndex(spec);
   const r = seeded(42);
   const values = [1, 2, "x", "y", null, ["ops", "noc"], ["ops"], { start_time: 1 }, { name: "w" }];
@@ -162,9 +154,9 @@ test("entries kept across random writes are the entries a fresh build of the sam
     const copy = fresh.collection("jobs");
     for (const spec of indexes) await copy.createIndex(spec);
     await copy.insertMany(await jobs.find({}));
-    expect(entries(store, "jobs")).toEqual(entries(fresh, "jobs"));
+    expect(entries(fixture.store, "jobs")).toEqual(entries(fresh, "jobs"));
     // Held as table.ts keeps them: a key of one document as its `_id`, a Set only for several.
-    for (const backend of [store, fresh]) expect(setsOfFewerThanTwo(backend, "jobs")).toEqual([]);
+    for (const backend of [fixture.store, fresh]) expect(setsOfFewerThanTwo(backend, "jobs")).toEqual([]);
   } finally {
     await fresh.close();
   }
@@ -181,10 +173,10 @@ function setsOfFewerThanTwo(backend: EmbeddedBackend, collection: string): strin
 }
 
 test("a key one document holds is its _id; a second holder makes a set, which shrinks back", async () => {
-  const jobs = store.collection("jobs");
+  const jobs = fixture.store.collection("jobs");
   await jobs.createIndex({ keys: { groups: 1, "metrics.start_time": -1 } });
   const held = () => {
-    const table = store.table("jobs") as unknown as {
+    const table = fixture.store.table("jobs") as unknown as {
       sharedKeys: Map<string, Map<string, string | Set<string>>>;
     };
     const keys = table.sharedKeys.get("groups_1_metrics.start_time_-1")!;

@@ -5,28 +5,15 @@
  * narrows what is tested: every answer is the one a scan gives, in the same order, through inserts,
  * updates that move a document between keys, deletes and index changes.
  */
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { EmbeddedBackend } from "../../shared/store/embedded/backend";
+import { freshStorePerTest } from "../support/fresh-store";
 import type { Doc, Filter } from "../../shared/store/types";
 import { lookedUp } from "../support/index-lookups";
 import { int, pick, seeded, type Rand } from "../support/random-docs";
 
-let dir: string;
-let store: EmbeddedBackend;
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "store-prefix-"));
-  store = new EmbeddedBackend({ dataDir: dir });
-});
-afterEach(async () => {
-  jest.restoreAllMocks();
-  await store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const fixture = freshStorePerTest("store-prefix");
 
 test("the sweep's filter finds the running jobs among the running, not among every job", async () => {
-  const jobs = store.collection("jobs");
+  const jobs = fixture.store.collection("jobs");
   await jobs.createIndex({ keys: { status: 1, sweepAt: 1 } });
   await jobs.insertMany(
     Array.from({ length: 2000 }, (_, i) => ({ _id: `done${i}`, status: "complete", sweepAt: null })),
@@ -54,7 +41,7 @@ test("the sweep's filter finds the running jobs among the running, not among eve
 });
 
 test("a lookup naming more than a quarter of the collection is left to a scan", async () => {
-  const jobs = store.collection("jobs");
+  const jobs = fixture.store.collection("jobs");
   await jobs.createIndex({ keys: { status: 1, sweepAt: 1 } });
   await jobs.insertMany(
     Array.from({ length: 100 }, (_, i) => ({ _id: `j${i}`, status: i < 30 ? "a" : "b" })),
@@ -72,12 +59,12 @@ test("a lookup naming more than a quarter of the collection is left to a scan", 
 });
 
 test("prefixes follow the declared indexes: never listed or stored, gone with their index", async () => {
-  const reports = store.collection("reports");
+  const reports = fixture.store.collection("reports");
   await reports.createIndex({ keys: { deviceName: 1, timestamp: -1 } });
   await reports.insertMany(
     Array.from({ length: 40 }, (_, i) => ({ _id: `r${i}`, deviceName: `d${i % 10}` })),
   );
-  const table = store.table("reports");
+  const table = fixture.store.table("reports");
   expect([...table.indexes.keys()]).toEqual(["deviceName_1_timestamp_-1"]);
   expect(table.candidates({ deviceName: "d3" })).toEqual(["r3", "r13", "r23", "r33"]);
 
@@ -86,9 +73,7 @@ test("prefixes follow the declared indexes: never listed or stored, gone with th
 
   // After a restart the store holds what its log says: the declared index, its prefix derived again.
   await reports.createIndex({ keys: { deviceName: 1, timestamp: -1 } });
-  await store.close();
-  store = new EmbeddedBackend({ dataDir: dir });
-  const reopened = store.table("reports");
+  const reopened = (await fixture.reopen()).table("reports");
   expect([...reopened.indexes.keys()]).toEqual(["deviceName_1_timestamp_-1"]);
   expect(reopened.candidates({ deviceName: "d3" })).toEqual(["r3", "r13", "r23", "r33"]);
 });
@@ -124,8 +109,8 @@ function randomPinning(r: Rand): Filter {
 
 test("every answer by prefix is the scan's answer, in its order, through 3,000 random writes", async () => {
   const r = seeded(2611);
-  const indexed = store.collection("indexed");
-  const scanned = store.collection("scanned");
+  const indexed = fixture.store.collection("indexed");
+  const scanned = fixture.store.collection("scanned");
   await indexed.createIndex({ keys: { a: 1, b: 1, "o.c": 1 } });
   await indexed.createIndex({ keys: { b: -1, a: 1 } });
   let ids = 0;

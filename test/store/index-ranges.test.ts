@@ -6,29 +6,16 @@
  * arrays (any element may meet any operator) and missing fields, through inserts, updates and
  * deletes.
  */
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { EmbeddedBackend } from "../../shared/store/embedded/backend";
+import { freshStorePerTest } from "../support/fresh-store";
 import { Table } from "../../shared/store/embedded/table";
 import type { Doc, Filter } from "../../shared/store/types";
 import { lookedUp } from "../support/index-lookups";
 import { int, pick, seeded, type Rand } from "../support/random-docs";
 
-let dir: string;
-let store: EmbeddedBackend;
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "store-range-"));
-  store = new EmbeddedBackend({ dataDir: dir });
-});
-afterEach(async () => {
-  jest.restoreAllMocks();
-  await store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const fixture = freshStorePerTest("store-range");
 
 test("the idempotency sweep's range names the expired records from the index, none of the rest", async () => {
-  const records = store.collection("idempotency");
+  const records = fixture.store.collection("idempotency");
   await records.createIndex({ keys: { expiresAt: 1 }, name: "expiresAt" });
   const now = 1_000_000;
   await records.insertMany(
@@ -50,7 +37,7 @@ test("the idempotency sweep's range names the expired records from the index, no
 });
 
 test("a read's range reads an index of at most 65,536 keys (a slice's worth), a write's any", async () => {
-  const records = store.collection("idempotency");
+  const records = fixture.store.collection("idempotency");
   await records.createIndex({ keys: { expiresAt: 1 }, name: "expiresAt" });
   await records.insertMany(Array.from({ length: 40 }, (_, i) => ({ _id: `r${i}`, expiresAt: i })));
   const bounds: unknown[] = [];
@@ -63,7 +50,7 @@ test("a read's range reads an index of at most 65,536 keys (a slice's worth), a 
   expect(await records.deleteMany({ expiresAt: { $lt: 2 } })).toBe(2);
   expect(bounds).toEqual([65_536, Infinity]);
   // Past its bound the index is not read: the read scans (in slices) instead.
-  const table = store.table("idempotency");
+  const table = fixture.store.table("idempotency");
   expect(table.candidates({ expiresAt: { $lt: 5 } }, 38)).toEqual(["r2", "r3", "r4"]);
   expect(table.candidates({ expiresAt: { $lt: 5 } }, 37)).toBeUndefined();
 });
@@ -116,8 +103,8 @@ function randomFilter(r: Rand, u: number): Filter {
 
 test("every range answered from the keys is the scan's answer, in its order, through 3,000 random writes", async () => {
   const r = seeded(3030);
-  const indexed = store.collection("indexed");
-  const scanned = store.collection("scanned");
+  const indexed = fixture.store.collection("indexed");
+  const scanned = fixture.store.collection("scanned");
   await indexed.createIndex({ keys: { v: 1 } });
   await indexed.createIndex({ keys: { "a.b": 1, w: 1 } });
   await indexed.createIndex({ keys: { u: 1 }, unique: true });
