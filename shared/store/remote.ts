@@ -107,12 +107,24 @@ export class RemoteBackend implements Store {
       return await this.broker.call<R, Record<string, unknown>>(
         action,
         params,
-        parent ? { parentCtx: parent } : undefined,
+        parent ? { parentCtx: withoutMeta(parent) } : undefined,
       );
     } catch (err) {
       throw rebuild(err);
     }
   }
+}
+
+/**
+ * `ctx` as a store call's parent: its request id, level and place in the trace, not its meta.
+ * Moleculer copies a parent's meta into the child, so the caller's identity (the user, the session
+ * id) crossed the bus to the store's node and back in its answer, about 700 bytes a job start; the
+ * store reads no caller (its actions are no contract's: shared/authorization.ts) and a batch of
+ * calls never carried one. A view: Context.create reads the parent's fields, and this one's meta is
+ * absent.
+ */
+function withoutMeta(ctx: Context): Context {
+  return Object.create(ctx, { meta: { value: undefined } }) as Context;
 }
 
 /** The store's errors as the classes the other backends throw (they cross the bus as plain data). */
