@@ -10,7 +10,9 @@
  *   nats-local  the same with the no-op service in each engine's process as well, where each
  *               replica calls it: a worker with its processor, as the peers' workers are
  * Reports task transitions/s (tasks run to completion per second), jobs/s, start-to-complete
- * p50/p99 and finishTask p50/p99, with the CPU share other processes on the machine used meanwhile.
+ * p50/p99 and finishTask p50/p99, with the CPU share other processes on the machine used meanwhile,
+ * how busy the machine was, and the CPU a transition cost the run's processes and nats-server
+ * (support/cpu.ts cpuUsPer): with the machine near 100 % busy, a shape is bound by CPU.
  * Table on stdout, JSON in bench/results/engine.json.
  *
  * Then, open loop, BENCH_PACED_JOBS jobs started at half the peak jobs/s just measured: the
@@ -90,16 +92,18 @@ async function run(shape: Shape): Promise<void> {
 
 function report(): void {
   console.log(
-    "\n| shape | transitions/s (aim) | jobs/s | start-to-complete p50 / p99 | at half peak p50 / p99 (aim p99 < 100) | finishTask p50 / p99 | others' CPU |",
+    "\n| shape | transitions/s (aim) | jobs/s | start-to-complete p50 / p99 | at half peak p50 / p99 (aim p99 < 100) | finishTask p50 / p99 | others' CPU | machine busy | CPU a transition |",
   );
-  console.log("|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|");
   for (const r of results) {
     const others = r.cpu?.others == null ? "n/a" : `${Math.round(r.cpu.others * 100)}%`;
+    const busy = r.cpu ? `${Math.round(r.cpu.machine * 100)}%` : "n/a";
+    const perTransition = r.cpuUsPerTransition == null ? "n/a" : `${r.cpuUsPerTransition} µs`;
     console.log(
       `| ${r.label} | ${r.transitionsPerSec} (${r.aimTransitionsPerSec}) | ${r.jobsPerSec} | ` +
         `${r.startToComplete.p50Ms} / ${r.startToComplete.p99Ms} ms | ` +
         `${r.halfPeak ? `${r.halfPeak.p50Ms} / ${r.halfPeak.p99Ms} ms at ${r.halfPeak.jobsPerSec} jobs/s` : "n/a"} | ` +
-        `${r.finishTask.p50Ms} / ${r.finishTask.p99Ms} ms | ${others} |`,
+        `${r.finishTask.p50Ms} / ${r.finishTask.p99Ms} ms | ${others} | ${busy} | ${perTransition} |`,
     );
   }
   writeResults("engine", {

@@ -13,7 +13,7 @@
 import path from "node:path";
 import type { ServiceBroker } from "moleculer";
 import { childPids, spawnTracked, stopChild } from "../support/children";
-import { waitQuiet, watchCpu, type CpuShares } from "../support/cpu";
+import { cpuUsPer, waitQuiet, watchCpu, type CpuShares } from "../support/cpu";
 import {
   ADMIN_PASSWORD,
   httpUrl,
@@ -85,6 +85,8 @@ export interface OursResult {
   /** Jobs started at half the measured peak jobs/s, open loop. */
   halfPeak: (Latency & { jobsPerSec: number; failed: number }) | null;
   cpu: CpuShares | null;
+  /** CPU µs a transition of the closed loop, over the run's processes and nats-server (cpuUsPer). */
+  cpuUsPerTransition: number | null;
 }
 
 /** A load loop in ./load-child.ts; job ends go to it from this process's listener. */
@@ -234,6 +236,7 @@ async function measure(
       failed: finish.failed,
     },
     cpu: shares,
+    cpuUsPerTransition: cpuUsPer(shares, transitions),
     halfPeak: paced
       ? {
           ...latency(paced.latencies),

@@ -66,6 +66,18 @@ export interface CpuShares {
 }
 
 /**
+ * The CPU of the watched processes (the bench's tree and nats-server) a unit of work, in µs: what
+ * the work cost the machine, busy or not. On a machine shared with nothing else, `machine` near 1
+ * and this figure say whether a shape is bound by CPU (twice the throughput needs half of it) or by
+ * its waits. nats-server's share counts whole, its other clients' too (a shared server).
+ */
+export function cpuUsPer(shares: CpuShares | null, units: number): number | null {
+  if (!shares || units <= 0 || Object.keys(shares.byPid).length === 0) return null;
+  const ms = Object.values(shares.byPid).reduce((sum, v) => sum + v, 0);
+  return Math.round((ms * 1000) / units);
+}
+
+/**
  * Starts watching; `pids()` names the bench's live children (they come and go: autocannon is one
  * per run), so they are sampled every 200 ms and their last reading counts.
  */

@@ -37,6 +37,14 @@ test("each NATS shape runs its jobs on both replicas, the task's calls where the
   const [bus, local] = rows;
   expect(bus).toMatch(/^\| over NATS \(store \+ 2 engine replicas/);
   expect(local).toMatch(/^\| over NATS, the task in each engine's process/);
-  for (const row of rows) expect(Number(row.split("|")[2].trim().split(" ")[0])).toBeGreaterThan(0);
+  for (const row of rows) {
+    const cells = row.split("|").map((c) => c.trim());
+    expect(Number(cells[2].split(" ")[0])).toBeGreaterThan(0);
+    // What the run cost the machine: how busy it was, and the CPU of a transition over the
+    // run's processes (the store's, both engines', this one, the load's) and nats-server.
+    expect(cells[8]).toMatch(/^\d+%$/);
+    expect(cells[9]).toMatch(/^\d+ µs$/);
+    expect(Number(cells[9].split(" ")[0])).toBeGreaterThan(0);
+  }
   expect(run.stdout).not.toMatch(/jobs and \d+ finishTask calls failed/);
 }, 180_000);
