@@ -1,0 +1,72 @@
+/**
+ * checkUpdate's overlapping-path rule (shared/store/rules.ts), which the store's node runs on every
+ * compare-and-set: it walks a path's prefixes by its dots, not by splitting it into parts. Over
+ * random updates of awkward paths (empty segments, leading and trailing dots, `$rename` targets)
+ * it must refuse exactly what the rule's plain statement refuses, naming the same paths: a path
+ * clashes with one already in the update that is the same, a prefix of it up to a dot, or inside
+ * it.
+ */
+import { StoreRuleError } from "../../shared/errors";
+import { checkUpdate } from "../../shared/store/rules";
+import type { Update } from "../../shared/store/types";
+import { int, pick, seeded, type Rand } from "../support/random-docs";
+
+/** The rule as MongoDB states it, part by part: the clash `path` meets among `earlier`, if any. */
+function clashOf(path: string, earlier: string[]): string | undefined {
+  if (earlier.includes(path)) return path;
+  const parts = path.split(".");
+  for (let i = 1; i < parts.length; i++) {
+    const prefix = parts.slice(0, i).join(".");
+    if (earlier.includes(prefix)) return prefix;
+  }
+  return earlier.some((p) => p.startsWith(`${path}.`)) ? path : undefined;
+}
+
+/** What the rule refuses in `update`, in the order the checker meets its paths (undefined: nothing). */
+function expected(update: Record<string, Record<string, unknown>>): string | undefined {
+  const earlier: string[] = [];
+  for (const [op, fields] of Object.entries(update))
+    for (const [path, operand] of Object.entries(fields))
+      for (const target of op === "$rename" && typeof operand === "string" ? [path, operand] : [path]) {
+        const clash = clashOf(target, earlier);
+        if (clash !== undefined) return `Updating the path '${target}' would create a conflict at '${clash}'`;
+        earlier.push(target);
+      }
+  return undefined;
+}
+
+const SEGMENTS = ["a", "b", "ab", "", "tasks", "t1", "t10"];
+const OPS = ["$set", "$unset", "$inc", "$rename", "$min"];
+
+function randomPath(r: Rand): string {
+  const parts = Array.from({ length: int(r, 1, 4) }, () => pick(r, SEGMENTS));
+  return parts.join(".") || "a";
+}
+
+test("every overlap refused, and only those, naming the same paths as the rule part by part", () => {
+  const r = seeded(3202);
+  let refused = 0;
+  for (let n = 0; n < 5000; n++) {
+    const update: Record<string, Record<string, unknown>> = {};
+    for (let o = int(r, 1, 3); o > 0; o--) {
+      const op = pick(r, OPS);
+      const fields: Record<string, unknown> = (update[op] ??= {});
+      for (let f = int(r, 1, 4); f > 0; f--)
+        fields[randomPath(r)] = op === "$rename" ? randomPath(r) : op === "$unset" ? "" : 1;
+    }
+    const want = expected(update);
+    let got: string | undefined;
+    try {
+      checkUpdate(update as Update);
+    } catch (err) {
+      expect(err).toBeInstanceOf(StoreRuleError);
+      expect((err as StoreRuleError).codeName).toBe("ConflictingUpdateOperators");
+      got = (err as Error).message;
+    }
+    expect({ update, got }).toEqual({ update, got: want });
+    if (want) refused++;
+  }
+  // Both answers met often enough to mean something.
+  expect(refused).toBeGreaterThan(1000);
+  expect(refused).toBeLessThan(4000);
+});
