@@ -16,6 +16,12 @@
  * n-th noted document of a collection for its n-th insert there. Records written before made ids
  * existed carry such notes only, and are taken over the same way. Outside a keyed call nothing
  * changes. The store of every service passes through here (shared/runtime.ts).
+ *
+ * The call ends when its handler settles. Work the handler set going and left running (a started
+ * job's tasks, a compliance batch's checks) inherits its async context but is not the request: its
+ * inserts are plain ones, neither noted in the request's record nor under the request's made ids.
+ * Before, every insert of a job's tasks on the replica that started it was noted in the start's
+ * record: a loop over many devices grew one record by a note and a write each.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { hash } from "node:crypto";
@@ -46,17 +52,29 @@ export interface KeyedCall {
   madeCount?: Map<string, number>;
   /** Ids made in this run (keyedDocumentId, keyedUuid, id-less inserts): inserted without a note. */
   made?: Set<string>;
+  /** Set once the handler settled: what it left running is no longer the call (runKeyed). */
+  ended?: boolean;
 }
 
 const scope = new AsyncLocalStorage<KeyedCall>();
 
-export function runKeyed<T>(call: KeyedCall, run: () => Promise<T>): Promise<T> {
-  return scope.run(call, run);
+export async function runKeyed<T>(call: KeyedCall, run: () => Promise<T>): Promise<T> {
+  try {
+    return await scope.run(call, run);
+  } finally {
+    call.ended = true;
+  }
+}
+
+/** The keyed call this code runs in, unless its handler has settled (the header says why). */
+function currentCall(): KeyedCall | undefined {
+  const call = scope.getStore();
+  return call && !call.ended ? call : undefined;
 }
 
 /** Is this code running a keyed call taken over from a dead node? */
 export function takingOver(): boolean {
-  return scope.getStore()?.replay !== undefined;
+  return currentCall()?.replay !== undefined;
 }
 
 /** The hex digest every made id of the call under `label` comes from. */
@@ -87,7 +105,7 @@ function notingCollection(collection: Collection): Collection {
   // Not async itself: an insert outside a keyed call (every key-less create) is the collection's
   // own, with no promise of this wrapper's around it.
   const insertOne = (doc: Doc): Promise<Doc> => {
-    const call = scope.getStore();
+    const call = currentCall();
     return call ? keyedInsert(call, doc) : collection.insertOne(doc);
   };
   const keyedInsert = async (call: KeyedCall, doc: Doc): Promise<Doc> => {
@@ -140,7 +158,7 @@ export function notingKeyedInserts(store: Store): Store {
  * A document inserted under it needs no note: a takeover finds it by this id.
  */
 export function keyedDocumentId(label: string): string | undefined {
-  const call = scope.getStore();
+  const call = currentCall();
   return call ? made(call, madeDigest(call, label).slice(0, 24)) : undefined;
 }
 
@@ -149,7 +167,7 @@ export function keyedDocumentId(label: string): string | undefined {
  * whose ids are UUIDs (forms): undefined outside a keyed call.
  */
 export function keyedUuid(label: string): string | undefined {
-  const call = scope.getStore();
+  const call = currentCall();
   if (!call) return undefined;
   const h = madeDigest(call, label);
   const variant = ((parseInt(h[16], 16) & 0x3) | 0x8).toString(16);

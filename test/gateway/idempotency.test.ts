@@ -4,7 +4,7 @@
  * twice; the same key with another body, or a malformed key, is a client error that changes nothing.
  */
 import { IDEMPOTENCY_META, KEY_MADE_META } from "../../shared/idempotency";
-import { chain, manual, withStore } from "../support/engine-fixtures";
+import { auto, chain, manual, waitForJob, withStore } from "../support/engine-fixtures";
 import { clientWithRoles, expectError, usePlatform } from "../support/platform";
 
 const env = usePlatform();
@@ -94,6 +94,39 @@ test("a malformed key is 400 and changes nothing", async () => {
     name: string;
   }[];
   expect(groups.map((g) => g.name)).not.toContain("idem-bad");
+});
+
+test("a started job's tasks are not its start request: their inserts are plain, not noted in its record", async () => {
+  // Three tasks that each store a backup under an id of the service's own: while the start's
+  // record noted them (its scope reached the tasks its first step launched), every insert a job
+  // made on that replica grew the record by a note and a write.
+  const backup = (i: number) =>
+    [
+      `b${i}`,
+      auto("configuration", "createBackup", { deviceName: "idem-dev", config: `hostname r${i}` }),
+    ] as [string, ReturnType<typeof auto>];
+  const workflow = chain("Idempotent Backups", [backup(1), backup(2), backup(3)]);
+  expect((await env.admin.post("/workflow_builder/workflows", { workflow })).status).toBe(200);
+  const body = { workflow: "Idempotent Backups", options: {} };
+  const started = await env.admin.post("/operations-manager/jobs/start", body, withKey("k-job-tasks"));
+  expect(started.status).toBe(200);
+  const job = await waitForJob(env.platform.broker, started.body._id);
+  expect(job.status).toBe("complete");
+  const ids = ["b1", "b2", "b3"].map((t) => job.tasks[t].outgoing.result._id as string);
+  expect(new Set(ids).size).toBe(3);
+  const record = await withStore(env.platform.broker, async (store) => {
+    const [newest] = await store
+      .collection("idempotency")
+      .find({ action: "engine.startJob" }, { sort: { expiresAt: -1 }, limit: 1 });
+    return newest;
+  });
+  expect(record).toMatchObject({ state: "done", result: { _id: started.body._id } });
+  expect(record).not.toHaveProperty("inserts");
+  // The start's repeat still answers its job, and starts none.
+  const again = await env.admin.post("/operations-manager/jobs/start", body, withKey("k-job-tasks"));
+  expect(again.body._id).toBe(started.body._id);
+  const jobs = await env.admin.get(`/operations-manager/jobs?equals[name]=Idempotent Backups`);
+  expect(jobs.body.metadata.total).toBe(1);
 });
 
 describe("a replica that died after doing the work, before keeping its answer", () => {
