@@ -18,7 +18,7 @@
  * changes. The store of every service passes through here (shared/runtime.ts).
  *
  * The call ends when its handler settles. Work the handler set going and left running (a started
- * job's tasks, a compliance batch's checks) inherits its async context but is not the request: its
+ * job's tasks, a compliance batch's sweep) inherits its async context but is not the request: its
  * inserts are plain ones, neither noted in the request's record nor under the request's made ids.
  * Before, every insert of a job's tasks on the replica that started it was noted in the start's
  * record: a loop over many devices grew one record by a note and a write each.
