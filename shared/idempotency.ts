@@ -10,6 +10,10 @@
  *  - the first call inserts it `running` (a unique `_id`: of two racing calls one wins), runs the
  *    handler, then keeps the answer in it (`done`); a handler that fails removes it, so a repeat
  *    runs again;
+ *  - an action whose contract says `madeKeyRecord: false` keeps no record at all under a made key:
+ *    its handler finds its own repeat (its one insert is under an id made from the request id,
+ *    and it answers the document a repeat finds there), so the claim and `done` would only cost
+ *    two store writes (a job start over the bus);
  *  - a made key's record keeps no answer (`done` alone). Only the gateway's own retry can repeat a
  *    made key, once the node that ran the call has left the bus: a repeat that finds the record
  *    `done` (the node left after that write, before its answer arrived) runs the call again as a
@@ -111,6 +115,18 @@ export function actionsMarked(kind: "repeatable" | "keyed"): Set<string> {
   return out;
 }
 
+/** Every `keyed` action whose contract says `madeKeyRecord: false`, as `service.action`. */
+export function actionsWithoutMadeKeyRecord(): Set<string> {
+  const out = new Set<string>();
+  for (const def of Object.values(contracts) as {
+    name: string;
+    actions: Record<string, { idempotent?: string; madeKeyRecord?: false }>;
+  }[])
+    for (const [name, action] of Object.entries(def.actions))
+      if (action.idempotent === "keyed" && action.madeKeyRecord === false) out.add(`${def.name}.${name}`);
+  return out;
+}
+
 /**
  * JSON with object members in key order: the same params give the same text whatever their order.
  * Loops, not map/filter/join: it runs on every keyed call's params.
@@ -137,7 +153,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Meta = Record<string, unknown> & { caller?: { accountId?: string } };
 
-export function idempotencyMiddleware(writes: Set<string> = actionsMarked("keyed")): Middleware {
+export function idempotencyMiddleware(
+  writes: Set<string> = actionsMarked("keyed"),
+  withoutMadeKeyRecord: Set<string> = actionsWithoutMadeKeyRecord(),
+): Middleware {
   let broker: ServiceBroker;
   let lastSweep = 0;
   const indexed = new WeakSet<Store>();
@@ -213,8 +232,11 @@ export function idempotencyMiddleware(writes: Set<string> = actionsMarked("keyed
         delete ctx.meta[IDEMPOTENCY_META];
         const store = (action.service as { store?: Store } | undefined)?.store;
         if (!store) return handler(ctx);
-        const coll = await records(store);
         const _id = sha256(`${ctx.meta.caller?.accountId ?? ""}\n${action.name}\n${key}`);
+        // Its made ids come from the request id alone; its repeat finds what the first run stored.
+        if (madeKey && withoutMadeKeyRecord.has(action.name))
+          return runKeyed({ recordId: _id, seen: new Map() }, () => handler(ctx));
+        const coll = await records(store);
         const fingerprint = sha256(stableJson(ctx.params));
         const config = configOf(broker);
         const ttlMs = madeKey ? madeKeyTtlMs(config) : config.idempotencyTtlSeconds * 1000;

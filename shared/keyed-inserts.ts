@@ -36,9 +36,13 @@ export interface InsertNote {
 }
 
 export interface KeyedCall {
-  /** The idempotency record's `_id` and collection. */
+  /**
+   * The idempotency record's `_id` and collection. No collection: a call kept without a record (a
+   * made key of an action whose contract says `madeKeyRecord: false`): its made ids come from
+   * `recordId` alone, and an insert under an id of its own is not noted.
+   */
   recordId: string;
-  records: Collection;
+  records?: Collection;
   /**
    * The claim's random seed (in the record): made ids differ from those of an expired record of the
    * same key. Absent in records written before it existed; their ids are made from recordId alone.
@@ -110,7 +114,9 @@ function notingCollection(collection: Collection): Collection {
   };
   const keyedInsert = async (call: KeyedCall, doc: Doc): Promise<Doc> => {
     // Records from before made ids (no seed): every insert noted, as their first attempt did.
-    const own = call.seed === undefined || (doc._id !== undefined && !call.made?.has(doc._id));
+    const own =
+      (call.seed === undefined && call.records !== undefined) ||
+      (doc._id !== undefined && !call.made?.has(doc._id));
     if (!own) {
       const id = doc._id ?? madeInsertId(call, name);
       if (call.replay !== undefined) {
@@ -126,6 +132,7 @@ function notingCollection(collection: Collection): Collection {
       if (existing) return existing;
     }
     const withId = doc._id === undefined ? { ...doc, _id: newDocumentId() } : doc;
+    if (!call.records) return collection.insertOne(withId); // no record to note it in
     await call.records.updateOne({ _id: call.recordId }, { $push: { inserts: { c: name, id: withId._id } } });
     return collection.insertOne(withId);
   };

@@ -125,6 +125,15 @@ export interface ActionContract {
    * again (shared/idempotency.ts: the gateway gives every call of such an operation an id).
    */
   idempotent?: "repeatable" | "keyed";
+  /**
+   * `false`: a `keyed` write whose handler finds its own repeat, so a key the gateway made (which
+   * only the gateway's own retry repeats, once the node that ran the call has left) needs no record:
+   * its one write is an insert under an id made from the request id (shared/keyed-inserts.ts), and
+   * the handler answers what is already stored under it when that insert finds it taken. Saves the
+   * record's claim and its `done`, two of a job start's store writes over the bus. A client's
+   * `Idempotency-Key` keeps its record (its answer, its fingerprint check, its 24 h).
+   */
+  madeKeyRecord?: false;
 }
 
 export interface ServiceContract<

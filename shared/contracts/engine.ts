@@ -190,6 +190,8 @@ const jobStartOptions = {
 export const engine = defineService("engine", {
   startJob: {
     idempotent: "keyed",
+    // Its job's id is made from the request id; a repeat finds the job (run/handlers.ts startJob).
+    madeKeyRecord: false,
     params: {
       workflow: workflowName,
       options: {

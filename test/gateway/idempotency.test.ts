@@ -181,28 +181,64 @@ describe("a replica that died after doing the work, before keeping its answer", 
   });
 });
 
-describe("a key the gateway made (a call sent to another node): its record keeps no answer", () => {
-  test("its repeat (the gateway's retry) runs the start again and answers the job it started", async () => {
-    const broker = env.platform.broker;
-    const meta = () => ({ [IDEMPOTENCY_META]: "made-job-1", [KEY_MADE_META]: true });
-    const params = { workflow: "Idempotent Approval", options: { description: "made key" } };
-    const first = await broker.call<{ _id: string }, typeof params>("engine.startJob", params, {
-      meta: meta(),
-    });
-    const records = await withStore(broker, (store) =>
+describe("a key the gateway made (a call sent to another node)", () => {
+  const broker = () => env.platform.broker;
+  const startRecords = () =>
+    withStore(broker(), (store) =>
       store
         .collection("idempotency")
-        .find({ action: "engine.startJob", state: "done" }, { scan: "a test's look at a few records" }),
+        .count({ action: "engine.startJob" }, { scan: "a test counting one action's records" }),
     );
-    const record = records.find((r) => (r.expiresAt as number) - Date.now() <= 10 * 60_000);
-    expect(record).toBeDefined();
-    expect(record).not.toHaveProperty("result");
-    const again = await broker.call<{ _id: string }, typeof params>("engine.startJob", params, {
+
+  test("a job start keeps no record: its repeat (the gateway's retry) answers the job it started", async () => {
+    const meta = () => ({ [IDEMPOTENCY_META]: "made-job-1", [KEY_MADE_META]: true });
+    const params = { workflow: "Idempotent Approval", options: { description: "made key" } };
+    const before = await startRecords();
+    const first = await broker().call<{ _id: string }, typeof params>("engine.startJob", params, {
       meta: meta(),
     });
+    // Its job's id is made from the key: the repeat's insert finds it taken and answers that job.
+    expect(await startRecords()).toBe(before);
+    const again = await broker().call<{ _id: string; status: string }, typeof params>(
+      "engine.startJob",
+      params,
+      { meta: meta() },
+    );
     expect(again._id).toBe(first._id);
+    expect(again.status).toBe("running");
     const jobs = await env.admin.get(`/operations-manager/jobs?equals[description]=made key`);
     expect(jobs.body.metadata.total).toBe(1);
+    expect(await startRecords()).toBe(before);
+  });
+
+  test("two at once under one made key start one job, both answered with it", async () => {
+    const params = { workflow: "Idempotent Approval", options: { description: "made key race" } };
+    const meta = { [IDEMPOTENCY_META]: "made-job-2", [KEY_MADE_META]: true };
+    const both = await Promise.all(
+      [0, 1].map(() =>
+        broker().call<{ _id: string }, typeof params>("engine.startJob", params, { meta: { ...meta } }),
+      ),
+    );
+    expect(both[1]._id).toBe(both[0]._id);
+    const jobs = await env.admin.get(`/operations-manager/jobs?equals[description]=made key race`);
+    expect(jobs.body.metadata.total).toBe(1);
+  });
+
+  test("a made key's other keyed writes keep their record, without the answer", async () => {
+    const records = () =>
+      withStore(broker(), (store) =>
+        store
+          .collection("idempotency")
+          .find({ action: "accounts.createGroup" }, { scan: "a test's look at a few records" }),
+      );
+    const before = (await records()).length;
+    const made = { [IDEMPOTENCY_META]: "made-group-1", [KEY_MADE_META]: true };
+    await broker().call("accounts.createGroup", { name: "idem-made-group" }, { meta: made });
+    const after = await records();
+    expect(after).toHaveLength(before + 1);
+    const record = after.find((r) => (r.expiresAt as number) - Date.now() <= 10 * 60_000);
+    expect(record).toMatchObject({ state: "done" });
+    expect(record).not.toHaveProperty("result");
   });
 });
 

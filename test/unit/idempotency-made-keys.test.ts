@@ -20,9 +20,11 @@ import {
 import { keyedDocumentId, notingKeyedInserts } from "../../shared/keyed-inserts";
 import { retryLeftNodeMiddleware } from "../../shared/retry-left-node";
 import { openEmbeddedStore } from "../../shared/store";
-import type { Doc, Store } from "../../shared/store/types";
+import { DuplicateKeyError, type Doc, type Store } from "../../shared/store/types";
 
-const WRITES = new Set(["probe.make", "probe.create"]);
+const WRITES = new Set(["probe.make", "probe.create", "probe.start"]);
+/** Its contract would say `madeKeyRecord: false`: it finds its own repeat (as engine.startJob does). */
+const WITHOUT_MADE_KEY_RECORD = new Set(["probe.start"]);
 /** How many times probe.create's handler ran. */
 let creates = 0;
 let dir: string;
@@ -35,7 +37,10 @@ function broker(nodeID: string, withService: boolean): ServiceBroker {
     namespace: `made-keys-${process.pid}`,
     transporter: "Fake",
     logger: false,
-    middlewares: [retryLeftNodeMiddleware(new Set(), WRITES), idempotencyMiddleware(WRITES)],
+    middlewares: [
+      retryLeftNodeMiddleware(new Set(), WRITES),
+      idempotencyMiddleware(WRITES, WITHOUT_MADE_KEY_RECORD),
+    ],
   });
   if (withService)
     b.createService({
@@ -48,6 +53,22 @@ function broker(nodeID: string, withService: boolean): ServiceBroker {
         create(this: { store: Store }) {
           creates++;
           return this.store.collection("things").insertOne({ _id: keyedDocumentId("thing"), run: creates });
+        },
+        // A start as engine.startJob is one: its document under a made id, the repeat answered the
+        // document it finds there; beside it an id-less insert and one under an id of its own.
+        async start(this: { store: Store }) {
+          const things = this.store.collection("things");
+          const id = keyedDocumentId("started");
+          try {
+            const doc = await things.insertOne({ _id: id });
+            creates++;
+            const made = await things.insertOne({ madeFor: id });
+            const own = await things.insertOne({ _id: `own-${creates}`, ownFor: id });
+            return { doc, made: made._id, own: own._id };
+          } catch (err) {
+            if (!(err instanceof DuplicateKeyError)) throw err;
+            return { doc: await things.findOne({ _id: id }), repeat: true };
+          }
         },
         make(ctx: Context<unknown, Record<string, unknown>>) {
           // Inside a keyed call made ids exist; the key itself never reaches the handler.
@@ -214,5 +235,46 @@ describe("the gateway's mark (MAKE_KEY_IF_SENT): a key drawn only when the call 
       metaKeys: [],
     });
     expect(await records()).toBe(before + 1);
+  });
+});
+
+describe("an action without a made-key record (its contract: madeKeyRecord false)", () => {
+  const recordsOf = () =>
+    store
+      .collection("idempotency")
+      .count({ action: "probe.start" }, { scan: "a test counting one action's records" });
+  type Started = { doc: Doc; made?: string; own?: string; repeat?: true };
+
+  test("under a made key: no record; the repeat's made id is the first run's, and it finds the document", async () => {
+    const first = await remoteCaller.call<Started, Record<string, never>>(
+      "probe.start",
+      {},
+      { meta: { [GENERATED_KEY_META]: "made-s" } },
+    );
+    expect(await recordsOf()).toBe(0);
+    // Made ids, from the request id alone (no claim, no seed): the job's and the id-less insert's.
+    const recordId = hash("sha256", `\nprobe.start\nmade-s`);
+    const madeId = (label: string) => hash("sha256", `${recordId}\n${label}`).slice(0, 24);
+    expect(first.doc._id).toBe(madeId("started"));
+    expect(first.made).toBe(madeId("insert\nthings\n0"));
+    // The gateway's retry after the node left: the same key, marked made.
+    const runs = creates;
+    const again = await remoteCaller.call<Started, Record<string, never>>(
+      "probe.start",
+      {},
+      { meta: { [IDEMPOTENCY_META]: "made-s", [KEY_MADE_META]: true } },
+    );
+    expect(creates).toBe(runs);
+    expect(again).toEqual({ doc: first.doc, repeat: true });
+    expect(await recordsOf()).toBe(0);
+  });
+
+  test("under a client's key: its record as any keyed write's, with its answer", async () => {
+    const key = { meta: { [IDEMPOTENCY_META]: "client-s" } };
+    const first = await remoteCaller.call<Started, Record<string, never>>("probe.start", {}, key);
+    expect(await recordsOf()).toBe(1);
+    const runs = creates;
+    expect(await remoteCaller.call("probe.start", {}, key)).toEqual(first);
+    expect(creates).toBe(runs);
   });
 });

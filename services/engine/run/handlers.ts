@@ -73,7 +73,16 @@ export async function startJob(this: EngineService, ctx: EngineCtx<"startJob">) 
     Date.now(),
   );
   const runner: Runner = this.runner;
-  return answer(await runner.start(job));
+  try {
+    return answer(await runner.start(job));
+  } catch (err) {
+    // A repeat of the request whose first run stored the job (a made key keeps no record to say
+    // so: shared/contracts/engine.ts madeKeyRecord): it answers that job, started once.
+    if (!keyed || !(err instanceof DuplicateKeyError)) throw err;
+    const existing = await runner.jobs.read(keyed);
+    if (!existing) throw err;
+    return answer(existing);
+  }
 }
 
 export async function startScheduledJob(this: EngineService, ctx: EngineCtx<"startScheduledJob">) {
