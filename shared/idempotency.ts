@@ -39,6 +39,7 @@
 import { hash, randomUUID } from "node:crypto";
 import type { Context, Middleware, ServiceBroker } from "moleculer";
 import { contracts } from "./contracts";
+import type { ActionContract, ServiceContract } from "./contracts/define";
 import { ConflictError } from "./errors";
 import { configOf } from "./runtime";
 import { DuplicateKeyError, type Collection, type Store } from "./store/types";
@@ -103,28 +104,23 @@ interface IdempotencyRecord {
   inserts?: InsertNote[];
 }
 
+/** Every action whose contract passes `test`, as `service.action`. */
+function actionsWhose(test: (action: ActionContract) => boolean): Set<string> {
+  const out = new Set<string>();
+  for (const def of Object.values(contracts) as ServiceContract[])
+    for (const [name, action] of Object.entries(def.actions))
+      if (test(action)) out.add(`${def.name}.${name}`);
+  return out;
+}
+
 /** Every action a contract marks `idempotent: kind`, as `service.action`. */
 export function actionsMarked(kind: "repeatable" | "keyed"): Set<string> {
-  const out = new Set<string>();
-  for (const def of Object.values(contracts) as {
-    name: string;
-    actions: Record<string, { idempotent?: string }>;
-  }[])
-    for (const [name, action] of Object.entries(def.actions))
-      if (action.idempotent === kind) out.add(`${def.name}.${name}`);
-  return out;
+  return actionsWhose((action) => action.idempotent === kind);
 }
 
 /** Every `keyed` action whose contract says `madeKeyRecord: false`, as `service.action`. */
 export function actionsWithoutMadeKeyRecord(): Set<string> {
-  const out = new Set<string>();
-  for (const def of Object.values(contracts) as {
-    name: string;
-    actions: Record<string, { idempotent?: string; madeKeyRecord?: false }>;
-  }[])
-    for (const [name, action] of Object.entries(def.actions))
-      if (action.idempotent === "keyed" && action.madeKeyRecord === false) out.add(`${def.name}.${name}`);
-  return out;
+  return actionsWhose((action) => action.idempotent === "keyed" && action.madeKeyRecord === false);
 }
 
 /**
