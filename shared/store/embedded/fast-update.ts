@@ -331,20 +331,30 @@ function applySteps(doc: StoredDoc, steps: Step[], keepEqual: boolean): FastUpda
     : { doc, changed, written: [], patch: [], growth: 0, measured: 0, unmeasured: [] };
 }
 
+/** What `next` changed of `old`, member by member (memberChanges). */
+export interface MemberChanges {
+  /** `next`'s keys and values, by position. */
+  keys: string[];
+  values: unknown[];
+  /** The positions in `keys` of the members set anew: changed, or new (after every kept one). */
+  changed: number[];
+  /** `old`'s keys that `next` has not. */
+  dropped: string[];
+  /** How many members `next` kept as they were (the very same value). */
+  kept: number;
+}
+
 /**
- * Logs `$set path = next` over `old` as the members that changed, when both are plain objects and
- * that takes fewer bytes than the whole value (`json`): a task transition changes a few members of
- * two tasks (status, claim, times), and whole tasks made most of the log, so most of what a
- * compaction parses. Pushes the ops and answers true, or answers false (nothing pushed): the caller
- * logs the whole value. Replayed (replayPatch: the object copied, members set and unset), the ops
- * must give `next` exactly, member order included, so the members `next` kept must be in `old`'s
- * order and its new ones after them; a member is unchanged when it is the very same value (a
- * scalar, or an object the writer shared: services/engine/run/jobs.ts storedTask). Keys that are
- * not plain path segments (a dot, `$`, a digit-only name, `__proto__`) keep the whole value.
- * Test: test/unit/member-patch.test.ts.
+ * `next` as the members that changed of `old`, when both are plain objects and those members,
+ * set and unset one by one over `old`, give `next` exactly, member order included: the members
+ * `next` kept are in `old`'s order and its new ones after them. A member is unchanged when it is
+ * the very same value (a scalar, or an object the writer shared: services/engine/run/jobs.ts
+ * storedTask). Undefined when not so (or a member is undefined, which JSON leaves out). The one
+ * rule of the log's member ops (pushMembers) and of a remote versioned write's member sets
+ * (../member-writes.ts). Test: test/unit/member-patch.test.ts.
  */
-function pushMembers(patch: PatchOp[], path: string, old: unknown, next: unknown, json: string): boolean {
-  if (!isPlain(old) || !isPlain(next)) return false;
+export function memberChanges(old: unknown, next: unknown): MemberChanges | undefined {
+  if (!isPlain(old) || !isPlain(next)) return undefined;
   // Both objects' members by position (Object.keys and Object.values): a lookup of each key in
   // the other object (a keyed load that has seen every shape of document, and a hasOwn) cost more
   // than the whole walk (callgrind, twenty-third round).
@@ -352,7 +362,6 @@ function pushMembers(patch: PatchOp[], path: string, old: unknown, next: unknown
   const oldValues = Object.values(old);
   const keys = Object.keys(next);
   const values = Object.values(next);
-  // First, without serializing anything: which members changed, and whether the order allows it.
   const changed: number[] = [];
   const dropped: string[] = [];
   let kept = 0;
@@ -361,13 +370,13 @@ function pushMembers(patch: PatchOp[], path: string, old: unknown, next: unknown
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
     const value = values[i];
-    if (value === undefined) return false;
+    if (value === undefined) return undefined;
     // Where `key` is among the old members: next in order most often, else further on (the ones
     // between were dropped); behind the last one kept, a reorder the replay could not make.
     const at = cursor < oldKeys.length && oldKeys[cursor] === key ? cursor : oldKeys.indexOf(key, cursor);
-    if (at < 0 && cursor > 0 && oldKeys.indexOf(key) >= 0) return false;
+    if (at < 0 && cursor > 0 && oldKeys.indexOf(key) >= 0) return undefined;
     if (at >= 0) {
-      if (appending) return false; // a kept member after a new one: the replay would reorder them
+      if (appending) return undefined; // a kept member after a new one: the replay would reorder them
       for (; cursor < at; cursor++) dropped.push(oldKeys[cursor]);
       cursor = at + 1;
       if (value === oldValues[at]) {
@@ -378,6 +387,24 @@ function pushMembers(patch: PatchOp[], path: string, old: unknown, next: unknown
     changed.push(i);
   }
   for (; cursor < oldKeys.length; cursor++) dropped.push(oldKeys[cursor]);
+  return { keys, values, changed, dropped, kept };
+}
+
+/**
+ * Logs `$set path = next` over `old` as the members that changed, when both are plain objects and
+ * that takes fewer bytes than the whole value (`json`): a task transition changes a few members of
+ * two tasks (status, claim, times), and whole tasks made most of the log, so most of what a
+ * compaction parses. Pushes the ops and answers true, or answers false (nothing pushed): the caller
+ * logs the whole value. Replayed (replayPatch: the object copied, members set and unset), the ops
+ * must give `next` exactly: which members changed, and whether the order allows it, is
+ * memberChanges' rule. Keys that are not plain path segments (a dot, `$`, a digit-only name,
+ * `__proto__`) keep the whole value.
+ * Test: test/unit/member-patch.test.ts.
+ */
+function pushMembers(patch: PatchOp[], path: string, old: unknown, next: unknown, json: string): boolean {
+  const members = memberChanges(old, next);
+  if (!members) return false;
+  const { keys, values, changed, dropped, kept } = members;
   // Each member's op repeats the path: when fewer members stay than change, the whole value is
   // rarely longer, and finding out would serialize the members for nothing (a task's start).
   if (changed.length + dropped.length > kept) return false;
@@ -434,7 +461,7 @@ function memberSetStart(path: string, key: string): string {
 /** plainSegment of a member's key, remembered (a bounded memo): the same few keys come every time. */
 const memberMemo = new Map<string, boolean>();
 
-function plainMember(key: string): boolean {
+export function plainMember(key: string): boolean {
   let plain = memberMemo.get(key);
   if (plain !== undefined) return plain;
   plain = plainSegment(key);
