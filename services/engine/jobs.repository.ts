@@ -158,8 +158,9 @@ export class JobRepository extends Repository<RunJob> {
     options?: VersionedWriteOptions,
   ): Promise<boolean> {
     // The store's own versioned write where it has one (the embedded store: fewer checks, the same
-    // answer; the remote store: the generic update on the wire, with the hint); MongoDB, or a store
-    // behind a wrapper that leaves it out, takes the generic update (MongoDB ignores the hint).
+    // answer; the remote store: the generic update on the wire, with the hint, and a task as the
+    // members that changed of the one in `options.before`); MongoDB, or a store behind a wrapper
+    // that leaves it out, takes the generic update (MongoDB ignores both).
     const docs = this.docs;
     if (docs.updateVersioned) return docs.updateVersioned(id, version, set, unset, options);
     return updateVersionedAsUpdateOne(docs, id, version, set, unset, options);

@@ -13,6 +13,7 @@ import { checkFilter, checkPipeline } from "./rules";
 import type { Context, ServiceBroker } from "moleculer";
 import { Batcher, batchable, INSERT_IMAGE } from "./remote-batch";
 import { withId } from "./embedded/mongo";
+import { memberWrites } from "./member-writes";
 import {
   DuplicateKeyError,
   type Collection,
@@ -203,7 +204,9 @@ class RemoteCollection implements Collection<Doc> {
    * The versioned compare-and-set as the generic updateOne on the wire (the store node's embedded
    * collection takes that shape its fast way), carrying the `settled` hint in its options: a store
    * node of an older release checks options only as an object and ignores the member, so engines
-   * and store nodes of two releases still work together through a rolling upgrade.
+   * and store nodes of two releases still work together through a rolling upgrade. With `before`
+   * (never sent), an object set over one it holds goes as the members that changed
+   * (./member-writes.ts): a task transition's two tasks, not their whole texts.
    */
   updateVersioned(
     id: string,
@@ -212,7 +215,8 @@ class RemoteCollection implements Collection<Doc> {
     unset?: Record<string, "">,
     options?: VersionedWriteOptions,
   ): Promise<boolean> {
-    return updateVersionedAsUpdateOne(this, id, version, set, unset, options);
+    const change = options?.before ? memberWrites(set, unset, options.before) : { set, unset };
+    return updateVersionedAsUpdateOne(this, id, version, change.set, change.unset, options);
   }
   findOneAndUpdate(filter: Filter, update: Update, options?: FindOneAndUpdateOptions): Promise<Doc | null> {
     return this.call("findOneAndUpdate", { filter, update, options });

@@ -115,10 +115,10 @@ export interface CountOptions {
   scan?: string;
 }
 
-export interface UpdateOptions extends VersionedWriteOptions {
+export interface UpdateOptions extends WriteHints {
   /** Insert a document built from the filter's equality members and the update when none matches. */
   upsert?: boolean;
-  // `settled` (VersionedWriteOptions) on an updateOne: the embedded store honours it where the
+  // `settled` (WriteHints) on an updateOne: the embedded store honours it where the
   // update is a versioned compare-and-set's (versionedUpdateOne's shape), which is how the hint
   // crosses the bus to the store node (remote.ts); every other update, and every other backend,
   // ignores it.
@@ -171,14 +171,24 @@ export async function updateVersionedAsUpdateOne(
   return (await collection.updateOne(filter, update, hint)).matchedCount === 1;
 }
 
-/** Hints for Collection.updateVersioned: they change no answer, only what a backend keeps at hand. */
-export interface VersionedWriteOptions {
+/** Hints for a write: they change no answer, only what a backend keeps at hand. */
+export interface WriteHints {
   /**
    * The document, as written, will rarely be read or written again soon (an ended job): a backend
    * that keeps its recent documents as objects (the embedded store's hot documents, doc-map.ts)
    * may hold this one as its text at once, instead of after its next 1,024 writes. Others ignore it.
    */
   settled?: boolean;
+}
+
+/** Hints for Collection.updateVersioned: they change no answer, only what a write carries or keeps. */
+export interface VersionedWriteOptions extends WriteHints {
+  /**
+   * The document at `version` as the caller holds it (its values as stored): the remote store then
+   * sends, for an object set over an object, only the members that changed (member-writes.ts).
+   * Never sent; others ignore it.
+   */
+  before?: Doc;
 }
 
 export interface UpdateResult {

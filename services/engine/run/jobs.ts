@@ -177,7 +177,10 @@ export class JobStore {
         // An ended job is rarely written or read again: the embedded store may hold it as its
         // text at once (types.ts VersionedWriteOptions), as this replica forgets it (remember).
         const settled = this.machinery && hasEnded(draft);
-        if (await this.jobs.compareAndSet(id, base.version, set, unset, { settled })) {
+        // What is stored at the base's version, when none of its values moved out of the job: a
+        // remote store then sends only the changed members of each task (store/member-writes.ts).
+        const before = this.machinery && !spill ? base : undefined;
+        if (await this.jobs.compareAndSet(id, base.version, set, unset, { settled, before })) {
           this.remember(draft);
           if (spill && spill.superseded.length > 0) await this.dropQuietly(spill.superseded);
           return { before: base, job: draft, result, changed: true, changedTasks: delta.tasks };
