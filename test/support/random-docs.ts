@@ -124,3 +124,23 @@ export function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+/**
+ * `old` changed as a writer would: members kept (the same value), replaced, dropped, a new one
+ * now and then before kept ones, and up to two of `added` set (a key not a plain path segment
+ * among them tests the way that keeps the whole value).
+ */
+export function editedObject(r: Rand, old: Doc, added: readonly string[]): Doc {
+  const next: Doc = {};
+  const keys = Object.keys(old);
+  if (r() < 0.1) keys.reverse();
+  for (const key of keys) {
+    if (r() < 0.05) next.z = randomValue(r); // a new member before kept ones
+    const roll = r();
+    if (roll < 0.5) next[key] = old[key];
+    else if (roll < 0.75) next[key] = randomValue(r);
+    else if (roll < 0.8) next[key] = JSON.parse(JSON.stringify(old[key]));
+  }
+  for (let i = int(r, 0, 2); i > 0; i--) next[pick(r, added)] = randomValue(r);
+  return next;
+}

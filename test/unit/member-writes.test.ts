@@ -8,7 +8,10 @@ import { fastUpdate } from "../../shared/store/embedded/fast-update";
 import type { StoredDoc } from "../../shared/store/embedded/table";
 import { memberWrites } from "../../shared/store/member-writes";
 import type { Doc } from "../../shared/store/types";
-import { deepFreeze, int, pick, randomValue, seeded, type Rand } from "../support/random-docs";
+import { deepFreeze, editedObject, randomValue, seeded } from "../support/random-docs";
+
+/** Members a random edit may add: some are no plain path segment, so their object goes whole. */
+const ADDED = ["e", "f", "a", "__proto__", "1", "g.h"];
 
 const claim = { owner: "replica-a/1f2e", until: 1795901451239, run: "024e64b5-a530-42f6-ba38-3cbdd503ea50" };
 const variables = { incoming: { device: "r1" }, outgoing: {} };
@@ -83,23 +86,6 @@ test("what cannot go member by member goes whole", () => {
   whole({ "tasks.t2": [1] }); // an array set
 });
 
-/** `old` changed as a writer would: members kept (the same value), replaced, dropped, added. */
-function edited(r: Rand, old: Doc): Doc {
-  const next: Doc = {};
-  const keys = Object.keys(old);
-  if (r() < 0.1) keys.reverse();
-  for (const key of keys) {
-    if (r() < 0.05) next.z = randomValue(r); // a new member before kept ones
-    const roll = r();
-    if (roll < 0.6) next[key] = old[key];
-    else if (roll < 0.8) next[key] = randomValue(r);
-    else if (roll < 0.85) next[key] = JSON.parse(JSON.stringify(old[key]));
-  }
-  for (let i = int(r, 0, 2); i > 0; i--)
-    next[pick(r, ["e", "f", "a", "__proto__", "1", "g.h"])] = randomValue(r);
-  return next;
-}
-
 test("randomised objects set over objects: the member writes make the same document as the whole values", () => {
   const r = seeded(20261201);
   let narrowed = 0;
@@ -110,8 +96,8 @@ test("randomised objects set over objects: the member writes make the same docum
       for (const key of ["a", "b", "c", "d", "e"]) if (r() < 0.8) members[key] = randomValue(r);
       doc[path] = members;
     }
-    const set: Record<string, unknown> = { o: edited(r, doc.o as Doc) };
-    if (r() < 0.5) set.p = edited(r, doc.p as Doc);
+    const set: Record<string, unknown> = { o: editedObject(r, doc.o as Doc, ADDED) };
+    if (r() < 0.5) set.p = editedObject(r, doc.p as Doc, ADDED);
     if (r() < 0.3) set.q = randomValue(r);
     const sent = memberWrites(set, undefined, doc);
     if (Object.keys(sent.set).some((path) => path.includes("."))) narrowed++;
