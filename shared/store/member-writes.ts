@@ -40,7 +40,8 @@ export function memberWrites(
   before: Doc,
 ): VersionedChange {
   let narrowed: Record<string, unknown> | undefined;
-  let unsetOut = unset;
+  /** The caller's `unset` with the dropped members beside it, copied once a member is dropped. */
+  let dropping: Record<string, ""> | undefined;
   const paths = Object.keys(set);
   for (let i = 0; i < paths.length; i++) {
     const path = paths[i];
@@ -63,10 +64,11 @@ export function memberWrites(
     }
     for (const at of members.changed) narrowed[`${path}.${members.keys[at]}`] = members.values[at];
     if (members.dropped.length > 0) {
-      unsetOut = { ...unsetOut };
-      for (const key of members.dropped) unsetOut[`${path}.${key}`] = "";
+      dropping ??= { ...unset };
+      for (const key of members.dropped) dropping[`${path}.${key}`] = "";
     }
   }
+  const unsetOut = dropping ?? unset;
   return narrowed ? { set: narrowed, ...(unsetOut && { unset: unsetOut }) } : { set, unset };
 }
 
