@@ -35,16 +35,10 @@ import { EmbeddedCollection } from "./collection";
 import { jsonNesting, writtenWithin, type WrittenValue } from "./depth";
 import { patchJson, type PatchOp } from "./fast-update";
 import { PatchReplay } from "./load-replay";
+import { readLogFile, type LogRead } from "./log-reader";
 import { frozenJsonNesting, frozenJsonText } from "../../frozen-json";
 import { MAX_DOCUMENT_DEPTH, documentTooDeep } from "../rules";
-import {
-  forEachLogEntry,
-  fsyncDirectory,
-  readSnapshot,
-  rotatedLogPath,
-  rotatedLogs,
-  type LogEntry,
-} from "./snapshot";
+import { fsyncDirectory, readSnapshot, rotatedLogPath, rotatedLogs, type LogEntry } from "./snapshot";
 import type { CompactionResult } from "./compaction";
 import { WorkerPool, workerEntry } from "../../worker-pool";
 import { AGGREGATE_BUDGET_MS, INLINE_ROWS, type RestTask } from "./aggregate-input";
@@ -454,27 +448,26 @@ export class EmbeddedBackend implements Store {
     // Logs rotated by a compaction that had not finished (./snapshot.ts): older lines first.
     for (const old of rotatedLogs(this.dir)) {
       if (old.seq <= this.seq) fs.rmSync(old.file, { force: true });
-      else this.replayLog(old.file, fs.readFileSync(old.file), patches);
+      else this.replayLog(old.file, patches);
     }
-    const content = fs.existsSync(log) ? fs.readFileSync(log) : Buffer.alloc(0);
-    const goodBytes = this.replayLog(log, content, patches);
+    const { size, goodBytes } = fs.existsSync(log) ? this.replayLog(log, patches) : { size: 0, goodBytes: 0 };
     patches.flush();
     const fd = fs.openSync(log, "a", 0o600);
     tighten(log, 0o600); // a log made by an older version was 0644
-    if (goodBytes < content.length) fs.ftruncateSync(fd, goodBytes);
+    if (goodBytes < size) fs.ftruncateSync(fd, goodBytes);
     this.logBytes = goodBytes;
     fsyncDirectory(this.dir);
     return fd;
   }
 
   /**
-   * Applies a log's lines the snapshot does not hold yet; answers how many bytes of it are whole
-   * lines. Only the last line can be torn by a crash; garbage earlier is corruption we must not hide.
-   * Patches go to `patches`, which applies each document's last image when its collection is
-   * written otherwise or the caller flushes it (./load-replay.ts).
+   * Applies a log's lines the snapshot does not hold yet; answers its size and how many bytes of it
+   * are whole lines. Only the last line can be torn by a crash; garbage earlier is corruption we must
+   * not hide (./log-reader.ts). Patches go to `patches`, which applies each document's last image
+   * when its collection is written otherwise or the caller flushes it (./load-replay.ts).
    */
-  private replayLog(log: string, content: Buffer, patches: PatchReplay): number {
-    return forEachLogEntry(log, content, (entry) => {
+  private replayLog(log: string, patches: PatchReplay): LogRead {
+    return readLogFile(log, (entry) => {
       if (entry.s <= this.seq) return;
       if (entry.put?.length || entry.del?.length || entry.idx || entry.dropIdx?.length) {
         patches.flush(entry.c);

@@ -17,9 +17,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { replayPatchInPlace } from "./fast-update";
+import { readLogFile } from "./log-reader";
 import {
   docText,
-  forEachLogEntry,
   fsyncDirectory,
   readSnapshotLines,
   rotatedLogs,
@@ -87,7 +87,7 @@ export function compactFiles(task: CompactionTask): CompactionResult {
   let next = base + 1;
   for (const log of rotatedLogs(task.dir)) {
     if (log.seq <= base || log.seq > task.seq) continue;
-    forEachLogEntry(log.file, fs.readFileSync(log.file), (entry) => {
+    readLogFile(log.file, (entry) => {
       if (entry.s < next || entry.s > task.seq) return;
       if (entry.s !== next)
         throw new Error(`store logs in ${task.dir} miss seq ${next} (next line ${entry.s})`);

@@ -174,32 +174,6 @@ export function readSnapshot(
   return seq;
 }
 
-/**
- * Calls `apply` with each whole line of the log `content` (file `log`, for errors); answers how
- * many bytes of it are whole lines. Only the last line can be torn by a crash (it was never
- * acknowledged: ignored); garbage earlier is corruption we must not hide.
- */
-export function forEachLogEntry(log: string, content: Buffer, apply: (entry: LogEntry) => void): number {
-  let goodBytes = 0;
-  let start = 0;
-  while (start < content.length) {
-    const end = content.indexOf(0x0a, start);
-    const isLast = end === -1 || end === content.length - 1;
-    const text = content.subarray(start, end === -1 ? content.length : end).toString("utf8");
-    let entry: LogEntry;
-    try {
-      entry = JSON.parse(text) as LogEntry;
-    } catch (err) {
-      if (isLast) break;
-      throw new Error(`store log ${log} is corrupt at byte ${start}: ${(err as Error).message}`);
-    }
-    if (end === -1) break; // parseable but unterminated: never acknowledged, treat as torn
-    apply(entry);
-    goodBytes = start = end + 1;
-  }
-  return goodBytes;
-}
-
 /** Documents the loader applies at a time (readSnapshot). */
 export const SNAPSHOT_CHUNK = 100;
 
@@ -258,17 +232,30 @@ export function writeSnapshotSync(tmp: string, seq: number, tables: CapturedTabl
     let pieces: Buffer[] = [];
     let text = "";
     let size = 0;
+    // The serialized lines go through one buffer, reused (never a fresh one a flush: faulting in
+    // new pages cost more than encoding into them; ./log-reader.ts).
+    let arena = (textArena ??= Buffer.allocUnsafeSlow(TEXT_ARENA_BYTES));
+    let used = 0;
+    const writePieces = () => {
+      if (pieces.length > 0) written += writeAllSync(fd, pieces);
+      pieces = [];
+      size = used = 0;
+    };
     const takeText = () => {
       if (text.length === 0) return;
-      pieces.push(Buffer.from(text));
+      const bytes = Buffer.byteLength(text);
+      if (used + bytes > arena.length) {
+        writePieces(); // what the arena holds is written before its bytes are reused
+        if (bytes > arena.length) arena = Buffer.allocUnsafeSlow(bytes); // one long line: this write's own
+      }
+      arena.write(text, used);
+      pieces.push(arena.subarray(used, used + bytes));
+      used += bytes;
       text = "";
     };
     const flush = () => {
       takeText();
-      if (pieces.length === 0) return;
-      written += writeAllSync(fd, pieces);
-      pieces = [];
-      size = 0;
+      writePieces();
     };
     const line = (piece: string) => {
       text += piece + "\n";
@@ -296,6 +283,10 @@ export function writeSnapshotSync(tmp: string, seq: number, tables: CapturedTabl
   }
   return written;
 }
+
+/** The serialized lines' buffer of this thread (writeSnapshotSync), kept between compactions. */
+let textArena: Buffer | undefined;
+const TEXT_ARENA_BYTES = 8 * 1024 * 1024;
 
 /**
  * Writes `pieces` in order with one gathering write (writev), not copied into one buffer first:
