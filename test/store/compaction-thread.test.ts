@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { EmbeddedBackend } from "../../shared/store/embedded/backend";
 import { compactFiles } from "../../shared/store/embedded/compaction";
-import { writeSnapshotSync } from "../../shared/store/embedded/snapshot";
+import { KeptLine, writeSnapshotSync } from "../../shared/store/embedded/snapshot-writer";
 import type { Doc } from "../../shared/store";
 import { int, pick, randomDoc, randomUpdate, seeded } from "../support/random-docs";
 
@@ -194,12 +194,16 @@ test("the next compaction waits for as many bytes of log as the snapshot holds, 
 test("a snapshot written in short writes is the same file: each goes on where the last stopped", () => {
   // A disk that takes a few bytes a call (a full disk, a signal) must not lose or repeat any.
   const docs = Array.from({ length: 40 }, (_, i) => ({ _id: `d${i}`, text: "é".repeat(i) }));
-  const kept = Buffer.from(`"k1"\t{"_id":"k1","kept":true}`);
-  const tables = () => [{ name: "jobs", indexes: [], docs: [...docs, kept] }];
   const dir = newDir();
+  // A kept line is copied from the last snapshot's file, by where it is there.
+  const last = `"k0"\t{"_id":"k0"}\n"k1"\t{"_id":"k1","kept":true}\n`;
+  fs.writeFileSync(path.join(dir, "last.json"), last);
+  const source = fs.openSync(path.join(dir, "last.json"), "r");
+  const kept = new KeptLine(last.indexOf('"k1"'), `"k1"\t{"_id":"k1","kept":true}`.length);
+  const tables = () => [{ name: "jobs", indexes: [], docs: [...docs, kept] }];
   const whole = path.join(dir, "whole.json");
   const short = path.join(dir, "short.json");
-  const bytes = writeSnapshotSync(whole, 7, tables());
+  const bytes = writeSnapshotSync(whole, 7, tables(), source);
   const writev = fs.writevSync;
   let calls = 0;
   const spy = jest.spyOn(fs, "writevSync").mockImplementation((fd, buffers) => {
@@ -210,9 +214,10 @@ test("a snapshot written in short writes is the same file: each goes on where th
     return writev(fd, [first]);
   });
   try {
-    expect(writeSnapshotSync(short, 7, tables())).toBe(bytes);
+    expect(writeSnapshotSync(short, 7, tables(), source)).toBe(bytes);
   } finally {
     spy.mockRestore();
+    fs.closeSync(source);
   }
   expect(calls).toBeGreaterThan(bytes / 5 - 1);
   expect(fs.readFileSync(short).equals(fs.readFileSync(whole))).toBe(true);

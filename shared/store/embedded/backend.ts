@@ -480,7 +480,7 @@ export class EmbeddedBackend implements Store {
 
   /** Loads a snapshot (./snapshot.ts, readSnapshot); answers its seq. */
   private loadSnapshot(file: string): number {
-    return readSnapshot(fs.readFileSync(file), (name, indexes, docs, texts) => {
+    return readSnapshot(file, (name, indexes, docs, texts) => {
       const table = this.table(name);
       for (const idx of indexes) table.addIndex(idx);
       // A document that goes cold at once keeps its line's text (no serialization on open).

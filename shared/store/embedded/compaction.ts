@@ -5,10 +5,12 @@
  * and written as the snapshot as of that seq. The store's own thread only rotates the log: its
  * requests never wait behind a serialization of the whole store.
  *
- * A document of the last snapshot stays its line, unparsed, until a log line writes it: an
- * untouched document's line is copied into the new snapshot as it is. So a compaction parses and
- * serializes what the logs wrote, not the whole store (a store of finished jobs is mostly
- * untouched), and the worker holds the snapshot's bytes, not a second parsed copy of the store.
+ * A document of the last snapshot stays where its line is in that file, unparsed, until a log line
+ * writes it (then that line alone is read and parsed): an untouched document's line is copied into
+ * the new snapshot as it is, runs of them at a time (./snapshot-writer.ts). So a compaction parses
+ * and serializes what the logs wrote, not the whole store (a store of finished jobs is mostly
+ * untouched), and the worker holds neither the snapshot's bytes nor a parsed copy of the store: an
+ * offset and a length a document.
  *
  * It refuses to write a snapshot that could miss a write: the lines it replays must run without a
  * gap from the last snapshot's seq to the compaction's (every write is one line, seq + 1). A
@@ -18,14 +20,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { replayPatchInPlace } from "./fast-update";
 import { readLogFile } from "./log-reader";
-import {
-  docText,
-  fsyncDirectory,
-  readSnapshotLines,
-  rotatedLogs,
-  writeSnapshotSync,
-  type LogEntry,
-} from "./snapshot";
+import { docText, fsyncDirectory, readSnapshotLines, rotatedLogs, type LogEntry } from "./snapshot";
+import { KeptLine, readKeptLine, writeSnapshotSync } from "./snapshot-writer";
 import type { NamedIndex, StoredDoc } from "./table";
 
 export interface CompactionTask {
@@ -44,12 +40,15 @@ export interface CompactionResult {
 
 interface PlainTable {
   indexes: Map<string, NamedIndex>;
-  /** Parsed documents, and the last snapshot's lines of those no log line has written yet. */
-  docs: Map<string, StoredDoc | Buffer>;
+  /** Parsed documents, and where the last snapshot's lines are of those no log line has written yet. */
+  docs: Map<string, StoredDoc | KeptLine>;
 }
 
-/** A log line applied as Table.apply and addIndex/dropIndex apply it (deletes, then puts, then patches). */
-function applyEntry(table: PlainTable, entry: LogEntry): void {
+/**
+ * A log line applied as Table.apply and addIndex/dropIndex apply it (deletes, then puts, then
+ * patches); a kept line it patches is read from the last snapshot (`source`) and parsed.
+ */
+function applyEntry(table: PlainTable, entry: LogEntry, source: number | undefined): void {
   for (const name of entry.dropIdx ?? []) table.indexes.delete(name);
   if (entry.idx) table.indexes.set(entry.idx.name, entry.idx);
   for (const id of entry.del ?? []) table.docs.delete(id);
@@ -58,7 +57,8 @@ function applyEntry(table: PlainTable, entry: LogEntry): void {
     const doc = table.docs.get(_id);
     if (!doc) throw new Error(`store log line ${entry.s} patches ${entry.c}/${_id}, which does not exist`);
     // Every parsed document here is the compaction's own (JSON.parse made it): patched in place.
-    const parsed = Buffer.isBuffer(doc) ? (JSON.parse(docText(doc)) as StoredDoc) : doc;
+    const parsed =
+      doc instanceof KeptLine ? (JSON.parse(docText(readKeptLine(source!, doc))) as StoredDoc) : doc;
     table.docs.set(_id, replayPatchInPlace(parsed, ops));
   }
 }
@@ -71,38 +71,47 @@ export function compactFiles(task: CompactionTask): CompactionResult {
     return t;
   };
   const snapshot = path.join(task.dir, "snapshot.json");
-  const base = fs.existsSync(snapshot)
-    ? readSnapshotLines(fs.readFileSync(snapshot), {
-        indexes: (name, indexes) => {
-          const t = table(name);
-          for (const spec of indexes) t.indexes.set(spec.name, spec);
-        },
-        docs: (name, docs) => {
-          const t = table(name);
-          for (const doc of docs) t.docs.set(doc._id, doc);
-        },
-        docLine: (name, id, line) => void table(name).docs.set(id, line),
-      })
-    : 0;
-  let next = base + 1;
-  for (const log of rotatedLogs(task.dir)) {
-    if (log.seq <= base || log.seq > task.seq) continue;
-    readLogFile(log.file, (entry) => {
-      if (entry.s < next || entry.s > task.seq) return;
-      if (entry.s !== next)
-        throw new Error(`store logs in ${task.dir} miss seq ${next} (next line ${entry.s})`);
-      applyEntry(table(entry.c), entry);
-      next++;
-    });
+  // Open from the scan to the write: its kept lines are copied from this very file.
+  const source = fs.existsSync(snapshot) ? fs.openSync(snapshot, "r") : undefined;
+  let bytes: number;
+  try {
+    const base =
+      source === undefined
+        ? 0
+        : readSnapshotLines(source, {
+            indexes: (name, indexes) => {
+              const t = table(name);
+              for (const spec of indexes) t.indexes.set(spec.name, spec);
+            },
+            docs: (name, docs) => {
+              const t = table(name);
+              for (const doc of docs) t.docs.set(doc._id, doc);
+            },
+            docLine: (name, id, line, offset) =>
+              void table(name).docs.set(id, new KeptLine(offset, line.length)),
+          });
+    let next = base + 1;
+    for (const log of rotatedLogs(task.dir)) {
+      if (log.seq <= base || log.seq > task.seq) continue;
+      readLogFile(log.file, (entry) => {
+        if (entry.s < next || entry.s > task.seq) return;
+        if (entry.s !== next)
+          throw new Error(`store logs in ${task.dir} miss seq ${next} (next line ${entry.s})`);
+        applyEntry(table(entry.c), entry, source);
+        next++;
+      });
+    }
+    if (next !== task.seq + 1)
+      throw new Error(`store logs in ${task.dir} end at seq ${next - 1}, not ${task.seq}`);
+    const captured = [...tables].map(([name, t]) => ({
+      name,
+      indexes: [...t.indexes.values()],
+      docs: t.docs.values(),
+    }));
+    bytes = writeSnapshotSync(task.tmp, task.seq, captured, source);
+  } finally {
+    if (source !== undefined) fs.closeSync(source);
   }
-  if (next !== task.seq + 1)
-    throw new Error(`store logs in ${task.dir} end at seq ${next - 1}, not ${task.seq}`);
-  const captured = [...tables].map(([name, t]) => ({
-    name,
-    indexes: [...t.indexes.values()],
-    docs: t.docs.values(),
-  }));
-  const bytes = writeSnapshotSync(task.tmp, task.seq, captured);
   installSnapshot(task, snapshot);
   let docs = 0;
   for (const t of tables.values()) docs += t.docs.size;

@@ -1,16 +1,17 @@
 /**
- * The store's log read through one reused buffer (shared/store/embedded/log-reader.ts) and the
- * snapshot's lines encoded through one (snapshot.ts writeSnapshotSync): what they read and write is
- * what a read of the whole file, line by line, and a fresh buffer per write would give, wherever
- * the buffer's edge falls (in a line, in a character of several bytes, in a line longer than the
- * buffer), and a torn or corrupt line is told as before: the last one ignored, an earlier one
- * refused with its byte offset.
+ * The store's files read and written through one reused buffer (shared/store/embedded/file-lines.ts,
+ * log-reader.ts, snapshot-writer.ts): what they read and write is what a read of the whole file,
+ * line by line, and a fresh buffer per write would give, wherever the buffer's edge falls (in a
+ * line, in a character of several bytes, in a line longer than the buffer); a kept snapshot line is
+ * copied from the last snapshot's file byte for byte, runs of them too; a torn or corrupt log line
+ * is told as before: the last one ignored, an earlier one refused with its byte offset.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { readLogFile } from "../../shared/store/embedded/log-reader";
-import { readSnapshot, writeSnapshotSync, type LogEntry } from "../../shared/store/embedded/snapshot";
+import { readSnapshot, type LogEntry } from "../../shared/store/embedded/snapshot";
+import { KeptLine, writeSnapshotSync } from "../../shared/store/embedded/snapshot-writer";
 import { int, seeded } from "../support/random-docs";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "log-reader-"));
@@ -90,25 +91,78 @@ test("a line that does not parse before the last is corruption, named with its b
   expect(() => readAll(file)).toThrow(`store log ${file} is corrupt at byte ${Buffer.byteLength(first)}`);
 });
 
-test("a snapshot's lines encoded through the reused buffer read back as written: wide text, a line over the buffer, twice", () => {
+test("a snapshot's lines through the reused buffer read back as written: wide text, a line over the buffer, kept runs, twice", () => {
   const small = Array.from({ length: 300 }, (_, i) => ({ _id: `d${i}`, text: WIDE.join("").repeat(i) }));
-  // Two lines of 4.5 MiB of UTF-8 each with a kept line between them: together more than the
-  // buffer, each less, so the second waits for the first to be written before the buffer is reused.
+  // Two lines of 4.5 and 7.5 MiB of UTF-8 with kept lines between them: together more than the
+  // buffer, each less, so the second waits for the first to be written before the buffer is reused;
+  // the kept run after the second finds the buffer nearly full and is copied in two parts.
   const a = { _id: "a", text: "漢".repeat(1_500_000) };
-  const b = { _id: "b", text: "漢".repeat(1_500_000) };
+  const b = { _id: "b", text: "漢".repeat(2_500_000) };
   const big = { _id: "big", text: "😀".repeat(3 * 1024 * 1024) }; // 12 MiB: more than the buffer
   const after = { _id: "after", text: "é" };
-  const kept = (id: string) => Buffer.from(`"${id}"\t{"_id":"${id}","kept":"漢"}`);
-  const tables = () => [
-    { name: "jobs", indexes: [], docs: [...small, a, kept("k1"), b, kept("k2"), big, after] },
+  // The last snapshot's file the kept lines are copied from: k1 and k2 one after the other (one
+  // run), a line between k2 and k3, and three kept lines of 3 MiB in a row (a run longer than the
+  // buffer).
+  const keptText = (id: string, text = "漢") => `"${id}"\t${JSON.stringify({ _id: id, kept: text })}`;
+  const wide = "é".repeat(1.5 * 1024 * 1024);
+  const lastLines = [
+    keptText("k1"),
+    keptText("k2"),
+    keptText("skipped"),
+    keptText("k3"),
+    ...["w1", "w2", "w3"].map((id) => keptText(id, wide)),
   ];
+  const lastFile = path.join(dir, "snapshot-last.json");
+  fs.writeFileSync(lastFile, lastLines.join("\n") + "\n");
+  const offsets = lastLines.map(
+    (_, i) => Buffer.byteLength(lastLines.slice(0, i).join("\n")) + (i > 0 ? 1 : 0),
+  );
+  const kept = (id: string) => {
+    const i = lastLines.findIndex((l) => l.startsWith(`"${id}"`));
+    return new KeptLine(offsets[i], Buffer.byteLength(lastLines[i]));
+  };
+  const tables = () => [
+    {
+      name: "jobs",
+      indexes: [],
+      docs: [
+        ...small,
+        a,
+        kept("k1"),
+        kept("k2"),
+        kept("k3"),
+        b,
+        kept("w1"),
+        kept("w2"),
+        kept("w3"),
+        big,
+        after,
+      ],
+    },
+  ];
+  const source = fs.openSync(lastFile, "r");
   const first = path.join(dir, "snapshot-1.json");
   const second = path.join(dir, "snapshot-2.json");
-  const bytes = writeSnapshotSync(first, 5, tables());
-  expect(writeSnapshotSync(second, 5, tables())).toBe(bytes);
+  let bytes: number;
+  try {
+    bytes = writeSnapshotSync(first, 5, tables(), source);
+    expect(writeSnapshotSync(second, 5, tables(), source)).toBe(bytes);
+  } finally {
+    fs.closeSync(source);
+  }
   expect(fs.readFileSync(second).equals(fs.readFileSync(first))).toBe(true);
   const read: unknown[] = [];
-  expect(readSnapshot(fs.readFileSync(first), (_name, _indexes, chunk) => read.push(...chunk))).toBe(5);
-  const keptDoc = (id: string) => ({ _id: id, kept: "漢" });
-  expect(read).toEqual([...small, a, keptDoc("k1"), b, keptDoc("k2"), big, after]);
+  expect(readSnapshot(first, (_name, _indexes, chunk) => read.push(...chunk))).toBe(5);
+  const keptDoc = (id: string, text = "漢") => ({ _id: id, kept: text });
+  expect(read).toEqual([
+    ...small,
+    a,
+    keptDoc("k1"),
+    keptDoc("k2"),
+    keptDoc("k3"),
+    b,
+    ...["w1", "w2", "w3"].map((id) => keptDoc(id, wide)),
+    big,
+    after,
+  ]);
 });
