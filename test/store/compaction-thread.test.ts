@@ -5,6 +5,7 @@
  * updates logged as patches, deletes, index changes) across many compactions, then a reopen that
  * must find every document, in the same order, and the indexes as they were left.
  */
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -222,4 +223,23 @@ test("a snapshot written in short writes is the same file: each goes on where th
   expect(calls).toBeGreaterThan(bytes / 5 - 1);
   expect(fs.readFileSync(short).equals(fs.readFileSync(whole))).toBe(true);
   expect(fs.readFileSync(whole, "utf8")).toContain(`"k1"\t{"_id":"k1","kept":true}\n`);
+});
+
+test("the compaction thread loads the store's file code and no package (no mongodb driver, no mingo)", () => {
+  // A worker is an isolate of its own: each package it loads is loaded again, for that thread.
+  const root = path.join(__dirname, "../..");
+  const script = `
+    require(${JSON.stringify(path.join(root, "dist/shared/worker-pool.js"))});
+    require(${JSON.stringify(path.join(root, "dist/shared/store/embedded/compaction.js"))});
+    const files = Object.keys(require.cache);
+    console.log(JSON.stringify({ files: files.length, packages: files.filter((f) => f.includes("node_modules")) }));
+  `;
+  const child = spawnSync(path.join(root, "node_modules/.bin/node"), ["-e", script], {
+    encoding: "utf8",
+    timeout: 20_000,
+  });
+  expect(child.stderr).toBe("");
+  const loaded = JSON.parse(child.stdout) as { files: number; packages: string[] };
+  expect(loaded.packages).toEqual([]);
+  expect(loaded.files).toBeGreaterThanOrEqual(7); // the pool, the compaction and its modules
 });

@@ -6,12 +6,8 @@
  * answers (what the store logs) replays to the same new document, copied (replayPatch, the load)
  * or in place (replayPatchInPlace, a compaction).
  */
-import {
-  fastUpdate,
-  patchJson,
-  replayPatch,
-  replayPatchInPlace,
-} from "../../shared/store/embedded/fast-update";
+import { fastUpdate, patchJson } from "../../shared/store/embedded/fast-update";
+import { replayPatch, replayPatchInPlace } from "../../shared/store/embedded/log-patch";
 import { applyUpdate } from "../../shared/store/embedded/mongo";
 import type { StoredDoc } from "../../shared/store/embedded/table";
 import type { Doc, Update } from "../../shared/store/types";

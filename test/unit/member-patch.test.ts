@@ -10,12 +10,8 @@ import os from "node:os";
 import path from "node:path";
 import { adoptFrozen, parseFrozen } from "../../shared/frozen-json";
 import { EmbeddedBackend } from "../../shared/store/embedded/backend";
-import {
-  fastUpdate,
-  patchJson,
-  replayPatch,
-  type LoggedPatchOp,
-} from "../../shared/store/embedded/fast-update";
+import { fastUpdate, patchJson } from "../../shared/store/embedded/fast-update";
+import { replayPatch, type LoggedPatchOp } from "../../shared/store/embedded/log-patch";
 import type { StoredDoc } from "../../shared/store/embedded/table";
 import type { Doc } from "../../shared/store/types";
 import { deepFreeze, editedObject, int, randomValue, seeded } from "../support/random-docs";

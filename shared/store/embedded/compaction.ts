@@ -18,7 +18,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { replayPatchInPlace } from "./fast-update";
+import { replayPatchInPlace } from "./log-patch";
 import { readLogFile } from "./log-reader";
 import { docText, fsyncDirectory, readSnapshotLines, rotatedLogs, type LogEntry } from "./snapshot";
 import { KeptLine, readKeptLine, writeSnapshotSync } from "./snapshot-writer";

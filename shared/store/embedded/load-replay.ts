@@ -15,7 +15,7 @@
  * data migration) has them applied a batch at a time, which leaves the tables as they would be.
  */
 import { HOT_DOCUMENTS } from "./doc-map";
-import { replayPatch, type LoggedPatchOp } from "./fast-update";
+import { replayPatch, type LoggedPatchOp } from "./log-patch";
 import type { StoredDoc, Table } from "./table";
 
 /** Images that wait at most, per collection: the hot documents a collection holds by default. */

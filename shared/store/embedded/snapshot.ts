@@ -15,7 +15,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { NamedIndex, StoredDoc } from "./table";
-import type { LoggedPatchOp } from "./fast-update";
+import type { LoggedPatchOp } from "./log-patch";
 import { forEachFileLine } from "./file-lines";
 
 /** One line of the log: a write of collection `c` at seq `s`. */
