@@ -33,6 +33,7 @@ import { runBench } from "./support/main";
 import { httpUrl, platformEnv, startPlatform } from "./support/platform";
 import { probeHealth } from "./support/health-probe";
 import { PLATFORM_NODE_FLAGS } from "../app/node-flags";
+import { resultsDir } from "./support/report";
 
 const DEVICES = intEnv("BENCH_DEVICES", 1000, 1);
 const AIM_DEVICES_PER_S = 500;
@@ -275,7 +276,7 @@ async function main() {
     console.log(
       `pool / single loop: ${ratio}x (aim >= ${AIM_POOL_RATIO}x on 2 cores: ${ratio >= AIM_POOL_RATIO ? "met" : "NOT met"}; ${os.availableParallelism()} cores here)`,
     );
-  const out = path.resolve(__dirname, "../../bench/results");
+  const out = resultsDir();
   fs.mkdirSync(out, { recursive: true });
   fs.writeFileSync(
     path.join(out, "compliance.json"),

@@ -64,6 +64,7 @@ import {
   tuningName,
   tuningVerdict,
   type Row,
+  resultsDir,
 } from "./support/report";
 import { intEnv } from "./support/env";
 
@@ -352,7 +353,7 @@ async function main(): Promise<void> {
   }
 
   // A partial run (BENCH_ONLY) must not overwrite the figures of the last full one.
-  const out = path.resolve(__dirname, `../../bench/results/${ONLY ? "gateway-partial" : "gateway"}.json`);
+  const out = path.join(resultsDir(), `${ONLY ? "gateway-partial" : "gateway"}.json`);
   fs.mkdirSync(path.dirname(out), { recursive: true });
   // The page every scenario served, for looking at (or for micro-benchmarks of its encoding).
   fs.writeFileSync(path.join(path.dirname(out), "accounts-page.json"), page.body);

@@ -22,6 +22,7 @@ import { platformEnv, startPlatform } from "./support/platform";
 import { Completions, taskService, automaticWorkflow, AUTOMATIC_WORKFLOW } from "./engine/workload";
 import { JOB_CACHE_SIZE } from "../services/engine/run/settings";
 import { runBench } from "./support/main";
+import { resultsDir } from "./support/report";
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 100_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
@@ -59,7 +60,7 @@ async function main(): Promise<void> {
   const worker = async () => {
     while (next < JOBS) {
       next++;
-      const job = await broker.call<{ _id: string }, unknown>("engine.startJob", {
+      const job = await callAsPlatform(broker, "engine.startJob", {
         workflow: AUTOMATIC_WORKFLOW,
         options: {},
       });
@@ -75,7 +76,7 @@ async function main(): Promise<void> {
   await new Promise((r) => setTimeout(r, IDLE_S * 1000));
   const idle = await settled();
 
-  const sample = await broker.call<any, unknown>("engine.adminJobs", { queryParameters: { limit: 100 } });
+  const sample = await callAsPlatform(broker, "engine.adminJobs", { queryParameters: { limit: 100 } });
   const jsonPerJob =
     sample.items.reduce((n: number, j: unknown) => n + JSON.stringify(j).length, 0) / sample.items.length;
   const runner = broker.getLocalService("engine") as unknown as {
@@ -104,7 +105,7 @@ async function main(): Promise<void> {
   );
   console.log(`  engine job cache: ${cached ?? "?"} entries (cap ${JOB_CACHE_SIZE})`);
 
-  const out = path.resolve(__dirname, "../../bench/results");
+  const out = resultsDir();
   fs.mkdirSync(out, { recursive: true });
   fs.writeFileSync(
     path.join(out, "memory.json"),

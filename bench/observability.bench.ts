@@ -39,6 +39,7 @@ import { intEnv } from "./support/env";
 import { measure, type LoadResult, type LoadSettings } from "./support/load";
 import { freePort } from "../test/support/processes";
 import { PAGE_PATH, platformEnv, seed, spawnPlatformNode } from "./support/platform";
+import { resultsDir } from "./support/report";
 
 const settings: LoadSettings = {
   connections: intEnv("BENCH_CONNECTIONS", 32, 1),
@@ -190,7 +191,7 @@ async function main(): Promise<void> {
   }
   console.log("aims: metrics <= +5% CPU per request, metrics + 10% traced <= +10%");
   console.log(`the receiver got ${stats.exports} OTLP exports, ${stats.bytes} bytes`);
-  const out = path.resolve(__dirname, "../../bench/results");
+  const out = resultsDir();
   fs.mkdirSync(out, { recursive: true });
   fs.writeFileSync(
     path.join(out, ONLY ? "observability-partial.json" : "observability.json"),

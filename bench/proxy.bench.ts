@@ -39,6 +39,7 @@ import { httpUrl, platformEnv, startPlatform } from "./support/platform";
 import { benchAdapter, postJson, QUERY_PATH } from "./support/proxy-adapter";
 import { pairedSlices, type PairedFigures } from "./support/paired-proxy";
 import { startProxyFloor } from "./support/proxy-floor";
+import { resultsDir } from "./support/report";
 
 const settings: LoadSettings = {
   connections: intEnv("BENCH_CONNECTIONS", 32, 1),
@@ -157,7 +158,7 @@ async function main(): Promise<void> {
           `(µs/req floor ${range(paired.floorUs)}, proxy ${range(paired.proxyUs)}; least slices ${paired.leastRatio}x; aim >= 0.8x)`,
       );
     }
-    const out = path.resolve(__dirname, "../../bench/results");
+    const out = resultsDir();
     fs.mkdirSync(out, { recursive: true });
     fs.writeFileSync(
       path.join(out, ONLY ? "proxy-partial.json" : "proxy.json"),

@@ -138,11 +138,20 @@ export function printReport(
 }
 
 /**
- * Writes a bench's figures to `bench/results/<name>.json`, with the date and the machine, and says
+ * Where the benches write their figures: `bench/results/`, or BENCH_RESULTS_DIR (the tests that run
+ * a bench with a few jobs write there, so a real run's figures stay).
+ */
+export function resultsDir(): string {
+  const dir = process.env.BENCH_RESULTS_DIR;
+  return dir ? path.resolve(dir) : path.resolve(__dirname, "../../../bench/results");
+}
+
+/**
+ * Writes a bench's figures to `<resultsDir>/<name>.json`, with the date and the machine, and says
  * where: every bench keeps its last run there for docs/performance.md.
  */
 export function writeResults(name: string, figures: Record<string, unknown>): void {
-  const out = path.resolve(__dirname, `../../../bench/results/${name}.json`);
+  const out = path.join(resultsDir(), `${name}.json`);
   fs.mkdirSync(path.dirname(out), { recursive: true });
   const machine = { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version };
   fs.writeFileSync(
