@@ -7,7 +7,9 @@
  *
  * Each round sends `store.batch` requests as an engine replica's RemoteBackend does over NATS: 8
  * compare-and-sets of a transition each (`$set` of the finished and the claimed task, `metrics`,
- * `sweepAt`, `last_updated`; `$inc` of `version`), over 200 jobs, 3 times. The call is local (no
+ * `sweepAt`, `last_updated`; `$inc` of `version`), over 200 jobs, 3 times. Each task set over the
+ * task the job held goes as the members that changed (shared/store/member-writes.ts), as the
+ * engine has sent it since the thirty-fourth round (BENCH_WHOLE_TASKS=1: whole, as before). The call is local (no
  * transporter): what it measures is the batch's handling on the store node, the bus's parse and
  * serialization left out (the same in both builds). Reports CPU µs (user + system) per
  * compare-and-set: lowest and median round, the first two left out. Env: BENCH_ROUNDS (30),
@@ -22,10 +24,50 @@ import { intEnv } from "../support/env";
 import { compareBuilds, type Build } from "../support/builds-ab";
 import { runBench } from "../support/main";
 import { benchJob, JOBS, transitionSet } from "./transition-fixture";
+import { memberWrites, type VersionedChange } from "../../shared/store/member-writes";
+import { isPlainObject } from "../../shared/objects";
 
 const ROUNDS = intEnv("BENCH_ROUNDS", 30, 3);
 const PER_BATCH = 8;
 const SETTLE_EVERY = intEnv("BENCH_SETTLE_EVERY", 0, 0);
+const WHOLE_TASKS = process.env.BENCH_WHOLE_TASKS === "1";
+
+/**
+ * `set` as the engine sends it over `before` (the job at the write's base version), and `before`
+ * moved on. A task's members equal to the ones it had keep their objects, as the engine's drafts
+ * share what a transition leaves alone: member writes (shared/store/member-writes.ts) compare by
+ * identity, and a fresh but equal object would be sent as changed.
+ */
+function sentOver(before: Record<string, unknown>, wanted: Record<string, unknown>): Record<string, unknown> {
+  const at = (path: string) => {
+    const parts = path.split(".");
+    let node = before;
+    for (const part of parts.slice(0, -1)) node = node[part] as Record<string, unknown>;
+    return { node, key: parts[parts.length - 1]! };
+  };
+  const set: Record<string, unknown> = {};
+  for (const [path, value] of Object.entries(wanted)) {
+    const { node, key } = at(path);
+    set[path] = sharing(node[key], value);
+  }
+  const sent = WHOLE_TASKS ? { $set: set } : narrowed(memberWrites(set, undefined, before));
+  for (const [path, value] of Object.entries(set)) {
+    const { node, key } = at(path);
+    node[key] = value;
+  }
+  return sent;
+}
+
+/** `next`, its members equal to `old`'s (by their JSON) being `old`'s own objects. */
+function sharing(old: unknown, next: unknown): unknown {
+  if (!isPlainObject(old) || !isPlainObject(next)) return next;
+  const shared: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(next))
+    shared[key] = key in old && JSON.stringify(old[key]) === JSON.stringify(value) ? old[key] : value;
+  return shared;
+}
+
+const narrowed = ({ set, unset }: VersionedChange) => (unset ? { $set: set, $unset: unset } : { $set: set });
 
 type Outcome = { value?: { matchedCount: number } } | { error: unknown };
 
@@ -50,9 +92,12 @@ async function load(dist: string): Promise<Build> {
     broker.call(`store.${method}`, { collection: "jobs", ...params });
   await call("createIndex", { spec: { keys: { status: 1, sweepAt: 1 } } });
   const versions = new Map<string, number>();
+  /** Each job as stored at its version (what the engine holds and passes as the write's base). */
+  const held = new Map<string, Record<string, unknown>>();
   for (let j = 0; j < JOBS; j++) {
     const _id = `job-${j}`;
     versions.set(_id, 1);
+    held.set(_id, benchJob(_id, j));
     await call("insertOne", { doc: benchJob(_id, j) });
   }
   const ids = [...versions.keys()];
@@ -72,10 +117,7 @@ async function load(dist: string): Promise<Build> {
             params: {
               collection: "jobs",
               filter: { _id: id, version: versions.get(id) },
-              update: {
-                $set: transitionSet(step),
-                $inc: { version: 1 },
-              },
+              update: { ...sentOver(held.get(id)!, transitionSet(step)), $inc: { version: 1 } },
               ...(SETTLE_EVERY && step % SETTLE_EVERY === 0 ? { options: { settled: true } } : {}),
             },
           }));
