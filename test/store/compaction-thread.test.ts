@@ -225,6 +225,38 @@ test("a snapshot written in short writes is the same file: each goes on where th
   expect(fs.readFileSync(whole, "utf8")).toContain(`"k1"\t{"_id":"k1","kept":true}\n`);
 });
 
+test("a last snapshot whose last line has no newline is compacted: its kept line is copied and given one", async () => {
+  // The writer always ends a snapshot with a newline; one written by hand or cut short may not.
+  const dataDir = newDir();
+  const dir = path.join(dataDir, "store");
+  fs.mkdirSync(dir, { recursive: true });
+  const lines = [
+    JSON.stringify({ s: 1, format: "doc-lines" }),
+    JSON.stringify({ c: "jobs", idx: [] }),
+    `"x"\t${JSON.stringify({ _id: "x", v: 1 })}`,
+    `"y"\t${JSON.stringify({ _id: "y", v: 2 })}`,
+  ];
+  fs.writeFileSync(path.join(dir, "snapshot.json"), lines.join("\n")); // no newline at its end
+  fs.writeFileSync(
+    path.join(dir, "store.log.2"),
+    JSON.stringify({ s: 2, c: "jobs", put: [{ _id: "z", v: 3 }] }) + "\n",
+  );
+  compactFiles({ dir, seq: 2, tmp: path.join(dir, "snapshot.json.tmp") });
+  const written = fs.readFileSync(path.join(dir, "snapshot.json"), "utf8");
+  expect(written.endsWith("\n")).toBe(true);
+  expect(written).toContain(`${lines[3]}\n`);
+  const store = new EmbeddedBackend({ dataDir });
+  try {
+    expect(await store.collection("jobs").find({})).toEqual([
+      { _id: "x", v: 1 },
+      { _id: "y", v: 2 },
+      { _id: "z", v: 3 },
+    ]);
+  } finally {
+    await store.close();
+  }
+});
+
 test("the compaction thread loads the store's file code and no package (no mongodb driver, no mingo)", () => {
   // A worker is an isolate of its own: each package it loads is loaded again, for that thread.
   const root = path.join(__dirname, "../..");

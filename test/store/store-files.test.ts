@@ -80,6 +80,30 @@ test("a torn last line is ignored, whether it parses or not; its start is where 
   expect(readAll(logOf(""))).toEqual({ entries: [], size: 0, goodBytes: 0 });
 });
 
+test("a file that shrinks while it is read ends at what could be read: its cut line is torn, not whole", () => {
+  const lines = [1, 2, 3].map((s) => JSON.stringify({ s, c: "jobs", del: [`d${s}`] }) + "\n");
+  const file = logOf(lines.join(""));
+  const cutAt = Buffer.byteLength(lines[0]) + 10; // inside the second line
+  const readSync = fs.readSync;
+  const spy = jest
+    .spyOn(fs, "readSync")
+    .mockImplementation(((fd: number, buffer: Buffer, offset: number, length: number, position: number) =>
+      readSync(
+        fd,
+        buffer,
+        offset,
+        Math.max(0, Math.min(length, cutAt - position)),
+        position,
+      )) as typeof fs.readSync);
+  try {
+    const read = readAll(file, 7);
+    expect(read.entries).toEqual([{ s: 1, c: "jobs", del: ["d1"] }]);
+    expect(read).toMatchObject({ size: cutAt, goodBytes: Buffer.byteLength(lines[0]) });
+  } finally {
+    spy.mockRestore();
+  }
+});
+
 test("a line that does not parse before the last is corruption, named with its byte offset, wherever the buffer ends", () => {
   const first = JSON.stringify({ s: 1, c: "jobs", del: ["a"] }) + "\n";
   const file = logOf(first + "garbage\n" + JSON.stringify({ s: 2, c: "jobs", del: ["b"] }) + "\n");

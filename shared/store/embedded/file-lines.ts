@@ -15,7 +15,8 @@ let kept: Buffer | undefined;
 
 /**
  * A line of a file: its bytes are `buffer[start, end)` (without the newline), valid only during the
- * call, and it begins at byte `offset` of the file, whose size was `size` when the read began (a
+ * call, and it begins at byte `offset` of the file, whose size was `size` when the read began (or
+ * as much as could be read, for the last line, if the file shrank meanwhile) (a
  * newline ends the line unless `offset + (end - start) === size`). Answers false to stop reading.
  */
 export type OnLine = (
@@ -39,7 +40,7 @@ export function forEachFileLine(
 ): number {
   const fd = typeof file === "number" ? file : fs.openSync(file, "r");
   try {
-    const size = fs.fstatSync(fd).size;
+    let size = fs.fstatSync(fd).size;
     let buffer =
       chunkBytes === LINE_CHUNK_BYTES
         ? (kept ??= Buffer.allocUnsafeSlow(LINE_CHUNK_BYTES))
@@ -51,7 +52,11 @@ export function forEachFileLine(
       if (filled === buffer.length) buffer = grown(buffer, filled);
       const want = Math.min(buffer.length - filled, size - base - filled);
       const read = fs.readSync(fd, buffer, filled, want, base + filled);
-      if (read === 0) break; // the file shrank under us: what was read is all there is
+      if (read === 0) {
+        // The file shrank under us: what was read is all there is, its last line unterminated.
+        size = base + filled;
+        break;
+      }
       filled += read;
       let start = 0;
       for (;;) {

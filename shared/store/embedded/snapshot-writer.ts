@@ -33,6 +33,8 @@ export function readKeptLine(source: number, line: KeptLine): Buffer {
   return bytes;
 }
 
+const NEWLINE = Buffer.from("\n");
+
 /** The format a snapshot is written in: a line per document (snapshot.ts readSnapshotLines). */
 const SNAPSHOT_FORMAT = "doc-lines";
 
@@ -64,6 +66,7 @@ export function writeSnapshotSync(
     /** The last snapshot's bytes [runStart, runEnd) to copy next: kept lines with their newlines. */
     let runStart = 0;
     let runEnd = 0;
+    let sourceSize: number | undefined;
     const writePieces = () => {
       if (pieces.length > 0) written += writeAllSync(fd, pieces);
       pieces = [];
@@ -84,6 +87,11 @@ export function writeSnapshotSync(
     const copyRun = () => {
       if (runEnd === runStart) return;
       if (source === undefined) throw new Error("a kept snapshot line without the snapshot it is in");
+      // A run's last line is followed by its newline, but the file's last line may have none
+      // (a snapshot not written here): copied without it, and given one. A file shorter than
+      // that changed under us: readFullySync refuses it.
+      const missing = runEnd - (sourceSize ??= fs.fstatSync(source).size) === 1 ? 1 : 0;
+      runEnd -= missing;
       for (let at = runStart; at < runEnd;) {
         const size = Math.min(runEnd - at, buffer.length - used);
         if (size === 0) {
@@ -96,6 +104,7 @@ export function writeSnapshotSync(
         used += size;
         at += size;
       }
+      if (missing > 0) pieces.push(NEWLINE);
       runStart = runEnd = 0;
     };
     const flushIfFull = () => {
