@@ -15,9 +15,9 @@ let kept: Buffer | undefined;
 
 /**
  * A line of a file: its bytes are `buffer[start, end)` (without the newline), valid only during the
- * call, and it begins at byte `offset` of the file, whose size was `size` when the read began (or
- * as much as could be read, for the last line, if the file shrank meanwhile) (a
- * newline ends the line unless `offset + (end - start) === size`). Answers false to stop reading.
+ * call, and it begins at byte `offset` of the file, whose size was `size` when the read began; a
+ * newline ends the line unless `offset + (end - start) === size`. If the file shrank meanwhile,
+ * the last line's `size` is where the read ended. Answers false to stop reading.
  */
 export type OnLine = (
   buffer: Buffer,
