@@ -221,8 +221,8 @@ test("default mode: a failed group write fails its writes and the store, and log
   // Half of the group's bytes reach the file, then the disk fails.
   jest
     .spyOn(fs, "writeSync")
-    .mockImplementationOnce(((fd: number, buffer: Buffer, offset: number) =>
-      real(fd, buffer, offset, Math.floor((buffer.length - offset) / 2))) as unknown as typeof fs.writeSync)
+    .mockImplementationOnce(((fd: number, buffer: Buffer, offset: number, length: number) =>
+      real(fd, buffer, offset, Math.floor(length / 2))) as unknown as typeof fs.writeSync)
     .mockImplementationOnce(() => {
       throw Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" });
     });

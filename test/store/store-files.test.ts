@@ -4,11 +4,14 @@
  * line by line, and a fresh buffer per write would give, wherever the buffer's edge falls (in a
  * line, in a character of several bytes, in a line longer than the buffer); a kept snapshot line is
  * copied from the last snapshot's file byte for byte, runs of them too; a torn or corrupt log line
- * is told as before: the last one ignored, an earlier one refused with its byte offset.
+ * is told as before: the last one ignored, an earlier one refused with its byte offset. The log's
+ * lines are written through one kept buffer (log-append.ts): the file holds each line's UTF-8,
+ * whatever the batch's size, the buffer's growth, or how few bytes each writeSync takes.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { appendLines } from "../../shared/store/embedded/log-append";
 import { readLogFile } from "../../shared/store/embedded/log-reader";
 import { readSnapshot, type LogEntry } from "../../shared/store/embedded/snapshot";
 import { KeptLine, writeSnapshotSync } from "../../shared/store/embedded/snapshot-writer";
@@ -189,4 +192,62 @@ test("a snapshot's lines through the reused buffer read back as written: wide te
     big,
     after,
   ]);
+});
+
+describe("log lines written through the kept buffer (appendLines)", () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  /** Random lines of 1-4 byte characters (and a lone surrogate, which UTF-8 writes as U+FFFD). */
+  const linesOf = (r: () => number, count: number, longest: number) =>
+    Array.from({ length: count }, () => {
+      const chars = Array.from({ length: int(r, 0, longest) }, () =>
+        int(r, 0, 20) === 0 ? "\ud800" : WIDE[int(r, 0, WIDE.length - 1)],
+      );
+      return chars.join("") + "\n";
+    });
+
+  test("a file of batches holds every line's UTF-8 in order: small batches, one past the kept buffer's bound, small again", () => {
+    const r = seeded(20261202);
+    const file = logOf("");
+    const fd = fs.openSync(file, "a");
+    const expected: Buffer[] = [];
+    let answered = 0;
+    try {
+      const batches = [
+        ...Array.from({ length: 30 }, () => linesOf(r, int(r, 0, 40), 80)),
+        linesOf(r, 3, 400_000), // up to 1.2 M chars of up to 4 bytes: beyond the kept 1 MiB
+        ...Array.from({ length: 30 }, () => linesOf(r, int(r, 0, 40), 80)),
+      ];
+      for (const lines of batches) {
+        const chars = lines.reduce((n, line) => n + line.length, 0);
+        answered += appendLines(fd, lines, chars);
+        expected.push(...lines.map((line) => Buffer.from(line)));
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+    const want = Buffer.concat(expected);
+    expect(fs.readFileSync(file).equals(want)).toBe(true);
+    expect(answered).toBe(want.length);
+  });
+
+  test("a writeSync that takes a few bytes at a time is called again until every byte is written", () => {
+    const r = seeded(7);
+    const real = fs.writeSync;
+    const calls = jest
+      .spyOn(fs, "writeSync")
+      .mockImplementation(((fd: number, buffer: Buffer, offset: number, length: number) =>
+        real(fd, buffer, offset, Math.min(length, 7))) as unknown as typeof fs.writeSync);
+    const file = logOf("");
+    const fd = fs.openSync(file, "a");
+    const lines = linesOf(r, 20, 30);
+    const chars = lines.reduce((n, line) => n + line.length, 0);
+    try {
+      expect(appendLines(fd, lines, chars)).toBe(Buffer.byteLength(lines.join("")));
+    } finally {
+      fs.closeSync(fd);
+    }
+    expect(fs.readFileSync(file, "utf8")).toBe(Buffer.from(lines.join("")).toString("utf8"));
+    expect(calls.mock.calls.length).toBeGreaterThan(10);
+  });
 });

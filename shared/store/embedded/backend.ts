@@ -36,6 +36,7 @@ import { jsonNesting, writtenWithin, type WrittenValue } from "./depth";
 import { patchJson, type PatchOp } from "./fast-update";
 import { PatchReplay } from "./load-replay";
 import { readLogFile, type LogRead } from "./log-reader";
+import { appendLines } from "./log-append";
 import { frozenJsonNesting, frozenJsonText } from "../../frozen-json";
 import { MAX_DOCUMENT_DEPTH, documentTooDeep } from "../rules";
 import { fsyncDirectory, readSnapshot, rotatedLogPath, rotatedLogs, type LogEntry } from "./snapshot";
@@ -327,13 +328,14 @@ export class EmbeddedBackend implements Store {
    */
   private writeUnwritten(): void {
     if (this.unwritten.length === 0 || this.closed || this.syncFailure) return;
-    const lines = this.unwritten.join("");
+    const lines = this.unwritten;
+    const chars = this.unwrittenChars;
     const group = this.groupWritten!;
     this.unwritten = [];
     this.unwrittenChars = 0;
     this.groupWritten = undefined;
     try {
-      this.append(lines);
+      this.append(lines, chars);
     } catch (err) {
       this.syncFailure = err as Error;
       const failure = new Error(`store in ${this.dir} could not flush its log: ${(err as Error).message}`);
@@ -387,7 +389,7 @@ export class EmbeddedBackend implements Store {
       if (violation) throw documentTooDeep(violation.path);
     }
     if (this.groupWrites) this.appendLater(line);
-    else this.append(line);
+    else this.append([line], line.length);
     this.seq++;
     if (line.length >= LARGE_WRITE_CHARS) this.largeSeq = this.seq;
     this.applyEntry({ s: this.seq, c: collection, ...change }, texts);
@@ -403,17 +405,15 @@ export class EmbeddedBackend implements Store {
       );
   }
 
-  private append(line: string): void {
-    const bytes = Buffer.from(line);
+  /** Writes `lines` (`chars` UTF-16 code units in all) at the log's end, all of them or none. */
+  private append(lines: readonly string[], chars: number): void {
     try {
-      let written = 0;
-      while (written < bytes.length) written += fs.writeSync(this.fd, bytes, written);
+      this.logBytes += appendLines(this.fd, lines, chars);
     } catch (err) {
       // A half-written line would glue itself to the next one: cut the log back to its last whole line.
       fs.ftruncateSync(this.fd, this.logBytes);
       throw err;
     }
-    this.logBytes += bytes.length;
   }
 
   /**
