@@ -85,6 +85,12 @@ export interface EmbeddedOptions {
 export interface DocPatch<Op = PatchOp> {
   _id: string;
   ops: Op[];
+  /**
+   * Held in memory only, never logged: the top-level members of the stored document the update
+   * wrote (FastUpdate.members). Every other member of the new image is the old image's very value,
+   * so the indexes compare only the paths that start with one of these (table.ts rekeyChanged).
+   */
+  members?: readonly string[];
 }
 
 /**
@@ -392,7 +398,7 @@ export class EmbeddedBackend implements Store {
     else this.append([line], line.length);
     this.seq++;
     if (line.length >= LARGE_WRITE_CHARS) this.largeSeq = this.seq;
-    this.applyEntry({ s: this.seq, c: collection, ...change }, texts);
+    this.applyEntry({ s: this.seq, c: collection, ...change }, texts, patches);
     const logged = this.logBytes + this.unwrittenChars;
     if (logged >= this.nextCompactionAt && !this.compaction) this.startCompaction();
   }
@@ -418,13 +424,18 @@ export class EmbeddedBackend implements Store {
 
   /**
    * Applies a log entry's indexes, puts and deletes (its patches are the load's: ./load-replay.ts);
-   * `putTexts`, by position, are its puts' JSON texts where known.
+   * `putTexts`, by position, are its puts' JSON texts where known; `patches`, by position, the
+   * fast updates that made its puts, whose `members` spare the indexes comparing the rest.
    */
-  private applyEntry(entry: LogEntry, putTexts?: readonly (string | undefined)[]): void {
+  private applyEntry(
+    entry: LogEntry,
+    putTexts?: readonly (string | undefined)[],
+    patches?: readonly DocPatch[],
+  ): void {
     const table = this.table(entry.c);
     for (const name of entry.dropIdx ?? []) table.dropIndex(name);
     if (entry.idx) table.addIndex(entry.idx);
-    table.apply(entry.put ?? [], entry.del ?? [], putTexts);
+    table.apply(entry.put ?? [], entry.del ?? [], putTexts, patches);
   }
 
   private get paths() {

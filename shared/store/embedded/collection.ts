@@ -624,7 +624,7 @@ export class EmbeddedCollection implements Collection<Doc> {
         if (fast.changed) {
           sizes.push(this.fastSize(doc, fast));
           changed.push(fast.doc);
-          patches?.push({ _id: doc._id, ops: fast.patch });
+          patches?.push({ _id: doc._id, ops: fast.patch, members: fast.members });
         }
         written?.push(...fast.written);
         continue;
@@ -654,7 +654,9 @@ export class EmbeddedCollection implements Collection<Doc> {
     const size = this.fastSize(doc, fast);
     const next = fast.doc;
     this.table.check(this.name, [next], false);
-    this.store.commit(this.name, { put: [next] }, fast.written, [{ _id: doc._id, ops: fast.patch }]);
+    this.store.commit(this.name, { put: [next] }, fast.written, [
+      { _id: doc._id, ops: fast.patch, members: fast.members },
+    ]);
     this.table.noteSize(next._id, size);
   }
 

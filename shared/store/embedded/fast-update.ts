@@ -59,6 +59,11 @@ export interface FastUpdate {
   measured: number;
   /** Members set, pushed or removed, to measure for exactGrowth: member key, new value, old value. */
   unmeasured: SizeTerm[];
+  /**
+   * The top-level members of the document the update's paths go through (each path's first
+   * segment, changed or not): every other member of the new image is the stored one's very value.
+   */
+  members: string[];
 }
 
 /** A member whose BSON size change exactGrowth measures: `next` added (if not undefined), `old` removed. */
@@ -242,8 +247,10 @@ function applySteps(doc: StoredDoc, steps: Step[], keepEqual: boolean): FastUpda
   const unmeasured: SizeTerm[] = [];
   // $set steps that wrote a value unequal to mingo (a Date over its text) but maybe equal as JSON.
   const unsure: { old: unknown; json: string }[] = [];
+  const members: string[] = [];
   for (const step of steps) {
     const { op, parts } = step;
+    members.push(parts[0]);
     let node = root;
     let reached = true;
     for (let p = 0; p < parts.length - 1; p++) {
@@ -325,8 +332,8 @@ function applySteps(doc: StoredDoc, steps: Step[], keepEqual: boolean): FastUpda
   // The store writes only what changed as JSON; compared only when nothing else decided it.
   changed ||= unsure.some(({ old, json }) => JSON.stringify(old) !== json);
   return changed
-    ? { doc: root as StoredDoc, changed, written, patch, growth, measured, unmeasured }
-    : { doc, changed, written: [], patch: [], growth: 0, measured: 0, unmeasured: [] };
+    ? { doc: root as StoredDoc, changed, written, patch, growth, measured, unmeasured, members }
+    : { doc, changed, written: [], patch: [], growth: 0, measured: 0, unmeasured: [], members: [] };
 }
 
 /** What `next` changed of `old`, member by member (memberChanges). */

@@ -309,7 +309,12 @@ export class Table {
    * groups and workflow. `texts`, by position, are puts' own JSON texts where known (an insert's,
    * a snapshot line's): such a document goes cold with its text, unserialized (doc-map.ts).
    */
-  apply(puts: StoredDoc[], dels: string[], texts?: readonly (string | undefined)[]): void {
+  apply(
+    puts: StoredDoc[],
+    dels: string[],
+    texts?: readonly (string | undefined)[],
+    patches?: readonly { members?: readonly string[] }[],
+  ): void {
     this.version++;
     for (const id of dels) {
       const old = this.docs.peek(id);
@@ -327,7 +332,8 @@ export class Table {
       // The writer notes the new image's size once this put is done (noteSize); none meanwhile.
       else if (this.sizes.get(doc._id) !== undefined) this.sizes.set(doc._id, undefined);
       this.docs.set(doc._id, doc, texts?.[i]);
-      this.reindex(old, doc);
+      if (old) this.rekeyChanged(old, doc, patches?.[i]?.members);
+      else this.reindex(old, doc);
     }
     // A collection with an expiry index is read whole every second (collection.ts expireDue): a
     // parse of each cold document there would cost more than the marking it saves.
@@ -372,12 +378,17 @@ export class Table {
    * A replacement: each field path the indexes key is compared once (samePathValues), and only the
    * indexes with a path whose values moved are re-keyed, without walking a path again for every
    * index that keys it (a job's start time is in six of its indexes and in their prefixes, and a
-   * step writes `metrics` beside it).
+   * step writes `metrics` beside it). With `members` (a fast update's: the top-level members it
+   * wrote, every other one the old image's very value) only the paths under those are compared: a
+   * task transition writes `tasks`, `metrics`, `sweepAt`, `last_updated` and `version`, where the
+   * jobs' indexes key sixteen paths, each compared through a lookup by a key that varies.
    */
-  private rekeyChanged(old: StoredDoc, doc: StoredDoc): void {
+  private rekeyChanged(old: StoredDoc, doc: StoredDoc, members?: readonly string[]): void {
     const { paths, specs, pathsOf } = this.keyedPaths();
     const moved = this.movedPaths;
-    for (let p = 0; p < paths.length; p++) moved[p] = !samePathValues(old, doc, paths[p]);
+    for (let p = 0; p < paths.length; p++)
+      moved[p] =
+        (members === undefined || members.includes(paths[p][0])) && !samePathValues(old, doc, paths[p]);
     for (let i = 0; i < specs.length; i++) {
       const of = pathsOf[i];
       let touched = false;
