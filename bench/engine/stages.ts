@@ -50,6 +50,32 @@ const LATE_MS = 5;
 const SLOW_FS_MS = 1;
 const TIMED_FS = ["writeSync", "fsyncSync", "fdatasyncSync", "renameSync", "openSync"] as const;
 
+/** A window the arrivals are counted in: a burst of starts shows as many more than the pace's. */
+const BURST_MS = 20;
+
+/**
+ * The most jobs sent within BURST_MS, beside what an even pace sends in that time: the paced loop
+ * sends the jobs a late turn of its own owes at once (workload.ts pacedLoop), so a stall of the
+ * load's process arrives at the platform as a burst.
+ */
+function arrivals(sent: number[]): string {
+  const times = [...sent].sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while (times[i] - times[j] > BURST_MS) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  const span = times[times.length - 1] - times[0];
+  const even = span > 0 ? (times.length * BURST_MS) / span : times.length;
+  return `arrivals: at most ${most} jobs sent within ${BURST_MS} ms (${even.toFixed(1)} at an even pace)`;
+}
+
+/** The median count of jobs in flight (sent, not ended) when each job of `group` was sent. */
+function inFlight(all: Split[], group: Split[]): string {
+  const counts = group.map((g) => all.filter((j) => j.sent <= g.sent && j.ended > g.sent).length);
+  return percentile(counts, 50).toFixed(0);
+}
+
 export class StageRecorder {
   private readonly events = new Map<string, number[]>();
   private readonly gc: Span[] = [];
@@ -200,6 +226,8 @@ export class StageRecorder {
       `  loop stalls: ${sum(stalls).toFixed(0)} ms, the main thread on CPU for ` +
         `${stalls.reduce((a, s) => a + (s.cpuMs ?? 0), 0).toFixed(0)} ms of them`,
       `  file calls: ${[...this.fileCalls].map(([n, t]) => `${n} ${t.count} (${t.ms.toFixed(0)} ms)`).join(", ")}`,
+      `  ${arrivals(jobs.map((j) => j.sent))}; jobs in flight when one was sent (median): ` +
+        `the slow ones ${inFlight(jobs, slow)}, those around p50 ${inFlight(jobs, mid)}`,
       `  compactions in the run: ${compactions.length}` +
         (compactions.length > 0
           ? ` (${compactions.map((c) => `${c.ms.toFixed(0)} ms${c === running[0] ? ", unfinished" : ""}`).join("; ")})`
