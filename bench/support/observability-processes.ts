@@ -19,6 +19,14 @@
  * (default 2) seconds. A mode written `metrics+noscrape` is metrics never scraped; OBS_NODE_ARGS
  * passes V8 flags to every child alike (e.g. `--max-semi-space-size=16`: V8 grows the young
  * generation by what survives, 48 or 128 MB by run, and the size is printed as `newSpaceKB`).
+ *
+ * OBS_TOGETHER=1 runs a round's processes at the same time instead of one after another: each
+ * warms up, says it is ready, and all measure their windows over the same seconds, so a moment
+ * when the machine is slower slows every mode alike. Each window of a mode is then compared with
+ * the same window of its build's `off` (`vsOwnOffByWindow`: median, lowest, highest of those
+ * ratios). The processes share the machine's cores while they do (two on this one), which is the
+ * price: what one costs the machine, the other meets too; an A/A run (`off,off@<the same dist>`)
+ * says how far apart two equal processes read.
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -112,6 +120,8 @@ async function child(mode: string, dist: string): Promise<void> {
     gc.observe({ entryTypes: ["gc"] });
     const sleep = (s: number) => new Promise((resolve) => setTimeout(resolve, s * 1000));
     await sleep(env("OBS_WARM_S", 10));
+    if (process.env.OBS_TOGETHER === "1") await goAhead();
+    const measuredFrom = Date.now();
     const windows: Window[] = [];
     for (let w = 0; w < env("OBS_WINDOWS", 5); w++) {
       const before = { usage: process.resourceUsage(), answered, gcMs, scavenges };
@@ -145,7 +155,9 @@ async function child(mode: string, dist: string): Promise<void> {
     for (const socket of sockets) socket.destroy();
     // The young generation's size at the end: V8 sizes it by what survives, so it can differ by mode.
     const young = v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space");
-    console.log(JSON.stringify({ windows, newSpaceKB: young && Math.round(young.space_size / 1024) }));
+    console.log(
+      JSON.stringify({ windows, measuredFrom, newSpaceKB: young && Math.round(young.space_size / 1024) }),
+    );
   } finally {
     await broker.stop();
     await sdk?.shutdown();
@@ -154,37 +166,90 @@ async function child(mode: string, dist: string): Promise<void> {
   }
 }
 
+/** OBS_TOGETHER: says it is ready (a line on stdout) and waits for the driver's go (a line on stdin). */
+function goAhead(): Promise<void> {
+  console.log(READY);
+  return new Promise((resolve) => {
+    process.stdin.once("data", () => {
+      process.stdin.pause();
+      resolve();
+    });
+  });
+}
+
+const READY = "ready to measure";
+
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
 /** A child's windows' medians, field by field, and its young generation's size at the end. */
-type Figures = Record<keyof Window | "newSpaceKB", number>;
+type Figures = Record<keyof Window | "newSpaceKB", number> & {
+  windowCpuUs: number[];
+  /** When its windows began (epoch ms): the same moment for a round's processes with OBS_TOGETHER. */
+  measuredFrom: number;
+};
 
-/** Runs one child and answers its windows' medians, field by field. */
-function measure(given: string, dist: string): Promise<Figures> {
+/** One child under way: `ready` once it has warmed up (OBS_TOGETHER), `go` lets it measure. */
+interface Measuring {
+  ready: Promise<void>;
+  go(): void;
+  figures: Promise<Figures>;
+}
+
+/** Runs one child; its figures are its windows' medians, field by field. */
+function measure(given: string, dist: string): Measuring {
   // `MODE+noscrape`: metrics on, /metrics never scraped.
   const [mode, flag] = given.split("+");
-  return new Promise((resolve, reject) => {
-    // OBS_NODE_ARGS: V8 flags for every child alike (e.g. a young generation of a fixed size).
-    const nodeArgs = (process.env.OBS_NODE_ARGS ?? "").split(" ").filter(Boolean);
-    const proc = spawn(process.execPath, [...nodeArgs, __filename, "--child", mode, dist], {
-      stdio: ["ignore", "pipe", "inherit"],
-      env: { ...process.env, ...(flag === "noscrape" && { OBS_SCRAPE: "0" }) },
-    });
-    let out = "";
-    proc.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  // OBS_NODE_ARGS: V8 flags for every child alike (e.g. a young generation of a fixed size).
+  const nodeArgs = (process.env.OBS_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const proc = spawn(process.execPath, [...nodeArgs, __filename, "--child", mode, dist], {
+    stdio: ["pipe", "pipe", "inherit"],
+    env: { ...process.env, ...(flag === "noscrape" && { OBS_SCRAPE: "0" }) },
+  });
+  let out = "";
+  let isReady!: () => void;
+  const ready = new Promise<void>((resolve) => (isReady = resolve));
+  proc.stdout.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+    if (out.includes(READY)) isReady();
+  });
+  const figures = new Promise<Figures>((resolve, reject) => {
     proc.on("error", reject);
     proc.on("exit", (code) => {
+      isReady(); // a child that died before it was ready must not hold the others
       const line = out.split("\n").find((l) => l.startsWith('{"windows"'));
       if (code !== 0 || !line) return reject(new Error(`${mode}@${dist} exited ${code}: ${out.slice(-500)}`));
-      const { windows, newSpaceKB } = JSON.parse(line) as { windows: Window[]; newSpaceKB: number };
+      const { windows, newSpaceKB, measuredFrom } = JSON.parse(line) as {
+        windows: Window[];
+        newSpaceKB: number;
+        measuredFrom: number;
+      };
       const keys = Object.keys(windows[0]) as (keyof Window)[];
       const medians = keys.map((k) => [k, Number(median(windows.map((w) => w[k])).toFixed(3))]);
-      resolve({ newSpaceKB, ...Object.fromEntries(medians) } as Figures);
+      const windowCpuUs = windows.map((w) => w.cpuUs);
+      resolve({ newSpaceKB, ...Object.fromEntries(medians), windowCpuUs, measuredFrom } as Figures);
     });
   });
+  return { ready, go: () => proc.stdin.end("go\n"), figures };
+}
+
+/** A round's runs, one after another, or (OBS_TOGETHER) all at once, measuring the same seconds. */
+async function round(runs: { name: string; mode: string; dist: string }[]): Promise<Figures[]> {
+  if (process.env.OBS_TOGETHER !== "1") {
+    const out: Figures[] = [];
+    for (const run of runs) {
+      const child = measure(run.mode, run.dist);
+      child.go();
+      out.push(await child.figures);
+    }
+    return out;
+  }
+  const children = runs.map((run) => measure(run.mode, run.dist));
+  await Promise.all(children.map((c) => c.ready));
+  for (const child of children) child.go();
+  return Promise.all(children.map((c) => c.figures));
 }
 
 /** The driver: every mode in its own process, alternated round by round. */
@@ -196,20 +261,24 @@ async function driver(): Promise<void> {
   });
   const rounds = Number(process.argv[3] ?? 4);
   const figures = new Map(runs.map((r) => [r.name, [] as Figures[]]));
-  for (let round = 0; round < rounds; round++) {
-    for (const run of round % 2 ? [...runs].reverse() : runs) {
-      const f = await measure(run.mode, run.dist);
-      figures.get(run.name)!.push(f);
-      console.log(JSON.stringify({ round, run: run.name, ...f }));
-    }
+  for (let r = 0; r < rounds; r++) {
+    const order = r % 2 ? [...runs].reverse() : runs;
+    const measured = await round(order);
+    order.forEach((run, i) => {
+      figures.get(run.name)!.push(measured[i]);
+      console.log(JSON.stringify({ round: r, run: run.name, ...measured[i] }));
+    });
   }
   const fixed = (x: number) => Number(x.toFixed(3));
   for (const run of runs) {
     const own = figures.get(run.name)!;
     const off = runs.find((r) => r.mode === "off" && r.dist === run.dist);
-
     const ratios = off ? own.map((f, i) => f.cpuUs / figures.get(off.name)![i].cpuUs) : [];
-    const of = (k: keyof Figures) => fixed(median(own.map((f) => f[k])));
+    // OBS_TOGETHER: each window over the same window of `off`, measured over the same seconds.
+    const byWindow = off
+      ? own.flatMap((f, i) => f.windowCpuUs.map((cpu, w) => cpu / figures.get(off.name)![i].windowCpuUs[w]))
+      : [];
+    const of = (k: keyof Window | "newSpaceKB") => fixed(median(own.map((f) => f[k])));
     console.log(
       JSON.stringify({
         run: run.name,
@@ -229,6 +298,14 @@ async function driver(): Promise<void> {
             max: fixed(Math.max(...ratios)),
           },
         }),
+        ...(off &&
+          process.env.OBS_TOGETHER === "1" && {
+            vsOwnOffByWindow: {
+              median: fixed(median(byWindow)),
+              min: fixed(Math.min(...byWindow)),
+              max: fixed(Math.max(...byWindow)),
+            },
+          }),
       }),
     );
   }
