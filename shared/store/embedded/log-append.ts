@@ -1,9 +1,9 @@
 /**
  * The store's log lines written: encoded one after another into one buffer kept for the next
- * write, then written from it. A turn's lines used to be joined into one string (a flat copy of
- * all of them) and that string encoded into a fresh Buffer (another copy, outside V8's heap,
- * which the GC tracks and frees): about 2 KB of garbage a task transition, for bytes that live
- * only until the write returns (docs/performance-rounds.md, thirty-sixth round).
+ * write, then written from it. A turn's lines used to be joined into one string and that string
+ * copied into a fresh Buffer every turn (memory outside V8's heap, which the GC tracks and frees)
+ * for bytes that live only until the write returns. A line built of pieces is still flattened
+ * once, now by its encoding (docs/performance-rounds.md, thirty-sixth round).
  */
 import fs from "node:fs";
 
