@@ -332,8 +332,7 @@ export class Table {
       // The writer notes the new image's size once this put is done (noteSize); none meanwhile.
       else if (this.sizes.get(doc._id) !== undefined) this.sizes.set(doc._id, undefined);
       this.docs.set(doc._id, doc, texts?.[i]);
-      if (old) this.rekeyChanged(old, doc, patches?.[i]?.members);
-      else this.reindex(old, doc);
+      this.reindex(old, doc, patches?.[i]?.members);
     }
     // A collection with an expiry index is read whole every second (collection.ts expireDue): a
     // parse of each cold document there would cost more than the marking it saves.
@@ -366,9 +365,12 @@ export class Table {
     return (this.keyed ??= keyedPaths([...this.indexes.values(), ...this.prefixes.values()]));
   }
 
-  /** Moves a document's index entries from its old image to its new one (either may be absent). */
-  private reindex(old: StoredDoc | undefined, doc: StoredDoc | undefined): void {
-    if (old && doc) return this.rekeyChanged(old, doc);
+  /**
+   * Moves a document's index entries from its old image to its new one (either may be absent);
+   * `members`, a fast update's (rekeyChanged).
+   */
+  private reindex(old: StoredDoc | undefined, doc: StoredDoc | undefined, members?: readonly string[]): void {
+    if (old && doc) return this.rekeyChanged(old, doc, members);
     // By value (each spec holds its name): no [name, spec] pair made per index at every write.
     for (const spec of this.indexes.values()) this.rekey(spec, old, doc);
     for (const spec of this.prefixes.values()) this.rekey(spec, old, doc);
@@ -380,8 +382,9 @@ export class Table {
    * index that keys it (a job's start time is in six of its indexes and in their prefixes, and a
    * step writes `metrics` beside it). With `members` (a fast update's: the top-level members it
    * wrote, every other one the old image's very value) only the paths under those are compared: a
-   * task transition writes `tasks`, `metrics`, `sweepAt`, `last_updated` and `version`, where the
-   * jobs' indexes key sixteen paths, each compared through a lookup by a key that varies.
+   * task transition writes `tasks`, `metrics`, `last_updated` and `version` (`sweepAt` and `status`
+   * when they move), where the jobs' indexes key sixteen paths, each compared through a lookup by
+   * a key that varies.
    */
   private rekeyChanged(old: StoredDoc, doc: StoredDoc, members?: readonly string[]): void {
     const { paths, specs, pathsOf } = this.keyedPaths();
