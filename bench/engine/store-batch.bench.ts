@@ -13,8 +13,9 @@
  * call is local (no transporter): what it measures is the batch's handling on the store node, the
  * bus's parse and serialization left out (the same in both builds), and so is the making of the
  * calls. Reports CPU µs (user + system) per compare-and-set: lowest and median round, the first
- * two left out. Env: BENCH_ROUNDS (30), BENCH_SETTLE_EVERY (0: never; N: every Nth step's writes say `settled`, as a job's last write
- * does, so each job goes cold then, and its next write parses it back).
+ * two left out. Env: BENCH_ROUNDS (30), BENCH_SETTLE_EVERY (0: never; N: every Nth step's writes
+ * say `settled`, as a job's last write does, so each job goes cold then, and its next write parses
+ * it back).
  */
 import fs from "node:fs";
 import os from "node:os";

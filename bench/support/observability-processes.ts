@@ -270,14 +270,17 @@ async function driver(): Promise<void> {
     });
   }
   const fixed = (x: number) => Number(x.toFixed(3));
+  /** Ratios as their median, lowest and highest. */
+  const spread = (ratios: number[]) => ({
+    median: fixed(median(ratios)),
+    min: fixed(Math.min(...ratios)),
+    max: fixed(Math.max(...ratios)),
+  });
+  const together = process.env.OBS_TOGETHER === "1";
   for (const run of runs) {
     const own = figures.get(run.name)!;
     const off = runs.find((r) => r.mode === "off" && r.dist === run.dist);
-    const ratios = off ? own.map((f, i) => f.cpuUs / figures.get(off.name)![i].cpuUs) : [];
-    // OBS_TOGETHER: each window over the same window of `off`, measured over the same seconds.
-    const byWindow = off
-      ? own.flatMap((f, i) => f.windowCpuUs.map((cpu, w) => cpu / figures.get(off.name)![i].windowCpuUs[w]))
-      : [];
+    const offs = off ? figures.get(off.name)! : undefined;
     const of = (k: keyof Window | "newSpaceKB") => fixed(median(own.map((f) => f[k])));
     console.log(
       JSON.stringify({
@@ -291,20 +294,13 @@ async function driver(): Promise<void> {
         scavenges: of("scavenges"),
         newSpaceKB: of("newSpaceKB"),
         // This mode's CPU per read over its own build's `off` of the same round: median, lowest, highest.
-        ...(off && {
-          vsOwnOff: {
-            median: fixed(median(ratios)),
-            min: fixed(Math.min(...ratios)),
-            max: fixed(Math.max(...ratios)),
-          },
-        }),
-        ...(off &&
-          process.env.OBS_TOGETHER === "1" && {
-            vsOwnOffByWindow: {
-              median: fixed(median(byWindow)),
-              min: fixed(Math.min(...byWindow)),
-              max: fixed(Math.max(...byWindow)),
-            },
+        ...(offs && { vsOwnOff: spread(own.map((f, i) => f.cpuUs / offs[i].cpuUs)) }),
+        // OBS_TOGETHER: each window over the same window of `off`, measured over the same seconds.
+        ...(offs &&
+          together && {
+            vsOwnOffByWindow: spread(
+              own.flatMap((f, i) => f.windowCpuUs.map((cpu, w) => cpu / offs[i].windowCpuUs[w])),
+            ),
           }),
       }),
     );
