@@ -136,10 +136,30 @@ function notingCollection(collection: Collection): Collection {
     await call.records.updateOne({ _id: call.recordId }, { $push: { inserts: { c: name, id: withId._id } } });
     return collection.insertOne(withId);
   };
-  return new Proxy(collection, {
-    get(target, prop, receiver) {
-      if (prop !== "insertOne" || name === IDEMPOTENCY_COLLECTION) return Reflect.get(target, prop, receiver);
-      return insertOne;
+  return methodsOnTarget(collection, name === IDEMPOTENCY_COLLECTION ? undefined : { insertOne });
+}
+
+/**
+ * `target` with `own` members in place of its own, every other method run with `target` as `this`
+ * (bound once per method, bound again when the method was replaced since). A Proxy's default read
+ * ran each method with the Proxy as `this`: every `this.store`, `this.table` inside the embedded
+ * collection went through the trap and `Reflect.get`, about 29 reads and 3 % of a job transition's
+ * instructions (thirty-seventh round, docs/performance-rounds.md). No method of a backend's
+ * collection calls its own `insertOne`, so none bypasses the noting one by this.
+ */
+function methodsOnTarget<T extends object>(target: T, own?: Record<string, unknown>): T {
+  const bound = new Map<PropertyKey, { method: (...args: unknown[]) => unknown; bound: unknown }>();
+  return new Proxy(target, {
+    get(on, prop) {
+      if (own && Object.hasOwn(own, prop)) return own[prop as string];
+      const value: unknown = (on as Record<PropertyKey, unknown>)[prop];
+      if (typeof value !== "function") return value;
+      let entry = bound.get(prop);
+      if (entry?.method !== value) {
+        const method = value as (...args: unknown[]) => unknown;
+        bound.set(prop, (entry = { method, bound: method.bind(on) }));
+      }
+      return entry.bound;
     },
   });
 }
@@ -147,16 +167,12 @@ function notingCollection(collection: Collection): Collection {
 /** The store with inserts noted during keyed calls. */
 export function notingKeyedInserts(store: Store): Store {
   const collections = new Map<string, Collection>();
-  return new Proxy(store, {
-    get(target, prop, receiver) {
-      if (prop !== "collection") return Reflect.get(target, prop, receiver);
-      return (name: string) => {
-        let c = collections.get(name);
-        if (!c) collections.set(name, (c = notingCollection(target.collection(name))));
-        return c;
-      };
-    },
-  });
+  const collection = (name: string) => {
+    let c = collections.get(name);
+    if (!c) collections.set(name, (c = notingCollection(store.collection(name))));
+    return c;
+  };
+  return methodsOnTarget(store, { collection });
 }
 
 /**

@@ -31,8 +31,9 @@ export function platformEnv(extra: Record<string, string>): Record<string, strin
     ADMIN_PASSWORD,
     RATE_LIMIT: "0",
     LOG_LEVEL: "warn",
-    // Off unless a scenario turns them on (bench:gateway measures their cost on against off).
-    METRICS_PORT: "off",
+    // Off unless a scenario turns them on (bench:gateway measures their cost on against off), or
+    // BENCH_METRICS=1 runs every platform process as deployed (metrics on, the default outside benches).
+    METRICS_PORT: process.env.BENCH_METRICS === "1" ? "0" : "off",
     ...extra,
   };
 }

@@ -2,8 +2,13 @@
  * Over a real NATS, the engine's compare-and-set sends a task's changed members, not the whole
  * task (shared/store/member-writes.ts): the store in one broker, the engine's JobStore on a
  * RemoteBackend in another. The job the store's node holds is the engine's, member order included,
- * after every write; with the performance machinery off the tasks go whole.
+ * after every write; with the performance machinery off the tasks go whole. With metrics on (the
+ * default), through the store a service holds (shared/runtime.ts: timed and noting wrappers), too.
  */
+import type { ServiceBroker } from "moleculer";
+import { createBroker } from "../../app/broker";
+import { loadConfig } from "../../shared/config";
+import { acquireStore } from "../../shared/runtime";
 import type { RemoteBackend } from "../../shared/store/remote";
 import { JobRepository } from "../../services/engine/jobs.repository";
 import { JobStore, writableTask } from "../../services/engine/run/jobs";
@@ -99,4 +104,47 @@ test("with the performance machinery off, tasks cross the bus whole and store th
   });
   expect(pathsSent()[0].set.filter((p) => p !== "last_updated")).toEqual(["tasks.b"]);
   expect(await storedText("m2")).toBe(JSON.stringify(written!.job));
+});
+
+test("with metrics on, the store a service holds sends the members too", async () => {
+  // A caller built as a platform process is (app/broker.ts), with metrics on as by default.
+  const config = loadConfig({
+    TRANSPORTER: process.env.NATS_URL!,
+    NAMESPACE: nodes.caller.namespace,
+    SERVICES: "engine",
+    METRICS_PORT: "0",
+    NODE_ID: `${nodes.caller.nodeID}-metrics`,
+    LOG_LEVEL: "warn",
+  });
+  const broker: ServiceBroker = createBroker(config);
+  await broker.start();
+  const store = await acquireStore(broker);
+  try {
+    expect(broker.isMetricsEnabled()).toBe(true);
+    await broker.waitForServices(["store"], 10_000);
+    const sent = jest.spyOn(broker, "call");
+    const jobs = new JobStore(new JobRepository(store));
+    await jobs.insert(newJob("m3"));
+    sent.mockClear();
+    const written = await jobs.update("m3", (draft) => {
+      const b = writableTask(draft, "b")!;
+      b.status = "complete";
+      b.finish_state = "success";
+    });
+    const paths: string[] = [];
+    for (const [action, params] of sent.mock.calls as [string, any][]) {
+      if (action === "store.updateOne") paths.push(...Object.keys(params.update.$set ?? {}));
+      if (action === "store.batch")
+        for (const c of params.calls)
+          if (c.method === "updateOne") paths.push(...Object.keys(c.params.update.$set));
+    }
+    expect(paths.filter((p) => p !== "last_updated").sort()).toEqual([
+      "tasks.b.finish_state",
+      "tasks.b.status",
+    ]);
+    expect(await storedText("m3")).toBe(JSON.stringify(written!.job));
+  } finally {
+    await store.close();
+    await broker.stop();
+  }
 });

@@ -85,6 +85,28 @@ test("a backend method replaced after wrapping is the one called", async () => {
   await expect(things.find({})).resolves.toEqual([{ _id: "replaced", filter: null }]);
 });
 
+test("a backend's compare-and-set (updateVersioned) passes through timed, hints included", async () => {
+  const seen: unknown[][] = [];
+  const backend = Object.assign(new FakeCollection(), {
+    updateVersioned(this: FakeCollection, ...args: unknown[]) {
+      this.seenThis.push(this);
+      seen.push(args);
+      return Promise.resolve(true);
+    },
+  });
+  const things = timedStore(fakeStore(backend), broker).collection("things");
+  const hints = { settled: true, before: { _id: "j", version: 3 } };
+  await expect(things.updateVersioned!("j", 3, { a: 1 }, { b: "" }, hints)).resolves.toBe(true);
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(seen).toEqual([["j", 3, { a: 1 }, { b: "" }, hints]]);
+  expect(seen[0][4]).toBe(hints);
+  expect(backend.seenThis).toEqual([backend]);
+  expect(observations("updateVersioned", "ok")).toBe(1);
+  // A backend without it (MongoDB's): the wrapper has none either, so callers send updateOne.
+  const plain = timedStore(fakeStore(new FakeCollection()), broker).collection("things");
+  expect(plain.updateVersioned).toBeUndefined();
+});
+
 test("without metrics the store is the backend's, untouched", async () => {
   const off = new ServiceBroker({ logger: false, metrics: metricsOptions(null) });
   const store = fakeStore(new FakeCollection());

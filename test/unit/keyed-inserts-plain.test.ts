@@ -1,6 +1,8 @@
 /**
  * shared/keyed-inserts.ts outside a keyed call: the wrapped collection's insertOne is the store's
- * own (no wrapper promise, no note, no made id), and its failures still arrive as rejections.
+ * own (no wrapper promise, no note, no made id), and its failures still arrive as rejections; every
+ * other method runs on the backend's collection itself (not through the wrapper), the method as it
+ * is at the call.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -42,4 +44,27 @@ test("a key-less insert that fails is a rejected promise, and stores nothing", a
   expect(pending).toBeInstanceOf(Promise);
   await expect(pending).rejects.toBeInstanceOf(DuplicateKeyError);
   expect(await store.collection("plain").count({})).toBe(before);
+});
+
+test("the wrapped collection's other methods run on the backend's collection, as they are at the call", async () => {
+  const backend = store.collection("plain");
+  const coll = notingKeyedInserts(store).collection("plain");
+  const seen: unknown[] = [];
+  const own = backend.findOne;
+  const spy = jest.spyOn(backend, "findOne").mockImplementation(function (this: unknown, ...args) {
+    seen.push(this);
+    return own.apply(this as typeof backend, args as never);
+  });
+  try {
+    await coll.insertOne({ _id: "p-this", name: "this" });
+    expect(await coll.findOne({ _id: "p-this" })).toEqual({ _id: "p-this", name: "this" });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toBe(backend); // not the wrapper: its reads would all go through it
+  } finally {
+    spy.mockRestore();
+  }
+  // Restored: the backend's own method again, still on the backend.
+  expect(coll.findOne).not.toBe(spy);
+  expect(await coll.findOne({ _id: "p-this" })).toEqual({ _id: "p-this", name: "this" });
+  expect(coll.name).toBe("plain");
 });
