@@ -6,9 +6,9 @@
  * each of them (moleculer.request.total, .active up and down, .levels, .time), and its timer
  * allocates an hrtime pair and a closure. Here each action keeps, per caller, the series it updates
  * (./series.ts), so a call adds to those (a few sums, folded into Moleculer's items when the
- * metrics are read). Everything else of Moleculer's middleware (its metric registrations, events,
- * transit and transporter counts, the error counter) is kept as is: the same names, labels and
- * values reach /metrics.
+ * metrics are read). The events sent and received go the same way (./event-metrics.ts). Everything
+ * else of Moleculer's middleware (its metric registrations, transit and transporter counts, the
+ * error counters) is kept as is: the same names, labels and values reach /metrics.
  *
  * Moleculer's ContextTracker chains `.then().catch()` on every action call (two promises, two
  * reactions) to take the context off its service's list when the call settles; the metrics took a
@@ -21,6 +21,7 @@
 import { performance } from "node:perf_hooks";
 import * as moleculer from "moleculer";
 import { METRIC, type Context, type Middleware, type ServiceBroker } from "moleculer";
+import { eventMetricsHooks } from "./event-metrics";
 import { metricOf, Series } from "./series";
 
 interface ActionDef {
@@ -163,7 +164,8 @@ export function actionMetricsMiddleware(broker: ServiceBroker): Middleware {
     name: "Metrics",
     localAction: wrap("local"),
     remoteAction: wrap("remote"),
-  } as Middleware;
+    ...eventMetricsHooks(broker),
+  } as unknown as Middleware;
 }
 
 /**

@@ -86,6 +86,83 @@ test("pre-bound action metrics give the /metrics text of Moleculer's own middlew
   }
 });
 
+/** Services with event handlers: a grouped one, a failing one, one on a pattern, one emitting. */
+const EVENT_SERVICES: ServiceSchema[] = [
+  {
+    name: "listener",
+    events: {
+      "job.changed": () => undefined,
+      "job.*": { group: "watchers", handler: () => undefined },
+      "job.failed": () => {
+        throw new Error("handler failed");
+      },
+      // More names than a hook keeps bound (event-metrics.ts MAX_BOUND_SERIES): the rest go Moleculer's way.
+      "bulk.*": () => undefined,
+    },
+  },
+  {
+    name: "sender",
+    actions: { relay: (ctx) => ctx.emit("job.changed", { via: "relay" }) },
+  },
+];
+
+async function withEvents(options: BrokerOptions): Promise<ServiceBroker> {
+  const broker = await started(options);
+  for (const schema of EVENT_SERVICES) broker.createService(schema);
+  await broker.waitForServices(["listener", "sender"]);
+  return broker;
+}
+
+async function events(broker: ServiceBroker): Promise<void> {
+  for (let i = 0; i < 3; i++) await broker.emit("job.changed", { i });
+  await broker.broadcast("job.changed", { b: 1 });
+  await broker.broadcastLocal("job.started", {});
+  await broker.call("sender.relay");
+  await broker.emit("job.failed", {}).catch(() => undefined);
+  await broker.broadcast("job.failed", {}).catch(() => undefined);
+  for (let i = 0; i < 1_010; i++) await broker.emit(`bulk.${i}`, {});
+  await broker.emit("bulk.1009", {});
+  await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** The event lines of the scrape, but for latency values. */
+async function eventMetrics(broker: ServiceBroker): Promise<string[]> {
+  const reporter = (broker.metrics as any).reporter[0];
+  const text = await (await fetch(`http://127.0.0.1:${reporter.server.address().port}/metrics`)).text();
+  return text
+    .split("\n")
+    .filter((l) => /^(# (HELP|TYPE) )?moleculer_event_/.test(l))
+    .filter((l) => !/^moleculer_event_received_time_(sum|bucket\{(?!.*le="\+Inf"))/.test(l))
+    .sort();
+}
+
+test("pre-bound event metrics give the /metrics text of Moleculer's own middleware", async () => {
+  const stock = await withEvents({});
+  const ours = await withEvents({ internalMiddlewares: false, middlewares: withInternalMiddlewares([]) });
+  try {
+    await events(stock);
+    await events(ours);
+    const expected = await eventMetrics(stock);
+    const all = expected.join("\n");
+    // The sequence reaches every kind of line: sent by kind, received by group and caller, errors.
+    expect(all).toMatch(/moleculer_event_emit_total\{.*event="job.changed".*\} 4/);
+    expect(all).toMatch(/moleculer_event_broadcast_total\{.*event="job.failed".*\} 1/);
+    expect(all).toMatch(/moleculer_event_broadcast_local_total\{.*event="job.started".*\} 1/);
+    expect(all).toMatch(/moleculer_event_received_total\{.*caller="sender".*\} 1/);
+    expect(all).toMatch(/moleculer_event_received_total\{.*group="watchers".*event="job.started".*\} 1/);
+    expect(all).toMatch(/moleculer_event_received_error_total\{.*event="job.failed".*\} 2/);
+    expect(all).toMatch(/moleculer_event_received_active\{.*event="job.changed".*\} 0/);
+    expect(all).toMatch(/moleculer_event_emit_total\{.*event="bulk.1009".*\} 2/);
+    expect(all).toMatch(/moleculer_event_received_total\{.*event="bulk.1009".*\} 2/);
+    expect(all).toMatch(/moleculer_event_received_active\{.*event="bulk.1009".*\} 0/);
+    expect(all).toMatch(/moleculer_event_received_time_bucket\{.*event="job.changed".*le="\+Inf"\} 4/);
+    expect(await eventMetrics(ours)).toEqual(expected);
+  } finally {
+    await stock.stop();
+    await ours.stop();
+  }
+});
+
 test("the platform's broker has Moleculer's internal middlewares, in Moleculer's order, after its own", () => {
   const names = (b: ServiceBroker) => ((b as any).middlewares.list as { name?: string }[]).map((m) => m.name);
   const stock = new ServiceBroker({ logger: false });
