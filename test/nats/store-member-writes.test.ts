@@ -30,12 +30,15 @@ afterAll(async () => {
   await nodes?.stop();
 });
 
-/** The `$set` and `$unset` paths of each store update sent since the last clear, alone or batched. */
-function pathsSent(): { set: string[]; unset: string[] }[] {
+/**
+ * The `$set` and `$unset` paths of each store update sent since the last clear, alone or batched,
+ * by the broker whose `call` is `spied` (the caller's by default).
+ */
+function pathsSent(spied: jest.SpyInstance = calls): { set: string[]; unset: string[] }[] {
   const sent: { set: string[]; unset: string[] }[] = [];
   const note = (params: any) =>
     sent.push({ set: Object.keys(params.update.$set ?? {}), unset: Object.keys(params.update.$unset ?? {}) });
-  for (const [action, params] of calls.mock.calls as [string, any][]) {
+  for (const [action, params] of spied.mock.calls as [string, any][]) {
     if (action === "store.updateOne") note(params);
     if (action === "store.batch") for (const c of params.calls) if (c.method === "updateOne") note(c.params);
   }
@@ -131,14 +134,8 @@ test("with metrics on, the store a service holds sends the members too", async (
       b.status = "complete";
       b.finish_state = "success";
     });
-    const paths: string[] = [];
-    for (const [action, params] of sent.mock.calls as [string, any][]) {
-      if (action === "store.updateOne") paths.push(...Object.keys(params.update.$set ?? {}));
-      if (action === "store.batch")
-        for (const c of params.calls)
-          if (c.method === "updateOne") paths.push(...Object.keys(c.params.update.$set));
-    }
-    expect(paths.filter((p) => p !== "last_updated").sort()).toEqual([
+    const [update] = pathsSent(sent);
+    expect(update.set.filter((p) => p !== "last_updated").sort()).toEqual([
       "tasks.b.finish_state",
       "tasks.b.status",
     ]);

@@ -54,16 +54,24 @@ async function calls(broker: ServiceBroker): Promise<void> {
   await expect(broker.call("v2.outer.failing")).rejects.toThrow("nope");
 }
 
-/** The per-action lines of the scrape, but for latency values (the sums and buckets vary by run). */
-async function requestMetrics(broker: ServiceBroker): Promise<string[]> {
+/**
+ * The scrape's lines of the metrics named `<family>...`, but for the latency values of `latency`
+ * (the sums and buckets vary by run; the +Inf bucket, a count, stays).
+ */
+async function scrapeLines(broker: ServiceBroker, family: string, latency: string): Promise<string[]> {
   const reporter = (broker.metrics as any).reporter[0];
   const text = await (await fetch(`http://127.0.0.1:${reporter.server.address().port}/metrics`)).text();
+  const varying = new RegExp(`^${latency}_(sum|bucket\\{(?!.*le="\\+Inf"))`);
   return text
     .split("\n")
-    .filter((l) => /^(# (HELP|TYPE) )?moleculer_request_/.test(l))
-    .filter((l) => !/^moleculer_request_time_(sum|bucket\{(?!.*le="\+Inf"))/.test(l))
+    .filter((l) => l.replace(/^# (HELP|TYPE) /, "").startsWith(family))
+    .filter((l) => !varying.test(l))
     .sort();
 }
+
+/** The per-action lines of the scrape. */
+const requestMetrics = (broker: ServiceBroker) =>
+  scrapeLines(broker, "moleculer_request_", "moleculer_request_time");
 
 test("pre-bound action metrics give the /metrics text of Moleculer's own middleware", async () => {
   const stock = await started({});
@@ -125,16 +133,9 @@ async function events(broker: ServiceBroker): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
 }
 
-/** The event lines of the scrape, but for latency values. */
-async function eventMetrics(broker: ServiceBroker): Promise<string[]> {
-  const reporter = (broker.metrics as any).reporter[0];
-  const text = await (await fetch(`http://127.0.0.1:${reporter.server.address().port}/metrics`)).text();
-  return text
-    .split("\n")
-    .filter((l) => /^(# (HELP|TYPE) )?moleculer_event_/.test(l))
-    .filter((l) => !/^moleculer_event_received_time_(sum|bucket\{(?!.*le="\+Inf"))/.test(l))
-    .sort();
-}
+/** The per-event lines of the scrape. */
+const eventMetrics = (broker: ServiceBroker) =>
+  scrapeLines(broker, "moleculer_event_", "moleculer_event_received_time");
 
 test("pre-bound event metrics give the /metrics text of Moleculer's own middleware", async () => {
   const stock = await withEvents({});
