@@ -80,7 +80,8 @@ async function scenario(env: Record<string, string>, scrape: boolean): Promise<L
   const port = await freePort();
   const metricsPort = scrape ? await freePort() : 0;
   const platform = spawnPlatformNode(
-    platformEnv({ ...env, PORT: String(port), ...(scrape && { METRICS_PORT: String(metricsPort) }) }),
+    // Metrics off or on by the set-up, whatever BENCH_METRICS says (it sets platformEnv's default).
+    platformEnv({ ...env, PORT: String(port), METRICS_PORT: scrape ? String(metricsPort) : "off" }),
   );
   let scraper: ChildProcess | undefined;
   try {

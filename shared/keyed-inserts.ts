@@ -157,11 +157,21 @@ function methodsOnTarget<T extends object>(target: T, own?: Record<string, unkno
       let entry = bound.get(prop);
       if (entry?.method !== value) {
         const method = value as (...args: unknown[]) => unknown;
-        bound.set(prop, (entry = { method, bound: method.bind(on) }));
+        bound.set(prop, (entry = { method, bound: asIs(on, prop) ? method : method.bind(on) }));
       }
       return entry.bound;
     },
   });
+}
+
+/**
+ * A function member answered unbound: the class itself (`constructor`), and an own member that
+ * can never change (a Proxy must answer such a member as it is).
+ */
+function asIs(target: object, prop: PropertyKey): boolean {
+  if (prop === "constructor") return true;
+  const own = Object.getOwnPropertyDescriptor(target, prop);
+  return own !== undefined && !own.configurable && !own.writable;
 }
 
 /** The store with inserts noted during keyed calls. */

@@ -100,7 +100,7 @@ async function main(): Promise<void> {
     helpers.platformEnv({
       DATA_DIR: dataDir,
       REQUEST_TIMEOUT: "120000",
-      ...(mode !== "off" && { METRICS_PORT: "0" }),
+      METRICS_PORT: mode === "off" ? "off" : "0", // whatever BENCH_METRICS says
       ...(endpoint && { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }),
       ...(mode === "sampled" && { TRACE_SAMPLE_RATE: "0.1" }),
       ...(mode === "unsampled" && { TRACE_SAMPLE_RATE: "0" }),

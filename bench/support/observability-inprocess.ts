@@ -79,7 +79,7 @@ async function startSide(run: Run, dataDir: string, endpoint: string | null): Pr
   const broker: ServiceBroker = await startPlatform(
     platformEnv({
       DATA_DIR: dataDir,
-      ...(mode !== "off" && { METRICS_PORT: "0" }),
+      METRICS_PORT: mode === "off" ? "off" : "0", // whatever BENCH_METRICS says
       ...(endpoint && mode !== "off" && mode !== "metrics" && { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }),
       ...(mode === "sampled" && { TRACE_SAMPLE_RATE: "0.1" }),
       ...(mode === "unsampled" && { TRACE_SAMPLE_RATE: "0" }),

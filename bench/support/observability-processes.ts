@@ -71,7 +71,7 @@ async function child(mode: string, dist: string): Promise<void> {
   const broker: ServiceBroker = await helpers.startPlatform(
     helpers.platformEnv({
       DATA_DIR: dataDir,
-      ...(mode !== "off" && { METRICS_PORT: "0" }),
+      METRICS_PORT: mode === "off" ? "off" : "0", // whatever BENCH_METRICS says
       ...(endpoint && { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }),
       ...(mode === "sampled" && { TRACE_SAMPLE_RATE: "0.1" }),
       ...(mode === "unsampled" && { TRACE_SAMPLE_RATE: "0" }),

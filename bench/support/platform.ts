@@ -32,7 +32,8 @@ export function platformEnv(extra: Record<string, string>): Record<string, strin
     RATE_LIMIT: "0",
     LOG_LEVEL: "warn",
     // Off unless a scenario turns them on (bench:gateway measures their cost on against off), or
-    // BENCH_METRICS=1 runs every platform process as deployed (metrics on, the default outside benches).
+    // BENCH_METRICS=1 runs the platform as deployed (metrics on, the default outside benches) where
+    // a bench leaves the choice to this default (the observability harnesses set it per mode).
     METRICS_PORT: process.env.BENCH_METRICS === "1" ? "0" : "off",
     ...extra,
   };

@@ -158,6 +158,24 @@ test("pre-bound event metrics give the /metrics text of Moleculer's own middlewa
     expect(all).toMatch(/moleculer_event_received_active\{.*event="bulk.1009".*\} 0/);
     expect(all).toMatch(/moleculer_event_received_time_bucket\{.*event="job.changed".*le="\+Inf"\} 4/);
     expect(await eventMetrics(ours)).toEqual(expected);
+
+    // And the platform's hooks are the ones in the chain: a known event sent and received again
+    // updates its bound series, asking Moleculer's registry nothing (Moleculer's own hooks do).
+    const eventUpdates = async (broker: ServiceBroker) => {
+      const registry = broker.metrics as unknown as Record<string, (name: string) => unknown>;
+      const spies = ["increment", "decrement", "timer"].map((m) => jest.spyOn(registry, m));
+      try {
+        await broker.emit("job.changed", { again: true });
+        await new Promise((resolve) => setImmediate(resolve));
+        return spies
+          .flatMap((s) => s.mock.calls.map(([name]) => name))
+          .filter((n) => /event/.test(String(n)));
+      } finally {
+        for (const s of spies) s.mockRestore();
+      }
+    };
+    expect(await eventUpdates(stock)).not.toEqual([]);
+    expect(await eventUpdates(ours)).toEqual([]);
   } finally {
     await stock.stop();
     await ours.stop();

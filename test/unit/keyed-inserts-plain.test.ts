@@ -63,8 +63,25 @@ test("the wrapped collection's other methods run on the backend's collection, as
   } finally {
     spy.mockRestore();
   }
-  // Restored: the backend's own method again, still on the backend.
-  expect(coll.findOne).not.toBe(spy);
+  // Restored: the backend's own method again, the spy no longer called.
   expect(await coll.findOne({ _id: "p-this" })).toEqual({ _id: "p-this", name: "this" });
+  expect(seen).toHaveLength(1);
   expect(coll.name).toBe("plain");
+});
+
+test("a wrapped collection's members that can never change are answered as they are", () => {
+  const fixed = () => "fixed";
+  class Odd {
+    readonly name = "odd";
+  }
+  const backend = Object.defineProperty(new Odd(), "fixed", {
+    value: fixed,
+    writable: false,
+    configurable: false,
+  });
+  const odd = notingKeyedInserts({ collection: () => backend } as unknown as Store).collection("odd");
+  // A Proxy answering a bound copy of a non-configurable, read-only member would throw a TypeError.
+  expect((odd as unknown as { fixed: unknown }).fixed).toBe(fixed);
+  expect((odd as unknown as { constructor: unknown }).constructor).toBe(Odd);
+  expect(odd.name).toBe("odd");
 });
