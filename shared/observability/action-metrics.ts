@@ -21,6 +21,7 @@
 import { performance } from "node:perf_hooks";
 import * as moleculer from "moleculer";
 import { METRIC, type Context, type Middleware, type ServiceBroker } from "moleculer";
+import { errorLabels, type ThrownError } from "./error-labels";
 import { eventMetricsHooks } from "./event-metrics";
 import { metricOf, Series } from "./series";
 
@@ -125,7 +126,7 @@ function actionHandler(
         s.active.add(-1);
         if (tracked) untrack(ctx);
       },
-      (err: { name?: string; code?: unknown; type?: unknown } | undefined) => {
+      (err: ThrownError | undefined) => {
         s.time.observe(performance.now() - start);
         s.active.add(-1);
         if (tracked) untrack(ctx);
@@ -135,9 +136,7 @@ function actionHandler(
           action: name,
           caller,
           type,
-          errorName: err ? err.name : null,
-          errorCode: err ? err.code : null,
-          errorType: err ? err.type : null,
+          ...errorLabels(err),
         } as never);
       },
     );

@@ -14,6 +14,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { METRIC, type Context, type ServiceBroker } from "moleculer";
+import { errorLabels, type ThrownError } from "./error-labels";
 import { metricOf, Series } from "./series";
 
 /**
@@ -60,19 +61,13 @@ function receivedHandler(broker: ServiceBroker, next: EventHandler, event: Event
     bound++;
     return s;
   };
-  const failed = (
-    name: string,
-    caller: string | null,
-    err: { name?: string; code?: unknown; type?: unknown },
-  ) =>
+  const failed = (name: string, caller: string | null, err: ThrownError | undefined) =>
     broker.metrics.increment(METRIC.MOLECULER_EVENT_RECEIVED_ERROR_TOTAL, {
       service,
       event: name,
       group,
       caller,
-      errorName: err ? err.name : null,
-      errorCode: err ? err.code : null,
-      errorType: err ? err.type : null,
+      ...errorLabels(err),
     } as never);
 
   return function eventMetrics(ctx: Context) {
@@ -108,7 +103,7 @@ function viaMoleculer(
   next: EventHandler,
   ctx: Context,
   labels: Record<string, string | null>,
-  failed: (name: string, caller: string | null, err: { name?: string }) => void,
+  failed: (name: string, caller: string | null, err: ThrownError | undefined) => void,
 ): Promise<unknown> {
   const metrics = broker.metrics;
   metrics.increment(METRIC.MOLECULER_EVENT_RECEIVED_TOTAL, labels);
