@@ -18,11 +18,11 @@
  * a context is on the list from before the circuit breaker to after the error handler, a little
  * longer than before, which a shutdown's wait only makes safer). docs/performance-rounds.md, "Metrics, tenth round".
  */
-import { performance } from "node:perf_hooks";
 import * as moleculer from "moleculer";
 import { METRIC, type Context, type Middleware, type ServiceBroker } from "moleculer";
 import { errorLabels, type ThrownError } from "./error-labels";
 import { eventMetricsHooks } from "./event-metrics";
+import { CallSeries, type CallMetricNames } from "./call-series";
 import { metricOf, Series } from "./series";
 
 interface ActionDef {
@@ -32,11 +32,12 @@ interface ActionDef {
 
 type Handler = (ctx: Context) => Promise<unknown>;
 
-interface CallSeries {
-  total: Series;
-  active: Series;
-  time: Series;
-}
+/** Moleculer's metrics of an action call. */
+const REQUEST: CallMetricNames = {
+  total: METRIC.MOLECULER_REQUEST_TOTAL,
+  active: METRIC.MOLECULER_REQUEST_ACTIVE,
+  time: METRIC.MOLECULER_REQUEST_TIME,
+};
 
 /** Where Moleculer keeps a context being tracked: its service's list, or the broker's (remote). */
 interface Tracked {
@@ -87,13 +88,7 @@ function actionHandler(
   const name = action.name;
   const byCaller = new Map<string | null, CallSeries>();
   const bind = (caller: string | null): CallSeries => {
-    const labels = { service, action: name, caller, type };
-    const of = (metric: string) => new Series(metricOf(broker, metric)!, labels);
-    const s = {
-      total: of(METRIC.MOLECULER_REQUEST_TOTAL),
-      active: of(METRIC.MOLECULER_REQUEST_ACTIVE),
-      time: of(METRIC.MOLECULER_REQUEST_TIME),
-    };
+    const s = new CallSeries(broker, REQUEST, { service, action: name, caller, type });
     byCaller.set(caller, s);
     return s;
   };
@@ -103,12 +98,10 @@ function actionHandler(
   return function metricsMiddleware(ctx: Context) {
     const caller = ctx.caller;
     const s = byCaller.get(caller) ?? bind(caller);
-    s.total.add(1);
-    s.active.add(1);
+    const start = s.began();
     levelSeries(ctx.level).add(1);
     const tracked = tracking && isTracked(broker, ctx);
     if (tracked) trackedList(ctx).push(ctx);
-    const start = performance.now();
     let answer: Promise<unknown>;
     try {
       answer = next(ctx);
@@ -122,13 +115,11 @@ function actionHandler(
     // before the caller's own reaction, so the context is off the list before the caller resumes.
     answer.then(
       () => {
-        s.time.observe(performance.now() - start);
-        s.active.add(-1);
+        s.ended(start);
         if (tracked) untrack(ctx);
       },
       (err: ThrownError | undefined) => {
-        s.time.observe(performance.now() - start);
-        s.active.add(-1);
+        s.ended(start);
         if (tracked) untrack(ctx);
         // Errors are rare and their labels vary: Moleculer's own path.
         broker.metrics.increment(METRIC.MOLECULER_REQUEST_ERROR_TOTAL, {

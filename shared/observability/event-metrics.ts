@@ -12,9 +12,9 @@
  * labels and values reach /metrics (test/observability/action-metrics.test.ts compares the scrape
  * with Moleculer's own middleware's). Errors, rare and with labels of their own, go Moleculer's way.
  */
-import { performance } from "node:perf_hooks";
 import { METRIC, type Context, type ServiceBroker } from "moleculer";
 import { errorLabels, type ThrownError } from "./error-labels";
+import { CallSeries, type CallMetricNames } from "./call-series";
 import { metricOf, Series } from "./series";
 
 /**
@@ -32,31 +32,26 @@ interface EventDef {
   service?: { name: string };
 }
 
-interface ReceivedSeries {
-  total: Series;
-  active: Series;
-  time: Series;
-}
+/** Moleculer's metrics of an event a handler receives. */
+const RECEIVED: CallMetricNames = {
+  total: METRIC.MOLECULER_EVENT_RECEIVED_TOTAL,
+  active: METRIC.MOLECULER_EVENT_RECEIVED_ACTIVE,
+  time: METRIC.MOLECULER_EVENT_RECEIVED_TIME,
+};
 
 /** A local event handler with Moleculer's received-event metrics, through bound series. */
 function receivedHandler(broker: ServiceBroker, next: EventHandler, event: EventDef): EventHandler {
   const service = event.service ? event.service.name : null;
   const group = event.group || service;
-  const byName = new Map<string, Map<string | null, ReceivedSeries>>();
+  const byName = new Map<string, Map<string | null, CallSeries>>();
   let bound = 0;
-  const seriesOf = (name: string, caller: string | null): ReceivedSeries | undefined => {
+  const seriesOf = (name: string, caller: string | null): CallSeries | undefined => {
     let byCaller = byName.get(name);
     const kept = byCaller?.get(caller);
     if (kept) return kept;
     if (bound >= MAX_BOUND_SERIES) return undefined;
     if (!byCaller) byName.set(name, (byCaller = new Map()));
-    const labels = { service, event: name, group, caller };
-    const of = (metric: string) => new Series(metricOf(broker, metric)!, labels);
-    const s = {
-      total: of(METRIC.MOLECULER_EVENT_RECEIVED_TOTAL),
-      active: of(METRIC.MOLECULER_EVENT_RECEIVED_ACTIVE),
-      time: of(METRIC.MOLECULER_EVENT_RECEIVED_TIME),
-    };
+    const s = new CallSeries(broker, RECEIVED, { service, event: name, group, caller });
     byCaller.set(caller, s);
     bound++;
     return s;
@@ -75,21 +70,15 @@ function receivedHandler(broker: ServiceBroker, next: EventHandler, event: Event
     const caller = ctx.caller;
     const s = seriesOf(name, caller);
     if (!s) return viaMoleculer(broker, next, ctx, { service, event: name, group, caller }, failed);
-    s.total.add(1);
-    s.active.add(1);
-    const start = performance.now();
+    const start = s.began();
     // The handler's own promise to the caller; the metrics beside it, as the action calls' are.
     const handler = next as unknown as Send;
     // eslint-disable-next-line prefer-rest-params -- the handler's arguments as Moleculer passes them
     const answer = handler.apply(broker, arguments as unknown as unknown[]) as Promise<unknown>;
     answer.then(
-      () => {
-        s.time.observe(performance.now() - start);
-        s.active.add(-1);
-      },
+      () => s.ended(start),
       (err) => {
-        s.time.observe(performance.now() - start);
-        s.active.add(-1);
+        s.ended(start);
         failed(name, caller, err);
       },
     );
