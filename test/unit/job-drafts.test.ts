@@ -14,24 +14,13 @@ import { deepFreeze } from "../../shared/objects";
 import { frozenJsonNesting, frozenJsonText } from "../../shared/frozen-json";
 import { jsonNesting } from "../../shared/store/embedded/depth";
 import type { RunJob, RunTask } from "../../services/engine/run/types";
-import { newJob, task } from "../support/run-jobs";
+import { jobStorePerTest, nestedObjects, newJob, task } from "../support/run-jobs";
 
-const dirs: string[] = [];
+const fixture = jobStorePerTest("job-drafts-");
 let backend: EmbeddedBackend;
 let jobs: JobStore;
-
-beforeEach(() => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "job-drafts-"));
-  dirs.push(dir);
-  backend = new EmbeddedBackend({ dataDir: dir });
-  jobs = new JobStore(new JobRepository(backend));
-});
-afterEach(async () => {
-  await backend.close();
-});
-afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
-
-const stored = async (id: string) => (await backend.collection("jobs").findOne({ _id: id })) as RunJob;
+beforeEach(() => ({ backend, jobs } = fixture));
+const stored = (id: string) => fixture.stored(id);
 
 test("an untouched task stays shared and frozen; a changed one is stored as a full copy would store it", async () => {
   await jobs.insert(newJob("j1"));
@@ -72,7 +61,6 @@ test("the write that ends a job leaves it to the store as text at once; a runnin
   // Two hot documents at most, and more jobs than that: each would go cold some time (doc-map.ts
   // settleOnWrite; a collection within its hot limit keeps every document an object).
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "job-drafts-settled-"));
-  dirs.push(dir);
   const small = new EmbeddedBackend({ dataDir: dir, hotDocuments: 2 });
   const store = new JobStore(new JobRepository(small));
   const docs = () => small.table("jobs").docs;
@@ -114,6 +102,7 @@ test("the write that ends a job leaves it to the store as text at once; a runnin
     expect(docs().isCold("e4")).toBe(false);
   } finally {
     await small.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 
@@ -432,13 +421,6 @@ test("storedTask builds what parsing the task's text back gives, deep-frozen, sh
   const dated = { ...old, outgoing: { date: new Date(0) } };
   expect(frozenJsonNesting(storedTask(dated as RunTask, old, JSON.stringify(dated)))).toBeUndefined();
 });
-
-/** `n` objects nested in one another: `{}` for 1, `{"a":{}}` for 2, ... */
-const nestedObjects = (n: number): Record<string, unknown> => {
-  let value: Record<string, unknown> = {};
-  for (let i = 1; i < n; i++) value = { a: value };
-  return value;
-};
 
 /**
  * The store's 100-level bound on a job write, where the engine hands it the changed task's nesting

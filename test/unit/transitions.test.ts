@@ -8,6 +8,7 @@
  */
 import { OperationError } from "../../services/engine/operations";
 import { buildJob } from "../../services/engine/run/new-job";
+import { writableTask } from "../../services/engine/run/jobs";
 import { deepFreeze } from "../../shared/objects";
 import { errorRecord, failed, methodOf, pushError, type Outcome } from "../../services/engine/run/outcomes";
 import {
@@ -148,9 +149,14 @@ describe("a new job (buildJob)", () => {
     expect(JSON.stringify(fromFrozen)).toBe(JSON.stringify(fromCopy));
     expect(fromFrozen.transitions).toBe(frozen.transitions);
     expect(fromFrozen.decorators).toBe(frozen.decorators);
-    expect(fromFrozen.tasks.push!.variables).toBe(frozen.tasks.push!.variables);
-    // The job's own: its tasks (a transition changes their members) and all it adds.
-    expect(Object.isFrozen(fromFrozen.tasks.push)).toBe(false);
+    // Its tasks before the first step are the workflow image's template (run/job-template.ts): frozen
+    // and the same for every job of that image; a transition copies one before changing it.
+    const again = buildJob(frozen, { ...input, id: "job-2" }, T0);
+    expect(again.tasks.push).toBe(fromFrozen.tasks.push);
+    expect(Object.isFrozen(fromFrozen.tasks.push)).toBe(true);
+    expect(writableTask(fromFrozen, "push")).not.toBe(again.tasks.push);
+    // The job's own: its map of tasks and all it adds.
+    expect(Object.isFrozen(fromFrozen.tasks)).toBe(false);
     for (const object of shared(fromFrozen, frozen)) expect(Object.isFrozen(object)).toBe(true);
   });
 

@@ -23,6 +23,8 @@ import { copyPlain, deepFreeze, hasOwn as sharedHasOwn, setOwn } from "../../../
 import { adoptFrozen, parseFrozen } from "../../../shared/frozen-json";
 import { nowIso } from "../../../shared/text";
 import { JOB_CACHE_SIZE, MAX_WRITE_ATTEMPTS } from "./settings";
+import { newJobImage } from "./job-template";
+import { nestingOf, parseFrozenCounted } from "./nesting";
 import type { RunJob, RunTask, SpillRef } from "./types";
 import type { JobOutputRepository } from "../job-outputs.repository";
 import type { JobRepository } from "../jobs.repository";
@@ -98,10 +100,14 @@ export class JobStore {
   async insert(job: RunJob): Promise<RunJob> {
     // JSON values only (no `undefined` members), as every backend will hold them, remembered as
     // stored (the caller's objects are never frozen). Frozen with its text: the embedded store
-    // keeps it without a copy or a second serialization.
-    const text = JSON.stringify(job);
+    // keeps it without a copy or a second serialization. The parts it shares with its workflow's
+    // other jobs are neither serialized nor parsed again (./job-template.ts).
+    const image = this.machinery ? newJobImage(job) : undefined;
+    // The first step's task copies (writableTask) are the caller's, stored as their texts parsed.
+    draftCopies.clear();
+    const text = image ? image.text : JSON.stringify(job);
     if (text.length <= MIN_SPILL_BYTES || text.length <= spillThreshold(job)) {
-      const doc = (this.machinery ? parsedFrozen(text) : JSON.parse(text)) as RunJob;
+      const doc = (image ? image.doc() : this.machinery ? parsedFrozen(text) : JSON.parse(text)) as RunJob;
       await this.jobs.insert(doc);
       this.remember(doc);
       return doc;
@@ -501,31 +507,12 @@ function storedValue(value: object, shared: unknown, text: string): unknown {
  * them shapes that sent those spreads the slow way (twenty-third round: -1.9 % instructions a step).
  */
 function parsedFrozen(text: string): unknown {
-  const value = JSON.parse(text) as object;
-  return adoptFrozen(value, text, nestingOf(value, true));
+  const { value, nesting } = parseFrozenCounted(text);
+  return adoptFrozen(value as object, text, nesting);
 }
 
 /** The deepest level frozenJsonCopy reached in the value it copies (its root object is level 1). */
 let deepest = 0;
-
-/**
- * How deeply `value`'s objects and arrays nest (`{}` 1, a scalar 0), as the store's jsonNesting
- * finds in its text: for the members frozenJsonCopy shares instead of walking, and (`freeze`:
- * each object frozen once walked) for a new job fresh from JSON.parse (parsedFrozen).
- */
-function nestingOf(value: unknown, freeze = false): number {
-  if (typeof value !== "object" || value === null) return 0;
-  let inner = 0;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) inner = Math.max(inner, nestingOf(value[i], freeze));
-  } else {
-    for (const key in value)
-      if (hasOwn.call(value, key))
-        inner = Math.max(inner, nestingOf((value as Record<string, unknown>)[key], freeze));
-  }
-  if (freeze) Object.freeze(value);
-  return inner + 1;
-}
 
 /**
  * `value` as `JSON.parse(JSON.stringify(value))` gives it (members left undefined dropped, -0 as

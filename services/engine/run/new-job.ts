@@ -5,6 +5,7 @@ import { API_VERSION } from "../../../shared/version";
 import type { RunJob, RunTask } from "./types";
 import { manualTasksOf } from "./manual-summary";
 import { isoOf } from "../../../shared/text";
+import { sharedTransitions, templateTasks } from "./job-template";
 
 /**
  * A part of the workflow for the new job: the part itself when frozen (the workflow a start reads
@@ -26,30 +27,34 @@ export interface JobInput {
   id: string;
 }
 
+type TaskDef = NonNullable<WorkflowDoc["tasks"]>[string];
+
+/** A new job's task `def` before its first step: the definition's members, incomplete, retries counted. */
+function newTask(def: NonNullable<TaskDef>): RunTask {
+  const task: RunTask = { ...partOf(def), status: "incomplete" } as RunTask;
+  if (def.retrySettings) {
+    task.retrySettings = {
+      autoRetry: def.retrySettings.autoRetry ?? false,
+      limit: def.retrySettings.limit ?? 0,
+      delay: def.retrySettings.delay ?? 0,
+      state: def.retrySettings.state?.length ? [...def.retrySettings.state] : ["error"],
+      count: 0,
+    };
+  }
+  return task;
+}
+
 /** A new job document of `workflow`, before its first step. */
 export function buildJob(
   workflow: WorkflowDoc & { decorators?: RunJob["decorators"] },
   input: JobInput,
   now: number,
 ): RunJob {
-  const tasks: RunJob["tasks"] = {};
-  for (const [id, def] of Object.entries(workflow.tasks ?? {})) {
-    if (!def) {
-      tasks[id] = null;
-      continue;
-    }
-    const task: RunTask = { ...partOf(def), status: "incomplete" } as RunTask;
-    if (def.retrySettings) {
-      task.retrySettings = {
-        autoRetry: def.retrySettings.autoRetry ?? false,
-        limit: def.retrySettings.limit ?? 0,
-        delay: def.retrySettings.delay ?? 0,
-        state: def.retrySettings.state?.length ? [...def.retrySettings.state] : ["error"],
-        count: 0,
-      };
-    }
-    tasks[id] = task;
-  }
+  const defs = workflow.tasks ?? {};
+  // A frozen workflow's jobs share its tasks before the first step (./job-template.ts).
+  const template = templateTasks(defs, newTask);
+  const tasks: RunJob["tasks"] = template ? { ...template } : {};
+  if (!template) for (const [id, def] of Object.entries(defs)) tasks[id] = def ? newTask(def) : null;
   // The account's _id, as the real product's jobs carry it (docs/compatibility.md#jobs); a job the
   // platform starts itself (a schedule) is the platform's: "system".
   const user = input.caller?.accountId ?? "system";
@@ -63,7 +68,7 @@ export function buildJob(
     workflow: { _id: workflow._id, name: workflow.name },
     status: "running",
     tasks,
-    transitions: partOf(workflow.transitions ?? {}),
+    transitions: sharedTransitions(partOf(workflow.transitions ?? {})),
     variables: input.variables,
     error: [],
     errorHandler: null,
