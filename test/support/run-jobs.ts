@@ -47,6 +47,8 @@ export const nestedObjects = (n: number): Record<string, unknown> => {
 
 /** The current test's store and JobStore (jobStorePerTest), and a job as the store holds it. */
 export interface JobStoreFixture {
+  /** The store's data folder (EmbeddedOptions.dataDir). */
+  dataDir: string;
   backend: EmbeddedBackend;
   jobs: JobStore;
   stored(id: string): Promise<RunJob>;
@@ -65,6 +67,7 @@ export function jobStorePerTest(prefix: string): JobStoreFixture {
   beforeEach(() => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
     dirs.push(dir);
+    fixture.dataDir = dir;
     fixture.backend = new EmbeddedBackend({ dataDir: dir });
     fixture.jobs = new JobStore(new JobRepository(fixture.backend));
   });

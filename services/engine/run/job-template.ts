@@ -14,9 +14,41 @@
  * and stored as before.
  */
 import { adoptFrozen } from "../../../shared/frozen-json";
-import { setOwn } from "../../../shared/objects";
+import { hasOwn as sharedHasOwn, setOwn } from "../../../shared/objects";
 import { nestingOf, parseFrozenCounted } from "./nesting";
 import type { RunJob, RunTask } from "./types";
+
+/** shared/objects.ts hasOwn as a const of this module, so V8 compiles its for-in checks (see there). */
+const hasOwn = sharedHasOwn;
+
+/**
+ * Whether every object in `value` is frozen (`Object.isFrozen` says it of the top one only), so
+ * nothing in it can change; with `asJson`, also whether it is JSON data as it is (plain objects and
+ * arrays, strings, booleans, null, finite numbers: nothing JSON would write otherwise or leave out),
+ * so it can never differ from its text.
+ */
+function frozenThrough(value: unknown, asJson: boolean): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return !asJson || Number.isFinite(value);
+    case "object":
+      break;
+    default:
+      return !asJson;
+  }
+  if (value === null) return true;
+  if (!Object.isFrozen(value)) return false;
+  if (Array.isArray(value))
+    return value.every((item) => frozenThrough(item, asJson) && !(asJson && item === undefined));
+  if (asJson && Object.getPrototypeOf(value) !== Object.prototype) return false;
+  for (const key in value)
+    if (hasOwn.call(value, key) && !frozenThrough((value as Record<string, unknown>)[key], asJson))
+      return false;
+  return true;
+}
 
 /** A deep-frozen part shared by new jobs: its JSON text and nesting. */
 interface Known {
@@ -29,8 +61,8 @@ const known = new WeakMap<object, Known>();
 
 type Tasks = Record<string, RunTask | null>;
 
-/** Each frozen workflow `tasks` map's tasks before the first step, deep-frozen. */
-const templates = new WeakMap<object, Tasks>();
+/** Each frozen workflow `tasks` map's tasks before the first step, deep-frozen; null when not deep-frozen. */
+const templates = new WeakMap<object, Tasks | null>();
 
 /**
  * The tasks a new job of a workflow starts with, the same frozen objects for every job of that
@@ -40,9 +72,15 @@ const templates = new WeakMap<object, Tasks>();
  */
 export function templateTasks<D>(defs: Record<string, D | null | undefined>, make: (def: D) => RunTask) {
   if (!Object.isFrozen(defs)) return undefined;
-  let tasks = templates.get(defs);
-  if (tasks) return tasks;
-  tasks = {};
+  const made = templates.get(defs);
+  if (made !== undefined) return made ?? undefined;
+  // Frozen all through, or a definition could change under its template (checked once an image;
+  // the template's tasks are their texts parsed back, whatever JSON makes of a definition).
+  if (!frozenThrough(defs, false)) {
+    templates.set(defs, null);
+    return undefined;
+  }
+  const tasks: Tasks = {};
   for (const [id, def] of Object.entries(defs)) {
     if (!def) {
       setOwn<RunTask | null>(tasks, id, null);
@@ -64,9 +102,10 @@ export function templateTasks<D>(defs: Record<string, D | null | undefined>, mak
 export function sharedTransitions<T>(transitions: T): T {
   if (typeof transitions !== "object" || transitions === null || !Object.isFrozen(transitions))
     return transitions;
-  if (!known.has(transitions)) {
+  // JSON frozen all through (checked once an image), or it could differ from its text, now or
+  // later: else the job's text carries it as any other member.
+  if (!known.has(transitions) && frozenThrough(transitions, true))
     known.set(transitions, { text: JSON.stringify(transitions), nesting: nestingOf(transitions) });
-  }
   return transitions;
 }
 
@@ -89,8 +128,12 @@ const TRANSITIONS_HOLE = '"transitions":{}';
  * variable's member could look the same): else undefined.
  */
 export function newJobImage(job: RunJob): NewJobImage | undefined {
-  const ids = Object.keys(job.tasks);
-  const tasks = Object.values(job.tasks) as unknown[];
+  // A map of tasks as JSON writes one (not an array, not a class): else no hole is made for it.
+  const map: unknown = job.tasks;
+  if (typeof map !== "object" || map === null || Object.getPrototypeOf(map) !== Object.prototype)
+    return undefined;
+  const ids = Object.keys(map);
+  const tasks = Object.values(map) as unknown[];
   let shared = false;
   for (const task of tasks) {
     if (task === null) continue;
@@ -108,6 +151,8 @@ export function newJobImage(job: RunJob): NewJobImage | undefined {
   const taskTexts = tasks.map((task) =>
     task === null ? "null" : (known.get(task as object)?.text ?? JSON.stringify(task)),
   );
+  // A task JSON leaves out (its toJSON answering undefined): the whole job's text says so.
+  if (taskTexts.some((text) => typeof text !== "string")) return undefined;
   const tasksText = `"tasks":{${ids.map((id, i) => `${JSON.stringify(id)}:${taskTexts[i]}`).join(",")}}`;
   const splices = [{ hole: tasksHole, text: tasksText, at: -1 }];
   if (transitions)
