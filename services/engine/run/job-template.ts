@@ -4,8 +4,8 @@
  * workflow's transitions (the stored workflow's own object, frozen), with theirs. A new job's
  * stored image (JobStore.insert, ./jobs.ts) then parses only what is its own (its root members, the
  * tasks its first step changed) and has the shared parts' texts spliced into its text. Before, a
- * new job of ten tasks was serialized and parsed back whole: about 300,000 of the 500,000
- * instructions its start cost (thirty-eighth round, docs/performance-rounds.md).
+ * new job of ten tasks was serialized and parsed back whole, and its start cost about 606,000
+ * instructions; 430,000 since (callgrind, thirty-eighth round, docs/performance-rounds.md).
  *
  * Only for a workflow the store answered deep-frozen (the embedded store's read-only answer, the
  * same object while the workflow is unchanged): nothing can change under a template, and a changed
