@@ -212,12 +212,17 @@ test("a workflow frozen only at its top gives each job tasks or transitions of i
   (dated.transitions as unknown as Record<string, Record<string, Record<string, unknown>>>).a.b.when =
     new Date(0);
   deepFreeze(dated);
+  // Frozen all through, and a number JSON writes as null.
+  const notANumber = workflow("nan");
+  (notANumber.transitions as unknown as Record<string, Record<string, Record<string, unknown>>>).a.b.n = NaN;
+  deepFreeze(notANumber);
   const transition = (wf: WorkflowDoc) =>
     (wf.transitions as unknown as Record<string, Record<string, { state: string }>>).a.b;
   const changes: [WorkflowDoc, () => void][] = [
     [shallowTasks, () => ((shallowTasks.tasks.b as unknown as Record<string, unknown>).summary = "changed")],
     [shallowTransitions, () => (transition(shallowTransitions).state = "error")],
     [dated, () => (transition(dated) as unknown as { when: Date }).when.setTime(1)],
+    [notANumber, () => undefined],
   ];
   const jobs: RunJob[] = [];
   for (const [wf, change] of changes) {

@@ -15,7 +15,7 @@
  */
 import { adoptFrozen } from "../../../shared/frozen-json";
 import { hasOwn as sharedHasOwn, setOwn } from "../../../shared/objects";
-import { nestingOf, parseFrozenCounted } from "./nesting";
+import { jsonKnown, nestingOf, parseFrozenCounted } from "./json-values";
 import type { RunJob, RunTask } from "./types";
 
 /** shared/objects.ts hasOwn as a const of this module, so V8 compiles its for-in checks (see there). */
@@ -28,21 +28,12 @@ const hasOwn = sharedHasOwn;
  * so it can never differ from its text.
  */
 function frozenThrough(value: unknown, asJson: boolean): boolean {
-  switch (typeof value) {
-    case "string":
-    case "boolean":
-      return true;
-    case "number":
-      return !asJson || Number.isFinite(value);
-    case "object":
-      break;
-    default:
-      return !asJson;
-  }
-  if (value === null) return true;
+  if (asJson && !jsonKnown(value)) return false;
+  if (typeof value !== "object" || value === null) return true;
   if (!Object.isFrozen(value)) return false;
   if (Array.isArray(value))
-    return value.every((item) => frozenThrough(item, asJson) && !(asJson && item === undefined));
+    return value.every((item) => !(asJson && item === undefined) && frozenThrough(item, asJson));
+  // As JSON.parse makes it: a prototype of null would not be (jsonKnown takes it).
   if (asJson && Object.getPrototypeOf(value) !== Object.prototype) return false;
   for (const key in value)
     if (hasOwn.call(value, key) && !frozenThrough((value as Record<string, unknown>)[key], asJson))

@@ -24,7 +24,7 @@ import { adoptFrozen, parseFrozen } from "../../../shared/frozen-json";
 import { nowIso } from "../../../shared/text";
 import { JOB_CACHE_SIZE, MAX_WRITE_ATTEMPTS } from "./settings";
 import { newJobImage } from "./job-template";
-import { nestingOf, parseFrozenCounted } from "./nesting";
+import { jsonKnown, nestingOf, parseFrozenCounted } from "./json-values";
 import type { RunJob, RunTask, SpillRef } from "./types";
 import type { JobOutputRepository } from "../job-outputs.repository";
 import type { JobRepository } from "../jobs.repository";
@@ -296,27 +296,6 @@ export function jsonSame(a: unknown, b: unknown): boolean | undefined {
 /** A member JSON leaves out of an object. */
 const droppedByJson = (value: unknown) =>
   value === undefined || typeof value === "function" || typeof value === "symbol";
-
-/** Whether JSON writes `value` as this walk reads it: plain objects, arrays and primitives only. */
-function jsonKnown(value: unknown): boolean {
-  switch (typeof value) {
-    case "string":
-    case "boolean":
-      return true;
-    case "number":
-      return Number.isFinite(value);
-    case "object": {
-      if (value === null || Array.isArray(value)) return true;
-      const proto = Object.getPrototypeOf(value);
-      return (
-        (proto === Object.prototype || proto === null) &&
-        typeof (value as { toJSON?: unknown }).toJSON !== "function"
-      );
-    }
-    default:
-      return false;
-  }
-}
 
 /**
  * Whether `a` and `b` are the same plain data, members in the same order: then their JSON texts

@@ -1,6 +1,7 @@
 /**
- * How deeply a JSON value nests, counted by walking it: what the store's depth bound needs of a value
- * the engine hands it frozen (shared/frozen-json.ts adoptFrozen), so the store need not scan its text.
+ * Facts about the JSON values the engine hands the store frozen (shared/frozen-json.ts
+ * adoptFrozen): whether JSON writes a value as it reads, and how deeply one nests (what the store's
+ * depth bound needs, so the store need not scan its text).
  */
 import { hasOwn as sharedHasOwn } from "../../../shared/objects";
 
@@ -30,4 +31,29 @@ export function nestingOf(value: unknown, freeze = false): number {
 export function parseFrozenCounted(text: string): { value: unknown; nesting: number } {
   const value: unknown = JSON.parse(text);
   return { value, nesting: nestingOf(value, true) };
+}
+
+/**
+ * Whether JSON writes `value` as a walk of it reads it, at its top level: plain objects (no
+ * `toJSON`), arrays, strings, booleans, null and finite numbers only (./jobs.ts jsonSame,
+ * ./job-template.ts).
+ */
+export function jsonKnown(value: unknown): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value);
+    case "object": {
+      if (value === null || Array.isArray(value)) return true;
+      const proto = Object.getPrototypeOf(value);
+      return (
+        (proto === Object.prototype || proto === null) &&
+        typeof (value as { toJSON?: unknown }).toJSON !== "function"
+      );
+    }
+    default:
+      return false;
+  }
 }
