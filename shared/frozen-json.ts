@@ -19,7 +19,8 @@ let forgetQueued = false;
 
 function forgetRecent(): void {
   texts.clear();
-  nestings.clear();
+  // Not every maker counts a nesting; clear() makes a new table even for an empty Map.
+  if (nestings.size > 0) nestings.clear();
   forgetQueued = false;
 }
 

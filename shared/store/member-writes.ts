@@ -31,7 +31,7 @@ export interface VersionedChange {
 /**
  * `set` and `unset` with each plain object set over a plain object of `before` (at the same
  * path) as `path.member` sets and unsets of the members that changed, where memberChanges allows
- * it, at least one member is set and no more change than stay; every other path as it was, in the
+ * it (no more change than stay) and at least one member is set; every other path as it was, in the
  * order given.
  */
 export function memberWrites(
@@ -51,7 +51,6 @@ export function memberWrites(
     if (
       !members ||
       members.changed.length === 0 ||
-      members.changed.length + members.dropped.length > members.kept ||
       !members.dropped.every(plainMember) ||
       !members.changed.every((at) => plainMember(members.keys[at]))
     ) {

@@ -138,6 +138,28 @@ test("a reorder, a key that is no plain path segment, or a value that is no obje
   ]);
 });
 
+test("a value with more than twice the old one's members is logged whole; at twice, member by member", () => {
+  const long = "x".repeat(100);
+  const stored = deepFreeze({ _id: "j1", version: 1, o: { a: long, b: long } }) as StoredDoc;
+  const o = stored.o as Doc;
+  // Two kept, two new: as many change as stay, each member's op shorter than the whole value.
+  expect(paths(logged(stored, { o: given({ a: o.a, b: o.b, c: 1, d: 2 }) }))).toEqual([
+    "set o.c",
+    "set o.d",
+    "set version",
+  ]);
+  // Two kept, three new: more change than stay, decided by the counts alone (a task's start).
+  expect(paths(logged(stored, { o: given({ a: o.a, b: o.b, c: 1, d: 2, e: 3 }) }))).toEqual([
+    "set o",
+    "set version",
+  ]);
+  // One kept, two changed: whole, though the two members' ops would be shorter than the whole value.
+  const three = deepFreeze({ _id: "j2", version: 1, o: { a: long, b: 1, c: 2 } }) as StoredDoc;
+  const kept = (three.o as Doc).a;
+  expect(paths(logged(three, { o: given({ a: kept, b: 3, c: 4 }) }))).toEqual(["set o", "set version"]);
+  expect(paths(logged(three, { o: given({ a: kept, b: 1, c: 4 }) }))).toEqual(["set o.c", "set version"]);
+});
+
 test("randomised objects set over objects: the logged patch replays to the same document, never longer", () => {
   const r = seeded(20261128);
   let memberWise = 0;

@@ -75,6 +75,12 @@ test("what cannot go member by member goes whole", () => {
   whole({ "tasks.t2": { ...incomplete, $x: 1 } });
   whole({ "tasks.t2": { ...incomplete, 7: 1 } });
   whole({ "tasks.t2": { a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7, name: "noop" } }); // more change than stay
+  // Twice the members plus one, the old ones kept: more are new than stay (a task's start).
+  const grown = {
+    ...incomplete,
+    ...Object.fromEntries(["p", "q", "r", "s", "t", "u", "v"].map((k) => [k, 1])),
+  };
+  whole({ "tasks.t2": grown });
   whole({ "tasks.t2": { ...incomplete, status: undefined } }); // JSON leaves it out
   whole({ "tasks.t2": { ...incomplete } }); // nothing changed: one path is kept, not none
   const { summary: _gone, ...dropOnly } = incomplete;
@@ -84,6 +90,18 @@ test("what cannot go member by member goes whole", () => {
   whole({ list: { 0: 2 } }); // over an array
   whole({ n: { a: 1 } }); // over a scalar
   whole({ "tasks.t2": [1] }); // an array set
+});
+
+test("as many changed as kept go member by member; more, whole", () => {
+  const job = { _id: "j1", version: 3, tasks: { t2: incomplete } };
+  const added = Object.fromEntries(["p", "q", "r", "s", "t", "u"].map((k) => [k, 1]));
+  const { set } = memberWrites({ "tasks.t2": { ...incomplete, ...added } }, undefined, job);
+  expect(Object.keys(set)).toEqual(Object.keys(added).map((k) => `tasks.t2.${k}`));
+  // Three of six changed go member by member; four of six (more change than stay) go whole.
+  const three = { ...incomplete, name: "x", app: "y", type: "z" };
+  expect(Object.keys(memberWrites({ "tasks.t2": three }, undefined, job).set)).toHaveLength(3);
+  const four = { ...three, summary: "w" };
+  expect(memberWrites({ "tasks.t2": four }, undefined, job)).toEqual({ set: { "tasks.t2": four } });
 });
 
 test("randomised objects set over objects: the member writes make the same document as the whole values", () => {

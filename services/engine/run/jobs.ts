@@ -104,7 +104,7 @@ export class JobStore {
     // other jobs are neither serialized nor parsed again (./job-template.ts).
     const image = this.machinery ? newJobImage(job) : undefined;
     // The first step's task copies (writableTask) are the caller's, stored as their texts parsed.
-    draftCopies.clear();
+    forgetDraftCopies();
     const text = image ? image.text : JSON.stringify(job);
     if (text.length <= MIN_SPILL_BYTES || text.length <= spillThreshold(job)) {
       const doc = (image ? image.doc() : this.machinery ? parsedFrozen(text) : JSON.parse(text)) as RunJob;
@@ -155,11 +155,11 @@ export class JobStore {
         const draft = this.machinery ? draftOf(base) : copyPlain(base);
         let result: R;
         let delta: Delta | null;
-        draftCopies.clear();
+        forgetDraftCopies();
         try {
           result = change(draft);
         } catch (err) {
-          draftCopies.clear();
+          forgetDraftCopies();
           if (!cached) throw err;
           base = null; // refused on a remembered copy: check on the stored one
           continue;
@@ -167,7 +167,7 @@ export class JobStore {
         try {
           delta = changes(base, draft, this.machinery);
         } finally {
-          draftCopies.clear();
+          forgetDraftCopies();
         }
         if (!delta) {
           if (!cached) return { before: base, job: base, result, changed: false, changedTasks: [] };
@@ -396,6 +396,14 @@ export function writableTask(job: RunJob, id: string): RunTask | null | undefine
  * of building a frozen copy of it (storedTask).
  */
 const draftCopies = new Set<object>();
+
+/**
+ * Empties draftCopies. A Set's clear() makes a new table even when the Set is empty, as it mostly
+ * is here (a transition copies one or two tasks, and update empties it around each attempt).
+ */
+function forgetDraftCopies(): void {
+  if (draftCopies.size > 0) draftCopies.clear();
+}
 
 /** Not JSON as jsonCopy takes it: the caller parses the text instead. */
 const NOT_PLAIN = Symbol("not plain");

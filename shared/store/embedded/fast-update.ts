@@ -345,8 +345,6 @@ export interface MemberChanges {
   changed: number[];
   /** `old`'s keys that `next` has not. */
   dropped: string[];
-  /** How many members `next` kept as they were (the very same value). */
-  kept: number;
 }
 
 /**
@@ -354,9 +352,10 @@ export interface MemberChanges {
  * set and unset one by one over `old`, give `next` exactly, member order included: the members
  * `next` kept are in `old`'s order and its new ones after them. A member is unchanged when it is
  * the very same value (a scalar, or an object the writer shared: services/engine/run/jobs.ts
- * storedTask). Undefined when not so (or a member is undefined, which JSON leaves out). The one
- * rule of the log's member ops (pushMembers) and of a remote versioned write's member sets
- * (../member-writes.ts). Test: test/unit/member-patch.test.ts.
+ * storedTask). Undefined when not so (or a member is undefined, which JSON leaves out), and when
+ * more members change (set or dropped) than stay: each member's op repeats the path, so the whole
+ * value is then rarely longer. The one rule of the log's member ops (pushMembers) and of a remote
+ * versioned write's member sets (../member-writes.ts). Test: test/unit/member-patch.test.ts.
  */
 export function memberChanges(old: unknown, next: unknown): MemberChanges | undefined {
   if (!isPlain(old) || !isPlain(next)) return undefined;
@@ -364,8 +363,12 @@ export function memberChanges(old: unknown, next: unknown): MemberChanges | unde
   // the other object (a keyed load that has seen every shape of document, and a hasOwn) cost more
   // than the whole walk (callgrind, twenty-third round).
   const oldKeys = Object.keys(old);
-  const oldValues = Object.values(old);
   const keys = Object.keys(next);
+  // More than twice the members: more are new than `old` has, so more change than stay, whatever
+  // they are (a task's start: the members a run adds to the workflow's task). Decided before the
+  // walk, which that write's whole value would pay for nothing.
+  if (keys.length > 2 * oldKeys.length) return undefined;
+  const oldValues = Object.values(old);
   const values = Object.values(next);
   const changed: number[] = [];
   const dropped: string[] = [];
@@ -392,7 +395,8 @@ export function memberChanges(old: unknown, next: unknown): MemberChanges | unde
     changed.push(i);
   }
   for (; cursor < oldKeys.length; cursor++) dropped.push(oldKeys[cursor]);
-  return { keys, values, changed, dropped, kept };
+  if (changed.length + dropped.length > kept) return undefined;
+  return { keys, values, changed, dropped };
 }
 
 /**
@@ -409,10 +413,7 @@ export function memberChanges(old: unknown, next: unknown): MemberChanges | unde
 function pushMembers(patch: PatchOp[], path: string, old: unknown, next: unknown, json: string): boolean {
   const members = memberChanges(old, next);
   if (!members) return false;
-  const { keys, values, changed, dropped, kept } = members;
-  // Each member's op repeats the path: when fewer members stay than change, the whole value is
-  // rarely longer, and finding out would serialize the members for nothing (a task's start).
-  if (changed.length + dropped.length > kept) return false;
+  const { keys, values, changed, dropped } = members;
   // The whole value's op is `["set",<path>,<json>]`: the members' ops must come to less.
   let budget = json.length + path.length + 10;
   const ops: PatchOp[] = [];
