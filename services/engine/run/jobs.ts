@@ -25,6 +25,14 @@ import { nowIso } from "../../../shared/text";
 import { JOB_CACHE_SIZE, MAX_WRITE_ATTEMPTS } from "./settings";
 import { newJobImage } from "./job-template";
 import { jsonKnown, nestingOf, parseFrozenCounted } from "./json-values";
+import {
+  closeDraft,
+  draftTasksOf,
+  indexTasks,
+  openDraft,
+  type DraftTasks,
+  type TaskIndex,
+} from "./task-index";
 import type { RunJob, RunTask, SpillRef } from "./types";
 import type { JobOutputRepository } from "../job-outputs.repository";
 import type { JobRepository } from "../jobs.repository";
@@ -56,6 +64,8 @@ export interface Written<R> {
 
 export class JobStore {
   private readonly cache = new Map<string, RunJob>();
+  /** The remembered jobs' task indexes, by job id (./task-index.ts; with the machinery on). */
+  private readonly taskIndexes = new Map<string, TaskIndex>();
   private readonly locks = new Map<string, Promise<void>>();
 
   /** The values too big for their job (./outputs.ts). */
@@ -77,7 +87,7 @@ export class JobStore {
     for (let attempt = 0; ; attempt++) {
       const doc = await this.jobs.findById(id);
       if (!doc) {
-        this.cache.delete(id);
+        this.forget(id);
         return null;
       }
       try {
@@ -153,6 +163,8 @@ export class JobStore {
         // its tasks (frozen) until a transition changes one. A write into a shared task throws
         // (a TypeError): refused like any other throw, and thrown again on the fresh read.
         const draft = this.machinery ? draftOf(base) : copyPlain(base);
+        // settle and summarize walk only the draft's live tasks and the ones it writes (./task-index.ts).
+        const view = this.machinery ? openDraft(draft.tasks, this.taskIndexOf(base)) : undefined;
         let result: R;
         let delta: Delta | null;
         forgetDraftCopies();
@@ -160,14 +172,19 @@ export class JobStore {
           result = change(draft);
         } catch (err) {
           forgetDraftCopies();
+          closeDraft();
           if (!cached) throw err;
           base = null; // refused on a remembered copy: check on the stored one
           continue;
         }
+        // The view, when the draft's map is still its own with its base's ids (a change may have
+        // replaced it whole, or deleted a task): then only its written tasks can differ.
+        const written = view?.tasks === draft.tasks && view.keepsIds() ? view : undefined;
         try {
-          delta = changes(base, draft, this.machinery);
+          delta = changes(base, draft, this.machinery, written);
         } finally {
           forgetDraftCopies();
+          closeDraft();
         }
         if (!delta) {
           if (!cached) return { before: base, job: base, result, changed: false, changedTasks: [] };
@@ -187,12 +204,12 @@ export class JobStore {
         // remote store then sends only the changed members of each task (store/member-writes.ts).
         const before = this.machinery && !spill ? base : undefined;
         if (await this.jobs.compareAndSet(id, base.version, set, unset, { settled, before })) {
-          this.remember(draft);
+          this.remember(draft, written?.storedIndex());
           if (spill && spill.superseded.length > 0) await this.dropQuietly(spill.superseded);
           return { before: base, job: draft, result, changed: true, changedTasks: delta.tasks };
         }
         if (spill && spill.writes.length > 0) await this.dropQuietly(spill.writes.map((w) => w.entry));
-        this.cache.delete(id);
+        this.forget(id);
         base = null;
       }
       throw new Error(`job ${id}: gave up after ${MAX_WRITE_ATTEMPTS} concurrent write conflicts`);
@@ -204,12 +221,28 @@ export class JobStore {
     await this.outputs.drop(entries).catch(() => undefined);
   }
 
-  private remember(job: RunJob): void {
-    this.cache.delete(job._id);
+  /** Remembers `job`, with its tasks' index when the write that made it had one. */
+  private remember(job: RunJob, index?: TaskIndex): void {
+    this.forget(job._id);
     // An ended job is rarely written again (and then after a fresh read): keep the memory for live ones.
     if (hasEnded(job)) return;
     this.cache.set(job._id, job);
-    if (this.cache.size > JOB_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
+    if (index !== undefined) this.taskIndexes.set(job._id, index);
+    if (this.cache.size > JOB_CACHE_SIZE) this.forget(this.cache.keys().next().value!);
+  }
+
+  private forget(id: string): void {
+    this.cache.delete(id);
+    this.taskIndexes.delete(id);
+  }
+
+  /** The index of `base`'s tasks: the one its write left, or one walk (kept while it is remembered). */
+  private taskIndexOf(base: RunJob): TaskIndex {
+    const known = this.taskIndexes.get(base._id);
+    if (known !== undefined && known.of === base.tasks) return known;
+    const index = indexTasks(base.tasks);
+    if (this.cache.get(base._id) === base) this.taskIndexes.set(base._id, index);
+    return index;
   }
 
   /** One write at a time per job in this replica: spares the store writes that would only lose the race. */
@@ -386,6 +419,7 @@ export function writableTask(job: RunJob, id: string): RunTask | null | undefine
   if (copy.loop) copy.loop = copyPlain(copy.loop);
   setOwn(job.tasks, id, copy);
   draftCopies.add(copy);
+  draftTasksOf(job.tasks)?.wrote(id);
   return copy;
 }
 
@@ -590,7 +624,7 @@ function frozenTasks(job: RunJob): RunJob {
  * draft. Without the machinery (`machinery` false: full copies) every part is compared by its
  * JSON text and stored parsed, unfrozen.
  */
-function changes(before: RunJob, after: RunJob, machinery: boolean): Delta | null {
+function changes(before: RunJob, after: RunJob, machinery: boolean, view?: DraftTasks): Delta | null {
   const set: Record<string, unknown> = {};
   const sizes: Record<string, number> = {};
   const tasks: string[] = [];
@@ -605,7 +639,7 @@ function changes(before: RunJob, after: RunJob, machinery: boolean): Delta | nul
     if ((before as unknown as Record<string, unknown>)[key] !== undefined) gone(key);
   for (let i = 0; i < top.keys.length; i++)
     if (top.now[i] === undefined && top.was[i] !== undefined) gone(top.keys[i]);
-  const taskPairs = zipOwn(after.tasks, before.tasks);
+  const taskPairs = view !== undefined ? writtenPairs(view, before.tasks) : zipOwn(after.tasks, before.tasks);
   for (const id of taskPairs.missing) gone(`tasks.${id}`);
   /** The JSON text of `a` when it differs from `b`, else undefined. */
   const differs = (a: unknown, b: unknown): string | undefined => {
@@ -691,6 +725,29 @@ function zipOwn(
     was: keys.map((key) => (hasOwn.call(b, key) ? b[key] : undefined)),
     missing: wasKeys.filter((key) => !hasOwn.call(a, key)),
   };
+}
+
+/**
+ * zipOwn's answer for a draft's tasks when `view` is of the draft's map, which has its base's ids
+ * (./task-index.ts): only the tasks the draft wrote can differ (the others are its base's very
+ * objects, as a task changes only through writableTask), so only they are paired, in the job's
+ * task order.
+ */
+function writtenPairs(
+  view: DraftTasks,
+  baseTasks: RunJob["tasks"],
+): { keys: string[]; now: unknown[]; was: unknown[]; missing: string[] } {
+  const positions = view.written;
+  const keys: string[] = [];
+  const now: unknown[] = [];
+  const was: unknown[] = [];
+  for (const i of positions) {
+    const id = view.index.ids[i];
+    keys.push(id);
+    now.push(view.tasks[id]);
+    was.push(baseTasks[id]);
+  }
+  return { keys, now, was, missing: [] };
 }
 
 interface Delta {

@@ -47,6 +47,7 @@ import { errorRecord, failed, methodOf, pushError, type Outcome } from "./outcom
 import type { ChildState, ManualTaskSummary, RunJob, RunTask } from "./types";
 import { manualEntry } from "./manual-summary";
 import { readTask, writablePart, writableTask } from "./jobs";
+import { draftTasksOf, type DraftTasks } from "./task-index";
 import { applyOutgoing, resolveIncoming } from "./variables";
 
 import { END, START } from "../../../shared/contracts/engine-documents";
@@ -479,11 +480,17 @@ function activate(job: RunJob, id: string, step: Step): void {
  * claimed for this replica (up to its budget). Then the summary fields are recomputed.
  */
 export function settle(job: RunJob, step: Step): void {
+  // A draft's quiet tasks, unless it wrote them, are passed over unseen (./task-index.ts): this
+  // loop would do nothing for them. A task written later in a pass is looked at in that pass.
+  const view = draftTasksOf(job.tasks);
   let progressed = true;
   while (progressed && job.status === "running") {
     progressed = false;
-    // Each task as it is now: a step earlier in this pass may have given the draft its own copy.
-    for (const id of Object.keys(job.tasks)) {
+    const ids = view ? view.index.ids : Object.keys(job.tasks);
+    const n = ids.length;
+    for (let i = view ? view.next(0) : 0; i < n; i = view ? view.next(i + 1) : i + 1) {
+      const id = ids[i];
+      // Each task as it is now: a step earlier in this pass may have given the draft its own copy.
       const task = job.tasks[id];
       if (!task || job.status !== "running") continue;
       if (task.status === "incomplete") {
@@ -655,6 +662,11 @@ const claimLook = (until: number) => Math.ceil(until / CLAIM_LOOK_GRANULE_MS) * 
 
 /** progress, sweepAt and manualTasks, from the tasks as they are now. */
 function summarize(job: RunJob, now: number): void {
+  const view = draftTasksOf(job.tasks);
+  if (view !== undefined) {
+    summarizeDraft(job, now, view);
+    return;
+  }
   let total = 0;
   let done = 0;
   let sweepAt = Infinity;
@@ -670,13 +682,51 @@ function summarize(job: RunJob, now: number): void {
     total++;
     if (FINISHED.has(task.status)) done++;
     if (task.type === "manual") (manual ??= []).push(manualEntry(id, task));
-    if (job.status !== "running" || task.status !== "running") continue;
-    if (task.claim && task.claim.until > now) sweepAt = Math.min(sweepAt, claimLook(task.claim.until));
-    else if (task.child) sweepAt = Math.min(sweepAt, soon(job, now, CHILD_CHECK_MS));
-    else if (task.loop) continue;
-    else if (task.wakeAt != null && task.wakeAt > now) sweepAt = Math.min(sweepAt, task.wakeAt);
-    else sweepAt = Math.min(sweepAt, soon(job, now, DISPATCH_GRACE_MS));
+    if (job.status === "running") sweepAt = lookAt(job, now, task, sweepAt);
   }
+  summarized(job, total, done, sweepAt, manual);
+}
+
+/**
+ * summarize for a draft (./task-index.ts): the counts from its base's and the tasks it wrote, the
+ * manual tasks by their places, the clock from the live tasks and the written ones (a quiet task
+ * sets none). What the walk of every task would find, without it.
+ */
+function summarizeDraft(job: RunJob, now: number, view: DraftTasks): void {
+  const { total, done } = view.counts();
+  const ids = view.index.ids;
+  let manual: ManualTaskSummary[] | undefined;
+  for (const i of view.index.manual) {
+    const task = job.tasks[ids[i]];
+    if (task) (manual ??= []).push(manualEntry(ids[i], task));
+  }
+  let sweepAt = Infinity;
+  if (job.status === "running")
+    for (let i = view.next(0); i < ids.length; i = view.next(i + 1)) {
+      const task = job.tasks[ids[i]];
+      if (task) sweepAt = lookAt(job, now, task, sweepAt);
+    }
+  summarized(job, total, done, sweepAt, manual);
+}
+
+/** `sweepAt`, or sooner when a running task of the running job needs a look before it. */
+function lookAt(job: RunJob, now: number, task: Readonly<RunTask>, sweepAt: number): number {
+  if (task.status !== "running") return sweepAt;
+  if (task.claim && task.claim.until > now) return Math.min(sweepAt, claimLook(task.claim.until));
+  if (task.child) return Math.min(sweepAt, soon(job, now, CHILD_CHECK_MS));
+  if (task.loop) return sweepAt;
+  if (task.wakeAt != null && task.wakeAt > now) return Math.min(sweepAt, task.wakeAt);
+  return Math.min(sweepAt, soon(job, now, DISPATCH_GRACE_MS));
+}
+
+/** Writes the summary fields summarize found. */
+function summarized(
+  job: RunJob,
+  total: number,
+  done: number,
+  sweepAt: number,
+  manual: ManualTaskSummary[] | undefined,
+): void {
   const progress = job.status === "complete" ? 100 : total ? Math.floor((100 * done) / total) : 0;
   if (job.metrics.progress !== progress) writablePart(job, "metrics").progress = progress;
   job.sweepAt = job.status === "running" && sweepAt !== Infinity ? sweepAt : null;
