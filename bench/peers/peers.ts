@@ -1,18 +1,18 @@
 /**
  * The peers of bench:peers, written from their own docs: what a Node team would pick instead of
- * our engine for "a job of 10 sequential steps". Each peer has two sides:
+ * our engine for "a job of 10 sequential steps" (BENCH_TASKS steps: STEPS). Each peer has two sides:
  *   worker    runs the steps (in ./worker-node.ts, one process per worker; or in-process for the
  *             smoke test) and reports each job's end as it happens
  *   producer  starts a job with one library call, in the bench process
  * The peers:
  *   bullmq-chain  BullMQ: each step is a job; its processor adds the next step's job to the queue.
- *                 A job has ended when its 10th step's job is completed (the Worker's `completed`
+ *                 A job has ended when its last step's job is completed (the Worker's `completed`
  *                 event, after BullMQ moved it to completed in Redis).
- *   bullmq-flow   BullMQ FlowProducer: the 10 steps added at once as a flow, step 10 the root and
+ *   bullmq-flow   BullMQ FlowProducer: the steps added at once as a flow, the last step the root and
  *                 step 1 the deepest child (children complete before their parent). Ends when the
- *                 root (step 10) is completed.
+ *                 root (the last step) is completed.
  *   graphile      graphile-worker (PostgreSQL): each step is a job; its task adds the next step with
- *                 `helpers.addJob`. Ends at the 10th step's `job:success` event (graphile-worker
+ *                 `helpers.addJob`. Ends at the last step's `job:success` event (graphile-worker
  *                 deletes the finished row right after, without awaiting it before that event).
  * And the schedules workload's side:
  *   bullmq-delayed  BullMQ delayed jobs: one job per schedule, added with `delay` so it becomes due
@@ -20,8 +20,10 @@
  */
 import { FlowProducer, Queue, Worker, type FlowJob } from "bullmq";
 import { Logger, makeWorkerUtils, run, type Runner, type WorkerUtils } from "graphile-worker";
+import { TASKS_PER_JOB } from "../engine/workload";
 
-export const STEPS = 10;
+/** The steps of a job: ours' tasks (BENCH_TASKS, 10), so a larger workflow is compared step for step. */
+export const STEPS = TASKS_PER_JOB;
 export type PeerId = "bullmq-chain" | "bullmq-flow" | "graphile";
 export const PEERS: PeerId[] = ["bullmq-chain", "bullmq-flow", "graphile"];
 export const PEER_LABELS: Record<PeerId, string> = {
@@ -120,7 +122,7 @@ export async function startWorker(spec: WorkerSpec, onEnd: OnEnd): Promise<{ clo
   };
 }
 
-/** The 10 steps as one flow: step 10 the root, each step the only child of the next. */
+/** The steps as one flow: the last step the root, each step the only child of the next. */
 function flowOf(key: string, queueName: string): FlowJob {
   const nodeOf = (step: number): FlowJob =>
     step === 1
