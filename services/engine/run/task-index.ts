@@ -17,6 +17,7 @@
  * JobStore checks that before it trusts the written tasks to say what changed, and keeps no index
  * of a map whose ids moved). test/unit/task-index.test.ts runs workflows both ways, write by write.
  */
+import { FINISHED, hasArrivals } from "./task-states";
 import type { RunTask } from "./types";
 
 type Tasks = Record<string, RunTask | null>;
@@ -38,18 +39,9 @@ export interface TaskIndex {
   readonly done: number;
 }
 
-const FINISHED = new Set(["complete", "error", "canceled"]);
-
 /** Whether `settle` may do anything for the task: what it and summarize's clock look at. */
-function isLive(task: Readonly<RunTask> | null | undefined): boolean {
-  if (!task) return false;
-  if (task.status === "running") return true;
-  return (
-    task.status === "incomplete" &&
-    !!task.previous &&
-    task.previous.complete.length + task.previous.error.length > 0
-  );
-}
+const isLive = (task: Readonly<RunTask> | null | undefined): boolean =>
+  !!task && (task.status === "running" || (task.status === "incomplete" && hasArrivals(task)));
 
 const isDone = (task: Readonly<RunTask> | null | undefined): boolean => !!task && FINISHED.has(task.status);
 

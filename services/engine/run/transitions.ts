@@ -48,12 +48,11 @@ import type { ChildState, ManualTaskSummary, RunJob, RunTask } from "./types";
 import { manualEntry } from "./manual-summary";
 import { readTask, writablePart, writableTask } from "./jobs";
 import { draftTasksOf, type DraftTasks } from "./task-index";
+import { FINISHED, hasArrivals } from "./task-states";
 import { applyOutgoing, resolveIncoming } from "./variables";
 
 import { END, START } from "../../../shared/contracts/engine-documents";
 import { isoOf } from "../../../shared/text";
-
-const FINISHED = new Set(["complete", "error", "canceled"]);
 
 /**
  * The job's task `id` (own members only), ready to change: a draft shares its untouched tasks with
@@ -314,9 +313,6 @@ function arrive(job: RunJob, target: RunTask, from: string): void {
   if (!list.includes(from)) list.push(from);
   previous.incomplete = previous.incomplete.filter((p) => p !== from);
 }
-
-const hasArrivals = (task: RunTask) =>
-  !!task.previous && task.previous.complete.length + task.previous.error.length > 0;
 
 /** Ids of the tasks with a non-revert transition into `id`, in the order of `job.transitions`. */
 function predecessors(job: RunJob, id: string): readonly string[] {
