@@ -112,8 +112,10 @@ function longChain(): WorkflowInput {
 
 /**
  * Branches that run side by side and join: `a`'s path through `a2`, `b`'s, and a manual check.
- * `failx` errs into the join `j` first (`j` waits for `c`'s path); `failb` errs away from `c`,
- * whose path then dies, which readies `j` in a write that does not touch it.
+ * `failx` errs into the join `j` first (`j` waits for `c`'s path and the manual check's);
+ * `failb` errs away from `c`, whose path then dies, in a write that does not touch `j`, which
+ * still waits for the check, a task the index counts quiet (only running and reached tasks are
+ * live) and the join's wait must still see.
  */
 const joinWorkflow = () =>
   graph(
@@ -135,7 +137,7 @@ const joinWorkflow = () =>
       failx: { j: onError },
       failb: { c: success, z: onError },
       c: { j: success },
-      m: { workflow_end: success },
+      m: { j: success },
       j: { workflow_end: success },
       z: { workflow_end: success },
     },
