@@ -19,6 +19,7 @@ import { getJobDocument, jobOutput, searchJobs } from "./jobs/search";
 import { cancelJobs, pauseJobs, resumeJobs } from "./run/control";
 import { cancelJob, executorMixin, finishTask, startJob, startScheduledJob } from "./run/handlers";
 import { listTasks } from "./workflows/catalog";
+import { keptWorkflowsMixin } from "./workflows/kept";
 import { exportWorkflow, importWorkflow } from "./workflows/exchange";
 import {
   createWorkflow,
@@ -33,7 +34,7 @@ import { searchWorkflows, studioWorkflows } from "./workflows/search";
 export default typedService<EngineService>({
   name: contract.name,
   // Moleculer starts the last-listed mixin first (and stops it last): the store must be open first.
-  mixins: [executorMixin, storeMixin],
+  mixins: [keptWorkflowsMixin, executorMixin, storeMixin],
   actions: contractActions<typeof contract.name, typeof contract.actions, EngineService>(
     contract,
     // Every answer that holds jobs goes through publicJob (jobs/public-job.ts).

@@ -101,6 +101,17 @@ export interface AdapterChangedEvent {
 }
 
 /**
+ * engine -> engines: workflows were created, replaced, imported, deleted or released from a group.
+ * Every replica forgets the workflows it keeps for job starts (services/engine/workflows.repository.ts
+ * toRun): those `names`, or all of them when `names` is absent. A hint, not a record: the store stays
+ * the truth, and a replica that missed it reads the store again within WORKFLOW_TTL_MS.
+ */
+export const WORKFLOWS_CHANGED_EVENT = "engine.workflowsChanged";
+export interface WorkflowsChangedEvent {
+  names?: string[];
+}
+
+/**
  * scheduler -> schedulers: an automation's schedule was written (created, changed, re-enabled).
  * Every replica re-arms its timer if this due time is earlier than the one it waits for
  * (docs/scheduler.md#firing-at-the-due-time). A hint, not a record: the store stays the truth.

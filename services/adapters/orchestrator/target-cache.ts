@@ -3,17 +3,13 @@
  * read the stored adapter and unseal its credentials every time (docs/orchestrator.md#performance).
  *
  * A kept target is the stored adapter as this process last read it (its settings, `state` and
- * `generation`), so it must not outlive a change:
- *  - every write to an adapter (update, stop, start, restart, delete) forgets it on the replica that
- *    wrote, before that write answers, and broadcasts ADAPTER_CHANGED_EVENT, which makes every other
- *    replica forget it too (the event is sent before the answer, on the same bus connection, so a
- *    caller's next call reaches a replica after it);
- *  - a target is kept for at most TARGET_TTL_MS anyway, so a replica that missed the event (it was
- *    cut off from the bus at that moment) reads the store again within that time;
- *  - a read that was under way when a change was announced is not kept (the epoch below): it may
- *    hold what the store answered before the change.
+ * `generation`), so it must not outlive a change: every write to an adapter (update, stop, start,
+ * restart, delete) forgets it on the replica that wrote, before that write answers, and broadcasts
+ * ADAPTER_CHANGED_EVENT, which makes every other replica forget it too; a replica that missed the
+ * event reads the store again within TARGET_TTL_MS (shared/kept-reads.ts says how and why).
  * Errors (404 unknown, 400 another type) are never kept: the next call asks the store again.
  */
+import { KeptReads } from "../../../shared/kept-reads";
 import type { StoredAdapter } from "../documents";
 import type { Target } from "./target";
 
@@ -29,48 +25,8 @@ export interface KeptTarget {
   state: StoredAdapter["state"];
 }
 
-interface Entry extends KeptTarget {
-  until: number;
-}
-
-export class TargetCache {
-  private readonly kept = new Map<string, Entry>();
-  /** Bumped by every forget: a read that started before it is not kept. */
-  private epoch = 0;
-
-  constructor(private readonly ttlMs = TARGET_TTL_MS) {}
-
-  /**
-   * The adapter's kept target, or `load()`'s (kept unless a change was announced while it ran).
-   * `load` throws for an unknown adapter or one that is not an orchestrator: nothing is kept then.
-   */
-  async get(name: string, load: () => Promise<KeptTarget>, now = Date.now()): Promise<KeptTarget> {
-    const hit = this.peek(name, now);
-    if (hit !== undefined) return hit;
-    const epoch = this.epoch;
-    const loaded = await load();
-    if (epoch === this.epoch) {
-      this.kept.delete(name);
-      if (this.kept.size >= MAX_KEPT) this.kept.delete(this.kept.keys().next().value as string);
-      this.kept.set(name, { ...loaded, until: Date.now() + this.ttlMs });
-    }
-    return loaded;
-  }
-
-  /** The adapter's kept target, without a promise (a proxy call's common case); undefined when none is kept now. */
-  peek(name: string, now = Date.now()): KeptTarget | undefined {
-    const hit = this.kept.get(name);
-    return hit !== undefined && hit.until > now ? hit : undefined;
-  }
-
-  /** The adapter changed or is gone: its next call reads the store. */
-  forget(name: string): void {
-    this.epoch++;
-    this.kept.delete(name);
-  }
-
-  clear(): void {
-    this.epoch++;
-    this.kept.clear();
+export class TargetCache extends KeptReads<KeptTarget> {
+  constructor(ttlMs = TARGET_TTL_MS) {
+    super(ttlMs, MAX_KEPT);
   }
 }

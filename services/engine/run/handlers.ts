@@ -18,6 +18,7 @@ import { WorkflowRepository } from "../workflows.repository";
 import { DISPATCH_EVENT, Runner } from "./runner";
 import { runnerSettings } from "./settings";
 import { loadWorkflow, prepareVariables } from "./start";
+import { announceWorkflowsChanged } from "../workflows/kept";
 import { checkGroupsExist } from "../../../shared/groups";
 import { buildJob } from "./new-job";
 import { finishManual, isWaitingManual } from "./transitions";
@@ -172,7 +173,10 @@ export const executorMixin = typedMixin<EngineService>({
 
   async started(this: EngineService) {
     this.jobs = new JobRepository(this.store);
-    this.workflows = new WorkflowRepository(this.store);
+    this.workflows = new WorkflowRepository(this.store, {
+      keep: configOf(this.broker).perfMachinery,
+      changed: (names) => announceWorkflowsChanged(this, names),
+    });
     // A job index that cannot be created (a migration refused) slows reads; it stops nothing.
     await this.jobs
       .ensureIndexes()
