@@ -13,6 +13,24 @@
  * Calls that miss at the same time share one read. A read that fails, or answers null or undefined
  * (nothing stored under the key), keeps nothing: the next call asks the store again.
  */
+import type { Logger, ServiceBroker } from "moleculer";
+
+/**
+ * Broadcasts a change's event to every replica, before the change answers (the writing replica has
+ * forgotten its own kept read already). A failed broadcast (the bus is down) is logged, not thrown:
+ * the change is stored, and the other replicas read the store again within their TTL.
+ */
+export async function announceChange(
+  service: { broker: ServiceBroker; logger: Logger },
+  event: string,
+  payload: object,
+  about?: string,
+): Promise<void> {
+  await Promise.resolve(service.broker.broadcast(event, payload)).catch((err: Error) =>
+    service.logger.warn(`${event}${about === undefined ? "" : ` for '${about}'`} not sent: ${err.message}`),
+  );
+}
+
 interface Entry<T> {
   value: T;
   until: number;

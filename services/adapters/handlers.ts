@@ -5,6 +5,7 @@
 import type { adapters as contract } from "../../shared/contracts/adapters";
 import type { HandlerContext, PlatformService } from "../../shared/service";
 import { nowIso } from "../../shared/text";
+import { announceChange as announceKeptChange } from "../../shared/kept-reads";
 import {
   ADAPTER_CHANGED_EVENT,
   ADAPTER_DELETED_EVENT,
@@ -53,12 +54,10 @@ type Ctx<K extends keyof typeof contract.actions> = HandlerContext<typeof contra
  * the same bus connection, so it reaches them before a caller's next call can. A failed broadcast
  * (the bus is down) leaves the other replicas on their kept target for TARGET_TTL_MS at most.
  */
-export async function announceChange(service: AdaptersService, name: string): Promise<void> {
+export function announceChange(service: AdaptersService, name: string): Promise<void> {
   service.targets.forget(name);
   const event: AdapterChangedEvent = { name };
-  await Promise.resolve(service.broker.broadcast(ADAPTER_CHANGED_EVENT, event)).catch((err: Error) =>
-    service.logger.warn(`${ADAPTER_CHANGED_EVENT} for '${name}' not sent: ${err.message}`),
-  );
+  return announceKeptChange(service, ADAPTER_CHANGED_EVENT, event, name);
 }
 
 export async function create(this: AdaptersService, ctx: Ctx<"create">) {

@@ -20,6 +20,7 @@ import {
 import { chain } from "../support/engine-builders";
 import { withStore } from "../support/engine-fixtures";
 import { WORKFLOW_TTL_MS } from "../../services/engine/workflows.repository";
+import { WORKFLOWS_CHANGED_EVENT } from "../../shared/contracts/events";
 
 const NATS_URL = process.env.NATS_URL!;
 
@@ -54,6 +55,14 @@ describe("workflows kept by two engine replicas over NATS", () => {
     platforms.push(front);
     await front.broker.waitForServices(["accounts", "engine"], 10_000);
     api = client(front.baseUrl, await login(front.baseUrl));
+    // Each replica must know the other listens (its discovery), or its broadcast skips it: the
+    // case of a replica that joins as a write is made, covered by the TTL.
+    const knowsBoth = (p: Platform) =>
+      p.broker.registry.events.getAllEndpoints(WORKFLOWS_CHANGED_EVENT).length === engines.length;
+    for (let waited = 0; !engines.every(knowsBoth); waited += 20) {
+      if (waited > 10_000) throw new Error("the engine replicas did not discover each other");
+      await new Promise((r) => setTimeout(r, 20));
+    }
     bus = await connect({ servers: NATS_URL });
     const sub = bus.subscribe(`MOL-${namespace}.REQ.${storeNode.broker.nodeID}`);
     void (async () => {

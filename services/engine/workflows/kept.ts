@@ -5,6 +5,7 @@
  */
 import type { Context } from "moleculer";
 import { WORKFLOWS_CHANGED_EVENT, type WorkflowsChangedEvent } from "../../../shared/contracts/events";
+import { announceChange } from "../../../shared/kept-reads";
 import { typedMixin } from "../../../shared/service";
 import type { EngineService } from "../types";
 
@@ -13,11 +14,9 @@ import type { EngineService } from "../types";
  * a caller's next start can. A failed broadcast (the bus is down) leaves the other replicas on what
  * they keep for WORKFLOW_TTL_MS at most.
  */
-export async function announceWorkflowsChanged(service: EngineService, names?: string[]): Promise<void> {
+export function announceWorkflowsChanged(service: EngineService, names?: string[]): Promise<void> {
   const event: WorkflowsChangedEvent = names === undefined ? {} : { names };
-  await Promise.resolve(service.broker.broadcast(WORKFLOWS_CHANGED_EVENT, event)).catch((err: Error) =>
-    service.logger.warn(`${WORKFLOWS_CHANGED_EVENT} not sent: ${err.message}`),
-  );
+  return announceChange(service, WORKFLOWS_CHANGED_EVENT, event);
 }
 
 /** The engine's listener: workflows changed on some replica (this one too), so the kept ones go. */
