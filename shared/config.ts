@@ -49,7 +49,8 @@ export interface PlatformConfig {
   /**
    * PERF_MACHINERY (default on; `off` turns it off): the embedded store's and the engine's
    * performance machinery (frozen JSON texts, shared frozen drafts, the read cache, the fast update
-   * path). Off, both copy and serialize plainly: a differential run compares the two
+   * path, the workflows an engine replica keeps for job starts). Off, both copy and serialize
+   * plainly, and every start reads its workflow from the store: a differential run compares the two
    * (docs/performance.md#the-performance-machinery-and-its-switch).
    */
   perfMachinery: boolean;
