@@ -47,3 +47,39 @@ test("the place of a depth violation is named by its path", () => {
     limit: 3,
   });
 });
+
+test("an array's items are counted as JSON writes them: holes too, named members not", () => {
+  const limits = { maxDepth: 10, maxNodes: 10 };
+  // JSON writes a hole as null: 50 values on the bus and in the store.
+  expect(boundsViolation({ a: new Array(50) }, limits)).toEqual({ kind: "nodes", path: "a", limit: 10 });
+  expect(boundsViolation({ a: new Array(9) }, limits)).toBeNull();
+  // JSON drops an array's named member; counting it would refuse what the bus carries fine.
+  const named = Object.assign([1, 2], { extra: Array.from({ length: 50 }, () => 0) });
+  expect(boundsViolation({ a: named }, limits)).toBeNull();
+  expect(JSON.stringify({ a: named })).toBe('{"a":[1,2]}');
+});
+
+test("a violation inside an array is named by the item's index", () => {
+  expect(boundsViolation({ a: [0, { b: { c: {} } }] }, { maxDepth: 4, maxNodes: 100 })).toEqual({
+    kind: "depth",
+    path: "a.1.b.c",
+    limit: 4,
+  });
+});
+
+test("a member inherited from Object.prototype is neither counted nor walked", () => {
+  const proto = Object.prototype as Record<string, unknown>;
+  proto.inherited = { deep: { deeper: { deepest: {} } } };
+  try {
+    const value = { a: { b: 1 }, c: [{ d: 2 }] };
+    // a, b, c, c's item, d: five values, three levels.
+    expect(boundsViolation(value, { maxDepth: 3, maxNodes: 5 })).toBeNull();
+    expect(boundsViolation(value, { maxDepth: 3, maxNodes: 4 })).toEqual({
+      kind: "nodes",
+      path: "a",
+      limit: 4,
+    });
+  } finally {
+    delete proto.inherited;
+  }
+});
