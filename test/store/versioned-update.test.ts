@@ -42,6 +42,8 @@ function canonical(value: unknown): unknown {
 const TASKS = ["t1", "t2", "t3", "t4"];
 const ODD_PATHS = [
   "tasks", // conflicts with a `tasks.<id>` of the same write
+  "tasks.t1.status", // inside a `tasks.t1` of the same write: a conflict two segments down
+  "tasks.t2.v.deep", // and three
   "_id",
   "version",
   "version.n",

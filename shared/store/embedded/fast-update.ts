@@ -173,18 +173,31 @@ function setStep(op: "$set" | "$push", parts: string[], operand: unknown, path: 
   return step;
 }
 
-/** Each path's segments, or null when not a plain path (fast path refused); a bounded memo. */
-const pathMemo = new Map<string, string[] | null>();
+/**
+ * A plain path's segments, and the dotted path of each object above its leaf (`tasks` and
+ * `tasks.t1` for `tasks.t1.status`): versionedUpdate looks each of those up in the update, and
+ * joining them anew cost a string per prefix of every path of every compare-and-set.
+ */
+interface PlainPath {
+  parts: string[];
+  prefixes: string[];
+}
+
+/** Each path's PlainPath, or null when not a plain path (fast path refused); a bounded memo. */
+const pathMemo = new Map<string, PlainPath | null>();
 const PATH_MEMO_SIZE = 4096;
 
-function plainPath(path: string): string[] | null {
-  let parts = pathMemo.get(path);
-  if (parts !== undefined) return parts;
-  parts = path.split(".");
-  if (parts[0] === "_id" || parts[0] === "version" || !parts.every(plainSegment)) parts = null;
+function plainPath(path: string): PlainPath | null {
+  let plain = pathMemo.get(path);
+  if (plain !== undefined) return plain;
+  const parts = path.split(".");
+  plain =
+    parts[0] === "_id" || parts[0] === "version" || !parts.every(plainSegment)
+      ? null
+      : { parts, prefixes: parts.slice(1).map((_, i) => parts.slice(0, i + 1).join(".")) };
   if (pathMemo.size >= PATH_MEMO_SIZE) pathMemo.clear();
-  pathMemo.set(path, parts);
-  return parts;
+  pathMemo.set(path, plain);
+  return plain;
 }
 
 /**
@@ -202,18 +215,16 @@ export function versionedUpdate(
 ): FastUpdate | undefined {
   if (typeof doc.version !== "number") return undefined;
   const steps: Step[] = [];
-  const taken = (parts: string[], path: string) => {
+  const taken = ({ prefixes }: PlainPath, path: string) => {
     // A path inside another one of the update (`a` and `a.b`): the generic path refuses it.
-    for (let i = 1; i < parts.length; i++) {
-      const prefix = i === 1 ? parts[0] : parts.slice(0, i).join(".");
-      if (Object.hasOwn(set, prefix) || (unset && Object.hasOwn(unset, prefix))) return true;
-    }
+    for (let i = 0; i < prefixes.length; i++)
+      if (Object.hasOwn(set, prefixes[i]) || (unset && Object.hasOwn(unset, prefixes[i]))) return true;
     return unset !== undefined && Object.hasOwn(set, path) && Object.hasOwn(unset, path);
   };
   for (const path of Object.keys(set)) {
-    const parts = plainPath(path);
-    if (!parts || taken(parts, path)) return undefined;
-    const step = setStep("$set", parts, set[path], path);
+    const plain = plainPath(path);
+    if (!plain || taken(plain, path)) return undefined;
+    const step = setStep("$set", plain.parts, set[path], path);
     if (!step) return undefined;
     steps.push(step);
   }
@@ -221,9 +232,9 @@ export function versionedUpdate(
   steps.push({ op: "$inc", parts: VERSION, path: "version", value: 1 });
   if (unset)
     for (const path of Object.keys(unset)) {
-      const parts = plainPath(path);
-      if (!parts || taken(parts, path)) return undefined;
-      steps.push({ op: "$unset", parts, path });
+      const plain = plainPath(path);
+      if (!plain || taken(plain, path)) return undefined;
+      steps.push({ op: "$unset", parts: plain.parts, path });
     }
   return applySteps(doc, steps, false);
 }
