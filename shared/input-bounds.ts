@@ -10,6 +10,7 @@
  */
 import type { Middleware } from "moleculer";
 import { BadRequestError } from "./errors";
+import { hasOwn as sharedHasOwn } from "./objects";
 
 export interface InputLimits {
   /** Deepest nesting of objects and arrays (a flat object is depth 1). */
@@ -43,8 +44,9 @@ export function boundsViolation(value: unknown, limits: InputLimits): BoundsViol
  * Objects with for-in and hasOwnProperty, arrays by index: no array of keys per object walked
  * (Object.keys made one, and the walk runs on every action call's params and every store call:
  * 730 -> 290 ns for a task transition's store call, docs/performance-rounds.md, forty-second round).
+ * Through a module-level const, as ./objects.ts says V8 needs to compile the check.
  */
-const hasOwn = Object.prototype.hasOwnProperty;
+const hasOwn = sharedHasOwn;
 
 function withinBounds(value: object, limits: InputLimits): boolean {
   const stack: object[] = [value];
