@@ -141,12 +141,30 @@ function stepsOf(update: RawUpdate): Step[] | undefined {
 /** Two paths where one is the other or inside it: mingo refuses those, so it should say so. */
 function conflicting(steps: Step[]): boolean {
   const paths = new Set<string>();
-  for (const { parts } of steps) {
-    const path = parts.join(".");
+  const lengths = new Set<number>();
+  for (const { parts, path = parts.join(".") } of steps) {
     if (paths.has(path)) return true;
     paths.add(path);
+    lengths.add(path.length);
   }
-  return steps.some(({ parts }) => parts.slice(1).some((_, i) => paths.has(parts.slice(0, i + 1).join("."))));
+  const has = (prefix: string) => paths.has(prefix);
+  return steps.some(({ parts, path = parts.join(".") }) => underAnother(path, dotsOf(path), lengths, has));
+}
+
+/**
+ * Whether a prefix of `path` that ends at one of its `dots` is a path of the same update (`has`).
+ * A prefix is sliced and looked up only at a length one of the update's paths has (`lengths`):
+ * a lookup hashes the whole prefix, so looking up every prefix of a long path grew with the square
+ * of its length (16,000 segments: about 1.8 s of the event loop).
+ */
+function underAnother(
+  path: string,
+  dots: readonly number[],
+  lengths: ReadonlySet<number>,
+  has: (prefix: string) => boolean,
+): boolean {
+  for (let i = 0; i < dots.length; i++) if (lengths.has(dots[i]) && has(path.slice(0, dots[i]))) return true;
+  return false;
 }
 
 /** `update` applied to `doc` as mingo would, or undefined when mingo must do it. */
@@ -174,13 +192,23 @@ function setStep(op: "$set" | "$push", parts: string[], operand: unknown, path: 
 }
 
 /**
- * A plain path's segments, and the dotted path of each object above its leaf (`tasks` and
- * `tasks.t1` for `tasks.t1.status`): versionedUpdate looks each of those up in the update, and
- * joining them anew cost a string per prefix of every path of every compare-and-set.
+ * A plain path's segments, and where each object above its leaf ends in it (`tasks` and
+ * `tasks.t1` of `tasks.t1.status`: the positions of its dots): versionedUpdate looks each of those
+ * prefixes up in the update, and joining them from the segments cost an array and a string per
+ * prefix of every path of every compare-and-set. Positions, not the prefixes' strings: a memo
+ * entry stays as large as its path (a path of n segments has n prefixes, together up to n times
+ * its length).
  */
 interface PlainPath {
   parts: string[];
-  prefixes: string[];
+  dots: number[];
+}
+
+/** The positions of the dots in `path`. */
+function dotsOf(path: string): number[] {
+  const dots: number[] = [];
+  for (let dot = path.indexOf("."); dot !== -1; dot = path.indexOf(".", dot + 1)) dots.push(dot);
+  return dots;
 }
 
 /** Each path's PlainPath, or null when not a plain path (fast path refused); a bounded memo. */
@@ -194,7 +222,7 @@ function plainPath(path: string): PlainPath | null {
   plain =
     parts[0] === "_id" || parts[0] === "version" || !parts.every(plainSegment)
       ? null
-      : { parts, prefixes: parts.slice(1).map((_, i) => parts.slice(0, i + 1).join(".")) };
+      : { parts, dots: dotsOf(path) };
   if (pathMemo.size >= PATH_MEMO_SIZE) pathMemo.clear();
   pathMemo.set(path, plain);
   return plain;
@@ -215,13 +243,18 @@ export function versionedUpdate(
 ): FastUpdate | undefined {
   if (typeof doc.version !== "number") return undefined;
   const steps: Step[] = [];
-  const taken = ({ prefixes }: PlainPath, path: string) => {
-    // A path inside another one of the update (`a` and `a.b`): the generic path refuses it.
-    for (let i = 0; i < prefixes.length; i++)
-      if (Object.hasOwn(set, prefixes[i]) || (unset && Object.hasOwn(unset, prefixes[i]))) return true;
-    return unset !== undefined && Object.hasOwn(set, path) && Object.hasOwn(unset, path);
-  };
-  for (const path of Object.keys(set)) {
+  const setPaths = Object.keys(set);
+  const unsetPaths = unset ? Object.keys(unset) : [];
+  const lengths = new Set<number>();
+  for (const path of setPaths) lengths.add(path.length);
+  for (const path of unsetPaths) lengths.add(path.length);
+  const has = (prefix: string) =>
+    Object.hasOwn(set, prefix) || (unset !== undefined && Object.hasOwn(unset, prefix));
+  // A path inside another one of the update (`a` and `a.b`), or set and unset: the generic path refuses it.
+  const taken = ({ dots }: PlainPath, path: string) =>
+    underAnother(path, dots, lengths, has) ||
+    (unset !== undefined && Object.hasOwn(set, path) && Object.hasOwn(unset, path));
+  for (const path of setPaths) {
     const plain = plainPath(path);
     if (!plain || taken(plain, path)) return undefined;
     const step = setStep("$set", plain.parts, set[path], path);
@@ -230,12 +263,11 @@ export function versionedUpdate(
   }
   // In the generic update's order ($set, $inc, $unset): the same patch, the same log line.
   steps.push({ op: "$inc", parts: VERSION, path: "version", value: 1 });
-  if (unset)
-    for (const path of Object.keys(unset)) {
-      const plain = plainPath(path);
-      if (!plain || taken(plain, path)) return undefined;
-      steps.push({ op: "$unset", parts: plain.parts, path });
-    }
+  for (const path of unsetPaths) {
+    const plain = plainPath(path);
+    if (!plain || taken(plain, path)) return undefined;
+    steps.push({ op: "$unset", parts: plain.parts, path });
+  }
   return applySteps(doc, steps, false);
 }
 
