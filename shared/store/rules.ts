@@ -143,9 +143,8 @@ const ARRAY_OPS = new Set(["$push", "$addToSet"]);
  */
 export function checkUpdate(update: Update): void {
   if (Array.isArray(update)) return; // a pipeline update: MongoDB's own checks
-  // Keys, not entries, and no path split into parts: the store's node runs this on every
-  // compare-and-set of every engine (it was its busiest function of ours, thirty-second round).
-  const seen = new Set<string>();
+  // Keys, not entries: the store's node runs this on every generic update of every service.
+  const seen: PathNode = {};
   for (const op of Object.keys(update)) {
     const fields = (update as Doc)[op];
     if (fields === null || typeof fields !== "object" || Array.isArray(fields)) continue;
@@ -164,33 +163,45 @@ export function checkUpdate(update: Update): void {
   }
 }
 
-/** Notes `path` among the update's paths, or refuses it for one it is, is inside or holds. */
-function claimPath(path: string, seen: Set<string>): void {
-  const clash = conflictOf(path, seen);
-  if (clash !== undefined)
-    throw new StoreRuleError(
-      `Updating the path '${path}' would create a conflict at '${clash}'`,
-      40,
-      "ConflictingUpdateOperators",
-    );
-  seen.add(path);
+/**
+ * The update's paths so far, segment by segment: a node where a path ends holds it. A path is
+ * looked up once, segment by segment, so the check costs what the paths' lengths add up to: no
+ * prefix cut out as a string of its own, no path compared with every earlier one (a 16,000-segment
+ * path or thousands of paths no longer cost the square of their size).
+ */
+interface PathNode {
+  ends?: string;
+  next?: Map<string, PathNode>;
 }
 
-/** The path `path` conflicts with: itself or a prefix already updated, or `path` when it is a prefix of one. */
-function conflictOf(path: string, seen: Set<string>): string | undefined {
-  if (seen.has(path)) return path;
-  // Each prefix that ends before a dot ("a" and "a.c" of "a.c.d"), shortest first.
-  for (let dot = path.indexOf("."); dot !== -1; dot = path.indexOf(".", dot + 1)) {
-    const prefix = path.slice(0, dot);
-    if (seen.has(prefix)) return prefix;
+/**
+ * Notes `path` among the update's paths, or refuses it for the one it clashes with: itself or a
+ * prefix of it up to a dot already there (`a` or `a.c` of `a.c.d`), or `path` when it holds one.
+ * The paths noted never clash with each other, so at most one of these can be met.
+ */
+function claimPath(path: string, root: PathNode): void {
+  let node = root;
+  for (let start = 0; ;) {
+    const dot = path.indexOf(".", start);
+    const segment = dot === -1 ? path.slice(start) : path.slice(start, dot);
+    let child = node.next?.get(segment);
+    if (child === undefined) (node.next ??= new Map()).set(segment, (child = {}));
+    node = child;
+    if (dot === -1) break;
+    if (node.ends !== undefined) throw conflictAt(path, node.ends);
+    start = dot + 1;
   }
-  for (const other of seen)
-    if (other.length > path.length && other.charCodeAt(path.length) === DOT && other.startsWith(path))
-      return path;
-  return undefined;
+  if (node.ends !== undefined || node.next !== undefined) throw conflictAt(path, path);
+  node.ends = path;
 }
 
-const DOT = 46; // "."
+function conflictAt(path: string, clash: string): StoreRuleError {
+  return new StoreRuleError(
+    `Updating the path '${path}' would create a conflict at '${clash}'`,
+    40,
+    "ConflictingUpdateOperators",
+  );
+}
 
 /**
  * What MongoDB would refuse when applying `update` (a checked one) to `doc`: a field created

@@ -59,6 +59,11 @@ const BENCHES: Record<string, BenchRun> = {
     says: /cold \/ objects: full GC [\d.]+x/,
     writes: "store-gc.json",
   },
+  "bench:update-check": {
+    args: [DIST("store-update-check.bench.js")],
+    env: { BENCH_ROUNDS: "1" },
+    says: /wide: 625 -> 10,000: \d+ -> \d+ µs, growth [\d.]+x/,
+  },
   "bench:compliance": {
     args: [DIST("compliance.bench.js")],
     env: { BENCH_DEVICES: "10", BENCH_BATCHES: "2", BENCH_ONLY: "single" },
