@@ -15,7 +15,8 @@
  * (support/cpu.ts cpuUsPer): with the machine near 100 % busy, a shape is bound by CPU.
  * Table on stdout, JSON in bench/results/engine.json.
  *
- * Then, open loop, BENCH_PACED_JOBS jobs started at half the peak jobs/s just measured: the
+ * Then, open loop, BENCH_PACED_JOBS jobs started at half the peak jobs/s just measured (or at
+ * BENCH_PACED_RATE jobs/s when set above 0, the same load for every build of an A/B): the
  * start-to-complete p99 at that load (the issue's aim: under 100 ms).
  * The load's HTTP client runs in its own process (./engine/load-child.ts) unless BENCH_CLIENT=same.
  * Env: BENCH_JOBS (1500), BENCH_NATS_JOBS (800, both NATS shapes), BENCH_CONCURRENCY (32), BENCH_FINISH (400, 0 skips), BENCH_PACED_JOBS (500),
@@ -55,6 +56,7 @@ const settings: OursSettings = {
   maxMs: intEnv("BENCH_MAX_S", 120, 5) * 1000,
   quietWaitS: intEnv("BENCH_QUIET_WAIT", 20, 0),
   pacedJobs: intEnv("BENCH_PACED_JOBS", 500, 0),
+  pacedRate: intEnv("BENCH_PACED_RATE", 0, 0),
   client: CLIENT,
   natsUrl: process.env.NATS_URL || "nats://127.0.0.1:4222",
   runId: `engine-bench-${process.pid}-${Date.now().toString(36)}`,

@@ -23,7 +23,9 @@
  * the ratios ours / peer; JSON in bench/results/peers.json.
  *
  * Env: BENCH_JOBS (1500 per closed loop), BENCH_SECONDS (longest closed loop, 60),
- * BENCH_CONCURRENCY (32), BENCH_PACED_JOBS (2000: the p99 of 500 was the fifth slowest job), BENCH_WARMUP_JOBS (100, at least), BENCH_WARMUP_S
+ * BENCH_CONCURRENCY (32), BENCH_PACED_JOBS (2000: the p99 of 500 was the fifth slowest job), BENCH_PACED_RATE
+ * (0: half of each engine's own peak; above 0, that many jobs/s for every engine, for an A/B at the same
+ * load: ./engine/workload.ts openLoopRate), BENCH_WARMUP_JOBS (100, at least), BENCH_WARMUP_S
  * (10, at least; every engine warms up alike: ./engine/workload.ts, warmLoop), BENCH_QUIET_WAIT (s, 10),
  * BENCH_SCHEDULES (10000), BENCH_SPREAD_S (60), BENCH_LEAD_S (5), BENCH_WORKERS (1,2), BENCH_REPEAT (1: rounds
  * of the engine rows, alternated, the tables their medians, then each round's ratios paired),
@@ -47,6 +49,9 @@ const JOBS = intEnv("BENCH_JOBS", 1500, 10);
 const MAX_MS = intEnv("BENCH_SECONDS", 60, 1) * 1000;
 const CONCURRENCY = intEnv("BENCH_CONCURRENCY", 32, 1);
 const PACED_JOBS = intEnv("BENCH_PACED_JOBS", 2000, 0);
+/** The open loop's jobs/s for every engine; 0: half of each one's own peak (engine/workload.ts openLoopRate). */
+const PACED_RATE = intEnv("BENCH_PACED_RATE", 0, 0);
+const OPEN_LOOP = PACED_RATE > 0 ? `at ${PACED_RATE} jobs/s` : "at half the peak";
 const WARMUP = intEnv("BENCH_WARMUP_JOBS", 100, 1);
 const WARMUP_MS = intEnv("BENCH_WARMUP_S", 10, 0) * 1000;
 const QUIET_WAIT_S = intEnv("BENCH_QUIET_WAIT", 10, 0);
@@ -112,13 +117,14 @@ async function ours(workers: number, round: number, variant?: "durable" | "bus")
     maxMs: MAX_MS,
     quietWaitS: QUIET_WAIT_S,
     pacedJobs: PACED_JOBS,
+    pacedRate: PACED_RATE,
     client: "child",
     natsUrl: NATS_URL,
     runId: RUN_ID,
     dataDir,
   });
   console.log(
-    `${r.transitionsPerSec} transitions/s${steadiness(r.thirds)}; at half the peak p99 ${r.halfPeak?.p99Ms ?? "n/a"} ms${noteOthers(r.cpu?.others)}`,
+    `${r.transitionsPerSec} transitions/s${steadiness(r.thirds)}; ${OPEN_LOOP} p99 ${r.halfPeak?.p99Ms ?? "n/a"} ms${noteOthers(r.cpu?.others)}`,
   );
   rows.push({
     who: variant ? `ours-${variant}` : "ours",
@@ -142,12 +148,13 @@ async function peer(id: PeerId, workers: number, round: number): Promise<void> {
     maxMs: MAX_MS,
     quietWaitS: QUIET_WAIT_S,
     pacedJobs: PACED_JOBS,
+    pacedRate: PACED_RATE,
     servers,
     workersIn: "processes",
     runId: RUN_ID,
   });
   console.log(
-    `${r.transitionsPerSec} transitions/s${steadiness(r.thirds)}; at half the peak p99 ${r.halfPeak?.p99Ms ?? "n/a"} ms; ` +
+    `${r.transitionsPerSec} transitions/s${steadiness(r.thirds)}; ${OPEN_LOOP} p99 ${r.halfPeak?.p99Ms ?? "n/a"} ms; ` +
       `jobs ended per worker ${r.endsPerWorker.join(" / ")}${noteOthers(r.cpu?.others)}`,
   );
   rows.push({
@@ -301,6 +308,10 @@ function report(probes: Record<string, Probe>): void {
     );
   }
   console.log("");
+  if (PACED_RATE > 0)
+    console.log(
+      `open loop: every engine at ${PACED_RATE} jobs/s (BENCH_PACED_RATE), not half its own peak: the half-peak rows hold that rate's p99`,
+    );
   for (const line of durability) console.log(`durability: ${line}`);
   for (const line of skipped) console.log(`SKIPPED ${line}`);
   writeResults("peers", {
@@ -309,6 +320,7 @@ function report(probes: Record<string, Probe>): void {
       maxMs: MAX_MS,
       concurrency: CONCURRENCY,
       pacedJobs: PACED_JOBS,
+      pacedRate: PACED_RATE,
       warmupJobs: WARMUP,
       warmupMs: WARMUP_MS,
       schedules: SCHEDULES,

@@ -31,6 +31,7 @@ import {
   Http,
   TASKS_PER_JOB,
   createWorkflows,
+  openLoopRate,
   runFinishTasks,
   runJobs,
   runPacedJobs,
@@ -57,6 +58,8 @@ export interface OursSettings {
   quietWaitS: number;
   /** Jobs of the open loop at half the peak (0 skips it). */
   pacedJobs: number;
+  /** The open loop's jobs/s when above 0 (BENCH_PACED_RATE), else half the peak (./workload.ts openLoopRate). */
+  pacedRate?: number;
   /** Where the load's HTTP client runs: its own process (`child`) or this one (`same`). */
   client: "child" | "same";
   natsUrl: string;
@@ -188,6 +191,7 @@ async function measure(
       ? await runFinishTasks(http, s.finish, s.concurrency)
       : { count: 0, failed: 0, wallMs: 0, latencies: [] };
   const peakJobsPerSec = run.completed / (run.wallMs / 1000);
+  const pacedRate = openLoopRate(peakJobsPerSec, s.pacedRate);
   // The profiler first: starting it logs every function compiled so far, a few hundred ms of the
   // main thread that the stage recorder would count as a loop stall of the run.
   const record = async () => {
@@ -198,14 +202,14 @@ async function measure(
     mode: "paced" as const,
     jobs: s.pacedJobs,
     concurrency: 0,
-    perSecond: peakJobsPerSec / 2,
+    perSecond: pacedRate,
     maxMs: s.maxMs,
   };
   const paced =
     s.pacedJobs > 0 && peakJobsPerSec > 0
       ? s.client === "child"
         ? await inChild(base, completions, pacedSpec, childWarmUp, record)
-        : (await record(), await runPacedJobs(http, completions, s.pacedJobs, peakJobsPerSec / 2))
+        : (await record(), await runPacedJobs(http, completions, s.pacedJobs, pacedRate))
       : null;
   stages?.stop();
   await profiler?.stop();
@@ -240,7 +244,7 @@ async function measure(
     halfPeak: paced
       ? {
           ...latency(paced.latencies),
-          jobsPerSec: Math.round((peakJobsPerSec / 2) * 10) / 10,
+          jobsPerSec: Math.round(pacedRate * 10) / 10,
           failed: paced.failed,
         }
       : null,

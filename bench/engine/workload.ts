@@ -405,6 +405,16 @@ export async function runPacedJobs(
   return pacedLoop(() => startAndWait(http, completions), jobs, perSecond);
 }
 
+/**
+ * The open loop's jobs/s: half the closed loop's peak (`peakJobsPerSec`) by default, so each engine
+ * is measured at the same share of what it can do; `fixed` (BENCH_PACED_RATE) when set above 0, so
+ * an A/B of two builds, or ours and a peer, meets the same load whatever each one's peak (a change
+ * that lowered the peak would otherwise also lighten the load its own tail is measured at).
+ */
+export function openLoopRate(peakJobsPerSec: number, fixed = 0): number {
+  return fixed > 0 ? fixed : peakJobsPerSec / 2;
+}
+
 /** Open loop over any engine's jobs: `jobs` jobs started at `perSecond`, each awaited until it ends. */
 export async function pacedLoop(one: OneJob, jobs: number, perSecond: number): Promise<JobsRun> {
   const tally = new Tally();

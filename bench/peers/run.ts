@@ -11,7 +11,15 @@ import { makeWorkerUtils } from "graphile-worker";
 import { childPids, spawnTracked, stopChild } from "../support/children";
 import { waitQuiet, watchCpu, type CpuShares } from "../support/cpu";
 import { latency, type Latency } from "../engine/stats";
-import { Completions, closedLoop, pacedLoop, thirds, warmLoop, type OneJob } from "../engine/workload";
+import {
+  Completions,
+  closedLoop,
+  openLoopRate,
+  pacedLoop,
+  thirds,
+  warmLoop,
+  type OneJob,
+} from "../engine/workload";
 import type { ScheduleResult } from "../scheduler/ours";
 import { STEPS, producer, startWorker, type PeerId, type Servers, type WorkerSpec } from "./peers";
 
@@ -25,6 +33,8 @@ export interface PeerSettings {
   maxMs: number;
   quietWaitS: number;
   pacedJobs: number;
+  /** The open loop's jobs/s when above 0 (BENCH_PACED_RATE), else half the peak (../engine/workload.ts openLoopRate). */
+  pacedRate?: number;
   servers: Servers;
   /** Where the workers run: processes of their own (the bench), or this one (the smoke test). */
   workersIn: "processes" | "this-process";
@@ -162,7 +172,8 @@ export async function runPeer(peer: PeerId, workers: number, s: PeerSettings): P
     const shares = cpu.stop();
     const endsPerWorker = pool.ends.map((e, i) => e - before[i]);
     const peak = run.completed / (run.wallMs / 1000);
-    const paced = s.pacedJobs > 0 && peak > 0 ? await pacedLoop(one, s.pacedJobs, peak / 2) : null;
+    const pacedRate = openLoopRate(peak, s.pacedRate);
+    const paced = s.pacedJobs > 0 && peak > 0 ? await pacedLoop(one, s.pacedJobs, pacedRate) : null;
     return {
       id: `${peer}-${workers}`,
       peer,
@@ -177,7 +188,7 @@ export async function runPeer(peer: PeerId, workers: number, s: PeerSettings): P
       thirds: thirds(run),
       startJob: latency(run.startLatencies),
       halfPeak: paced
-        ? { ...latency(paced.latencies), jobsPerSec: Math.round((peak / 2) * 10) / 10, failed: paced.failed }
+        ? { ...latency(paced.latencies), jobsPerSec: Math.round(pacedRate * 10) / 10, failed: paced.failed }
         : null,
       endsPerWorker,
       cpu: shares,

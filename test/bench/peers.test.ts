@@ -103,12 +103,25 @@ describe("bench:peers runs each peer", () => {
         const rounding = Math.max(0.02, 0.6 / r.wallMs);
         expect(Math.abs(r.transitionsPerSec - expected)).toBeLessThanOrEqual(expected * rounding + 1);
         expect(r.halfPeak).toMatchObject({ count: 4, failed: 0 });
+        // By default the open loop runs at half the closed loop's peak.
+        expect(r.halfPeak!.jobsPerSec).toBeCloseTo(r.jobsPerSec / 2, 0);
         expect(Number.isFinite(r.halfPeak!.p99Ms)).toBe(true);
         expect(await leftOver(peer, nameOf(peer, 2, id))).toBe(0);
       },
       60_000,
     );
   }
+
+  (redisUp ? test : test.skip)(
+    "BENCH_PACED_RATE: the open loop at that rate, whatever the peak",
+    async () => {
+      const id = runId();
+      const r = await runPeer("bullmq-chain", 1, { ...settings(id), pacedRate: 25 });
+      expect(r.halfPeak).toMatchObject({ count: 4, failed: 0, jobsPerSec: 25 });
+      expect(await leftOver("bullmq-chain", nameOf("bullmq-chain", 1, id))).toBe(0);
+    },
+    60_000,
+  );
 
   (redisUp ? test : test.skip)(
     "BullMQ delayed jobs: each schedule fires once, none missed",
