@@ -144,7 +144,7 @@ const ARRAY_OPS = new Set(["$push", "$addToSet"]);
 export function checkUpdate(update: Update): void {
   if (Array.isArray(update)) return; // a pipeline update: MongoDB's own checks
   // Keys, not entries: the store's node runs this on every generic update of every service.
-  const seen: PathNode = {};
+  const seen = new PathNode();
   for (const op of Object.keys(update)) {
     const fields = (update as Doc)[op];
     if (fields === null || typeof fields !== "object" || Array.isArray(fields)) continue;
@@ -167,11 +167,15 @@ export function checkUpdate(update: Update): void {
  * The update's paths so far, segment by segment: a node where a path ends holds it. A path is
  * looked up once, segment by segment, so the check costs what the paths' lengths add up to: no
  * prefix cut out as a string of its own, no path compared with every earlier one (a 16,000-segment
- * path or thousands of paths no longer cost the square of their size).
+ * path or thousands of paths no longer cost the square of their size). A node keeps its one child
+ * in place and makes a Map only for a second: a long path's nodes are a chain, with no Map each.
  */
-interface PathNode {
-  ends?: string;
-  next?: Map<string, PathNode>;
+class PathNode {
+  ends: string | undefined = undefined;
+  /** The one segment under this node, and its node (until a second segment comes: then `next`). */
+  only: string | undefined = undefined;
+  onlyNode: PathNode | undefined = undefined;
+  next: Map<string, PathNode> | undefined = undefined;
 }
 
 /**
@@ -183,16 +187,35 @@ function claimPath(path: string, root: PathNode): void {
   let node = root;
   for (let start = 0; ;) {
     const dot = path.indexOf(".", start);
-    const segment = dot === -1 ? path.slice(start) : path.slice(start, dot);
-    let child = node.next?.get(segment);
-    if (child === undefined) (node.next ??= new Map()).set(segment, (child = {}));
-    node = child;
+    node = childOf(node, dot === -1 ? path.slice(start) : path.slice(start, dot));
     if (dot === -1) break;
     if (node.ends !== undefined) throw conflictAt(path, node.ends);
     start = dot + 1;
   }
-  if (node.ends !== undefined || node.next !== undefined) throw conflictAt(path, path);
+  if (node.ends !== undefined || node.onlyNode !== undefined || node.next !== undefined)
+    throw conflictAt(path, path);
   node.ends = path;
+}
+
+/** The node under `node` for `segment`, made when there is none. */
+function childOf(node: PathNode, segment: string): PathNode {
+  if (node.next !== undefined) {
+    let child = node.next.get(segment);
+    if (child === undefined) node.next.set(segment, (child = new PathNode()));
+    return child;
+  }
+  if (node.onlyNode === undefined) {
+    node.only = segment;
+    return (node.onlyNode = new PathNode());
+  }
+  if (node.only === segment) return node.onlyNode;
+  const child = new PathNode();
+  const next = new Map<string, PathNode>();
+  next.set(node.only!, node.onlyNode);
+  next.set(segment, child);
+  node.next = next;
+  node.only = node.onlyNode = undefined;
+  return child;
 }
 
 function conflictAt(path: string, clash: string): StoreRuleError {

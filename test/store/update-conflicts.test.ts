@@ -82,6 +82,24 @@ function refusalOf(update: Update): string | undefined {
   }
 }
 
+test("the empty path and empty segments: the same answers as the rule part by part", () => {
+  const cases: Record<string, Record<string, unknown>>[] = [
+    { $set: { "": 1, ".a": 1 } },
+    { $set: { ".a": 1, "": 1 } },
+    { $set: { "": 1, ".": 1 } },
+    { $set: { ".": 1, "": 1 } },
+    { $set: { "": 1 }, $unset: { "": "" } },
+    { $set: { "": 1, a: 1 } },
+    { $set: { "a.": 1, a: 1 } },
+    { $set: { "a..b": 1, "a.": 1 } },
+    { $set: { "a..b": 1, "a..c": 1, "a.b": 1 } },
+    { $rename: { a: "" }, $set: { ".x": 1 } },
+  ];
+  for (const update of cases) expect(refusalOf(update as Update)).toBe(expected(update));
+  // Both answers met.
+  expect(cases.filter((update) => expected(update) !== undefined)).toHaveLength(8);
+});
+
 // The rule part by part costs the square of these sizes; the checker's own cost grows with them
 // linearly (bench/store-update-check.bench.ts).
 test("a path of 2,000 segments and an update of 1,000 paths: the same answers as the rule part by part", () => {
