@@ -40,6 +40,7 @@ import { scratchSpace, stopAllChildren } from "./support/children";
 import { runBench } from "./support/main";
 import { intEnv } from "./support/env";
 import { runOurs, type OursResult, type Shape } from "./engine/ours";
+import { overPeak } from "./engine/workload";
 import { runOurSchedules, type ScheduleResult } from "./scheduler/ours";
 import { PEERS, PEER_LABELS, STEPS, type PeerId } from "./peers/peers";
 import { runBullDelayed, runPeer, type PeerResult } from "./peers/run";
@@ -124,7 +125,7 @@ async function ours(workers: number, round: number, variant?: "durable" | "bus")
     dataDir,
   });
   console.log(
-    `${r.transitionsPerSec} transitions/s${steadiness(r.thirds)}; ${OPEN_LOOP} p99 ${r.halfPeak?.p99Ms ?? "n/a"} ms${noteOthers(r.cpu?.others)}`,
+    `${r.transitionsPerSec} transitions/s${steadiness(r.thirds)}; ${OPEN_LOOP} p99 ${r.halfPeak?.p99Ms ?? "n/a"} ms${overPeak(r)}${noteOthers(r.cpu?.others)}`,
   );
   rows.push({
     who: variant ? `ours-${variant}` : "ours",
@@ -154,7 +155,7 @@ async function peer(id: PeerId, workers: number, round: number): Promise<void> {
     runId: RUN_ID,
   });
   console.log(
-    `${r.transitionsPerSec} transitions/s${steadiness(r.thirds)}; ${OPEN_LOOP} p99 ${r.halfPeak?.p99Ms ?? "n/a"} ms; ` +
+    `${r.transitionsPerSec} transitions/s${steadiness(r.thirds)}; ${OPEN_LOOP} p99 ${r.halfPeak?.p99Ms ?? "n/a"} ms${overPeak(r)}; ` +
       `jobs ended per worker ${r.endsPerWorker.join(" / ")}${noteOthers(r.cpu?.others)}`,
   );
   rows.push({

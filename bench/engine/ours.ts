@@ -86,7 +86,8 @@ export interface OursResult {
   startJob: Latency;
   finishTask: Latency & { perSec: number; failed: number };
   /** Jobs started at half the measured peak jobs/s, open loop. */
-  halfPeak: (Latency & { jobsPerSec: number; failed: number }) | null;
+  /** The open loop: its latencies, its rate, its time from the first start to the last end. */
+  halfPeak: (Latency & { jobsPerSec: number; wallMs: number; failed: number }) | null;
   cpu: CpuShares | null;
   /** CPU µs a transition of the closed loop, over the run's processes and nats-server (cpuUsPer). */
   cpuUsPerTransition: number | null;
@@ -245,6 +246,7 @@ async function measure(
       ? {
           ...latency(paced.latencies),
           jobsPerSec: Math.round(pacedRate * 10) / 10,
+          wallMs: Math.round(paced.wallMs),
           failed: paced.failed,
         }
       : null,

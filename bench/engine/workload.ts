@@ -415,6 +415,13 @@ export function openLoopRate(peakJobsPerSec: number, fixed = 0): number {
   return fixed > 0 ? fixed : peakJobsPerSec / 2;
 }
 
+/** A warning for a run's line when its open loop ran above its closed loop's peak: a backlog's p99. */
+export function overPeak(run: { jobsPerSec: number; halfPeak: { jobsPerSec: number } | null }): string {
+  return run.halfPeak && run.halfPeak.jobsPerSec > run.jobsPerSec
+    ? ` (the open loop above this engine's peak of ${run.jobsPerSec} jobs/s: its p99 measures a backlog)`
+    : "";
+}
+
 /** Open loop over any engine's jobs: `jobs` jobs started at `perSecond`, each awaited until it ends. */
 export async function pacedLoop(one: OneJob, jobs: number, perSecond: number): Promise<JobsRun> {
   const tally = new Tally();

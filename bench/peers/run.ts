@@ -57,7 +57,8 @@ export interface PeerResult {
   thirds: { first: number; last: number } | null;
   /** The library call that starts a job (add, or the flow's add), answered. */
   startJob: Latency;
-  halfPeak: (Latency & { jobsPerSec: number; failed: number }) | null;
+  /** The open loop: its latencies, its rate, its time from the first start to the last end. */
+  halfPeak: (Latency & { jobsPerSec: number; wallMs: number; failed: number }) | null;
   /** Jobs each worker ended in the closed loop (each should have had a share). */
   endsPerWorker: number[];
   cpu: CpuShares | null;
@@ -188,7 +189,12 @@ export async function runPeer(peer: PeerId, workers: number, s: PeerSettings): P
       thirds: thirds(run),
       startJob: latency(run.startLatencies),
       halfPeak: paced
-        ? { ...latency(paced.latencies), jobsPerSec: Math.round(pacedRate * 10) / 10, failed: paced.failed }
+        ? {
+            ...latency(paced.latencies),
+            jobsPerSec: Math.round(pacedRate * 10) / 10,
+            wallMs: Math.round(paced.wallMs),
+            failed: paced.failed,
+          }
         : null,
       endsPerWorker,
       cpu: shares,

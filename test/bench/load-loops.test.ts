@@ -2,7 +2,14 @@
  * The bench's load loops (bench/engine/workload.ts) as every engine's figures rely on them: the
  * warm-up runs long enough by both bounds, and the closed loop's thirds say how steady its pace was.
  */
-import { closedLoop, thirds, warmLoop, type OneJob } from "../../bench/engine/workload";
+import {
+  closedLoop,
+  openLoopRate,
+  overPeak,
+  thirds,
+  warmLoop,
+  type OneJob,
+} from "../../bench/engine/workload";
 
 /** A job of `ms` that counts itself. */
 function counted(ms: number): { one: OneJob; count: () => number } {
@@ -64,5 +71,21 @@ describe("thirds", () => {
     const run = { wallMs: 3000, endsMs: [100, 200, 1500, 2100, 2900, 2999] };
     expect(thirds(run)).toEqual({ first: 2, last: 3 });
     expect(thirds({ wallMs: 3000, endsMs: [] })).toBeNull();
+  });
+});
+
+describe("the open loop's rate", () => {
+  it("is half the peak by default, and BENCH_PACED_RATE's when set above 0", () => {
+    expect(openLoopRate(300)).toBe(150);
+    expect(openLoopRate(300, 0)).toBe(150);
+    expect(openLoopRate(300, 40)).toBe(40);
+  });
+
+  it("says so when a fixed rate ran above the engine's peak", () => {
+    expect(overPeak({ jobsPerSec: 50, halfPeak: { jobsPerSec: 80 } })).toMatch(
+      /above this engine's peak of 50/,
+    );
+    expect(overPeak({ jobsPerSec: 50, halfPeak: { jobsPerSec: 25 } })).toBe("");
+    expect(overPeak({ jobsPerSec: 50, halfPeak: null })).toBe("");
   });
 });
