@@ -36,6 +36,22 @@ interface BenchRun {
 
 const DIST = (file: string) => path.join(ROOT, "dist/bench", file);
 
+/** bench:engine's shape in one process with a few jobs: run at its default rate and at a fixed one. */
+const ENGINE_IN_PROCESS = {
+  args: [DIST("engine.bench.js")],
+  env: {
+    BENCH_ONLY: "in-process",
+    BENCH_JOBS: "30",
+    BENCH_FINISH: "5",
+    BENCH_PACED_JOBS: "10",
+    BENCH_WARMUP_JOBS: "10",
+    BENCH_WARMUP_S: "0",
+    BENCH_QUIET_WAIT: "0",
+  } as Record<string, string>,
+  says: /\| in-process \(one broker, embedded store\) \| \d+/,
+  writes: "engine.json",
+};
+
 const BENCHES: Record<string, BenchRun> = {
   "bench:memory": {
     node: ["--expose-gc"],
@@ -85,18 +101,7 @@ const BENCHES: Record<string, BenchRun> = {
     writes: "proxy.json",
   },
   "bench:engine (in-process)": {
-    args: [DIST("engine.bench.js")],
-    env: {
-      BENCH_ONLY: "in-process",
-      BENCH_JOBS: "30",
-      BENCH_FINISH: "5",
-      BENCH_PACED_JOBS: "10",
-      BENCH_WARMUP_JOBS: "10",
-      BENCH_WARMUP_S: "0",
-      BENCH_QUIET_WAIT: "0",
-    },
-    says: /\| in-process \(one broker, embedded store\) \| \d+/,
-    writes: "engine.json",
+    ...ENGINE_IN_PROCESS,
     // By default the open loop runs at half the closed loop's peak.
     holds: (results) => {
       const [run] = results.results as {
@@ -108,20 +113,9 @@ const BENCHES: Record<string, BenchRun> = {
     },
   },
   "bench:engine (in-process, BENCH_PACED_RATE)": {
-    args: [DIST("engine.bench.js")],
-    env: {
-      BENCH_ONLY: "in-process",
-      BENCH_JOBS: "30",
-      BENCH_FINISH: "5",
-      BENCH_PACED_JOBS: "10",
-      // The open loop at a rate of its own, not half the peak.
-      BENCH_PACED_RATE: "40",
-      BENCH_WARMUP_JOBS: "10",
-      BENCH_WARMUP_S: "0",
-      BENCH_QUIET_WAIT: "0",
-    },
-    says: /\| in-process \(one broker, embedded store\) \| \d+/,
-    writes: "engine.json",
+    ...ENGINE_IN_PROCESS,
+    // The open loop at a rate of its own, not half the peak.
+    env: { ...ENGINE_IN_PROCESS.env, BENCH_PACED_RATE: "40" },
     holds: (results) => {
       const [run] = results.results as { halfPeak: { jobsPerSec: number; count: number; wallMs: number } }[];
       expect(run.halfPeak).toMatchObject({ jobsPerSec: 40, count: 10 });
