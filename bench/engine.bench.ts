@@ -27,7 +27,7 @@
 import { writeResults } from "./support/report";
 import { scratchSpace, stopAllChildren } from "./support/children";
 import { runBench } from "./support/main";
-import { TASKS_PER_JOB, overPeak } from "./engine/workload";
+import { TASKS_PER_JOB, openLoopName, overPeak } from "./engine/workload";
 import { runOurs, type OursResult, type OursSettings, type Shape } from "./engine/ours";
 import { intEnv } from "./support/env";
 
@@ -65,9 +65,7 @@ const settings: OursSettings = {
 };
 
 /** What the open loop ran at: half of each shape's peak, or BENCH_PACED_RATE for all. */
-const OPEN_LOOP = settings.pacedRate
-  ? `at ${settings.pacedRate} jobs/s (BENCH_PACED_RATE)`
-  : "at half the peak";
+const OPEN_LOOP = openLoopName(settings.pacedRate);
 
 type Result = OursResult & { aimTransitionsPerSec: number };
 

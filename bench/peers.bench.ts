@@ -40,7 +40,7 @@ import { scratchSpace, stopAllChildren } from "./support/children";
 import { runBench } from "./support/main";
 import { intEnv } from "./support/env";
 import { runOurs, type OursResult, type Shape } from "./engine/ours";
-import { overPeak } from "./engine/workload";
+import { openLoopName, overPeak } from "./engine/workload";
 import { runOurSchedules, type ScheduleResult } from "./scheduler/ours";
 import { PEERS, PEER_LABELS, STEPS, type PeerId } from "./peers/peers";
 import { runBullDelayed, runPeer, type PeerResult } from "./peers/run";
@@ -52,7 +52,7 @@ const CONCURRENCY = intEnv("BENCH_CONCURRENCY", 32, 1);
 const PACED_JOBS = intEnv("BENCH_PACED_JOBS", 2000, 0);
 /** The open loop's jobs/s for every engine; 0: half of each one's own peak (engine/workload.ts openLoopRate). */
 const PACED_RATE = intEnv("BENCH_PACED_RATE", 0, 0);
-const OPEN_LOOP = PACED_RATE > 0 ? `at ${PACED_RATE} jobs/s` : "at half the peak";
+const OPEN_LOOP = openLoopName(PACED_RATE);
 const WARMUP = intEnv("BENCH_WARMUP_JOBS", 100, 1);
 const WARMUP_MS = intEnv("BENCH_WARMUP_S", 10, 0) * 1000;
 const QUIET_WAIT_S = intEnv("BENCH_QUIET_WAIT", 10, 0);

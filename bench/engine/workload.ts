@@ -415,6 +415,11 @@ export function openLoopRate(peakJobsPerSec: number, fixed = 0): number {
   return fixed > 0 ? fixed : peakJobsPerSec / 2;
 }
 
+/** How a bench's lines name the open loop's rate (`fixed`: BENCH_PACED_RATE, as for openLoopRate). */
+export function openLoopName(fixed = 0): string {
+  return fixed > 0 ? `at ${fixed} jobs/s (BENCH_PACED_RATE)` : "at half the peak";
+}
+
 /** A warning for a run's line when its open loop ran above its closed loop's peak: a backlog's p99. */
 export function overPeak(run: { jobsPerSec: number; halfPeak: { jobsPerSec: number } | null }): string {
   return run.halfPeak && run.halfPeak.jobsPerSec > run.jobsPerSec

@@ -4,6 +4,7 @@
  */
 import {
   closedLoop,
+  openLoopName,
   openLoopRate,
   overPeak,
   thirds,
@@ -79,6 +80,8 @@ describe("the open loop's rate", () => {
     expect(openLoopRate(300)).toBe(150);
     expect(openLoopRate(300, 0)).toBe(150);
     expect(openLoopRate(300, 40)).toBe(40);
+    expect(openLoopName()).toBe("at half the peak");
+    expect(openLoopName(40)).toBe("at 40 jobs/s (BENCH_PACED_RATE)");
   });
 
   it("says so when a fixed rate ran above the engine's peak", () => {
