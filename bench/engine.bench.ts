@@ -12,7 +12,9 @@
  * Reports task transitions/s (tasks run to completion per second), jobs/s, start-to-complete
  * p50/p99 and finishTask p50/p99, with the CPU share other processes on the machine used meanwhile,
  * how busy the machine was, and the CPU a transition cost the run's processes and nats-server
- * (support/cpu.ts cpuUsPer): with the machine near 100 % busy, a shape is bound by CPU.
+ * (support/cpu.ts cpuUsPer): with the machine near 100 % busy, a shape is bound by CPU. Then, a
+ * line per shape, the same CPU by process and by kind of thread (the event loop, V8's helpers,
+ * worker threads, libuv's pool: support/cpu.ts threadKind), in the results as `cpuByRole`.
  * Table on stdout, JSON in bench/results/engine.json.
  *
  * Then, open loop, BENCH_PACED_JOBS jobs started at half the peak jobs/s just measured (or at
@@ -30,6 +32,7 @@ import { runBench } from "./support/main";
 import { TASKS_PER_JOB, openLoopName, overPeak } from "./engine/workload";
 import { runOurs, type OursResult, type OursSettings, type Shape } from "./engine/ours";
 import { intEnv } from "./support/env";
+import { roleCpuText } from "./support/cpu";
 
 const JOBS = intEnv("BENCH_JOBS", 1500, 10);
 const NATS_JOBS = intEnv("BENCH_NATS_JOBS", 800, 10);
@@ -111,6 +114,14 @@ function report(): void {
         `${r.finishTask.p50Ms} / ${r.finishTask.p99Ms} ms | ${others} | ${busy} | ${perTransition} |`,
     );
   }
+  for (const r of results)
+    if (r.cpuByRole)
+      console.log(
+        `CPU µs a transition by process and thread, ${r.id}: ` +
+          Object.entries(r.cpuByRole)
+            .map(([role, cpu]) => roleCpuText(role, cpu))
+            .join("; "),
+      );
   writeResults("engine", {
     settings: {
       jobs: JOBS,

@@ -13,7 +13,7 @@
 import path from "node:path";
 import type { ServiceBroker } from "moleculer";
 import { childPids, spawnTracked, stopChild } from "../support/children";
-import { cpuUsPer, waitQuiet, watchCpu, type CpuShares } from "../support/cpu";
+import { cpuUsPer, cpuUsPerByRole, waitQuiet, watchCpu, type CpuShares, type RoleCpu } from "../support/cpu";
 import {
   ADMIN_PASSWORD,
   httpUrl,
@@ -91,6 +91,11 @@ export interface OursResult {
   cpu: CpuShares | null;
   /** CPU µs a transition of the closed loop, over the run's processes and nats-server (cpuUsPer). */
   cpuUsPerTransition: number | null;
+  /**
+   * The same by process (`platform` in one process; `gateway`, `store`, `engine 1`, `engine 2` over
+   * NATS; `nats-server`; `load client`), each split by kind of thread (support/cpu.ts threadKind).
+   */
+  cpuByRole: Record<string, RoleCpu> | null;
 }
 
 /** A load loop in ./load-child.ts; job ends go to it from this process's listener. */
@@ -149,6 +154,7 @@ async function measure(
   broker: ServiceBroker,
   replicas: number,
   s: OursSettings,
+  roles: Record<number, string>,
 ): Promise<OursResult> {
   const completions = new Completions();
   const taskCalls = { count: 0 };
@@ -242,6 +248,7 @@ async function measure(
     },
     cpu: shares,
     cpuUsPerTransition: cpuUsPer(shares, transitions),
+    cpuByRole: cpuUsPerByRole(shares, roles, transitions),
     halfPeak: paced
       ? {
           ...latency(paced.latencies),
@@ -274,7 +281,7 @@ async function inProcess(s: OursSettings): Promise<OursResult> {
   const settings = Object.entries(s.env ?? {}).map(([k, v]) => `${k}=${v}`);
   const label = `in-process (one broker, embedded store${settings.length ? `, ${settings.join(", ")}` : ""})`;
   try {
-    return await measure("in-process", label, broker, 1, s);
+    return await measure("in-process", label, broker, 1, s, { [process.pid]: "platform" });
   } finally {
     await broker.stop();
     if (saved === undefined) delete process.env.DATA_DIR;
@@ -311,7 +318,12 @@ async function overNats(s: OursSettings, localTask: boolean): Promise<OursResult
     const label = localTask
       ? "over NATS, the task in each engine's process (store + 2 engine replicas in 3 processes)"
       : "over NATS (store + 2 engine replicas in 3 processes)";
-    return await measure(localTask ? "nats-local" : "nats", label, broker, 2, s);
+    const roles: Record<number, string> = { [process.pid]: "gateway" };
+    if (store.pid !== undefined) roles[store.pid] = "store";
+    engines.forEach((engine, i) => {
+      if (engine.pid !== undefined) roles[engine.pid] = `engine ${i + 1}`;
+    });
+    return await measure(localTask ? "nats-local" : "nats", label, broker, 2, s, roles);
   } finally {
     await broker.stop();
     // Engines before the store they write to.

@@ -26,7 +26,7 @@ export interface LoadResult {
   errors: number;
   timeouts: number;
   /** CPU during the measured run: the whole machine's share, and that of processes outside the bench. */
-  cpu: Omit<CpuShares, "byPid" | "natsPids"> & {
+  cpu: Omit<CpuShares, "byPid" | "byThread" | "natsPids"> & {
     /** CPU ms in the run by role: this process, server children, nats-server, autocannon. */
     ms: { bench: number; children: number; natsServer: number; generator: number; outside: number };
   };
@@ -113,7 +113,7 @@ export async function measure(
     (pid) => (generator = pid),
     request,
   );
-  const { byPid, natsPids, ...cpu } = watch.stop();
+  const { byPid, byThread: _byThread, natsPids, ...cpu } = watch.stop();
   const cpuMs = { bench: 0, children: 0, natsServer: 0, generator: 0, outside: 0 };
   const outsidePids = outside();
   for (const [pid, ms] of Object.entries(byPid).map(([p, ms]) => [Number(p), ms])) {
