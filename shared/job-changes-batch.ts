@@ -1,6 +1,6 @@
 /**
- * engine.jobChanges, several at a time: what an engine replica broadcasts in one event-loop turn
- * goes as one `engine.jobChangesBatch` event, to each listening node over a transporter and to the
+ * engine.jobChanges, several at a time: what an engine replica broadcasts within a few milliseconds
+ * (services/engine/run/events.ts CHANGES_WINDOW_MS) goes as one `engine.jobChangesBatch` event, to each listening node over a transporter and to the
  * node's own listeners in one process, where each change reaches every `engine.jobChanges`
  * listener once, in order, as if it had come alone. Why: one event per job write cost a context
  * per listener, a pass of the event middlewares and (over a transporter) an envelope and a parse

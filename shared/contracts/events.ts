@@ -44,7 +44,7 @@ export interface ProfileActivatedEvent {
 export const ENGINE_EVENTS = {
   changes: "engine.jobChanges",
   /**
-   * Over a transporter, the `changes` of one event-loop turn of an engine replica as one message
+   * Over a transporter, the `changes` of a few milliseconds of an engine replica as one message
    * (`{changes: JobChangesEvent[]}`) to each node that listens to `changes`; that node hands each
    * to its own listeners as a local `changes` event (shared/job-changes-batch.ts).
    */

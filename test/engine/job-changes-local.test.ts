@@ -1,14 +1,15 @@
 /**
  * engine.jobChanges in one process (shared/job-changes-batch.ts, services/engine/run/events.ts): the
- * changes of one event-loop turn go as one `engine.jobChangesBatch` event at its end. A listener
- * that takes batches itself gets the turn in one call; every listener of single changes gets each
- * change once, in order; none gets a change twice. A change alone in its turn goes alone.
+ * changes of a few milliseconds (CHANGES_WINDOW_MS from the first) go as one
+ * `engine.jobChangesBatch` event. A listener that takes batches itself gets the batch in one call;
+ * every listener of single changes gets each change once, in order; none gets a change twice. A
+ * change alone in its window goes alone. A stopping engine sends what waits at once (flushChanges).
  */
 import { ServiceBroker } from "moleculer";
 import { brokerOptions } from "../../app/broker-options";
 import { loadConfig } from "../../shared/config";
 import { ENGINE_EVENTS } from "../../shared/contracts/events";
-import { emitChanges } from "../../services/engine/run/events";
+import { CHANGES_WINDOW_MS, emitChanges, flushChanges } from "../../services/engine/run/events";
 import type { RunJob } from "../../services/engine/run/types";
 import { ids, job, listen, listenToBatches, until } from "../support/job-changes";
 
@@ -30,7 +31,7 @@ test("a turn's changes reach each listener once, in order: one call to a batch l
   const broadcasts = jest.spyOn(broker, "broadcast");
 
   for (let i = 0; i < 12; i++) emitChanges(broker, null, job(i));
-  // Nothing is sent before the turn ends.
+  // Nothing is sent before the window ends.
   expect(broadcasts).not.toHaveBeenCalled();
   const want = Array.from({ length: 12 }, (_, i) => `job-${i}`);
   await until(() => first.length >= 12 && second.length >= 12 && batched.heard.length >= 12);
@@ -50,7 +51,7 @@ test("a turn's changes reach each listener once, in order: one call to a batch l
   });
 });
 
-test("with only batch listeners, a turn is one call each; a change alone in its turn goes alone", async () => {
+test("with only batch listeners, a window is one call each; a change alone in its window goes alone", async () => {
   const a = listenToBatches(broker, "a");
   const b = listenToBatches(broker, "b");
   await broker.start();
@@ -66,6 +67,40 @@ test("with only batch listeners, a turn is one call each; a change alone in its 
     [5, 1],
     [5, 1],
   ]);
+});
+
+test("changes of several event-loop turns within the window leave as one batch", async () => {
+  const batched = listenToBatches(broker, "batched");
+  await broker.start();
+  emitChanges(broker, null, job(0));
+  await new Promise((r) => setImmediate(r)); // the turn ends
+  emitChanges(broker, null, job(1));
+  await new Promise((r) => setImmediate(r));
+  emitChanges(broker, null, job(2));
+  await until(() => batched.heard.length >= 3);
+  await new Promise((r) => setTimeout(r, 50));
+  expect(ids(batched.heard)).toEqual(["job-0", "job-1", "job-2"]);
+  expect(batched.calls).toEqual([3]);
+});
+
+test("flushChanges sends the waiting changes at once, and nothing more when their window ends", async () => {
+  const batched = listenToBatches(broker, "batched");
+  await broker.start();
+  const broadcasts = jest.spyOn(broker, "broadcast");
+  emitChanges(broker, null, job(0));
+  emitChanges(broker, null, job(1));
+  expect(broadcasts).not.toHaveBeenCalled();
+  flushChanges(broker);
+  expect(broadcasts).toHaveBeenCalledTimes(1);
+  flushChanges(broker); // nothing waits now
+  await new Promise((r) => setTimeout(r, CHANGES_WINDOW_MS + 50));
+  expect(broadcasts).toHaveBeenCalledTimes(1);
+  await until(() => batched.heard.length >= 2);
+  expect([ids(batched.heard), batched.calls]).toEqual([["job-0", "job-1"], [2]]);
+  // A later change opens a window of its own.
+  emitChanges(broker, null, job(2));
+  await until(() => batched.heard.length >= 3);
+  expect(batched.calls).toEqual([2, 1]);
 });
 
 test("a write's event names the tasks whose status or finish state changed, looking only at those it stored", async () => {

@@ -17,7 +17,7 @@ import { DuplicateKeyError } from "../../../shared/store/types";
 import type { JobRepository } from "../jobs.repository";
 import type { WorkflowRepository } from "../workflows.repository";
 import { OperationError, childRequest } from "../operations";
-import { emitChanges } from "./events";
+import { emitChanges, flushChanges } from "./events";
 import { hasEnded, JobStore } from "./jobs";
 import { STOP_GRACE_MS, SWEEP_BATCH, SWEEP_CONCURRENCY, type RunnerSettings } from "./settings";
 import { loadWorkflow, prepareVariables } from "./start";
@@ -434,6 +434,14 @@ export class Runner {
     clearTimeout(this.sweepTimer);
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
+    try {
+      await this.stopRuns();
+    } finally {
+      flushChanges(this.broker);
+    }
+  }
+
+  private async stopRuns(): Promise<void> {
     const pending = [...this.running.values()];
     if (pending.length === 0) {
       clearInterval(this.renewTimer);
