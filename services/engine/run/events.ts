@@ -64,11 +64,12 @@ export function emitChanges(
 /**
  * How long the first change of a batch waits for others, in ms. The end of the event-loop turn
  * (until the forty-fourth round) made a batch of the changes of one store answer or one task's
- * macrotask: over NATS at 32 jobs in flight, 1.17 messages a job to each listening node, each a
- * wake-up of the listener's process and a pass through nats-server. Over 3 ms, 0.65, and the shape
- * of two replicas ran +7 to +14 % faster, on 6 to 12 % less CPU a transition; in one process +3 to
- * +9 % (docs/performance-rounds.md). A listener hears a change at most this much later: the events
- * report writes already stored, to GET /events streams; nothing waits for them to go on.
+ * macrotask: over NATS at 32 jobs in flight, 1.17 messages a job to each listening node (every
+ * gateway replica), each a wake-up of that node's process and a pass through nats-server. Over
+ * 3 ms, 0.65: about a tenth of the two-replica shape's messages (docs/performance-rounds.md,
+ * forty-fourth round; its throughput moved inside this machine's noise). A listener hears a change
+ * at most this much later: the events report writes already stored, to GET /events streams;
+ * nothing waits for them to go on.
  */
 export const CHANGES_WINDOW_MS = 3;
 
