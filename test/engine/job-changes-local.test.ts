@@ -9,7 +9,12 @@ import { ServiceBroker } from "moleculer";
 import { brokerOptions } from "../../app/broker-options";
 import { loadConfig } from "../../shared/config";
 import { ENGINE_EVENTS } from "../../shared/contracts/events";
-import { CHANGES_WINDOW_MS, emitChanges, flushChanges } from "../../services/engine/run/events";
+import {
+  CHANGES_BATCH_MAX,
+  CHANGES_WINDOW_MS,
+  emitChanges,
+  flushChanges,
+} from "../../services/engine/run/events";
 import type { RunJob } from "../../services/engine/run/types";
 import { ids, job, listen, listenToBatches, until } from "../support/job-changes";
 
@@ -101,6 +106,18 @@ test("flushChanges sends the waiting changes at once, and nothing more when thei
   emitChanges(broker, null, job(2));
   await until(() => batched.heard.length >= 3);
   expect(batched.calls).toEqual([2, 1]);
+});
+
+test("a burst leaves as batches of at most CHANGES_BATCH_MAX, the first at once, in order", async () => {
+  const batched = listenToBatches(broker, "batched");
+  await broker.start();
+  const broadcasts = jest.spyOn(broker, "broadcast");
+  const count = 2 * CHANGES_BATCH_MAX + 3;
+  for (let i = 0; i < count; i++) emitChanges(broker, null, job(i));
+  expect(broadcasts).toHaveBeenCalledTimes(2); // two full batches, without waiting for the window
+  await until(() => batched.heard.length >= count);
+  expect(batched.calls).toEqual([CHANGES_BATCH_MAX, CHANGES_BATCH_MAX, 3]);
+  expect(ids(batched.heard)).toEqual(Array.from({ length: count }, (_, i) => `job-${i}`));
 });
 
 test("a write's event names the tasks whose status or finish state changed, looking only at those it stored", async () => {

@@ -66,12 +66,15 @@ export function emitChanges(
  * (until the forty-fourth round) made a batch of the changes of one store answer or one task's
  * macrotask: over NATS at 32 jobs in flight, 1.17 messages a job to each listening node (every
  * gateway replica), each a wake-up of that node's process and a pass through nats-server. Over
- * 3 ms, 0.65: about a tenth of the two-replica shape's messages (docs/performance-rounds.md,
+ * 3 ms, 0.65-0.85: a tenth of the two-replica shape's messages (docs/performance-rounds.md,
  * forty-fourth round; its throughput moved inside this machine's noise). A listener hears a change
  * at most this much later: the events report writes already stored, to GET /events streams;
  * nothing waits for them to go on.
  */
 export const CHANGES_WINDOW_MS = 3;
+
+/** A batch leaves at once when it holds this many changes: a burst makes several messages, none huge. */
+export const CHANGES_BATCH_MAX = 256;
 
 /** Each broker's changes waiting for their window to end, and its timer. */
 const waiting = new Map<ServiceBroker, { changes: JobChangesEvent[]; timer: NodeJS.Timeout }>();
@@ -79,7 +82,7 @@ const waiting = new Map<ServiceBroker, { changes: JobChangesEvent[]; timer: Node
 function queue(broker: ServiceBroker, event: JobChangesEvent): void {
   const batch = waiting.get(broker);
   if (batch) {
-    batch.changes.push(event);
+    if (batch.changes.push(event) >= CHANGES_BATCH_MAX) flushChanges(broker);
     return;
   }
   waiting.set(broker, { changes: [event], timer: setTimeout(() => flushChanges(broker), CHANGES_WINDOW_MS) });
