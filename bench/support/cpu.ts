@@ -174,14 +174,7 @@ export function cpuUsPerByRole(
 
 /** A role's line: `store 113 (main 62, V8 28, workers 35)`, kinds at 0 left out. */
 export function roleCpuText(role: string, cpu: RoleCpu): string {
-  const names: Record<ThreadKind, string> = {
-    main: "main",
-    v8: "V8",
-    workers: "workers",
-    libuv: "libuv",
-    other: "other",
-  };
-  const parts = THREAD_KINDS.filter((k) => cpu[k] > 0).map((k) => `${names[k]} ${cpu[k]}`);
+  const parts = THREAD_KINDS.filter((k) => cpu[k] > 0).map((k) => `${k === "v8" ? "V8" : k} ${cpu[k]}`);
   return `${role} ${cpu.total}${parts.length > 0 ? ` (${parts.join(", ")})` : ""}`;
 }
 
