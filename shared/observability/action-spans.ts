@@ -189,15 +189,16 @@ export function actionSpans(
       const service = c.service
         ? { name: c.service.name, version: c.service.version, fullName: c.service.fullName }
         : undefined;
-      const spanTags: Tags = {};
-      if (tracer.defaultTags) Object.assign(spanTags, tracer.defaultTags);
+      // Moleculer copies the tags after the tracer's default ones into a fresh object; with no
+      // default tags, the fresh `tags` above is that object (a copy less a span).
+      const spanTags = tracer.defaultTags ? Object.assign({}, tracer.defaultTags, tags) : tags;
       const span = new ActionSpan({
         name,
         id: c.id,
         traceID: c.requestID || c.id,
         parentID: c.parentID,
         service,
-        tags: Object.assign(spanTags, tags),
+        tags: spanTags,
       }).start();
       const stack = c as unknown as { span: unknown; _spanStack: unknown[] };
       stack._spanStack.push(span);

@@ -56,6 +56,31 @@ export const spanIdOf = (id: string) => hexId(id, 16);
 export type AttributeVisit = (name: string, value: string | number | boolean) => boolean;
 
 /**
+ * The dotted names made lately, by prefix and key. A span's nested tags repeat a few names
+ * (`action.name`, `options.timeout`), and a name built again for each span was a new string each
+ * time: joined, then flattened and hashed by whoever read it (docs/performance-rounds.md,
+ * forty-fifth round). Bounded: emptied at DOTTED_NAMES (a caller's tags may hold any key).
+ */
+const dotted = new Map<string, Map<string, string>>();
+const DOTTED_NAMES = 1024;
+let dottedNames = 0;
+function dottedName(prefix: string, key: string): string {
+  let names = dotted.get(prefix);
+  let name = names?.get(key);
+  if (name !== undefined) return name;
+  name = `${prefix}.${key}`;
+  if (dottedNames >= DOTTED_NAMES) {
+    dotted.clear();
+    dottedNames = 0;
+    names = undefined;
+  }
+  if (!names) dotted.set(prefix, (names = new Map()));
+  names.set(key, name);
+  dottedNames++;
+  return name;
+}
+
+/**
  * Moleculer's span tags as OpenTelemetry attributes, in order: nested objects flattened to dotted
  * names, null and undefined left out, arrays and other kinds dropped. False if `visit` stopped it,
  * or, `unique` asked, at a key that could make a name twice (one with a dot, or an empty one, whose
@@ -74,7 +99,7 @@ export function flattenTags(
     if (unique && (key === "" || key.includes("."))) return false;
     const value = tags[key];
     if (value === null || value === undefined) continue;
-    const name = prefix ? `${prefix}.${key}` : key;
+    const name = prefix ? dottedName(prefix, key) : key;
     if (typeof value === "object" && !Array.isArray(value)) {
       if (!flattenTags(value as Record<string, unknown>, visit, unique, name)) return false;
     } else if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {

@@ -200,6 +200,13 @@ export class Writer {
     this.pos += from.copy(this.buf, this.pos, start, end);
   }
 
+  /** Bytes written before (./attribute-bytes.ts), as they are. */
+  raw(bytes: Uint8Array): void {
+    this.room(bytes.length);
+    this.buf.set(bytes, this.pos);
+    this.pos += bytes.length;
+  }
+
   bytes(value: Uint8Array): void {
     this.varint(value.length);
     this.room(value.length);

@@ -20,6 +20,7 @@
  * other path.
  */
 import { SpanStatusCode, TraceFlags, type SpanContext } from "@opentelemetry/api";
+import { AttributeBytes, type AttributeValue } from "./attribute-bytes";
 import { Writer, keyValue } from "./protobuf-writer";
 import {
   COMPONENT,
@@ -76,17 +77,34 @@ function id(w: Writer, field: number, value: string, size: 8 | 16): void {
   if (!w.uuid(value, size)) w.id(hexId(value, size === 16 ? 32 : 16));
 }
 
+/** Attributes' bytes written lately, copied instead of written again. */
+const attributes = new AttributeBytes();
+
+/** The attribute `name` = `value` as the span's field 9, from its kept bytes when it has some. */
+function attribute(w: Writer, name: string, value: AttributeValue): void {
+  const kept = attributes.of(name);
+  const bytes = kept?.values.get(value);
+  if (bytes !== undefined) {
+    kept!.hits++;
+    w.raw(bytes);
+    return;
+  }
+  const start = w.pos;
+  w.tag(9, 2);
+  keyValue(w, name, value);
+  if (kept) attributes.keep(name, kept, value, w.buf, start, w.pos);
+}
+
 /** The span in hand's attributes written so far, and its count limit (one span is written at a time). */
 let count = 0;
 let limit = 0;
-const writeAttribute = (name: string, value: string | number | boolean): boolean => {
+const writeAttribute = (name: string, value: AttributeValue): boolean => {
   // A name the object would hold twice, or out of order (an index key), or not at all (its
   // prototype), or past the count limit.
   const code = name.charCodeAt(0);
   if ((code >= 48 && code <= 57) || name === COMPONENT || name === "__proto__" || ++count > limit)
     return false;
-  writer.tag(9, 2);
-  keyValue(writer, name, value);
+  attribute(writer, name, value);
   return true;
 };
 /**
@@ -121,8 +139,7 @@ export function encodeSpan(target: BytesTarget, span: MoleculerSpan): EncodedSpa
     w.pos = start;
     return null;
   }
-  w.tag(9, 2);
-  keyValue(w, COMPONENT, componentOf(span));
+  attribute(w, COMPONENT, componentOf(span));
   // No dropped attributes, events or links.
   w.tag(10, 0);
   w.varint(0);

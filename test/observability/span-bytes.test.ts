@@ -229,3 +229,23 @@ test("the bytes path only behind the platform's OTLP/protobuf writer and the def
   expect(processors[0]._exporter).toBe(exporter);
   expect(spanSink("moleculer")!.bytes).not.toBeNull();
 });
+
+test("attributes copied from their kept bytes: spans written again and again are still the SDK's bytes", () => {
+  // The same shapes three times (the second and third copy most attributes: ./attribute-bytes.ts),
+  // then request ids that never repeat, past the point where `requestID` stops being kept.
+  const spans = Array.from({ length: 48 }, (_, i) => moleculerSpan(i));
+  for (let round = 0; round < 3; round++)
+    expect(ownBytes(handed(spans, true)).equals(sdkBytes(handed(spans, false)))).toBe(true);
+  const fresh = Array.from({ length: 400 }, (_, i) => ({
+    ...moleculerSpan(i % 12),
+    tags: { ...moleculerSpan(i % 12).tags, requestID: uuid(100_000 + i) },
+  }));
+  expect(ownBytes(handed(fresh, true)).equals(sdkBytes(handed(fresh, false)))).toBe(true);
+  // Numbers kept by value, whatever the string of the same digits, and the other way round.
+  const typed = [1, "1", true, "true", 0, -0, "0"].map((value, i) => ({
+    ...moleculerSpan(2),
+    tags: { value, i },
+  }));
+  for (let round = 0; round < 2; round++)
+    expect(ownBytes(handed(typed, true)).equals(sdkBytes(handed(typed, false)))).toBe(true);
+});
