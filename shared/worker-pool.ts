@@ -255,18 +255,25 @@ function lowerThreadPriority(nice: number): void {
 /**
  * The worker side: answers each task with `handler(task, prepared)`, where `prepared` is
  * `prepare(shared)` of the value last sent under the task's key, computed once when it arrives and
- * kept for the last SHARED_KEPT keys (as the pool expects).
+ * kept for the last SHARED_KEPT keys (as the pool expects). A handler may answer with a promise
+ * (an export over HTTP, ../shared/observability/export-thread.ts): the answers still leave in the
+ * order the tasks came, as the pool reads them.
  */
 export function serveTasks<T, S, P, R>(
   prepare: (shared: S) => P,
-  handler: (task: T, prepared: P | undefined) => R,
+  handler: (task: T, prepared: P | undefined) => R | Promise<R>,
 ): void {
   const port = parentPort;
   if (!port) throw new Error("serveTasks runs in a worker thread");
   lowerThreadPriority(Number((workerData as { nice?: number } | undefined)?.nice ?? 0));
   const kept = new Map<string, { prepared?: P; error?: Error }>();
+  const failed = (id: number, err: unknown) =>
+    port.postMessage({ id, error: (err as Error)?.message ?? String(err) });
+  // The answer of the last task that answered with a promise: later answers wait for it.
+  let tail: Promise<void> | null = null;
   port.on("message", (message: { id: number; task: T; sharedKey?: string; shared?: S }) => {
     const { id, task, sharedKey, shared } = message;
+    let outcome: { result: R | Promise<R> } | { error: unknown };
     try {
       if (sharedKey !== undefined && shared !== undefined) {
         // Kept even when it fails to prepare, so this list and the pool's stay the same.
@@ -281,9 +288,25 @@ export function serveTasks<T, S, P, R>(
       }
       const entry = sharedKey === undefined ? undefined : kept.get(sharedKey);
       if (entry?.error) throw entry.error;
-      port.postMessage({ id, result: handler(task, entry?.prepared) });
+      outcome = { result: handler(task, entry?.prepared) };
     } catch (err) {
-      port.postMessage({ id, error: (err as Error).message ?? String(err) });
+      outcome = { error: err };
     }
+    if (tail === null && !("result" in outcome && outcome.result instanceof Promise)) {
+      if ("result" in outcome) port.postMessage({ id, result: outcome.result });
+      else failed(id, outcome.error);
+      return;
+    }
+    const settled = outcome;
+    const answered: Promise<void> = (tail ?? Promise.resolve())
+      .then(() => ("result" in settled ? settled.result : Promise.reject(settled.error)))
+      .then(
+        (value) => port.postMessage({ id, result: value }),
+        (err: unknown) => failed(id, err),
+      )
+      .finally(() => {
+        if (tail === answered) tail = null;
+      });
+    tail = answered;
   });
 }

@@ -25,6 +25,7 @@ import {
   type SpanStatus,
   type TracerProvider,
 } from "@opentelemetry/api";
+import { exportOffThread } from "./export-thread";
 import { encodeWithOwnWriter, onlyOwnWriter } from "./otlp-protobuf";
 import { hrTime, type BytesTarget } from "./span-bytes";
 
@@ -99,6 +100,8 @@ export function spanSink(name: string): SpanSink | null {
   if (!tracer._spanProcessor || !tracer._sampler || !tracer._spanLimits) return null;
   // The OTLP/protobuf exporters behind it encode with ./otlp-protobuf.ts (the same bytes, one pass).
   encodeWithOwnWriter(tracer._spanProcessor);
+  // Their requests over plain HTTP leave from a worker thread (./export-thread.ts).
+  exportOffThread(tracer._spanProcessor);
   const keepsAll = tracer._sampler.toString() === DEFAULT_SAMPLER;
   // Bytes only where nothing but the sampler's default and the count limit shapes a span, and no
   // exporter reads `ReadableSpan`s.

@@ -15,6 +15,7 @@ import type { NodeSDK } from "@opentelemetry/sdk-node";
 import type { ServiceBroker } from "moleculer";
 import { startTelemetry, traceIdOf } from "../../shared/telemetry";
 import { spanSink } from "../../shared/observability/span-export";
+import { OffThreadTransport } from "../../shared/observability/export-thread";
 import { ADMIN_PASSWORD, login, request, startPlatform, type Platform } from "../support/platform";
 
 interface Received {
@@ -99,7 +100,7 @@ beforeAll(async () => {
   process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   process.env.OTEL_BSP_SCHEDULE_DELAY = "50";
   sdk = startTelemetry("span-bytes-export-test");
-  preloadHttp();
+  sendsOffThread();
   const env = {
     TRANSPORTER: process.env.NATS_URL!,
     NAMESPACE: `b-${randomUUID().slice(0, 8)}`,
@@ -127,19 +128,17 @@ afterAll(async () => {
 });
 
 /**
- * The SDK's HTTP transport loads `http` with a dynamic `import()`, which jest's module sandbox
- * refuses: it is given what that import would give (the SDK's keep-alive agent and `request`).
- * Everything else (batching, retries, the send) is the SDK's.
+ * The SDK's HTTP transport is replaced by one whose requests leave from a worker thread
+ * (shared/observability/export-thread.ts): everything else (batching, retries, the send's own
+ * code) is the SDK's, and the collector below sees what the SDK would send.
  */
-function preloadHttp(): void {
+function sendsOffThread(): void {
   const [batch] = (
     spanSink("moleculer")!.tracer._spanProcessor as unknown as {
-      _spanProcessors: { _exporter: { _delegate: { _transport: { _transport: { _utils: unknown } } } } }[];
+      _spanProcessors: { _exporter: { _delegate: { _transport: { _transport: unknown } } } }[];
     }
   )._spanProcessors;
-  const transport = batch._exporter._delegate._transport._transport;
-  expect(transport._utils).toBeNull();
-  transport._utils = { agent: new http.Agent({ keepAlive: true }), request: http.request };
+  expect(batch._exporter._delegate._transport._transport).toBeInstanceOf(OffThreadTransport);
 }
 
 async function get(sampled: boolean, query = "limit=5"): Promise<string> {

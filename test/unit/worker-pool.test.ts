@@ -42,6 +42,33 @@ test("a task that throws rejects with its message; the worker goes on", async ()
   expect(await pool.run({ value: 8, ms: 0 })).toMatchObject({ overBudget: false, result: { value: 8 } });
 });
 
+test("a worker answering with promises answers in the tasks' order, each with its own outcome", async () => {
+  pool = new WorkerPool(entry, { size: 1, budgetMs: 10_000 });
+  // The second task's promise settles first, and the third answers at once: both wait for the first.
+  const settled: number[] = [];
+  const tasks = [
+    { value: 1, ms: 0, waitMs: 300 },
+    { value: 2, ms: 0, waitMs: 10 },
+    { value: 3, ms: 0 },
+    { value: 4, ms: 0, waitMs: 5, fail: true },
+    { value: 5, ms: 0, waitMs: 0 },
+  ].map((task) =>
+    pool!.run(task).then(
+      (o) => (settled.push(task.value), o),
+      (err: Error) => (settled.push(task.value), err),
+    ),
+  );
+  const outcomes = await Promise.all(tasks);
+  expect(settled).toEqual([1, 2, 3, 4, 5]);
+  expect(outcomes[0]).toEqual({ overBudget: false, result: { value: 1, waited: 300 } });
+  expect(outcomes[1]).toEqual({ overBudget: false, result: { value: 2, waited: 10 } });
+  expect(outcomes[2]).toMatchObject({ overBudget: false, result: { value: 3 } });
+  expect(outcomes[3]).toEqual(new Error("task 4 failed later"));
+  expect(outcomes[4]).toEqual({ overBudget: false, result: { value: 5, waited: 0 } });
+  // Once the promises are answered, a plain task answers on its own again.
+  expect(await pool.run({ value: 6, ms: 0 })).toMatchObject({ overBudget: false, result: { value: 6 } });
+});
+
 test("workers run at the pool's nice value, the main thread at its own (Linux)", async () => {
   pool = new WorkerPool(entry, { size: 1, budgetMs: 10_000, nice: 7 });
   expect(await pool.run({ value: 1, ms: 0 })).toMatchObject({ overBudget: false, result: { nice: 7 } });
