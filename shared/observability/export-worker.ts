@@ -2,9 +2,10 @@
  * The entry of the OTLP exporters' worker thread (./export-thread.ts): each task is one export
  * request, sent with the SDK's own HTTP transport (its compression, user agent, timeout, the
  * retryable statuses and `Retry-After`, the answer's size bound), one transport kept per endpoint,
- * so its keep-alive agent is reused. The answer goes back as plain data (an error as its message,
+ * so its keep-alive agent is reused, each request with its own headers. The answer goes back as plain data (an error as its message,
  * code and body).
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import {
   createOtlpHttpExportDelegate,
   httpAgentFactoryFromOptions,
@@ -28,25 +29,31 @@ export interface ExportAnswer {
 }
 
 interface Transport {
+  _utils: { agent: { destroy(): void } } | null;
   send(
     data: Uint8Array,
     timeoutMillis: number,
   ): Promise<{ status: ExportAnswer["status"]; data?: Uint8Array; retryInMillis?: number; error?: Error }>;
 }
 
-/** Transports by endpoint, headers, compression and user agent: a handful in a process. */
+/** Transports by endpoint, compression and user agent: a handful in a process. */
 const transports = new Map<string, Transport>();
 const MAX_TRANSPORTS = 8;
 
+/**
+ * The headers of the request a transport is sending: the main thread resolves them for each
+ * request (a headers function may rotate a token), and two requests may be under way at once.
+ */
+const requestHeaders = new AsyncLocalStorage<Record<string, string>>();
+
 /** The SDK's HTTP transport as its OTLP/HTTP exporters build it, for one endpoint. */
 function transportFor(request: ExportRequest): Transport {
-  const key = JSON.stringify([request.url, request.headers, request.compression, request.userAgent]);
+  const key = JSON.stringify([request.url, request.compression, request.userAgent]);
   let transport = transports.get(key);
   if (transport) return transport;
-  const headers = { ...request.headers };
   const options = {
     url: request.url,
-    headers: () => Promise.resolve({ ...headers }),
+    headers: () => Promise.resolve({ ...requestHeaders.getStore() }),
     compression: request.compression,
     userAgent: request.userAgent,
     // The SDK's default for plain HTTP (its certificate options apply to https: only).
@@ -69,7 +76,11 @@ function transportFor(request: ExportRequest): Transport {
     undefined,
   );
   transport = (delegate as unknown as { _transport: { _transport: Transport } })._transport._transport;
-  if (transports.size >= MAX_TRANSPORTS) transports.clear();
+  if (transports.size >= MAX_TRANSPORTS) {
+    // Their keep-alive sockets go with them.
+    for (const old of transports.values()) old._utils?.agent.destroy();
+    transports.clear();
+  }
   transports.set(key, transport);
   return transport;
 }
@@ -77,7 +88,10 @@ function transportFor(request: ExportRequest): Transport {
 serveTasks<ExportRequest, never, undefined, ExportAnswer>(
   () => undefined,
   async (request) => {
-    const response = await transportFor(request).send(request.data, request.timeoutMillis);
+    const transport = transportFor(request);
+    const response = await requestHeaders.run(request.headers, () =>
+      transport.send(request.data, request.timeoutMillis),
+    );
     const error = response.error as (Error & { code?: number; data?: string }) | undefined;
     return {
       status: response.status,

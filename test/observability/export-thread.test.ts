@@ -114,6 +114,36 @@ test.each(["none", "gzip"] as const)(
   },
 );
 
+test("requests under way at once to one endpoint each carry their own headers", async () => {
+  // Two: the pool sends a worker one request ahead of the one it runs.
+  const tenants = ["blue", "green"];
+  const moved = tenants.map(
+    (tenant) =>
+      new OffThreadTransport({
+        url,
+        headers: () => ({ "x-tenant": tenant }),
+        compression: "none",
+      }),
+  );
+  // Answered only once all three are in, so they are under way together in the worker.
+  const waiting: http.ServerResponse[] = [];
+  answer = (res) => {
+    waiting.push(res);
+    if (waiting.length === tenants.length) for (const r of waiting) r.end("ok");
+  };
+  seen.length = 0;
+  try {
+    const answers = await Promise.all(moved.map((t, i) => t.send(Buffer.from(tenants[i]), 10_000)));
+    expect(answers.map((a) => a.status)).toEqual(["success", "success"]);
+    expect(seen.map((s) => [s.headers["x-tenant"], s.body.toString()]).sort()).toEqual(
+      tenants.map((t) => [t, t]).sort(),
+    );
+  } finally {
+    for (const t of moved) t.shutdown();
+    answer = (res) => res.end();
+  }
+});
+
 test("a collector that does not answer in time: the request's own timeout, as the SDK's", async () => {
   const own = sdkTransport(url, "none");
   const moved = new OffThreadTransport(
