@@ -18,6 +18,7 @@ import { RedactingValidator } from "../shared/validator";
 import { tracingOptions } from "../shared/telemetry";
 import { CoalescingNatsTransporter } from "./nats-transporter";
 import { jobChangesBatchMiddleware } from "../shared/job-changes-batch";
+import { contextId } from "../shared/context-ids";
 
 /**
  * NATS gets explicit options (reconnect forever) and packets written together per event-loop turn
@@ -61,6 +62,8 @@ export function brokerOptions(config: PlatformConfig): BrokerOptions {
     tracking: { enabled: true, shutdownTimeout: config.shutdownTimeout },
     skipProcessEventRegistration: true,
     contextParamsCloning: false,
+    // Contexts' and spans' ids made flat (shared/context-ids.ts).
+    uidGenerator: contextId,
     logger: loggerOptions(config.logLevel, config.logFormat, config.logFile),
     logLevel: config.logLevel as BrokerOptions["logLevel"],
     // fastest-validator, with rejected values kept out of errors (and so out of every log line).

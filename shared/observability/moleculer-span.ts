@@ -32,7 +32,7 @@ const HEX32 = /^[0-9a-f]{32}$/;
  * Bounded: emptied at 1,024 entries (request ids may be a caller's).
  */
 const hexIds = new Map<string, string>();
-/** Moleculer's own ids (crypto.randomUUID): their hex digits are read off without the cache. */
+/** Contexts' and spans' own ids (../context-ids.ts): their hex digits are read off without the cache. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export function hexId(id: string, length: 32 | 16): string {
   // A new span id missed the cache every time (about 1 µs: replace, lower-case, test, store).

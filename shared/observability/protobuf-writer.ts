@@ -170,8 +170,8 @@ export class Writer {
   }
 
   /**
-   * The first `size` bytes of a UUID's hex digits (Moleculer's ids, `crypto.randomUUID`), read
-   * past its dashes; false, with nothing written, when `id` is not a UUID.
+   * The first `size` bytes of a UUID's hex digits (the ids of contexts and spans, ../context-ids.ts),
+   * read past its dashes; false, with nothing written, when `id` is not a UUID.
    */
   uuid(id: string, size: 8 | 16): boolean {
     if (id.length !== 36) return false;
