@@ -41,6 +41,7 @@ import { keepAsking } from "./http-answers";
 import { stopAllChildren } from "./children";
 import { startTelemetry } from "../../shared/telemetry";
 import { startSink } from "./otlp-sink";
+import { threadsMs, type ThreadKind } from "./cpu";
 
 const CONNECTIONS = 16;
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -57,6 +58,31 @@ interface Window {
   /** Time in V8's collections (all kinds) per read, and scavenges per 1,000 reads. */
   gcUs: number;
   scavenges: number;
+  /**
+   * CPU per read by kind of thread (./cpu.ts `threadKind`): the event loop (with the load client,
+   * which shares it), V8's helpers (parallel scavenges, concurrent marking, compiles), the platform's
+   * worker threads (the trace export's requests, ../../shared/observability/export-thread.ts), the
+   * rest (libuv's pool and threads not named). What the count's main thread leaves out.
+   */
+  mainUs: number;
+  v8Us: number;
+  workersUs: number;
+  restUs: number;
+}
+
+/** This process's CPU in ms by kind of thread, the threads that ended counted under `rest`. */
+function cpuByKind(): Record<"total" | ThreadKind, number> {
+  const usage = process.cpuUsage();
+  const byKind = {
+    total: (usage.user + usage.system) / 1000,
+    main: 0,
+    v8: 0,
+    workers: 0,
+    libuv: 0,
+    other: 0,
+  };
+  for (const { kind, ms } of threadsMs(process.pid).values()) byKind[kind] += ms;
+  return byKind;
 }
 
 /** The child: one platform of MODE from the build DIST, loaded, measured window by window. */
@@ -124,9 +150,14 @@ async function child(mode: string, dist: string): Promise<void> {
     const measuredFrom = Date.now();
     const windows: Window[] = [];
     for (let w = 0; w < env("OBS_WINDOWS", 5); w++) {
-      const before = { usage: process.resourceUsage(), answered, gcMs, scavenges };
+      const before = { usage: process.resourceUsage(), answered, gcMs, scavenges, threads: cpuByKind() };
       await sleep(env("OBS_WINDOW_S", 2));
       const usage = process.resourceUsage();
+      const threads = cpuByKind();
+      const threadUs = (kind: ThreadKind | "total") => (threads[kind] - before.threads[kind]) * 1000;
+      // The threads' shares are read in clock ticks (10 ms), the total from getrusage (µs): `rest`
+      // takes the difference, off by up to a few ticks a window.
+      const kindsUs = threadUs("main") + threadUs("v8") + threadUs("workers");
       const reads = answered - before.answered;
       const per = (x: number, scale = 1) => Number(((x * scale) / reads).toFixed(3));
       const user = usage.userCPUTime - before.usage.userCPUTime;
@@ -146,6 +177,10 @@ async function child(mode: string, dist: string): Promise<void> {
         ),
         gcUs: per(gcMs - before.gcMs, 1000),
         scavenges: per(scavenges - before.scavenges, 1000),
+        mainUs: per(threadUs("main")),
+        v8Us: per(threadUs("v8")),
+        workersUs: per(threadUs("workers")),
+        restUs: per(threadUs("total") - kindsUs),
       });
     }
     asking = false;
@@ -293,6 +328,10 @@ async function driver(): Promise<void> {
         gcUs: of("gcUs"),
         scavenges: of("scavenges"),
         newSpaceKB: of("newSpaceKB"),
+        mainUs: of("mainUs"),
+        v8Us: of("v8Us"),
+        workersUs: of("workersUs"),
+        restUs: of("restUs"),
         // This mode's CPU per read over its own build's `off` of the same round: median, lowest, highest.
         ...(offs && { vsOwnOff: spread(own.map((f, i) => f.cpuUs / offs[i].cpuUs)) }),
         // OBS_TOGETHER: each window over the same window of `off`, measured over the same seconds.
