@@ -11,8 +11,9 @@
  *   node dist/bench/support/observability-processes.js off,metrics,off@/work/base/dist,metrics@/work/base/dist [rounds, 4]
  *
  * Each window also reports, per read, what the CPU figure alone cannot tell apart: user and system
- * CPU, minor page faults, context switches (process.resourceUsage) and the time V8's collections
- * took (PerformanceObserver 'gc'). The load is the in-process harness's: 16 keep-alive sockets
+ * CPU, minor page faults, context switches (process.resourceUsage), the time V8's collections
+ * took (PerformanceObserver 'gc') and the CPU by kind of thread (`mainUs`, `v8Us`, `workersUs`,
+ * `restUs`: /proc/self/task, docs/performance-rounds.md, forty-sixth round). The load is the in-process harness's: 16 keep-alive sockets
  * asking for the same page as soon as each answer is in, the client in the process. With metrics
  * on, /metrics is scraped once a second (as the in-process harness does) unless OBS_SCRAPE=0.
  * OBS_WARM_S (default 10) seconds of warm-up, OBS_WINDOWS (default 5) windows of OBS_WINDOW_S
@@ -62,7 +63,8 @@ interface Window {
    * CPU per read by kind of thread (./cpu.ts `threadKind`): the event loop (with the load client,
    * which shares it), V8's helpers (parallel scavenges, concurrent marking, compiles), the platform's
    * worker threads (the trace export's requests, ../../shared/observability/export-thread.ts), the
-   * rest (libuv's pool and threads not named). What the count's main thread leaves out.
+   * rest (libuv's pool, threads not named, threads that ended in the window). The count
+   * (./observability-cycles.sh) reads the main thread alone.
    */
   mainUs: number;
   v8Us: number;
@@ -70,17 +72,9 @@ interface Window {
   restUs: number;
 }
 
-/** This process's CPU in ms by kind of thread, the threads that ended counted under `rest`. */
-function cpuByKind(): Record<"total" | ThreadKind, number> {
-  const usage = process.cpuUsage();
-  const byKind = {
-    total: (usage.user + usage.system) / 1000,
-    main: 0,
-    v8: 0,
-    workers: 0,
-    libuv: 0,
-    other: 0,
-  };
+/** This process's live threads' CPU in ms by kind (./cpu.ts). */
+function cpuByKind(): Record<ThreadKind, number> {
+  const byKind = { main: 0, v8: 0, workers: 0, libuv: 0, other: 0 };
   for (const { kind, ms } of threadsMs(process.pid).values()) byKind[kind] += ms;
   return byKind;
 }
@@ -150,18 +144,19 @@ async function child(mode: string, dist: string): Promise<void> {
     const measuredFrom = Date.now();
     const windows: Window[] = [];
     for (let w = 0; w < env("OBS_WINDOWS", 5); w++) {
-      const before = { usage: process.resourceUsage(), answered, gcMs, scavenges, threads: cpuByKind() };
+      const threadsBefore = cpuByKind();
+      const before = { usage: process.resourceUsage(), answered, gcMs, scavenges };
       await sleep(env("OBS_WINDOW_S", 2));
-      const usage = process.resourceUsage();
       const threads = cpuByKind();
-      const threadUs = (kind: ThreadKind | "total") => (threads[kind] - before.threads[kind]) * 1000;
-      // The threads' shares are read in clock ticks (10 ms), the total from getrusage (µs): `rest`
-      // takes the difference, off by up to a few ticks a window.
-      const kindsUs = threadUs("main") + threadUs("v8") + threadUs("workers");
+      const usage = process.resourceUsage();
+      const threadUs = (kind: ThreadKind) => (threads[kind] - threadsBefore[kind]) * 1000;
       const reads = answered - before.answered;
       const per = (x: number, scale = 1) => Number(((x * scale) / reads).toFixed(3));
       const user = usage.userCPUTime - before.usage.userCPUTime;
       const system = usage.systemCPUTime - before.usage.systemCPUTime;
+      // The threads' shares are read in clock ticks (10 ms), the total from getrusage (µs): `rest`
+      // takes the difference, so the kinds add up to the total, off by up to a few ticks a window.
+      const kindsUs = threadUs("main") + threadUs("v8") + threadUs("workers");
       windows.push({
         reads,
         cpuUs: per(user + system),
@@ -180,7 +175,7 @@ async function child(mode: string, dist: string): Promise<void> {
         mainUs: per(threadUs("main")),
         v8Us: per(threadUs("v8")),
         workersUs: per(threadUs("workers")),
-        restUs: per(threadUs("total") - kindsUs),
+        restUs: per(user + system - kindsUs),
       });
     }
     asking = false;

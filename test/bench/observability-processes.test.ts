@@ -19,6 +19,11 @@ interface Line {
   run: string;
   reads?: number;
   measuredFrom?: number;
+  cpuUs?: number;
+  mainUs?: number;
+  v8Us?: number;
+  workersUs?: number;
+  restUs?: number;
   vsOwnOffByWindow?: { median: number; min: number; max: number };
 }
 
@@ -48,6 +53,14 @@ test("together: both processes measure over the same seconds, window by window a
   for (const r of rounds) expect(r.reads).toBeGreaterThan(0);
   const [a, b] = rounds.map((r) => r.measuredFrom!);
   expect(Math.abs(a - b)).toBeLessThan(1000);
+  // Each read's CPU by kind of thread: the event loop (the platform and its load client) holds most
+  // of it, and the kinds add up to the process's total (two windows: their median is their mean).
+  for (const r of rounds) {
+    expect(r.mainUs!).toBeGreaterThan(r.cpuUs! / 2);
+    expect(r.v8Us!).toBeGreaterThanOrEqual(0);
+    expect(r.workersUs!).toBeGreaterThanOrEqual(0);
+    expect(r.mainUs! + r.v8Us! + r.workersUs! + r.restUs!).toBeCloseTo(r.cpuUs!, 1);
+  }
   const copy = lines.find((l) => l.round === undefined && l.run.startsWith("off@"));
   expect(copy?.vsOwnOffByWindow?.median).toBeGreaterThan(0);
   expect(Number.isFinite(copy!.vsOwnOffByWindow!.max)).toBe(true);
