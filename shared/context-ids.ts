@@ -3,10 +3,12 @@
  * made as one flat string.
  *
  * Moleculer's own generator (`utils.generateToken`), like Node's `crypto.randomUUID`, joins the id
- * from 20 pieces with `+`: V8 keeps that as a rope of 20 linked strings (about 640 bytes, a context's
- * largest allocation), and whoever first hashes, compares or reads the id by character (a map keyed
- * by request id, a span's id written as bytes, a packet's JSON) copies the rope into a flat string
- * first. Here the id's characters are written into a buffer and read out once as a flat string.
+ * from 20 pieces with `+`: V8 keeps the result as a rope (a tree of some 20 strings), and whoever
+ * first hashes, compares or reads the id by character (a map keyed by request id, a span's id
+ * written as bytes, a packet's JSON) copies the rope into a flat string first
+ * (docs/performance-rounds.md, forty-sixth round). Here the id's characters are written into a
+ * buffer and read out once as a flat string. Its random bytes come from the system's CSPRNG, where
+ * Moleculer's come from `Math.random`, whose next outputs follow from a few seen ones.
  */
 import { randomFillSync } from "node:crypto";
 
