@@ -13,9 +13,10 @@
  * Each window also reports, per read, what the CPU figure alone cannot tell apart: user and system
  * CPU, minor page faults, context switches (process.resourceUsage), the time V8's collections
  * took (PerformanceObserver 'gc') and the CPU by kind of thread (`mainUs`, `v8Us`, `workersUs`,
- * `restUs`: /proc/self/task, docs/performance-rounds.md, forty-sixth round). The load is the in-process harness's: 16 keep-alive sockets
- * asking for the same page as soon as each answer is in, the client in the process. With metrics
- * on, /metrics is scraped once a second (as the in-process harness does) unless OBS_SCRAPE=0.
+ * `restUs`: /proc/self/task, docs/performance-rounds.md, forty-sixth round). The load is the
+ * in-process harness's: 16 keep-alive sockets asking for the same page as soon as each answer is
+ * in, the client in the process. With metrics on, /metrics is scraped once a second (as the
+ * in-process harness does) unless OBS_SCRAPE=0.
  * OBS_WARM_S (default 10) seconds of warm-up, OBS_WINDOWS (default 5) windows of OBS_WINDOW_S
  * (default 2) seconds. A mode written `metrics+noscrape` is metrics never scraped; OBS_NODE_ARGS
  * passes V8 flags to every child alike (e.g. `--max-semi-space-size=16`: V8 grows the young
@@ -72,10 +73,15 @@ interface Window {
   restUs: number;
 }
 
-/** This process's live threads' CPU in ms by kind (./cpu.ts). */
-function cpuByKind(): Record<ThreadKind, number> {
+/**
+ * This process's CPU in µs by kind of thread (./cpu.ts) from `before` (a `threadsMs` reading) to
+ * now: each live thread's own difference, so a thread ended in between counts nowhere (the caller's
+ * `rest`) and one started in between counts whole.
+ */
+function threadsUsSince(before: ReturnType<typeof threadsMs>): Record<ThreadKind, number> {
   const byKind = { main: 0, v8: 0, workers: 0, libuv: 0, other: 0 };
-  for (const { kind, ms } of threadsMs(process.pid).values()) byKind[kind] += ms;
+  for (const [tid, { kind, ms }] of threadsMs(process.pid))
+    byKind[kind] += (ms - (before.get(tid)?.ms ?? 0)) * 1000;
   return byKind;
 }
 
@@ -144,19 +150,18 @@ async function child(mode: string, dist: string): Promise<void> {
     const measuredFrom = Date.now();
     const windows: Window[] = [];
     for (let w = 0; w < env("OBS_WINDOWS", 5); w++) {
-      const threadsBefore = cpuByKind();
+      const threadsBefore = threadsMs(process.pid);
       const before = { usage: process.resourceUsage(), answered, gcMs, scavenges };
       await sleep(env("OBS_WINDOW_S", 2));
-      const threads = cpuByKind();
+      const threadUs = threadsUsSince(threadsBefore);
       const usage = process.resourceUsage();
-      const threadUs = (kind: ThreadKind) => (threads[kind] - threadsBefore[kind]) * 1000;
       const reads = answered - before.answered;
       const per = (x: number, scale = 1) => Number(((x * scale) / reads).toFixed(3));
       const user = usage.userCPUTime - before.usage.userCPUTime;
       const system = usage.systemCPUTime - before.usage.systemCPUTime;
       // The threads' shares are read in clock ticks (10 ms), the total from getrusage (µs): `rest`
       // takes the difference, so the kinds add up to the total, off by up to a few ticks a window.
-      const kindsUs = threadUs("main") + threadUs("v8") + threadUs("workers");
+      const kindsUs = threadUs.main + threadUs.v8 + threadUs.workers;
       windows.push({
         reads,
         cpuUs: per(user + system),
@@ -172,9 +177,9 @@ async function child(mode: string, dist: string): Promise<void> {
         ),
         gcUs: per(gcMs - before.gcMs, 1000),
         scavenges: per(scavenges - before.scavenges, 1000),
-        mainUs: per(threadUs("main")),
-        v8Us: per(threadUs("v8")),
-        workersUs: per(threadUs("workers")),
+        mainUs: per(threadUs.main),
+        v8Us: per(threadUs.v8),
+        workersUs: per(threadUs.workers),
         restUs: per(user + system - kindsUs),
       });
     }
