@@ -28,7 +28,6 @@ interface HttpParameters {
   headers: () => Promise<Record<string, string>> | Record<string, string>;
   compression?: string;
   userAgent?: string;
-  agentFactory?: unknown;
 }
 
 /** What the SDK's exporter gets back from a transport (`ExportResponse`). */

@@ -2,8 +2,8 @@
  * The entry of the OTLP exporters' worker thread (./export-thread.ts): each task is one export
  * request, sent with the SDK's own HTTP transport (its compression, user agent, timeout, the
  * retryable statuses and `Retry-After`, the answer's size bound), one transport kept per endpoint,
- * so its keep-alive agent is reused, each request with its own headers. The answer goes back as plain data (an error as its message,
- * code and body).
+ * so its keep-alive agent is reused, each request with its own headers. The answer goes back as
+ * plain data (an error as its message, code and body).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import {
